@@ -1,0 +1,26 @@
+"""The Othello rules engine: positions, notation, perft.
+
+>>> from engine import Position
+>>> p = Position.start().play('f5')
+>>> p.discs()
+(4, 1)
+
+Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
+"""
+from .backend import core
+from .game import Game
+from .notation import PASS, parse_square, square_name
+from .position import BLACK, WHITE, IllegalMove, Position
+
+__all__ = ["BLACK", "WHITE", "PASS", "Game", "IllegalMove", "Position", "perft",
+           "parse_square", "square_name", "core_name"]
+
+
+def perft(position, depth, bulk=False):
+    """Leaf positions ``depth`` plies below ``position`` (a pass is a ply; a finished game is one leaf)."""
+    return core.perft(position.size, position.player, position.opponent, depth, bulk)
+
+
+def core_name():
+    """``'compiled'`` or ``'pure-python'``: the rules core in use."""
+    return core.NAME

@@ -1,0 +1,116 @@
+"""Command line: ``python -m engine {info,perft,bench}``."""
+import argparse
+import platform
+import statistics
+import sys
+import time
+
+from . import backend
+from .position import Position
+
+PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
+             212258800, 1939886636]
+
+
+def cmd_info(args):
+    print(f"rules core : {backend.core.NAME}")
+    if backend.compiled is None:
+        print("compiled   : not built (no C compiler at install time?); "
+              "reinstall with a compiler for the fast path")
+    else:
+        print(f"compiled   : built ({backend.compiled.__file__})")
+        if backend.core is backend.pure:
+            print("             not in use: OTHELLO_ENGINE=pure is set")
+    print(f"python     : {platform.python_implementation()} {platform.python_version()}")
+    print(f"machine    : {platform.machine()} {platform.system()}")
+
+
+def _core_for(args):
+    if args.pure:
+        return backend.pure
+    return backend.core
+
+
+def cmd_perft(args):
+    core = _core_for(args)
+    start = Position.start(args.size)
+    print(f"perft on {args.size}x{args.size}, {core.NAME} core"
+          f"{', bulk counting' if args.bulk else ''}")
+    total = 0.0
+    for d in range(1, args.depth + 1) if args.all else [args.depth]:
+        t = time.perf_counter()
+        n = core.perft(args.size, start.player, start.opponent, d, args.bulk)
+        dt = time.perf_counter() - t
+        total += dt
+        check = ""
+        if args.size == 8 and d < len(PUBLISHED):
+            check = "  ok" if n == PUBLISHED[d] else f"  MISMATCH: published {PUBLISHED[d]}"
+        rate = f"{n / dt:,.0f} leaves/s" if dt > 0 else "-"
+        print(f"depth {d:2d}: {n:>14,}  {dt:8.3f} s  {rate}{check}")
+        if check.startswith("  MIS"):
+            return 1
+    return 0
+
+
+def _rate(core, depth, bulk, repeat):
+    p = Position.start(8)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        n = core.perft(8, p.player, p.opponent, depth, bulk)
+        times.append(time.perf_counter() - t)
+    if n != PUBLISHED[depth]:
+        raise SystemExit(f"perft {depth} gave {n}, published {PUBLISHED[depth]}")
+    med = statistics.median(times)
+    return n, med, n / med
+
+
+def cmd_bench(args):
+    """Perft speed on 8x8: compiled without and with bulk counting, and pure Python, in one run."""
+    print(f"engine bench: {platform.machine()}, {platform.python_implementation()} "
+          f"{platform.python_version()}, median of {args.repeat} runs each")
+    rows = []
+    if backend.compiled is not None:
+        rows.append(("compiled, every leaf made", backend.compiled, args.depth, False))
+        rows.append(("compiled, bulk counting", backend.compiled, args.depth, True))
+    else:
+        print("(compiled core not built: pure-Python figures only)")
+    rows.append(("pure Python, every leaf made", backend.pure, args.pure_depth, False))
+    rows.append(("pure Python, bulk counting", backend.pure, args.pure_depth, True))
+    for label, core, depth, bulk in rows:
+        n, secs, rate = _rate(core, depth, bulk, args.repeat)
+        print(f"{label:30s} depth {depth:2d} {n:>12,} leaves {secs:8.3f} s "
+              f"{rate / 1e6:10.3f} M leaves/s")
+        sys.stdout.flush()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="examples:\n  python -m engine info\n"
+                                        "  python -m engine perft 9\n"
+                                        "  python -m engine perft 6 --size 6 --all\n"
+                                        "  python -m engine bench")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
+    p = sub.add_parser("perft", help="count leaf positions from the start position")
+    p.add_argument("depth", type=int, help="plies to search (a pass counts as a ply)")
+    p.add_argument("--size", type=int, default=8, help="even board size 4..26 (default 8)")
+    p.add_argument("--bulk", action="store_true", help="count the last ply without making its moves")
+    p.add_argument("--pure", action="store_true", help="use the pure-Python core")
+    p.add_argument("--all", action="store_true", help="print every depth from 1")
+    b = sub.add_parser("bench", help="perft speed: compiled vs pure Python, with and without bulk counting")
+    b.add_argument("--depth", type=int, default=10, help="depth for the compiled core (default 10)")
+    b.add_argument("--pure-depth", type=int, default=7, help="depth for the pure-Python core (default 7)")
+    b.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is shown (default 3)")
+    args = ap.parse_args(argv)
+    if args.cmd == "perft":
+        if args.size % 2 or not 4 <= args.size <= 26:
+            ap.error("--size must be even, 4..26")
+        if args.depth < 0:
+            ap.error("depth must be >= 0")
+    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench}[args.cmd](args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Square names (``a1`` .. ``z26``), transcripts (``f5d6c3``) and text positions.
+
+Columns are letters from ``a``, rows are numbers from ``1``; square index
+``y * size + x``.  Everything is case-insensitive on input and lower-case on
+output.
+"""
+import re
+
+PASS = -1
+PASS_WORDS = ("pass", "pa", "ps", "--", "@@")
+
+_SQUARE = re.compile(r"([a-z])([0-9]{1,2})")
+
+
+def square_name(sq, size=8):
+    """``square_name(37) == 'f5'``; a pass is ``'pass'``."""
+    if sq == PASS:
+        return "pass"
+    if not 0 <= sq < size * size:
+        raise ValueError(f"square {sq} is not on a {size}x{size} board")
+    return chr(ord("a") + sq % size) + str(sq // size + 1)
+
+
+def parse_square(text, size=8):
+    """``parse_square('F5') == 37``; ``'pass'`` (or ``PA``, ``--``) gives ``PASS``.
+
+    Raises ValueError with a readable reason for anything else.
+    """
+    t = str(text).strip().lower()
+    if t in PASS_WORDS:
+        return PASS
+    m = _SQUARE.fullmatch(t)
+    if not m:
+        raise ValueError(f"not a square: {text!r} (expected a column letter and a row number, like d3)")
+    x = ord(m.group(1)) - ord("a")
+    y = int(m.group(2)) - 1
+    if x >= size or not 0 <= y < size:
+        last = square_name(size * size - 1, size)
+        raise ValueError(f"{text!r} is off the {size}x{size} board (a1..{last})")
+    return y * size + x
+
+
+def split_transcript(text):
+    """``'f5d6C3 pass'`` -> ``['f5', 'd6', 'c3', 'pass']`` (no board needed)."""
+    t = re.sub(r"[\s,;.]+", "", str(text).lower())
+    tokens = re.findall(r"pass|pa|ps|--|@@|[a-z][0-9]{1,2}", t)
+    if "".join(tokens) != t:
+        raise ValueError(f"not a transcript: {text!r} (expected moves like f5d6c3)")
+    return tokens
+
+
+BLACK_CHARS = "Xx*Bb"
+WHITE_CHARS = "OoWw"
+EMPTY_CHARS = "-._"
+
+
+def parse_text(text):
+    """``'XO-...X'`` (size*size cells, then the side to move) -> (size, black, white, black_to_move).
+
+    Cells: ``X``/``*``/``B`` black, ``O``/``W`` white, ``-``/``.`` empty; white
+    space anywhere is ignored.  The side to move defaults to black.
+    """
+    s = re.sub(r"\s+", "", str(text))
+    for n in range(4, 27, 2):
+        if len(s) in (n * n, n * n + 1):
+            break
+    else:
+        raise ValueError(f"a position needs size*size cells (16, 36, 64, ... 676) and a side to move; got {len(s)} characters")
+    cells, side = s[: n * n], s[n * n:] or "X"
+    black = white = 0
+    for i, c in enumerate(cells):
+        if c in BLACK_CHARS:
+            black |= 1 << i
+        elif c in WHITE_CHARS:
+            white |= 1 << i
+        elif c not in EMPTY_CHARS:
+            raise ValueError(f"bad cell {c!r} at {square_name(i, n)}: use X, O or -")
+    if side in BLACK_CHARS:
+        to_move_black = True
+    elif side in WHITE_CHARS:
+        to_move_black = False
+    else:
+        raise ValueError(f"bad side to move {side!r}: use X (black) or O (white)")
+    return n, black, white, to_move_black
+
+
+def format_text(size, black, white, black_to_move):
+    cells = "".join("X" if black >> i & 1 else "O" if white >> i & 1 else "-" for i in range(size * size))
+    return f"{cells} {'X' if black_to_move else 'O'}"

@@ -1,0 +1,206 @@
+"""The position type: one board, two masks (side to move, opponent), who moves."""
+from . import notation
+from .backend import core
+from .notation import PASS
+
+BLACK, WHITE = 0, 1
+COLOUR_NAMES = ("black", "white")
+
+
+class IllegalMove(ValueError):
+    """A move that the rules do not allow here; the message says why."""
+
+
+class Position:
+    """An immutable Othello position on an even ``size`` x ``size`` board (4..26).
+
+    ``player`` and ``opponent`` are bit masks (square ``y * size + x``) of the
+    side to move and the other side; ``turn`` is ``BLACK`` or ``WHITE``.
+
+    >>> p = Position.start()
+    >>> [notation.square_name(m) for m in p.legal_moves()]
+    ['d3', 'c4', 'f5', 'e6']
+    >>> p.play('f5').discs()
+    (4, 1)
+    """
+
+    __slots__ = ("size", "player", "opponent", "turn")
+
+    def __init__(self, size, player, opponent, turn=BLACK):
+        if size % 2 or not 4 <= size <= 26:
+            raise ValueError(f"board size must be even, 4..26: {size}")
+        full = (1 << (size * size)) - 1
+        if player < 0 or opponent < 0 or (player | opponent) & ~full:
+            raise ValueError("disc masks do not fit the board")
+        if player & opponent:
+            raise ValueError("a square holds two discs")
+        if turn not in (BLACK, WHITE):
+            raise ValueError("turn must be BLACK (0) or WHITE (1)")
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "opponent", opponent)
+        object.__setattr__(self, "turn", turn)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Position is immutable; play() returns a new one")
+
+    # -- construction and text --------------------------------------------
+    @classmethod
+    def start(cls, size=8):
+        """The standard start: white on the two centre squares of the main diagonal (d4, e5 on 8x8)."""
+        h = size // 2
+        white = 1 << ((h - 1) * size + h - 1) | 1 << (h * size + h)
+        black = 1 << ((h - 1) * size + h) | 1 << (h * size + h - 1)
+        return cls(size, black, white, BLACK)
+
+    @classmethod
+    def from_colours(cls, size, black, white, turn=BLACK):
+        if turn == BLACK:
+            return cls(size, black, white, BLACK)
+        return cls(size, white, black, WHITE)
+
+    @classmethod
+    def from_text(cls, text):
+        """From the common text form: ``size*size`` cells (``X``, ``O``, ``-``) and the side to move."""
+        size, black, white, black_to_move = notation.parse_text(text)
+        return cls.from_colours(size, black, white, BLACK if black_to_move else WHITE)
+
+    def text(self):
+        """The common text form, e.g. ``'---...XO... X'``."""
+        return notation.format_text(self.size, self.black, self.white, self.turn == BLACK)
+
+    def __repr__(self):
+        return f"Position.from_text({self.text()!r})"
+
+    def __str__(self):
+        return self.render()
+
+    def render(self, marks=0):
+        """A plain-text board with coordinates; squares in the ``marks`` mask show ``*``."""
+        n = self.size
+        black, white = self.black, self.white
+        lines = ["    " + " ".join(chr(ord("a") + x) for x in range(n))]
+        for y in range(n):
+            row = []
+            for x in range(n):
+                b = 1 << (y * n + x)
+                row.append("X" if black & b else "O" if white & b else "*" if marks & b else ".")
+            lines.append(f"{y + 1:>3} " + " ".join(row))
+        b, w = self.discs()
+        lines.append(f"X(black) {b}  O(white) {w}  " + (
+            "game over" if self.is_game_over() else f"{COLOUR_NAMES[self.turn]} to move"))
+        return "\n".join(lines)
+
+    # -- colours -------------------------------------------------------------
+    @property
+    def black(self):
+        return self.player if self.turn == BLACK else self.opponent
+
+    @property
+    def white(self):
+        return self.opponent if self.turn == BLACK else self.player
+
+    def colour_at(self, sq):
+        """``BLACK``, ``WHITE`` or ``None`` for an empty square."""
+        b = 1 << self._square(sq)
+        if self.black & b:
+            return BLACK
+        if self.white & b:
+            return WHITE
+        return None
+
+    def discs(self):
+        """``(black, white)`` disc counts."""
+        return self.black.bit_count(), self.white.bit_count()
+
+    def empties(self):
+        return self.size * self.size - (self.player | self.opponent).bit_count()
+
+    # -- rules -----------------------------------------------------------------
+    def legal_moves_mask(self):
+        return core.moves(self.size, self.player, self.opponent)
+
+    def legal_moves(self):
+        """Legal squares in index order (a1, b1, ... row by row)."""
+        m = self.legal_moves_mask()
+        out = []
+        while m:
+            b = m & -m
+            out.append(b.bit_length() - 1)
+            m ^= b
+        return out
+
+    def is_legal(self, move):
+        try:
+            sq = self._square(move)
+        except (IllegalMove, ValueError):
+            return False
+        if sq == PASS:
+            return self.must_pass()
+        return bool(self.legal_moves_mask() >> sq & 1)
+
+    def flips(self, move):
+        """Mask of the discs ``move`` would turn over (0 when it is not legal)."""
+        sq = self._square(move)
+        if sq == PASS:
+            return 0
+        return core.flips(self.size, self.player, self.opponent, sq)
+
+    def must_pass(self):
+        """The side to move has no move but the game is not over."""
+        return not self.legal_moves_mask() and bool(core.moves(self.size, self.opponent, self.player))
+
+    def is_game_over(self):
+        return not self.legal_moves_mask() and not core.moves(self.size, self.opponent, self.player)
+
+    def play(self, move):
+        """The position after ``move`` (a square index, a name like ``'d3'``, or ``PASS``/``'pass'``).
+
+        Raises ``IllegalMove`` with the reason when the move is not allowed.
+        """
+        sq = self._square(move)
+        if sq == PASS:
+            if not self.must_pass():
+                raise IllegalMove("cannot pass: " + ("the game is over" if self.is_game_over()
+                                                      else "there is a legal move"))
+            return Position(self.size, self.opponent, self.player, 1 - self.turn)
+        b = 1 << sq
+        if (self.player | self.opponent) & b:
+            raise IllegalMove(f"{notation.square_name(sq, self.size)} is already taken")
+        f = core.flips(self.size, self.player, self.opponent, sq)
+        if not f:
+            raise IllegalMove(f"{notation.square_name(sq, self.size)} flips nothing")
+        return Position(self.size, self.opponent ^ f, self.player | f | b, 1 - self.turn)
+
+    def winner(self):
+        """``BLACK``, ``WHITE`` or ``None`` (a draw); only meaningful once the game is over."""
+        b, w = self.discs()
+        return BLACK if b > w else WHITE if w > b else None
+
+    def final_score(self):
+        """Disc difference for the side to move with empties given to the winner."""
+        p, o = self.player.bit_count(), self.opponent.bit_count()
+        e = self.empties()
+        return p - o + (e if p > o else -e if o > p else 0)
+
+    def hash64(self):
+        """A 64-bit hash of the discs and the side to move, the same on both cores."""
+        return core.hash64(self.size, self.player, self.opponent) ^ (0x5BD1E995 if self.turn else 0)
+
+    def __eq__(self, other):
+        return (isinstance(other, Position) and self.size == other.size and self.turn == other.turn
+                and self.player == other.player and self.opponent == other.opponent)
+
+    def __hash__(self):
+        return self.hash64()
+
+    def _square(self, move):
+        if isinstance(move, str):
+            try:
+                return notation.parse_square(move, self.size)
+            except ValueError as e:
+                raise IllegalMove(str(e)) from None
+        sq = int(move)
+        if sq != PASS and not 0 <= sq < self.size * self.size:
+            raise IllegalMove(f"square {sq} is not on a {self.size}x{self.size} board")
+        return sq

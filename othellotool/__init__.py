@@ -1,0 +1,161 @@
+"""The beginner API of the original tutorial, on top of the rules engine.
+
+Boards are lists of rows, ``board[y][x]``: ``-1`` empty, ``0`` black, ``1``
+white.  Rows are numbered from 1 and columns lettered from ``a``, so ``"d3"``
+is ``board[2][3]``.  Any even size from 4 to 26 works; the functions read the
+size from the board.
+
+    import othellotool as ot
+    board = ot.SetBoard()
+    lp = ot.ListLegalPlaces(0, board)      # black's legal squares, [[y, x], ...]
+    y, x = ot.MsgToPos("d3")
+    if ot.IsLegalPlace(lp, y, x) >= 0:
+        dl = ot.GetDirLength(board, y, x, 0)
+        board = ot.RevDirLength(board, y, x, 0, dl)
+        board[y][x] = 0                    # the caller places the new disc
+    ot.BoardDisplay(board, ot.ListLegalPlaces(1, board))
+    print(ot.CountingStone(board))         # (4, 1)
+"""
+from engine import _pure
+from engine.backend import core
+from engine.position import Position
+
+EMPTY, BLACK, WHITE = -1, 0, 1
+
+# up, up-right, right, down-right, down, down-left, left, up-left (as (dx, dy))
+DIRECTIONS = _pure.DIRECTIONS
+
+__all__ = ["SetBoard", "MsgToPos", "GetSeries", "GetDirLength", "RevDirLength",
+           "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone"]
+
+
+def _masks(board):
+    """(size, black mask, white mask) of a board, checking its shape and cells."""
+    n = len(board)
+    if n % 2 or not 4 <= n <= 26:
+        raise ValueError(f"board must have an even number of rows, 4..26 (it has {n})")
+    black = white = 0
+    for y, row in enumerate(board):
+        if len(row) != n:
+            raise ValueError(f"board row {y} has {len(row)} cells; every row needs {n}")
+        for x, c in enumerate(row):
+            if c == BLACK:
+                black |= 1 << (y * n + x)
+            elif c == WHITE:
+                white |= 1 << (y * n + x)
+            elif c != EMPTY:
+                raise ValueError(f"board[{y}][{x}] is {c!r}; cells are -1 (empty), 0 (black) or 1 (white)")
+    return n, black, white
+
+
+def _colour(c):
+    if c not in (BLACK, WHITE):
+        raise ValueError(f"colour must be 0 (black) or 1 (white), not {c!r}")
+    return c
+
+
+def SetBoard(size=8):
+    """The start board: on 8x8 white on d4 and e5, black on e4 and d5."""
+    p = Position.start(size)
+    return [[BLACK if p.black >> (y * size + x) & 1 else WHITE if p.white >> (y * size + x) & 1 else EMPTY
+             for x in range(size)] for y in range(size)]
+
+
+def MsgToPos(msg, size=8):
+    """``"d3"`` -> ``(2, 3)`` as ``(y, x)``; a part that is not a valid row or column is -1.
+
+    Case and surrounding spaces do not matter: ``MsgToPos(" D3 ") == (2, 3)``,
+    ``MsgToPos("z3") == (2, -1)``, ``MsgToPos("??") == (-1, -1)``.
+    """
+    s = str(msg).strip().lower()
+    x = y = -1
+    if s and "a" <= s[0] <= "z" and ord(s[0]) - ord("a") < size:
+        x = ord(s[0]) - ord("a")
+    digits = s[1:]
+    if digits.isdigit() and digits.isascii() and 1 <= int(digits) <= size:
+        y = int(digits) - 1
+    return y, x
+
+
+def GetSeries(board, y, x, dy, dx, c):
+    """How many squares of colour ``c`` run from ``(y, x)`` (itself included) in direction ``(dy, dx)``."""
+    n = len(board)
+    count = 0
+    while 0 <= y < n and 0 <= x < n and board[y][x] == c:
+        count += 1
+        y += dy
+        x += dx
+    return count
+
+
+def GetDirLength(board, y, x, c):
+    """Discs that placing ``c`` at ``(y, x)`` would flip, per direction.
+
+    A list of 8 counts in the order up, up-right, right, down-right, down,
+    down-left, left, up-left; all 0 when the square is taken or off the board.
+    """
+    n, black, white = _masks(board)
+    _colour(c)
+    if not (0 <= y < n and 0 <= x < n):
+        return [0] * 8
+    me, opp = (black, white) if c == BLACK else (white, black)
+    flipped = core.flips(n, me, opp, y * n + x)
+    counts = []
+    for dx, dy in DIRECTIONS:
+        k, yy, xx = 0, y + dy, x + dx
+        while 0 <= yy < n and 0 <= xx < n and flipped >> (yy * n + xx) & 1:
+            k += 1
+            yy += dy
+            xx += dx
+        counts.append(k)
+    return counts
+
+
+def RevDirLength(board, py, px, bw, dl):
+    """Turn the discs counted in ``dl`` (from ``GetDirLength``) to colour ``bw``; returns the board.
+
+    The disc at ``(py, px)`` itself is not placed: the caller does that.
+    """
+    _colour(bw)
+    if len(dl) != 8:
+        raise ValueError("dl must hold 8 counts (from GetDirLength)")
+    for (dx, dy), k in zip(DIRECTIONS, dl):
+        for i in range(1, k + 1):
+            board[py + dy * i][px + dx * i] = bw
+    return board
+
+
+def ListLegalPlaces(bw, board):
+    """Legal squares for colour ``bw`` as ``[[y, x], ...]`` in row-major order."""
+    n, black, white = _masks(board)
+    _colour(bw)
+    me, opp = (black, white) if bw == BLACK else (white, black)
+    m = core.moves(n, me, opp)
+    return [[sq // n, sq % n] for sq in range(n * n) if m >> sq & 1]
+
+
+def IsLegalPlace(lp, y, x):
+    """Index of ``[y, x]`` in the list from ``ListLegalPlaces``, or -1."""
+    for i, (ly, lx) in enumerate(lp):
+        if ly == y and lx == x:
+            return i
+    return -1
+
+
+def BoardDisplay(board, lp):
+    """Print the board with column letters and row numbers; squares in ``lp`` show ``*``.
+
+    ``X`` is black, ``O`` white, ``.`` empty.
+    """
+    n, black, white = _masks(board)
+    marks = 0
+    for y, x in lp:
+        marks |= 1 << (y * n + x)
+    turn_black = Position(n, black, white)
+    print("\n".join(turn_black.render(marks).splitlines()[:-1]))
+
+
+def CountingStone(board):
+    """``(black, white)`` disc counts."""
+    _, black, white = _masks(board)
+    return black.bit_count(), white.bit_count()

@@ -1,0 +1,59 @@
+"""Builds the engine's compiled core; falls back to pure Python without a compiler."""
+import os
+import platform
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compile leaves the pure-Python engine in place instead of failing the install."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # no compiler, no headers, no Cython
+            self._warn(exc)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            self._warn(exc)
+
+    @staticmethod
+    def _warn(exc):
+        sys.stderr.write(
+            "\nWARNING: the engine's compiled core was not built (%s).\n"
+            "Everything still works on the slower pure-Python path; "
+            "`python -m engine info` shows which path is active.\n\n" % exc
+        )
+
+
+def popcount_flag():
+    """The engine is built where it runs: use the CPU's popcount when it has one
+    (Linux on x86-64).  OTHELLO_PORTABLE=1 builds for any CPU."""
+    if os.environ.get("OTHELLO_PORTABLE") or platform.machine().lower() not in ("x86_64", "amd64"):
+        return []
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            has = " popcnt" in f.read()
+    except OSError:
+        return []
+    return ["-mpopcnt"] if has else []
+
+
+def extensions():
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        OptionalBuildExt._warn("Cython is not installed")
+        return []
+    args = ["/O2"] if sys.platform == "win32" else ["-O3"] + popcount_flag()
+    ext = Extension("engine._core", ["engine/_core.pyx"], include_dirs=["engine"],
+                    extra_compile_args=args)
+    return cythonize([ext], language_level=3, quiet=True)
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -1,0 +1,67 @@
+import pytest
+
+from engine import Position, backend, perft
+from engine.__main__ import PUBLISHED, main
+
+pure = backend.pure
+compiled = backend.compiled
+needs_compiled = pytest.mark.skipif(compiled is None, reason="compiled core not built")
+
+
+@needs_compiled
+@pytest.mark.parametrize("bulk", [False, True])
+def test_compiled_matches_published_counts(bulk):
+    p = Position.start()
+    for depth in range(0, 10):
+        assert compiled.perft(8, p.player, p.opponent, depth, bulk) == PUBLISHED[depth]
+
+
+@pytest.mark.parametrize("bulk", [False, True])
+def test_pure_matches_published_counts(bulk):
+    p = Position.start()
+    for depth in range(0, 7):
+        assert pure.perft(8, p.player, p.opponent, depth, bulk) == PUBLISHED[depth]
+
+
+@needs_compiled
+def test_compiled_mailbox_matches_published_counts_on_8x8():
+    p = Position.start()
+    for depth in range(0, 8):
+        assert compiled.perft(8, p.player, p.opponent, depth, mailbox=True) == PUBLISHED[depth]
+
+
+@needs_compiled
+@pytest.mark.parametrize("size,depth", [(4, 14), (6, 7), (10, 5), (12, 4), (16, 3), (26, 3)])
+def test_other_sizes_compiled_equals_pure(size, depth):
+    p = Position.start(size)
+    for d in range(depth + 1):
+        a = compiled.perft(size, p.player, p.opponent, d)
+        b = pure.perft(size, p.player, p.opponent, d)
+        assert a == b, (size, d)
+        assert compiled.perft(size, p.player, p.opponent, d, bulk=True) == a
+
+
+def test_4x4_tree_ends_and_counts_stay_constant():
+    # Every 4x4 game ends within 12 moves (+ passes): past that, finished games
+    # are one leaf at every deeper depth, so the count stops changing.
+    p = Position.start(4)
+    deep = [pure.perft(4, p.player, p.opponent, d) for d in (20, 21, 30)]
+    assert deep[0] == deep[1] == deep[2] > 0
+
+
+def test_perft_helper_uses_position():
+    assert perft(Position.start(), 4) == 244
+    assert perft(Position.start(), 4, bulk=True) == 244
+
+
+def test_perft_cli_checks_published(capsys):
+    assert main(["perft", "5", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" ok") == 5 and "1,396" in out
+    assert main(["perft", "4", "--pure", "--bulk"]) == 0
+
+
+def test_perft_cli_refuses_bad_size(capsys):
+    with pytest.raises(SystemExit):
+        main(["perft", "3", "--size", "7"])
+    assert "even" in capsys.readouterr().err
