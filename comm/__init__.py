@@ -1,0 +1,83 @@
+"""Messages between programs through a shared folder (the message board, 伝言台).
+
+The tutorial's functions, unchanged::
+
+    import comm
+    comm.Init("black", "cardstand")          # join the board folder as "black"
+    comm.Quiet()                             # drop what was left for an earlier run
+    r, sender, body = comm.Talk("white", "d3")
+    # r == 2: a message from `sender` was waiting (returned; nothing was sent)
+    # r == 1: "d3" was delivered to white
+    # r == -1: nothing waiting and no recipient given (Talk("", ""))
+    # r == 0: not delivered; comm.LastError() says why
+
+Lower layer: ``SendMessage(to, body)``, ``RecvMessage()``, ``WipeMessage()``.
+Under them sits ``comm.Board``, a mailbox object that ``peer/`` and other code
+use directly (a context manager).  The folder format is in docs/PROTOCOL.md.
+"""
+from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
+                    BoardError, InvalidArgument, Message, TalkResult, check_name)
+from .lease import Lease, LockTimeout
+
+__all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage", "LastError",
+           "Board", "BoardError", "InvalidArgument", "LockTimeout", "Lease", "Message",
+           "TalkResult", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
+           "VERSION", "check_name"]
+
+_board = None
+
+
+def _default():
+    if _board is None:
+        raise RuntimeError("call comm.Init(name, board_dir) first")
+    return _board
+
+
+def Init(name, board_dir="cardstand"):
+    """Join the board folder ``board_dir`` (created if missing) as ``name``; returns the Board."""
+    global _board
+    board = Board(board_dir, name).join()
+    if _board is not None:
+        _board.close()
+    _board = board
+    return board
+
+
+def Quiet():
+    """Discard messages left for an earlier run of this name; returns how many.
+
+    A message sent to this run, even one that arrived between Init and Quiet, is kept.
+    """
+    return _default().quiet()
+
+
+def Talk(to, msg):
+    """Under the board's lock: return ``(2, sender, body)`` for the oldest waiting message
+    (sending nothing); else ``(-1, '', '')`` if ``to`` is ``''``; else deliver ``msg`` to
+    ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError)."""
+    return tuple(_default().talk(to, msg))
+
+
+def SendMessage(to, msg):
+    """Deliver ``msg`` to ``to``: 1 when delivered, 0 when not (see LastError)."""
+    return SENT if _default().send(to, msg) else FAILED
+
+
+def RecvMessage():
+    """``(2, sender, body)`` for the oldest waiting message, ``(-1, '', '')`` when none,
+    ``(0, '', '')`` when the board could not be read (see LastError)."""
+    board = _default()
+    m = board.receive()
+    if m is not None:
+        return (RECEIVED, m.sender, m.body)
+    return (FAILED if board.last_error else NOTHING, "", "")
+
+
+def WipeMessage():
+    """Discard every message waiting for this name; returns how many."""
+    return _default().wipe()
+
+
+def LastError():
+    """Why the last call failed ('' when it did not)."""
+    return _board.last_error if _board is not None else ""

@@ -1,0 +1,67 @@
+"""Command line: ``python -m comm {status,echo,bench}``."""
+import argparse
+import logging
+import sys
+
+from .board import Board
+
+
+def cmd_status(args):
+    b = Board(args.board, "status")
+    holder = b.lease.holder()
+    print(f"board   : {b.folder}")
+    print(f"lock    : {'free' if holder is None else 'held by ' + holder.get('name', '?') + ' (pid ' + holder.get('pid', '?') + ' on ' + holder.get('host', '?') + ')'}")
+    for name in b.members():
+        box = b.box / name.lower()
+        from . import fsops
+        head, tail = fsops.read_int(box / "head"), fsops.read_int(box / "tail")
+        print(f"member  : {name:20s} unread {max(0, head - tail)}")
+    return 0
+
+
+def cmd_echo(args):
+    """Answer every message with the same body (used by the benchmark and tests)."""
+    with Board(args.board, args.name, stale_after=args.stale_after) as me:
+        print("ready", flush=True)
+        n = 0
+        while args.count == 0 or n < args.count:
+            m = me.wait()
+            if m.body == "__stop__":
+                break
+            while not me.send(m.sender, m.body):
+                pass
+            n += 1
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m comm", description="The message board (伝言台).",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="examples:\n  python -m comm status --board cardstand\n"
+                                        "  python -m comm bench\n"
+                                        "  python -m comm bench --share sshfs=/mnt/a/board,/mnt/b/board")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("status", help="show the members, unread counts and the lock of a board")
+    s.add_argument("--board", default="cardstand", help="board folder (default ./cardstand)")
+    e = sub.add_parser("echo", help="answer every message with its own body")
+    e.add_argument("--board", required=True)
+    e.add_argument("--name", default="echo")
+    e.add_argument("--count", type=int, default=0, help="stop after N answers (0: until '__stop__')")
+    e.add_argument("--stale-after", type=float, default=10.0)
+    b = sub.add_parser("bench", help="round-trip latency and idle CPU, local disk and network shares")
+    b.add_argument("--rounds", type=int, default=500, help="round trips per folder (default 500)")
+    b.add_argument("--share", action="append", default=[], metavar="LABEL=DIR_A,DIR_B",
+                   help="also measure through a share mounted twice (the same folder seen as A and B)")
+    b.add_argument("--idle", type=float, default=5.0, help="seconds to measure an idle waiter (default 5)")
+    b.add_argument("--no-auto-shares", action="store_true",
+                   help="do not look for the loopback mounts of ../shared/netfs")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    if args.cmd == "bench":
+        from .bench import run
+        return run(args)
+    return {"status": cmd_status, "echo": cmd_echo}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,445 @@
+"""A message board: named mailboxes in one shared folder, one lock over all of them.
+
+Folder layout (see docs/PROTOCOL.md for the full specification)::
+
+    BOARD/cardstand.board          marker: "cardstand-board 1"
+    BOARD/lock/                    the lease, present while someone holds it
+    BOARD/box/<name>/member        who is reading this mailbox now (its run id)
+    BOARD/box/<name>/head          last sequence number delivered here
+    BOARD/box/<name>/tail          last sequence number consumed here
+    BOARD/box/<name>/<seq>.msg     one waiting message, 12-digit sequence number
+    BOARD/tmp/                     scratch files, renamed into place when complete
+    BOARD/trash/                   damaged or foreign files moved out of the way
+"""
+import logging
+import os
+import re
+import time
+import zlib
+from pathlib import Path
+from typing import NamedTuple
+
+from . import fsops
+from .lease import Lease, LockTimeout
+
+log = logging.getLogger("comm")
+
+VERSION = 1
+MAX_BODY = 64 * 1024
+MAX_UNREAD = 1000
+RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
+SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+_RESERVED = {"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in range(1, 10)}
+_MSG_FILE = re.compile(r"([0-9]{12})\.msg")
+
+
+class InvalidArgument(ValueError):
+    """A name or body that the board refuses; nothing was changed."""
+
+
+class BoardError(OSError):
+    """The board folder cannot be used (missing, unreadable, foreign)."""
+
+
+class Message(NamedTuple):
+    sender: str
+    body: str
+    seq: int
+    to_run: str
+    sender_run: str
+
+
+class TalkResult(NamedTuple):
+    result: int
+    sender: str
+    body: str
+
+
+def check_name(name, what="name"):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise InvalidArgument(
+            f"invalid {what} {name!r}: use 1-32 letters, digits, '-' or '_', starting with a letter "
+            "or digit (no spaces, '/', '..' or control characters)")
+    if name.lower() in _RESERVED:
+        raise InvalidArgument(f"invalid {what} {name!r}: reserved as a device name on Windows")
+    return name
+
+
+def encode_body(body, limit=MAX_BODY):
+    if not isinstance(body, str):
+        raise InvalidArgument(f"message body must be text (str), not {type(body).__name__}")
+    try:
+        data = body.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgument(f"message body is not valid Unicode text: {e}") from None
+    if len(data) > limit:
+        raise InvalidArgument(f"message body is {len(data)} bytes in UTF-8; the limit is {limit}")
+    return data
+
+
+def frame(sender, sender_run, to, to_run, seq, data):
+    head = (f"cardstand-msg {VERSION}\nfrom: {sender}\nfrom-run: {sender_run}\nto: {to}\n"
+            f"to-run: {to_run}\nseq: {seq}\nlength: {len(data)}\ncrc32: {zlib.crc32(data):08x}\n\n")
+    return head.encode("ascii") + data
+
+
+def unframe(raw):
+    """Parse a message file; raises ValueError saying what is wrong with it."""
+    head, sep, data = raw.partition(b"\n\n")
+    if not sep:
+        raise ValueError("no header end")
+    lines = head.decode("ascii", "replace").split("\n")
+    if lines[0] != f"cardstand-msg {VERSION}":
+        raise ValueError(f"not a version-{VERSION} message: {lines[0][:40]!r}")
+    f = {}
+    for line in lines[1:]:
+        key, s, value = line.partition(": ")
+        if not s:
+            raise ValueError(f"bad header line {line[:40]!r}")
+        f[key] = value
+    try:
+        length, crc, seq = int(f["length"]), int(f["crc32"], 16), int(f["seq"])
+        sender = check_name(f["from"])
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"bad header: {e}") from None
+    if len(data) != length:
+        raise ValueError(f"truncated: {len(data)} of {length} bytes")
+    if zlib.crc32(data) != crc:
+        raise ValueError("checksum mismatch")
+    try:
+        body = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("body is not UTF-8") from None
+    return Message(sender, body, seq, f.get("to-run", ""), f.get("from-run", ""))
+
+
+def msg_name(seq):
+    return f"{seq:012d}.msg"
+
+
+class Board:
+    """One member's view of a board folder.
+
+    >>> with Board("cardstand", "alice") as me:       # joins (Init) on entry
+    ...     me.talk("bob", "hello")                   # doctest: +SKIP
+    TalkResult(result=1, sender='', body='')
+
+    Failures that can happen in normal use (lock busy, recipient absent,
+    share unreachable) return a failure value and set ``last_error``;
+    invalid arguments raise ``InvalidArgument``.
+    """
+
+    def __init__(self, folder, name, *, stale_after=10.0, lock_timeout=10.0,
+                 max_body=MAX_BODY, max_unread=MAX_UNREAD):
+        self.name = check_name(name)
+        self.key = name.lower()
+        self.folder = Path(folder)
+        self.box = self.folder / "box"
+        self.mine = self.box / self.key
+        self.tmp = self.folder / "tmp"
+        self.trash = self.folder / "trash"
+        self.lock_timeout = lock_timeout
+        self.max_body = max_body
+        self.max_unread = max_unread
+        self.run = None
+        self.last_error = ""
+        self.lease = Lease(self.folder, self.tmp, stale_after=stale_after, who=self.key)
+
+    def __repr__(self):
+        return f"Board({str(self.folder)!r}, {self.name!r})"
+
+    def __enter__(self):
+        if self.run is None:
+            self.join()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.lease.release()
+
+    # -- joining -----------------------------------------------------------------
+    def join(self):
+        """Create the board if needed and become the current reader of this name (``Init``)."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._check_marker()
+            for d in (self.box, self.tmp, self.trash):
+                d.mkdir(exist_ok=True)
+        except BoardError:
+            raise
+        except OSError as e:
+            raise BoardError(e.errno, f"cannot use {self.folder} as a board: {e.strerror or e}") from None
+        self._clean_scratch()
+        run = fsops.new_token()
+        member = (f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\nhost: {fsops.HOST}\n"
+                  f"pid: {os.getpid()}\n").encode()
+        try:
+            with self.lease.hold(self.lock_timeout):
+                self.mine.mkdir(exist_ok=True)
+                fsops.replace_with(self.tmp, self.mine / "member", member)
+                self._clean_consumed()
+        except (LockTimeout, OSError) as e:
+            raise BoardError(getattr(e, "errno", None), f"cannot join {self.folder} as {self.name}: {e}") from None
+        self.run = run
+        return self
+
+    def _check_marker(self):
+        marker = self.folder / "cardstand.board"
+        text = fsops.read_text(marker)
+        if text is None:
+            fsops.replace_with(self.folder, marker, f"cardstand-board {VERSION}\n".encode())
+            return
+        words = text.split()
+        if len(words) != 2 or words[0] != "cardstand-board" or not words[1].isdigit():
+            raise BoardError(None, f"{marker} is not a cardstand board marker: choose another folder")
+        if int(words[1]) != VERSION:
+            raise BoardError(None, f"{self.folder} is a board of protocol version {words[1]}; "
+                                   f"this program speaks version {VERSION}")
+
+    def _clean_scratch(self):
+        """Remove scratch left by crashed writers, judged old by the share's own clock."""
+        try:
+            probe = fsops.write_scratch(self.tmp, b"")
+            now = probe.stat().st_mtime
+            fsops.remove(probe)
+            for entry in os.scandir(self.tmp):
+                try:
+                    age = now - entry.stat(follow_symlinks=False).st_mtime
+                except OSError:
+                    continue
+                if age > SCRATCH_MAX_AGE:
+                    (fsops.remove_tree if entry.is_dir(follow_symlinks=False) else fsops.remove)(entry.path)
+            for entry in os.scandir(self.trash):
+                try:
+                    if now - entry.stat(follow_symlinks=False).st_mtime > 7 * 86400:
+                        fsops.remove(entry.path)
+                except OSError:
+                    continue
+        except OSError as e:
+            log.debug("scratch clean-up skipped: %s", e)
+
+    def _clean_consumed(self):
+        """Message files at or below ``tail`` were consumed by a reader killed before deleting them."""
+        tail = fsops.read_int(self.mine / "tail")
+        for entry in os.scandir(self.mine):
+            m = _MSG_FILE.fullmatch(entry.name)
+            if m and int(m.group(1)) <= tail:
+                fsops.remove(entry.path)
+
+    def _need_join(self):
+        if self.run is None:
+            raise RuntimeError(f"{self!r} has not joined: call join() (comm.Init) first")
+
+    # -- the mailbox protocol (call with the lock held) -------------------------------
+    def _oldest(self):
+        """(seq, Message) of the oldest valid message for me, or None; sets aside damaged ones."""
+        tail = fsops.read_int(self.mine / "tail")
+        head = fsops.read_int(self.mine / "head")
+        k = tail + 1
+        while True:
+            raw = fsops.read_bytes(self.mine / msg_name(k), self.max_body + 4096)
+            if raw is None:
+                if k <= head:
+                    k += 1
+                    continue
+                if k - 1 != tail:
+                    fsops.replace_with(self.tmp, self.mine / "tail", b"%d\n" % (k - 1), durable=False)
+                return None
+            try:
+                return k, unframe(raw)
+            except ValueError as e:
+                self._set_aside(self.mine / msg_name(k), f"damaged message: {e}")
+                k += 1
+
+    def _consume(self, seq):
+        # Not forced to disk: a process killed at any instant leaves it intact;
+        # only a power cut could bring back a consumed message (see PROTOCOL.md).
+        fsops.replace_with(self.tmp, self.mine / "tail", b"%d\n" % seq, durable=False)
+        fsops.remove(self.mine / msg_name(seq))
+
+    def _set_aside(self, path, why):
+        dest = self.trash / f"{fsops.new_token()}-{path.parent.name}-{path.name}"
+        log.warning("moved %s to %s: %s", path, dest, why)
+        try:
+            fsops.retry(os.rename, path, dest)
+        except OSError:
+            fsops.remove(path)
+
+    def _deliver(self, to, data):
+        """Put one message in ``to``'s mailbox; returns the failure reason or ''."""
+        check_name(to, "recipient")
+        rbox = self.box / to.lower()
+        member = fsops.read_text(rbox / "member")
+        if member is None:
+            return f"{to} has not joined this board"
+        runs = [line[5:] for line in member.splitlines() if line.startswith("run: ")]
+        if not runs:
+            return f"the mailbox of {to} is damaged (no run in its member file)"
+        head = fsops.read_int(rbox / "head")
+        tail = fsops.read_int(rbox / "tail")
+        if head - tail >= self.max_unread:
+            return f"the mailbox of {to} is full ({self.max_unread} unread messages)"
+        k = max(head, tail) + 1
+        while os.path.lexists(rbox / msg_name(k)):
+            k += 1
+        scratch = fsops.write_scratch(self.tmp, frame(self.name, self.run, to, runs[0], k, data))
+        try:
+            if not self.lease.is_mine():
+                return "lost the board lock before delivering"
+            fsops.retry(os.rename, scratch, rbox / msg_name(k))
+        finally:
+            fsops.remove(scratch)
+        fsops.fsync_dir(rbox)
+        fsops.replace_with(self.tmp, rbox / "head", b"%d\n" % k, durable=False)  # a hint: senders probe past it
+        return ""
+
+    def _maybe_waiting(self):
+        """Lock-free look: is there possibly a message for me?  Opens files by name only."""
+        tail = fsops.read_int(self.mine / "tail")
+        if os.path.exists(self.mine / msg_name(tail + 1)):
+            return True
+        return fsops.read_int(self.mine / "head") > tail
+
+    def _fail(self, why):
+        self.last_error = why
+        log.warning("%s: %s", self.name, why)
+
+    # -- the API -------------------------------------------------------------------
+    def talk(self, to, body=""):
+        """``Talk``: receive the oldest message if one waits, else send ``body`` to ``to``.
+
+        Returns ``TalkResult(2, sender, body)`` when a message was received (and
+        nothing sent), ``(1, '', '')`` when sent, ``(-1, '', '')`` when nothing
+        waited and ``to`` is ``''``, ``(0, '', '')`` on failure (see ``last_error``).
+        """
+        self._need_join()
+        if to != "":
+            check_name(to, "recipient")
+        data = encode_body(body, self.max_body)
+        if to == "" and not self._safe_peek():
+            return TalkResult(NOTHING, "", "") if not self.last_error else TalkResult(FAILED, "", "")
+        try:
+            with self.lease.hold(self.lock_timeout):
+                got = self._oldest()
+                if got:
+                    self._consume(got[0])
+                    self.last_error = ""
+                    return TalkResult(RECEIVED, got[1].sender, got[1].body)
+                if to == "":
+                    self.last_error = ""
+                    return TalkResult(NOTHING, "", "")
+                why = self._deliver(to, data)
+        except (LockTimeout, OSError) as e:
+            why = str(e)
+        if why:
+            self._fail(why)
+            return TalkResult(FAILED, "", "")
+        self.last_error = ""
+        return TalkResult(SENT, "", "")
+
+    def send(self, to, body):
+        """``SendMessage``: deliver ``body`` to ``to``; True when delivered, else see ``last_error``."""
+        self._need_join()
+        check_name(to, "recipient")
+        data = encode_body(body, self.max_body)
+        try:
+            with self.lease.hold(self.lock_timeout):
+                why = self._deliver(to, data)
+        except (LockTimeout, OSError) as e:
+            why = str(e)
+        if why:
+            self._fail(why)
+            return False
+        self.last_error = ""
+        return True
+
+    def receive(self):
+        """``RecvMessage``: the oldest waiting ``Message`` (removed from the board), or None.
+
+        None also on failure, with ``last_error`` set.
+        """
+        self._need_join()
+        if not self._safe_peek():
+            return None
+        try:
+            with self.lease.hold(self.lock_timeout):
+                got = self._oldest()
+                if got:
+                    self._consume(got[0])
+        except (LockTimeout, OSError) as e:
+            self._fail(str(e))
+            return None
+        self.last_error = ""
+        return got[1] if got else None
+
+    def _safe_peek(self):
+        try:
+            waiting = self._maybe_waiting()
+        except OSError as e:
+            self._fail(f"cannot read the board: {e}")
+            return False
+        self.last_error = ""
+        return waiting
+
+    def wait(self, timeout=None):
+        """Block until a message arrives (returned) or ``timeout`` seconds pass (None).
+
+        Polls by opening known names, quickly at first and then at most every
+        25 ms, so an idle waiter costs well under 1% of a core.
+        """
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        while True:
+            msg = self.receive()
+            if msg is not None:
+                return msg
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                return None
+            # poll about 20 times per waited second's worth: 1 ms at first, 25 ms at most
+            pause = min(0.001 + (now - start) / 20, 0.025)
+            if deadline is not None:
+                pause = min(pause, deadline - now)
+            time.sleep(max(0.0, pause))
+
+    def quiet(self):
+        """``Quiet``: discard messages left for earlier runs of this name; returns how many.
+
+        Messages sent to this run (after ``join``) are never discarded.
+        """
+        self._need_join()
+        dropped = 0
+        with self.lease.hold(self.lock_timeout):
+            while True:
+                got = self._oldest()
+                if not got or got[1].to_run == self.run:
+                    return dropped
+                self._consume(got[0])
+                dropped += 1
+
+    def wipe(self):
+        """``WipeMessage``: discard every message waiting for this name; returns how many."""
+        self._need_join()
+        dropped = 0
+        with self.lease.hold(self.lock_timeout):
+            while got := self._oldest():
+                self._consume(got[0])
+                dropped += 1
+        return dropped
+
+    def members(self):
+        """Names that have joined this board (from a listing: informational)."""
+        out = []
+        try:
+            for entry in os.scandir(self.box):
+                text = fsops.read_text(Path(entry.path) / "member")
+                for line in (text or "").splitlines():
+                    if line.startswith("name: "):
+                        out.append(line[6:])
+        except OSError:
+            pass
+        return sorted(out)
