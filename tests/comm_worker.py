@@ -1,0 +1,82 @@
+"""Worker processes for the comm tests: ``python comm_worker.py ROLE BOARD ...``."""
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from comm import Board  # noqa: E402
+
+
+def send(board, name, to, count, log, stale):
+    """Send ``name:run:i`` for i from where the log stops; log each i once ``send`` returned True."""
+    done = Path(log).read_text().split() if Path(log).exists() else []
+    start = int(done[-1]) + 1 if done else 0
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    run = me.run[:6]
+    with open(log, "a") as out:
+        for i in range(start, count):
+            while not me.send(to, f"{name}:{run}:{i}"):
+                time.sleep(0.01)
+            out.write(f"{i}\n")
+            out.flush()
+
+
+def recv(board, name, count, out_path, stale):
+    """Receive until ``count`` bodies ending in the last index of each sender... or 'stop'."""
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    print("ready", flush=True)
+    with open(out_path, "a") as out:
+        while True:
+            m = me.wait(timeout=120)
+            if m is None or m.body == "stop":
+                return
+            out.write(m.body + "\n")
+            out.flush()
+
+
+def counter(board, name, rounds, path, stale):
+    """Read-modify-write a counter file under the board lock ``rounds`` times."""
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    print("ready", flush=True)
+    for _ in range(rounds):
+        with me.lease.hold(60):
+            p = Path(path)
+            n = int(p.read_text()) if p.exists() else 0
+            tmp = p.with_name(f"{p.name}.{os.getpid()}")
+            tmp.write_text(str(n + 1))
+            os.replace(tmp, p)
+
+
+def hog(board, name, seconds, stale):
+    """Hold the lock for ``seconds`` (heartbeating), then release it."""
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    with me.lease.hold(60):
+        print("holding", flush=True)
+        time.sleep(seconds)
+    print("released", flush=True)
+
+
+def hold_and_die(board, name, stale):
+    """Take the lock and get killed while holding it."""
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    me.lease.acquire(60)
+    print("holding", flush=True)
+    time.sleep(600)
+
+
+if __name__ == "__main__":
+    role, board = sys.argv[1], sys.argv[2]
+    a = sys.argv[3:]
+    stale = float(os.environ.get("COMM_STALE", "2"))
+    if role == "send":
+        send(board, a[0], a[1], int(a[2]), a[3], stale)
+    elif role == "recv":
+        recv(board, a[0], int(a[1]), a[2], stale)
+    elif role == "counter":
+        counter(board, a[0], int(a[1]), a[2], stale)
+    elif role == "hog":
+        hog(board, a[0], float(a[1]), stale)
+    elif role == "hold_and_die":
+        hold_and_die(board, a[0], stale)

@@ -1,0 +1,35 @@
+"""Helpers to run comm_worker.py processes."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+WORKER = str(Path(__file__).with_name("comm_worker.py"))
+
+
+def spawn(*args, stale=2.0, **kw):
+    env = dict(os.environ, COMM_STALE=str(stale))
+    return subprocess.Popen([sys.executable, WORKER, *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, **kw)
+
+
+def expect_line(proc, text, timeout=60):
+    line = proc.stdout.readline().strip()
+    assert line == text, f"worker said {line!r}, expected {text!r}; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
+
+
+def check_stream(lines, senders):
+    """Every body ``name:run:i`` at most once, and per sender in send order."""
+    assert len(lines) == len(set(lines)), "a message arrived twice"
+    last = {}
+    runs = {}
+    for body in lines:
+        name, run, i = body.split(":")
+        assert name in senders, body
+        i = int(i)
+        order = runs.setdefault(name, [])
+        if run not in order:
+            order.append(run)
+        key = (order.index(run), i)
+        assert key > last.get(name, (-1, -1)), f"out of order: {body}"
+        last[name] = key

@@ -1,0 +1,101 @@
+"""Foreign files, damaged messages and crash leftovers never crash a reader or block the board."""
+import os
+import time
+
+import pytest
+
+from comm import Board
+from comm.board import frame, msg_name
+
+
+@pytest.fixture
+def pair(tmp_path):
+    a = Board(tmp_path / "board", "alice", stale_after=1).join()
+    b = Board(tmp_path / "board", "bob", stale_after=1).join()
+    return a, b
+
+
+def test_foreign_files_are_ignored(pair):
+    a, b = pair
+    root = b.folder
+    (root / "notes.txt").write_text("hello")
+    (root / "box" / "README").write_text("x")
+    (root / "box" / "stray-dir").mkdir()
+    (b.mine / "000000000099.msg.bak").write_text("x")
+    (b.mine / "junk").mkdir()
+    (root / "tmp" / "junk").write_bytes(os.urandom(100))
+    assert a.send("bob", "through the mess")
+    assert b.receive().body == "through the mess"
+    assert sorted(a.members()) == ["alice", "bob"]
+
+
+@pytest.mark.parametrize("damage", [
+    b"\x00\xff garbage",
+    b"cardstand-msg 1\nfrom: alice\n",
+    frame("alice", "r", "bob", "r", 1, "hello".encode())[:-2],            # truncated
+    frame("alice", "r", "bob", "r", 1, "hello".encode()).replace(b"hello", b"jello"),  # bad crc
+    frame("alice", "r", "bob", "r", 1, b"x").replace(b"cardstand-msg 1", b"cardstand-msg 9"),
+    frame("a/b", "r", "bob", "r", 1, b"x"),                                # bad sender
+])
+def test_damaged_message_is_set_aside_and_the_next_delivered(pair, damage, caplog):
+    a, b = pair
+    (b.mine / msg_name(1)).write_bytes(damage)
+    assert a.send("bob", "good")            # lands after the damaged one
+    m = b.receive()
+    assert m.body == "good" and m.sender == "alice"
+    assert b.receive() is None
+    assert len(list(b.trash.iterdir())) == 1
+    assert "damaged message" in caplog.text
+
+
+def test_missing_message_in_the_sequence_is_skipped(pair):
+    a, b = pair
+    for body in ("1", "2", "3"):
+        a.send("bob", body)
+    os.unlink(b.mine / msg_name(2))
+    assert [b.receive().body, b.receive().body] == ["1", "3"]
+    assert b.receive() is None
+    a.send("bob", "4")
+    assert b.receive().body == "4"
+
+
+def test_crashed_writers_scratch_is_cleaned_by_the_shares_clock(pair, tmp_path):
+    a, b = pair
+    old = b.tmp / "deadhost-1-abc.tmp"
+    old.write_text("half a mess")
+    fresh = b.tmp / "livehost-2-def.tmp"
+    fresh.write_text("being written")
+    past = time.time() - 3600
+    os.utime(old, (past, past))
+    (b.tmp / "lock-0123").mkdir()
+    os.utime(b.tmp / "lock-0123", (past, past))
+    Board(b.folder, "carol").join()
+    assert not old.exists() and not (b.tmp / "lock-0123").exists()
+    assert fresh.exists()
+
+
+def test_consumed_but_undeleted_message_is_not_delivered_again(pair):
+    a, b = pair
+    a.send("bob", "once")
+    (b.mine / "keep").write_bytes((b.mine / msg_name(1)).read_bytes())
+    assert b.receive().body == "once"
+    os.replace(b.mine / "keep", b.mine / msg_name(1))   # as if killed before the delete
+    b2 = Board(b.folder, "bob").join()
+    assert b2.receive() is None
+    assert not (b.mine / msg_name(1)).exists()
+
+
+def test_head_pointer_behind_is_repaired_by_probing(pair):
+    a, b = pair
+    a.send("bob", "1")
+    (b.mine / "head").write_text("0\n")   # as if the sender died before updating it
+    a.send("bob", "2")
+    assert [b.receive().body, b.receive().body] == ["1", "2"]
+
+
+def test_garbage_pointers_do_not_block(pair):
+    a, b = pair
+    (b.mine / "head").write_text("not a number")
+    (b.mine / "tail").write_bytes(b"\xff\xfe")
+    assert a.send("bob", "still fine")
+    assert b.receive().body == "still fine"

@@ -1,0 +1,133 @@
+"""The board lock: stale holders recovered in bounded time, live ones never broken."""
+import os
+import signal
+import threading
+import time
+
+import filelock
+import pytest
+
+from comm import Board, Lease, LockTimeout
+from comm import fsops
+
+from commtools import expect_line, spawn
+
+L = 1.0  # stale_after used in these tests
+
+
+def foreign_lock(board, beat=b"0\n"):
+    """A lock as a holder on another computer leaves it (its pid means nothing here)."""
+    lock = board / "lock"
+    lock.mkdir()
+    (lock / "owner").write_bytes(b"cardstand-lock 1\ntoken: feedfacefeedface\nname: far\n"
+                                 b"host: elsewhere\nmachine: elsewhere/other-boot\npid: 1\n")
+    (lock / "beat").write_bytes(beat)
+    return lock
+
+
+def skew(path, seconds):
+    t = time.time() + seconds
+    for p in [path, *path.iterdir()]:
+        os.utime(p, (t, t))
+
+
+@pytest.fixture
+def board(tmp_path):
+    b = Board(tmp_path / "board", "me", stale_after=L, lock_timeout=10).join()
+    return b
+
+
+@pytest.mark.parametrize("offset", [0, -10 * 365 * 86400, +10 * 365 * 86400])
+def test_silent_foreign_holder_is_broken_after_the_bound(board, offset):
+    lock = foreign_lock(board.folder)
+    skew(lock, offset)  # file times far in the past or future change nothing
+    t = time.monotonic()
+    assert board.lease.acquire(timeout=10)
+    waited = time.monotonic() - t
+    board.lease.release()
+    assert L * 0.9 <= waited <= L + 1.5
+
+
+@pytest.mark.parametrize("offset", [-10 * 365 * 86400, +10 * 365 * 86400])
+def test_beating_foreign_holder_is_never_broken(board, offset):
+    lock = foreign_lock(board.folder)
+    stop = threading.Event()
+
+    def beat():
+        n = 0
+        while not stop.wait(L / 5):
+            n += 1
+            fsops.replace_with(board.tmp, lock / "beat", b"%d\n" % n)
+            skew(lock, offset)
+
+    th = threading.Thread(target=beat)
+    th.start()
+    try:
+        assert not board.lease.acquire(timeout=4 * L)
+        assert (lock / "owner").read_bytes().find(b"feedface") > 0
+        with pytest.raises(LockTimeout):
+            with board.lease.hold(0.2):
+                pass
+        board.lock_timeout = 0.3
+        assert board.talk("me", "x") == (0, "", "")
+        assert "not obtained" in board.last_error
+    finally:
+        stop.set()
+        th.join()
+    t = time.monotonic()
+    assert board.lease.acquire(timeout=10)  # silent now: broken after the bound
+    assert time.monotonic() - t <= L + 1.5
+    board.lease.release()
+
+
+def test_live_process_holding_longer_than_the_bound_keeps_the_lock(board):
+    hog = spawn("hog", board.folder, "hog", 4 * L, stale=L)
+    expect_line(hog, "holding")
+    t = time.monotonic()
+    assert not board.lease.acquire(timeout=2.5 * L)   # heartbeats keep it alive
+    assert board.lease.acquire(timeout=10)            # until the hog lets go
+    board.lease.release()
+    expect_line(hog, "released")
+    assert hog.wait(timeout=10) == 0
+    assert time.monotonic() - t >= 2.5 * L
+
+
+def test_killed_holder_on_this_machine_is_recovered_at_once(board):
+    p = spawn("hold_and_die", board.folder, "dier", stale=30)
+    expect_line(p, "holding")
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    slow = Board(board.folder, "other", stale_after=30, lock_timeout=10).join()  # join takes the lock
+    t = time.monotonic()
+    assert slow.send("me", "after the crash")
+    assert time.monotonic() - t < 5  # well under the 30 s heartbeat bound: the pid is gone
+    assert board.receive().body == "after the crash"
+
+
+def test_lock_that_is_a_plain_file_is_cleared(board):
+    (board.folder / "lock").write_text("garbage")
+    assert board.lease.acquire(timeout=5)
+    board.lease.release()
+    assert not (board.folder / "lock").exists()
+
+
+def test_release_leaves_nothing_behind(board):
+    for _ in range(5):
+        with board.lease.hold(1):
+            assert (board.folder / "lock" / "owner").exists()
+    assert not (board.folder / "lock").exists()
+    assert [p.name for p in board.tmp.iterdir()] == []
+
+
+def test_holder_sees_and_reports_a_stolen_lock(board, caplog):
+    lease = board.lease
+    assert lease.acquire(1)
+    fsops.remove_tree(board.folder / "lock")
+    other = Lease(board.folder, board.tmp, stale_after=L, who="thief")
+    other._local = filelock.FileLock(str(board.folder.parent / "thief.lock"))  # as if on another host
+    assert other.acquire(1)
+    assert not lease.is_mine()
+    lease.release()
+    assert "taken from us" in caplog.text
+    assert other.is_mine()
+    other.release()
