@@ -175,8 +175,8 @@ class Board:
             raise BoardError(e.errno, f"cannot use {self.folder} as a board: {e.strerror or e}") from None
         self._clean_scratch()
         run = fsops.new_token()
-        member = (f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\nhost: {fsops.HOST}\n"
-                  f"pid: {os.getpid()}\n").encode()
+        member = fsops.record(f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\n"
+                              f"host: {fsops.HOST[:64]}\npid: {os.getpid()}")
         try:
             with self.lease.hold(self.lock_timeout):
                 self.mine.mkdir(exist_ok=True)
@@ -247,7 +247,7 @@ class Board:
                     k += 1
                     continue
                 if k - 1 != tail:
-                    fsops.replace_with(self.tmp, self.mine / "tail", b"%d\n" % (k - 1), durable=False)
+                    fsops.replace_with(self.tmp, self.mine / "tail", fsops.record(str(k - 1)), durable=False)
                 return None
             try:
                 return k, unframe(raw)
@@ -258,7 +258,7 @@ class Board:
     def _consume(self, seq):
         # Not forced to disk: a process killed at any instant leaves it intact;
         # only a power cut could bring back a consumed message (see PROTOCOL.md).
-        fsops.replace_with(self.tmp, self.mine / "tail", b"%d\n" % seq, durable=False)
+        fsops.replace_with(self.tmp, self.mine / "tail", fsops.record(str(seq)), durable=False)
         fsops.remove(self.mine / msg_name(seq))
 
     def _set_aside(self, path, why):
@@ -276,7 +276,7 @@ class Board:
         member = fsops.read_text(rbox / "member")
         if member is None:
             return f"{to} has not joined this board"
-        runs = [line[5:] for line in member.splitlines() if line.startswith("run: ")]
+        runs = [line[5:].strip() for line in member.splitlines() if line.startswith("run: ")]
         if not runs:
             return f"the mailbox of {to} is damaged (no run in its member file)"
         head = fsops.read_int(rbox / "head")
@@ -286,15 +286,26 @@ class Board:
         k = max(head, tail) + 1
         while os.path.lexists(rbox / msg_name(k)):
             k += 1
-        scratch = fsops.write_scratch(self.tmp, frame(self.name, self.run, to, runs[0], k, data))
+        framed = frame(self.name, self.run, to, runs[0], k, data)
+        target = rbox / msg_name(k)
+        scratch = fsops.write_scratch(self.tmp, framed)
         try:
             if not self.lease.is_mine():
                 return "lost the board lock before delivering"
-            fsops.retry(os.rename, scratch, rbox / msg_name(k))
+            try:
+                fsops.retry(os.rename, scratch, target)
+            except OSError as e:
+                # A share may report an error for a rename it did: look before failing.
+                if fsops.read_bytes(target, len(framed) + 1) != framed:
+                    return f"could not deliver to {to}: {e}"
         finally:
             fsops.remove(scratch)
-        fsops.fsync_dir(rbox)
-        fsops.replace_with(self.tmp, rbox / "head", b"%d\n" % k, durable=False)  # a hint: senders probe past it
+        # Published: from here on the message counts as sent, whatever else fails.
+        try:
+            fsops.fsync_dir(rbox)
+            fsops.replace_with(self.tmp, rbox / "head", fsops.record(str(k)), durable=False)  # a hint
+        except OSError as e:
+            log.warning("delivered to %s, but could not update its head pointer: %s", to, e)
         return ""
 
     def _maybe_waiting(self):
@@ -439,7 +450,7 @@ class Board:
                 text = fsops.read_text(Path(entry.path) / "member")
                 for line in (text or "").splitlines():
                     if line.startswith("name: "):
-                        out.append(line[6:])
+                        out.append(line[6:].strip())
         except OSError:
             pass
         return sorted(out)

@@ -63,6 +63,21 @@ def replace_with(scratch_dir, target, data, durable=True):
         raise
 
 
+RECORD = 256
+
+
+def record(text):
+    """Small state files are padded to a fixed 256 bytes.
+
+    A share's client may keep a file's old size for a while after it was
+    replaced (sshfs does): a read of a record of the same size is never cut.
+    """
+    data = text.encode("utf-8")
+    if len(data) >= RECORD:
+        raise ValueError("record too long")
+    return data + b" " * (RECORD - 1 - len(data)) + b"\n"
+
+
 def read_bytes(path, limit=1 << 20):
     """The bytes of ``path`` opened by name, or None when it does not exist."""
     try:
@@ -80,7 +95,7 @@ def read_text(path):
 
 
 def read_int(path, default=0):
-    """An integer kept in a small file; ``default`` when missing or unreadable."""
+    """An integer kept in a record; ``default`` when missing or unreadable."""
     text = read_text(path)
     try:
         return int(text.strip()) if text is not None else default

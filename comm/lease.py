@@ -96,7 +96,7 @@ class Lease:
         for line in (owner or b"").decode("utf-8", "replace").splitlines():
             key, sep, value = line.partition(": ")
             if sep:
-                fields[key] = value
+                fields[key] = value.strip()
         return fields
 
     def holder(self):
@@ -111,8 +111,8 @@ class Lease:
 
     # -- taking and breaking ---------------------------------------------------
     def _owner_text(self, token):
-        return (f"cardstand-lock 1\ntoken: {token}\nname: {self.who}\nhost: {fsops.HOST}\n"
-                f"machine: {MACHINE}\npid: {os.getpid()}\n").encode()
+        return fsops.record(f"cardstand-lock 1\ntoken: {token}\nname: {self.who}\nhost: {fsops.HOST[:64]}\n"
+                            f"machine: {MACHINE[:100]}\npid: {os.getpid()}")
 
     def _try_take(self):
         token = fsops.new_token()
@@ -248,7 +248,8 @@ class Lease:
             try:
                 if self.is_mine():
                     self._beats += 1
-                    fsops.replace_with(self.scratch, self.path / "beat", b"%d\n" % self._beats, durable=False)
+                    fsops.replace_with(self.scratch, self.path / "beat", fsops.record(str(self._beats)),
+                                       durable=False)
             except OSError as e:
                 log.warning("heartbeat failed: %s", e)
 

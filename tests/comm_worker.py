@@ -45,7 +45,7 @@ def counter(board, name, rounds, path, stale):
             p = Path(path)
             n = int(p.read_text()) if p.exists() else 0
             tmp = p.with_name(f"{p.name}.{os.getpid()}")
-            tmp.write_text(str(n + 1))
+            tmp.write_text("%012d" % (n + 1))  # fixed size: a share may cache the old size
             os.replace(tmp, p)
 
 

@@ -1,0 +1,45 @@
+"""Mount one real network share twice over loopback (FUSE), for tests that need two "computers"."""
+import os
+import subprocess
+import uuid
+from pathlib import Path
+
+import filelock
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT.parent / "shared" / "netfs" / "mount_share.sh"
+KNOWN = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
+         "smb": ("/mnt/netfs/smb-a/127.0.0.1/export", "/mnt/netfs/smb-b/127.0.0.1/export")}
+
+
+def _mounted(kind):
+    a, b = KNOWN[kind]
+    return os.path.isdir(a) and os.path.isdir(b) and os.path.ismount(
+        a if kind == "sshfs" else "/mnt/netfs/smb-a") and os.access(a, os.W_OK)
+
+
+def share(kind):
+    """(mount A, mount B) of the same server folder, or skip with the reason."""
+    if os.name == "nt" or os.geteuid() != 0:
+        pytest.skip("mounting FUSE shares needs root on Linux")
+    if not Path("/dev/fuse").exists():
+        pytest.skip("no /dev/fuse: FUSE is unavailable here")
+    if not _mounted(kind):
+        if not SCRIPT.exists():
+            pytest.skip(f"no {kind} share mounted and no mount script at {SCRIPT}")
+        with filelock.FileLock("/tmp/cardstand-netfs-mount.lock", timeout=600):
+            if not _mounted(kind):
+                r = subprocess.run(["bash", str(SCRIPT), kind], capture_output=True, text=True, timeout=600)
+                if r.returncode != 0:
+                    pytest.skip(f"could not mount the {kind} share: {r.stderr.strip()[-300:]}")
+    if not _mounted(kind):
+        pytest.skip(f"the {kind} share is not mounted")
+    return tuple(Path(p) for p in KNOWN[kind])
+
+
+def board_pair(kind):
+    a, b = share(kind)
+    sub = f"board-{uuid.uuid4().hex[:8]}"
+    (a / sub).mkdir()
+    return a / sub, b / sub
