@@ -46,17 +46,14 @@ def ping_pong(dir_a, dir_b, rounds):
 
 
 def idle_cpu(folder, seconds):
-    """CPU seconds per second used by a process waiting on an idle board."""
-    code = ("import sys,time; from comm import Board\n"
-            "b = Board(sys.argv[1], 'idler').join(); b.wait(timeout=float(sys.argv[2]))\n")
-    before = os.times()
-    subprocess.run([sys.executable, "-c", "import comm"], check=True)
-    base = os.times()
-    subprocess.run([sys.executable, "-c", code, str(folder), str(seconds)], check=True)
-    after = os.times()
-    startup = (base.children_user + base.children_system) - (before.children_user + before.children_system)
-    used = (after.children_user + after.children_system) - (base.children_user + base.children_system)
-    return max(0.0, used - startup) / seconds
+    """CPU seconds per second used by a process waiting on an idle board (measured inside it)."""
+    code = ("import sys, time; from comm import Board\n"
+            "b = Board(sys.argv[1], 'idler').join()\n"
+            "c = time.process_time(); b.wait(timeout=float(sys.argv[2]))\n"
+            "print(time.process_time() - c)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(folder), str(seconds)], check=True,
+                         capture_output=True, text=True).stdout
+    return float(out.split()[-1]) / seconds
 
 
 def _row(label, times):
@@ -80,9 +77,8 @@ def run(args):
                 shares.append((label, Path(a), Path(b)))
     with tempfile.TemporaryDirectory() as tmp:
         _row("local disk", ping_pong(Path(tmp) / "board", Path(tmp) / "board", args.rounds))
-        if os.name != "nt":
-            cpu = idle_cpu(Path(tmp) / "idle", args.idle)
-            print(f"{'idle waiter, local disk':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
+        cpu = idle_cpu(Path(tmp) / "idle", args.idle)
+        print(f"{'idle waiter, local disk':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
     for label, a, b in shares:
         sub = f"bench-{os.getpid()}"
         try:
