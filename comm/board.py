@@ -443,6 +443,46 @@ class Board:
                 dropped += 1
         return dropped
 
+    # -- presence ----------------------------------------------------------------
+    def beat(self, state=""):
+        """Say "I am here" (and a short ``state``) in this member's ``alive`` record.
+
+        Others see it with ``alive(name)``; call it every second or so.  Takes
+        no lock: only this member writes its own record.
+        """
+        self._need_join()
+        self._beats = getattr(self, "_beats", 0) + 1
+        text = f"cardstand-alive {VERSION}\nrun: {self.run}\nbeat: {self._beats}\nstate: {state[:64]}"
+        try:
+            fsops.replace_with(self.tmp, self.mine / "alive", fsops.record(text), durable=False)
+        except OSError as e:
+            self._fail(f"cannot write presence: {e}")
+
+    def alive(self, name):
+        """The ``alive`` record of ``name`` as a dict (``run``, ``beat``, ``state``), or None.
+
+        A record that stops changing means its member is gone; judge that on
+        your own clock (``time.monotonic``), never by file times.
+        """
+        check_name(name)
+        text = fsops.read_text(self.box / name.lower() / "alive")
+        if text is None:
+            return None
+        fields = {}
+        for line in text.splitlines()[1:]:
+            key, sep, value = line.partition(": ")
+            if sep:
+                fields[key] = value.strip()
+        return fields
+
+    def member_run(self, name):
+        """The run id of ``name``'s latest ``join``, or None if it never joined."""
+        text = fsops.read_text(self.box / check_name(name).lower() / "member")
+        for line in (text or "").splitlines():
+            if line.startswith("run: "):
+                return line[5:].strip()
+        return None
+
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
         out = []

@@ -94,6 +94,11 @@ def read_text(path):
     return data.decode("utf-8", "replace")
 
 
+def read_text_full(path, limit=1 << 20):
+    data = read_bytes(path, limit)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
 def read_int(path, default=0):
     """An integer kept in a record; ``default`` when missing or unreadable."""
     text = read_text(path)

@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {info,perft,bench}``."""
+"""Command line: ``python -m engine {info,perft,bench,move}``."""
 import argparse
 import platform
 import statistics
@@ -84,6 +84,24 @@ def cmd_bench(args):
         sys.stdout.flush()
 
 
+def cmd_move(args):
+    """One-shot: read a position on stdin, print the AI's move as ``x y``."""
+    from . import oneshot, strategies
+    from .notation import PASS
+    try:
+        position = oneshot.parse_request(sys.stdin.read())
+        ai = strategies.get(args.ai)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    move = ai.next_move(position, args.time)
+    if move == PASS:
+        print("error: no legal move (the side to move must pass)", file=sys.stderr)
+        return 3
+    print(f"{move % position.size} {move // position.size}")
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -103,13 +121,19 @@ def main(argv=None):
     b.add_argument("--depth", type=int, default=10, help="depth for the compiled core (default 10)")
     b.add_argument("--pure-depth", type=int, default=7, help="depth for the pure-Python core (default 7)")
     b.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is shown (default 3)")
+    mv = sub.add_parser("move", help="one-shot: read a position on stdin, print the move as 'x y'",
+                        description="stdin: side to move (1 black, -1 white), board size, then the rows "
+                                    "of cells (0 empty, 1 black, -1 white). stdout: 'x y', 0-based column "
+                                    "and row.")
+    mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
+    mv.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.size % 2 or not 4 <= args.size <= 26:
             ap.error("--size must be even, 4..26")
         if args.depth < 0:
             ap.error("depth must be >= 0")
-    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench}[args.cmd](args) or 0
+    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

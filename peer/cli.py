@@ -1,0 +1,295 @@
+"""Command line of the players: ``python -m peer`` (and ``black.py`` / ``white.py``)."""
+import argparse
+import logging
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from engine import BLACK, WHITE, strategies
+
+from . import texts
+from .players import Computer, External, Human, describe
+from .record import Records, load_file
+from .session import Session
+from .ui import Screen, wants_colour
+
+EPILOG = """examples:
+  python black.py                          a person plays black on ./cardstand
+  python white.py --ai alphabeta --time 2  the computer plays white, 2 s a move
+  python black.py --board //server/share/othello/game1 --name Alice
+  python white.py --engine "python my_engine.py"
+  python -m peer demo                      watch two computer players play
+  python -m peer watch --board cardstand   watch a game in progress
+  python -m peer replay cardstand/records/<id>.game [--ggf]
+
+Start black and white in two shells (either first), on one computer or on
+two computers that share the board folder. A person types moves like d3,
+and 'help' lists the other commands (hint, say, resign, quit).
+"""
+
+
+def _time(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError("the time limit must be positive")
+    return v
+
+
+def _size(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a board size: {text!r}") from None
+    if n % 2 or not 4 <= n <= 26:
+        raise argparse.ArgumentTypeError("the board size must be even, from 4 to 26")
+    return n
+
+
+def play_parser(colour=None):
+    ap = argparse.ArgumentParser(
+        prog={None: "python -m peer", "black": "python black.py", "white": "python white.py"}[colour],
+        description="Play Othello through a shared folder (the message board, 伝言台).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if colour is None:
+        ap.add_argument("--color", "--colour", choices=["black", "white"], required=True,
+                        help="which side this process plays")
+    ap.add_argument("--board", default="cardstand", metavar="DIR",
+                    help="the board folder both players share (default ./cardstand); "
+                         "on a network share use a subfolder, not the share's root")
+    who = ap.add_mutually_exclusive_group()
+    who.add_argument("--ai", metavar="NAME",
+                     help=f"a computer plays this side: {', '.join(strategies.names())}")
+    who.add_argument("--engine", metavar="CMD",
+                     help="an external program plays this side (one-shot format: reads side, size "
+                          "and rows on stdin, writes 'x y')")
+    ap.add_argument("--size", type=_size, help="board size, even 4..26 (black proposes, default 8; "
+                                               "white refuses a different one if given)")
+    ap.add_argument("--name", help="your name as the other side sees it")
+    ap.add_argument("--lang", choices=texts.LANGS, default=None,
+                    help="language of the messages (default: from the locale)")
+    ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
+                    help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
+    ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
+    ap.add_argument("--new", action="store_true", help="start a new game even if an unfinished one is on the board")
+    ap.add_argument("--patience", type=_time, default=None, metavar="SECONDS",
+                    help="leave when the opponent has been gone this long (default: a person waits, "
+                         "a computer waits 120 s)")
+    ap.add_argument("--pace", type=float, default=0.0, help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--stats", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--classic-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    ap.add_argument("--verbose", action="store_true", help=argparse.SUPPRESS)
+    return ap
+
+
+def play(argv, colour=None):
+    args = play_parser(colour).parse_args(argv)
+    colour = colour or args.color
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
+                        format="%(name)s: %(message)s")
+    lang = args.lang or texts.default_lang()
+    screen = Screen(lang, wants_colour(args.no_color))
+    try:
+        if args.ai:
+            player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed)
+        elif args.engine:
+            player = External(args.engine, time_limit=args.time or 10.0)
+        else:
+            player = Human()
+    except ValueError as e:
+        screen.say("cannot_play", reason=e)
+        return 2
+    patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
+    session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
+                      name=args.name, size=args.size, new=args.new, patience=patience,
+                      stats=args.stats, classic_after=args.classic_after)
+    return session.run()
+
+
+# -- watching, replaying, demo ------------------------------------------------------------------
+
+def watch(argv):
+    ap = argparse.ArgumentParser(prog="python -m peer watch", description="Show a live game, read-only.")
+    ap.add_argument("--board", default="cardstand", metavar="DIR")
+    ap.add_argument("--no-color", action="store_true")
+    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    ap.add_argument("--until-over", action="store_true", help="stop when the game ends")
+    args = ap.parse_args(argv)
+    screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    return follow(Path(args.board), screen, until_over=args.until_over)
+
+
+def follow(board, screen, until_over=True, timeout=None):
+    records = Records(board)
+    screen.say("watching", board=board)
+    shown = None
+    start = time.monotonic()
+    try:
+        while True:
+            rec = records.current()
+            key = rec and (rec.id, rec.moves, rec.status)
+            if rec and key != shown:
+                shown = key
+                try:
+                    g = rec.game()
+                except (ValueError, Exception):
+                    time.sleep(0.1)
+                    continue
+                pos = g.position
+                last = next((m for m in reversed(g.moves) if m >= 0), None)
+                flipped = 0
+                if g.moves and g.moves[-1] >= 0:
+                    flipped = g.positions[-2].flips(g.moves[-1])
+                screen.line("")
+                screen.line(f"{rec.black} ({screen.t('black')}) - {rec.white} ({screen.t('white')})"
+                            f"   #{len(g.moves)}  {rec.status} {rec.result}")
+                screen.board(pos, last=last, flipped=flipped, show_legal=False)
+                if rec.status != "playing" and until_over:
+                    return 0
+            if timeout is not None and time.monotonic() - start > timeout:
+                return 1
+            time.sleep(0.1)
+    except KeyboardInterrupt:
+        return 0
+
+
+def replay(argv):
+    ap = argparse.ArgumentParser(prog="python -m peer replay",
+                                 description="Replay a recorded game, or export it as GGF.")
+    ap.add_argument("file", help="a game record (BOARD/records/<id>.game)")
+    ap.add_argument("--ggf", action="store_true", help="print the game in GGF instead")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds between moves")
+    ap.add_argument("--no-color", action="store_true")
+    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    args = ap.parse_args(argv)
+    screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    try:
+        rec = load_file(args.file)
+        g = rec.game()
+    except (OSError, ValueError) as e:
+        print(f"cannot replay {args.file}: {e}", file=sys.stderr)
+        return 2
+    if args.ggf:
+        print(rec.ggf())
+        return 0
+    screen.line(f"{rec.black} ({screen.t('black')}) - {rec.white} ({screen.t('white')}), {rec.date}")
+    pos = g.start
+    screen.board(pos, show_legal=False)
+    for i, m in enumerate(g.moves, 1):
+        flipped = pos.flips(m) if m >= 0 else 0
+        mover = screen.colour_name(pos.turn)
+        pos = pos.play(m)
+        screen.line(f"\n#{i} {mover}: {describe(m, rec.size)}")
+        screen.board(pos, last=m if m >= 0 else None, flipped=flipped, show_legal=False)
+        if args.delay:
+            time.sleep(args.delay)
+    screen.line(f"{rec.status} {rec.result}")
+    return 0
+
+
+def _player_cmd(colour, board, ai, extra):
+    return [sys.executable, "-m", "peer", "--color", colour, "--board", str(board), "--ai", ai,
+            "--no-color", *extra]
+
+
+def demo(argv):
+    ap = argparse.ArgumentParser(prog="python -m peer demo",
+                                 description="Two computer players in two processes, shown as they play.")
+    ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
+    ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
+    ap.add_argument("--size", type=_size, default=8)
+    ap.add_argument("--pace", type=float, default=0.4, help="at least this many seconds a move (default 0.4)")
+    ap.add_argument("--time", type=_time, default=0.5, help="AI thinking time per move (default 0.5)")
+    ap.add_argument("--board", default=None, help="board folder (default: a new temporary folder)")
+    ap.add_argument("--no-color", action="store_true")
+    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    args = ap.parse_args(argv)
+    for name in (args.black, args.white):
+        if name.lower() not in strategies.names():
+            ap.error(f"unknown AI {name!r}; choose from {', '.join(strategies.names())}")
+    screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    tmp = None
+    board = Path(args.board) if args.board else Path(tempfile.mkdtemp(prefix="cardstand-demo-")) / "board"
+    if not args.board:
+        tmp = board.parent
+    extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
+    logs = [open(board.parent / f"{c}.log", "w") if tmp else subprocess.DEVNULL for c in ("black", "white")]
+    procs = [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
+                              stdout=logs[0], stderr=subprocess.STDOUT),
+             subprocess.Popen(_player_cmd("white", board, args.white, extra),
+                              stdout=logs[1], stderr=subprocess.STDOUT)]
+    try:
+        code = follow(board, screen, until_over=True, timeout=600)
+        for p in procs:
+            p.wait(timeout=60)
+        rec = Records(board).current()
+        if rec:
+            path = Records(board).path(rec.id)
+            screen.say("record", path=path)
+            screen.line(f"python -m peer replay {path}")
+        return code if all(p.returncode == 0 for p in procs) else 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for f in logs:
+            if f is not subprocess.DEVNULL:
+                f.close()
+
+
+def bench(argv):
+    """Per-move messaging overhead between two processes with fast computer players."""
+    ap = argparse.ArgumentParser(prog="python -m peer bench")
+    ap.add_argument("--games", type=int, default=5)
+    ap.add_argument("--size", type=_size, default=8)
+    ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
+    args = ap.parse_args(argv)
+    values = []
+    wall = 0.0
+    moves = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for g in range(args.games):
+            board = Path(tmp) / f"b{g}"
+            stats = [Path(tmp) / f"s{g}{c}" for c in ("b", "w")]
+            t = time.perf_counter()
+            procs = [subprocess.Popen(_player_cmd(c, board, args.ai, ["--new", "--seed", str(g * 2 + i),
+                                                                      "--stats", str(stats[i]),
+                                                                      "--size", str(args.size)]),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     for i, c in enumerate(("black", "white"))]
+            for p in procs:
+                p.wait(timeout=300)
+            wall += time.perf_counter() - t
+            rec = Records(board).current()
+            moves += len(rec.game().moves) if rec else 0
+            for s in stats:
+                if s.exists():
+                    values += [float(x) for x in s.read_text().split()]
+    if not values:
+        print("no figures: the games did not run")
+        return 1
+    values.sort()
+    print(f"peer bench: {args.games} games of {args.ai} vs {args.ai} on {args.size}x{args.size}, "
+          f"{moves} moves, {len(values)} measured")
+    print(f"overhead per move (reply time minus the opponent's thinking): "
+          f"median {statistics.median(values):.2f} ms, p90 {values[int(len(values) * 0.9)]:.2f} ms, "
+          f"max {values[-1]:.2f} ms")
+    print(f"whole games incl. process start: {wall / args.games:.2f} s a game")
+    return 0
+
+
+def main(argv=None, colour=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if colour is None and argv and argv[0] in ("demo", "watch", "replay", "bench", "play"):
+        cmd = argv.pop(0)
+        if cmd != "play":
+            return {"demo": demo, "watch": watch, "replay": replay, "bench": bench}[cmd](argv)
+    return play(argv, colour)

@@ -1,0 +1,112 @@
+"""Who chooses this side's moves: a person at the terminal, a built-in AI, or an external program."""
+import os
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import unicodedata
+
+from engine import PASS, notation, oneshot, strategies
+
+EOF_LINE = object()
+
+
+class LineInput:
+    """Lines typed at the terminal, read by a background thread so the game never blocks on them."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stdin
+        self.q = queue.Queue()
+        threading.Thread(target=self._read, name="stdin", daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                line = self.stream.readline()
+            except (OSError, ValueError, UnicodeDecodeError):
+                line = ""
+            if not line:
+                self.q.put(EOF_LINE)
+                return
+            self.q.put(line)
+
+    def get(self, timeout=0.0):
+        try:
+            return self.q.get(timeout=timeout) if timeout else self.q.get_nowait()
+        except queue.Empty:
+            return None
+
+
+def normalise(line):
+    """Full-width letters and digits (ｄ３) become ASCII; case and spaces do not matter."""
+    return unicodedata.normalize("NFKC", line).strip()
+
+
+class Human:
+    kind = "human"
+
+    def __init__(self, lines=None):
+        self.lines = lines or LineInput()
+
+
+class Computer:
+    kind = "computer"
+
+    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None):
+        opts = {"seed": seed} if name.lower() == "random" and seed is not None else {}
+        self.strategy = strategies.get(name, **opts)
+        self.name = name
+        self.time_limit = time_limit
+        self.pace = pace
+
+    def choose(self, position):
+        t = time.monotonic()
+        move = self.strategy.next_move(position, self.time_limit)
+        rest = self.pace - (time.monotonic() - t)
+        if rest > 0:
+            time.sleep(rest)
+        return move, ""
+
+
+class External:
+    """A program run once per move in the one-shot format (see ``engine.oneshot``)."""
+
+    kind = "computer"
+
+    def __init__(self, command, time_limit=10.0, fallback="greedy"):
+        self.command = command
+        self.argv = shlex.split(command, posix=os.name != "nt")
+        if not self.argv:
+            raise ValueError("--engine needs a command")
+        self.time_limit = time_limit
+        self.fallback = strategies.get(fallback)
+
+    def choose(self, position):
+        """(move, problem): on a time-out, crash or bad answer, a fallback move and the reason."""
+        try:
+            r = subprocess.run(self.argv, input=oneshot.format_request(position), capture_output=True,
+                               text=True, timeout=self.time_limit)
+        except subprocess.TimeoutExpired:
+            return self._fallback(position, f"no answer within {self.time_limit:g} s")
+        except OSError as e:
+            return self._fallback(position, f"cannot run {self.command!r}: {e}")
+        if r.returncode != 0:
+            err = (r.stderr or "").strip().splitlines()
+            return self._fallback(position, f"exit code {r.returncode}" + (f": {err[-1][:120]}" if err else ""))
+        try:
+            sq = oneshot.parse_answer(r.stdout, position.size)
+        except ValueError as e:
+            return self._fallback(position, str(e))
+        if not position.is_legal(sq):
+            return self._fallback(position, f"{notation.square_name(sq, position.size)} is not a legal move")
+        return sq, ""
+
+    def _fallback(self, position, reason):
+        move = self.fallback.next_move(position)
+        return move, reason
+
+
+def describe(move, size):
+    return "pass" if move == PASS else notation.square_name(move, size)

@@ -1,0 +1,89 @@
+"""Everything a player reads, in English and Japanese."""
+import locale
+import os
+
+TEXTS = {
+    "waiting_join": ("Waiting for {other} to join the board {board} ...",
+                     "{other} が伝言台 {board} に来るのを待っています…"),
+    "waiting_hello": ("{other} has joined; waiting for its greeting ...",
+                      "{other} が来ました。あいさつを待っています…"),
+    "game_on": ("Game on: {black} (black {bd}) vs {white} (white {wd}) on {size}x{size}.",
+                "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size} の盤"),
+    "classic": ("{other} speaks the classic protocol (bare coordinates only): classic mode.",
+                "{other} は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
+    "resume": ("Resuming game {id} at move {n}.", "対局 {id} を {n} 手目から再開します。"),
+    "your_turn": ("Your move ({colour}). Type a square like d3, or 'help'.",
+                  "あなたの番です（{colour}）。d3 のように打つ場所を入力してください（help で説明）。"),
+    "their_turn": ("{name} ({colour}) to move ...", "{name}（{colour}）の番です…"),
+    "played": ("{name} played {move}.", "{name} は {move} に打ちました。"),
+    "you_played": ("You played {move}.", "あなたは {move} に打ちました。"),
+    "you_pass": ("You have no legal move: you pass.", "打てる場所がないので、あなたはパスします。"),
+    "they_pass": ("{name} has no legal move and passes.", "{name} は打てる場所がないのでパスします。"),
+    "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name} を待ってください。"),
+    "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
+    "unknown": ("Unknown command {cmd!r}. Type 'help' for the commands.",
+                "{cmd!r} はわからないコマンドです。help でコマンドの一覧を表示します。"),
+    "help": ("Commands: a square (d3) to move, 'hint' for a suggestion, 'say TEXT' to chat, "
+             "'board' to redraw, 'resign' to give up, 'quit' to leave (you can come back), 'help'.",
+             "コマンド: マス（d3 など）で着手、hint でヒント、say 文 でチャット、board で盤面表示、"
+             "resign で投了、quit で中断（あとで再開できます）、help でこの説明。"),
+    "hint": ("Hint: {move}", "ヒント: {move}"),
+    "chat": ("{name} says: {text}", "{name}: {text}"),
+    "sent_chat": ("(sent)", "（送信しました）"),
+    "gone": ("{name} shows no sign of life for {secs} s (killed, or the share is gone?). "
+             "Waiting; type 'quit' to leave.",
+             "{name} から {secs} 秒以上応答がありません（終了したか、共有フォルダが切れた？）。"
+             "待っています。やめるときは quit。"),
+    "back": ("{name} is back.", "{name} が戻りました。"),
+    "left": ("{name} left the game. Waiting for them to come back; type 'quit' to leave.",
+             "{name} が対局を中断しました。戻るのを待っています。やめるときは quit。"),
+    "giving_up_wait": ("{name} did not come back within {secs} s: leaving.",
+                       "{name} が {secs} 秒以内に戻らなかったので終了します。"),
+    "they_resigned": ("{name} resigned.", "{name} が投了しました。"),
+    "you_resigned": ("You resigned.", "投了しました。"),
+    "over": ("Game over: black {b} - white {w}. {verdict}", "対局終了: 黒 {b} - 白 {w}。{verdict}"),
+    "win": ("{name} wins.", "{name} の勝ち。"),
+    "draw": ("A draw.", "引き分け。"),
+    "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),
+    "refused_theirs": ("{name} sent {move!r}, refused: {reason}", "{name} から {move!r} が届きましたが拒否しました: {reason}"),
+    "cannot_play": ("Cannot play: {reason}", "対局できません: {reason}"),
+    "send_retry": ("Could not send ({reason}); retrying ...", "送信できませんでした（{reason}）。再試行します…"),
+    "bye": ("You left the game; start the same command again to resume.",
+            "対局を中断しました。同じコマンドで再開できます。"),
+    "record": ("Game record: {path}", "棋譜: {path}"),
+    "engine_failed": ("The external engine failed ({reason}); playing {move} instead.",
+                      "外部エンジンが失敗しました（{reason}）。代わりに {move} に打ちます。"),
+    "thinking": ("thinking", "考慮中"),
+    "waiting": ("waiting", "待機中"),
+    "gone_state": ("gone?", "応答なし"),
+    "black": ("black", "黒"),
+    "white": ("white", "白"),
+    "discs": ("black {bd} {b}   white {wd} {w}", "黒 {bd} {b}   白 {wd} {w}"),
+    "turn_line": ("{colour} to move", "{colour} の番"),
+    "opp_state": ("{name}: {state}", "{name}: {state}"),
+    "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
+    "not_legal": ("not a legal move", "そこには打てません"),
+    "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
+    "out_of_turn": ("not your turn", "手番ではありません"),
+    "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
+    "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
+}
+
+LANGS = ("en", "ja")
+
+
+def default_lang():
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        v = os.environ.get(var, "")
+        if v:
+            return "ja" if v.lower().startswith("ja") else "en"
+    try:
+        loc = locale.getlocale()[0] or ""
+    except ValueError:
+        loc = ""
+    return "ja" if loc.lower().startswith(("ja", "japanese")) else "en"
+
+
+def text(lang, key, **kw):
+    en, ja = TEXTS[key]
+    return (ja if lang == "ja" else en).format(**kw)

@@ -1,0 +1,99 @@
+"""What a player sees: the board with coordinates, colours when the terminal has them."""
+import os
+import sys
+
+import colorama
+
+from engine import BLACK, notation
+
+from . import texts
+
+
+def wants_colour(flag_no_color=False, stream=None):
+    """Colour only on a terminal, and never with --no-color or NO_COLOR set."""
+    stream = stream or sys.stdout
+    if flag_no_color or "NO_COLOR" in os.environ:
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def _can_encode(s, stream):
+    try:
+        s.encode(getattr(stream, "encoding", None) or "ascii")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+class Screen:
+    def __init__(self, lang="en", colour=False, stream=None):
+        self.lang = lang
+        self.stream = stream or sys.stdout
+        self.colour = colour
+        if colour:
+            colorama.just_fix_windows_console()
+        fancy = _can_encode("●○·", self.stream)
+        self.discs = ("●", "○") if fancy and colour else ("X", "O")
+        self.dot = "·" if fancy and colour else "*"
+
+    def t(self, key, **kw):
+        return texts.text(self.lang, key, **kw)
+
+    def say(self, key, **kw):
+        self.line(self.t(key, **kw))
+
+    def line(self, s=""):
+        try:
+            print(s, file=self.stream, flush=True)
+        except UnicodeEncodeError:
+            enc = getattr(self.stream, "encoding", None) or "ascii"
+            print(s.encode(enc, "replace").decode(enc), file=self.stream, flush=True)
+
+    def _paint(self, s, fore="", back="", bright=False):
+        if not self.colour:
+            return s
+        style = colorama.Style.BRIGHT if bright else ""
+        return f"{style}{fore}{back}{s}{colorama.Style.RESET_ALL}"
+
+    def colour_name(self, c):
+        return self.t("black" if c == BLACK else "white")
+
+    def disc(self, c):
+        return self.discs[0] if c == BLACK else self.discs[1]
+
+    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
+        """Draw ``position``: ``last`` move and ``flipped`` discs highlighted, legal moves marked."""
+        n = position.size
+        legal = position.legal_moves_mask() if show_legal else 0
+        out = ["    " + " ".join(chr(ord("a") + x) for x in range(n))]
+        Fore, Back = colorama.Fore, colorama.Back
+        for y in range(n):
+            cells = []
+            for x in range(n):
+                sq = y * n + x
+                c = position.colour_at(sq)
+                if c is None:
+                    cell = self._paint(self.dot, Fore.GREEN) if legal >> sq & 1 else "."
+                else:
+                    ch = self.disc(c)
+                    fore = Fore.WHITE if c != BLACK else Fore.BLACK
+                    back = Back.GREEN
+                    if sq == last:
+                        back = Back.RED
+                    elif flipped >> sq & 1:
+                        back = Back.YELLOW
+                    if self.colour:
+                        cell = self._paint(ch, fore, back, bright=True)
+                    elif sq == last:
+                        cell = ch.lower() if ch.isalpha() else ch
+                    else:
+                        cell = ch
+                cells.append(cell)
+            out.append(f"{y + 1:>3} " + " ".join(cells))
+        b, w = position.discs()
+        out.append(self.t("discs", b=b, w=w, bd=self.disc(BLACK), wd=self.disc(1)))
+        if last is not None and last >= 0:
+            out[-1] += f"   ({notation.square_name(last, n)})"
+        if status:
+            out.append(status)
+        self.line("\n".join(out))
