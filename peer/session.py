@@ -43,6 +43,7 @@ class Session:
         self.my_name = name or self.me
         self.their_name = self.other
         self.size = size
+        self.want_size = size       # the size asked for on the command line, if any
         self.new = new
         self.classic_after = classic_after
         self.gone_after = gone_after
@@ -167,8 +168,8 @@ class Session:
             fields.update(size=self.size, game=self.gid,
                           moves=self.game.transcript(passes=True) if self.game else "")
         else:
-            if self.size:
-                fields["size"] = self.size
+            if self.want_size:
+                fields["size"] = self.want_size
             if self.game:
                 fields.update(game=self.gid, moves=self.game.transcript(passes=True))
         return protocol.control(verb, **fields)
@@ -183,7 +184,8 @@ class Session:
 
     def _handshake(self):
         resume = None if self.new else self.records.current()
-        if resume and resume.status != "playing":
+        if resume and (resume.status != "playing" or not resume.moves
+                       or (self.want_size and resume.size != self.want_size)):
             resume = None
         if self.colour == BLACK:
             self.size = resume.size if resume else (self.size or 8)
@@ -194,6 +196,7 @@ class Session:
         elif resume:
             self.size = resume.size
             self._start_game(resume.id, resume.size, resume.moves)
+            self.say("resume", id=resume.id, n=len(self.game.moves) + 1)
         hello = self._hello()
         sent = self.board.send(self.other, hello)
         joined_at = time.monotonic() if sent else None
@@ -259,10 +262,10 @@ class Session:
             size = int(msg.get("size") or 8)
         except ValueError:
             size = 0
-        if size % 2 or not 4 <= size <= 26 or (self.size and self.game is None and size != self.size) or \
-                (self.game is not None and msg.get("game") == self.gid and size != self.size):
-            reason = (f"black proposes a {size}x{size} board, white wants {self.size}x{self.size}"
-                      if self.size else f"bad board size {msg.get('size')!r}")
+        want = self.want_size
+        if size % 2 or not 4 <= size <= 26 or (want and size != want):
+            reason = (f"black proposes a {size}x{size} board, white wants {want}x{want}"
+                      if want else f"bad board size {msg.get('size')!r}")
             self.board.send(self.other, protocol.control("refuse", reason=reason))
             self.say("cannot_play", reason=reason)
             raise Leave(3)
@@ -467,7 +470,7 @@ class Session:
             self.say("back", name=self.their_name)
         pos = self.game.position
         text = msg.get("square")
-        n = msg.get("n")
+        n = msg.fields.get("n")
         expected = len(self.game.moves) + 1
         if n is not None:
             if n < expected:
@@ -539,7 +542,9 @@ class Session:
                     self._handle(self.pending.pop(0))
                     continue
                 mine = pos.turn == self.colour
-                if mine:
+                if mine and pos.must_pass():
+                    self._my_move()  # pass first: a classic opponent's next move follows at once
+                elif mine:
                     self._drain(0)
                     if self.game.position.turn == self.colour and not self.game.position.is_game_over():
                         self._my_move()

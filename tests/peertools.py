@@ -1,0 +1,25 @@
+"""Helpers to run players as real processes."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def player(colour, board, *args, stdin=None):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    return subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--lang", "en",
+                             *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL,
+                            text=True, encoding="utf-8", env=env, cwd=ROOT)
+
+
+def finish(proc, timeout=120):
+    out, _ = proc.communicate(timeout=timeout)
+    return proc.returncode, out
+
+
+def final_line(out):
+    lines = [l for l in out.splitlines() if l.startswith("Game over")]
+    return lines[-1] if lines else None

@@ -1,0 +1,82 @@
+"""Whole games between two real processes over a temporary board folder."""
+import pytest
+
+from engine import Game
+from peer.record import Records
+
+from peertools import final_line, finish, player
+
+
+def play_pair(board, size, black_ai, white_ai, seed):
+    b = player("black", board, "--ai", black_ai, "--seed", seed, "--size", size, "--time", "0.05")
+    w = player("white", board, "--ai", white_ai, "--seed", seed + 1000, "--time", "0.05")
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    return rb, ob, rw, ow
+
+
+@pytest.mark.parametrize("size,seeds", [(6, range(4)), (8, range(3)), (10, range(1))])
+def test_ai_games_end_the_same_on_both_sides(tmp_path, size, seeds):
+    for seed in seeds:
+        board = tmp_path / f"b{seed}"
+        rb, ob, rw, ow = play_pair(board, size, "random", "random" if seed % 2 else "greedy", seed)
+        assert rb == 0 and rw == 0, ob + ow
+        assert final_line(ob) is not None and final_line(ob) == final_line(ow), (ob[-500:], ow[-500:])
+        rec = Records(board).current()
+        assert rec.status == "over" and rec.size == size
+        g = Game.from_transcript(rec.moves, size=size)
+        assert g.position.is_game_over()
+        b, w = g.position.discs()
+        assert f"black {b} - white {w}" in final_line(ob)
+
+
+def test_either_side_may_start_first(tmp_path):
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "random", "--seed", 1)
+    import time
+    time.sleep(1.0)
+    b = player("black", board, "--ai", "random", "--seed", 2)
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0
+    assert "Waiting for black" in ow or "waiting" in ow.lower()
+    assert final_line(ob) == final_line(ow)
+
+
+def test_size_mismatch_is_refused_on_both_sides(tmp_path):
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "random", "--size", 6)
+    w = player("white", board, "--ai", "random", "--size", 8)
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == 3 and rw == 3
+    assert "Cannot play" in ob and "6x6" in ob
+    assert "Cannot play" in ow and "6x6" in ow
+
+
+def test_replay_and_ggf(tmp_path):
+    import subprocess
+    import sys
+    board = tmp_path / "b"
+    play_pair(board, 8, "greedy", "random", 3)
+    path = Records(board).path(Records(board).current().id)
+    r = subprocess.run([sys.executable, "-m", "peer", "replay", str(path), "--no-color"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "#1 black: " in r.stdout and "over" in r.stdout
+    g = subprocess.run([sys.executable, "-m", "peer", "replay", str(path), "--ggf"],
+                       capture_output=True, text=True, timeout=60)
+    assert g.stdout.startswith("(;GM[Othello]") and "B[" in g.stdout and g.stdout.strip().endswith(";)")
+    assert "TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]" in g.stdout
+    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "cannot replay" in bad.stderr
+
+
+def test_demo_runs_two_processes(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "peer", "demo", "--pace", "0", "--time", "0.05", "--no-color",
+                        "--board", str(tmp_path / "demo"), "--size", "6"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "over" in r.stdout and "Game record" in r.stdout

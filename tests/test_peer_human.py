@@ -1,0 +1,82 @@
+"""A person at a (pseudo-)terminal: typos, hint, chat, resign, quit."""
+import os
+import sys
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
+
+from peer.record import Records  # noqa: E402
+
+from peertools import ROOT, finish, player  # noqa: E402
+
+
+def human(colour, board, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
+                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30)
+
+
+def test_typos_hint_chat_and_resign(tmp_path):
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--name", "Bot")
+    h = human("black", board, "--lang", "en", "--name", "Ann")
+    h.expect("Your move")
+    h.sendline("hello")
+    h.expect("Unknown command 'hello'")
+    h.sendline("d9")
+    h.expect("off the 8x8 board.*Legal moves: d3 c4 f5 e6")
+    h.sendline("a1")
+    h.expect("flips nothing")
+    h.sendline("d4")
+    h.expect("already taken")
+    h.sendline("help")
+    h.expect("Commands:")
+    h.sendline("hint")
+    h.expect(r"Hint: (d3|c4|f5|e6)")
+    h.sendline("say good luck")
+    h.expect("sent")
+    h.sendline("ｆ５")                       # full-width input works
+    h.expect("You played f5")
+    h.expect("Bot played")
+    h.expect("Your move")
+    h.sendline("resign")
+    h.expect("You resigned")
+    h.expect(pexpect.EOF)
+    rw, ow = finish(w)
+    assert rw == 0 and "Ann says: good luck" in ow and "Ann resigned" in ow
+    rec = Records(board).current()
+    assert rec.status == "resigned" and rec.black == "Ann" and rec.white == "Bot"
+
+
+def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
+    board = tmp_path / "b"
+    w = human("white", board, "--lang", "ja", "--name", "花子")
+    b = human("black", board, "--lang", "en")
+    b.expect("Your move")
+    w.expect("対局開始")
+    w.sendline("d3")
+    w.expect("あなたの番ではありません")
+    b.sendline("f5")
+    w.expect("black は f5 に打ちました")
+    w.expect("あなたの番です")
+    w.sendline("quit")
+    w.expect("中断しました")
+    w.expect(pexpect.EOF)
+    b.expect("left the game")
+    b.sendline("quit")
+    b.expect("You left the game")
+    b.expect(pexpect.EOF)
+    assert Records(board).current().status == "playing"   # resumable
+
+
+def test_ctrl_c_leaves_cleanly(tmp_path):
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "random", "--patience", "2")
+    b = human("black", board, "--lang", "en")
+    b.expect("Your move")
+    b.sendintr()
+    b.expect("You left the game")
+    b.expect(pexpect.EOF)
+    rw, ow = finish(w)
+    assert "left the game" in ow and rw == 4

@@ -1,0 +1,169 @@
+"""The game protocol against scripted opponents: classic programs, bad messages, versions, restarts."""
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from comm import Board
+from engine import Game, Position
+from peer import protocol
+from peer.record import Records
+
+from peertools import final_line, finish, player
+
+HERE = Path(__file__).parent
+
+
+def fake(board, name):
+    return Board(board, name).join()
+
+
+def expect(me, kind, timeout=30, skip=("say",)):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = me.wait(timeout=max(0.01, deadline - time.monotonic()))
+        if m is None:
+            break
+        msg = protocol.parse(m.body)
+        if msg.kind == kind:
+            return msg
+    raise AssertionError(f"no {kind} message within {timeout} s")
+
+
+def test_against_a_classic_tutorial_program(tmp_path):
+    board = tmp_path / "b"
+    classic = subprocess.Popen([sys.executable, str(HERE / "classic_white.py"), str(board)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(0.5)
+    b = player("black", board, "--ai", "greedy", "--classic-after", "1.5")
+    rb, ob = finish(b, timeout=180)
+    out, _ = classic.communicate(timeout=60)
+    assert rb == 0, ob[-800:]
+    assert "classic mode" in ob
+    line = final_line(ob)
+    expect_counts = out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert expect_counts in line, (line, out[-300:])
+    ignored = [l for l in out.splitlines() if l.startswith("ignored")]
+    assert all(l.startswith("ignored: #cardstand") for l in ignored), ignored  # only control lines
+    rec = Records(board).current()
+    assert rec.mode == "classic" and rec.status == "over"
+
+
+def handshake_as_white(board, **extra):
+    me = fake(board, "white")
+    hello = expect(me, "hello")
+    fields = dict(v=1, role="white", name="Script", game=hello.get("game"), moves=hello.get("moves"))
+    fields.update(extra)
+    me.send("black", protocol.control("welcome", **fields))
+    return me, hello
+
+
+def test_illegal_duplicate_out_of_turn_and_garbage_are_refused(tmp_path):
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "greedy", "--time", "0.05")
+    me, hello = handshake_as_white(board)
+    g = Game()
+    m = expect(me, "move")
+    assert m.get("n") == 1
+    g.play(m.get("square"))
+    me.send("black", "a1 #2")                                       # illegal
+    r = expect(me, "refused")
+    assert r.get("move") == "a1 #2" and "flips nothing" in r.get("reason")
+    me.send("black", "#cardstand nonsense here")                    # garbage: ignored
+    me.send("black", "zzz")                                          # garbage: ignored
+    me.send("black", "d3 #5")                                        # a gap: refused
+    assert "expected" in expect(me, "refused").get("reason")
+    legal = g.position.legal_moves()
+    from engine import square_name
+    mv = square_name(legal[0])
+    me.send("black", f"{mv} #2")
+    g.play(mv)
+    me.send("black", f"{mv} #2")                                     # duplicate: ignored silently
+    m = expect(me, "move")
+    assert m.get("n") == 3
+    g.play(m.get("square"))
+    mv2 = square_name(g.position.legal_moves()[0])
+    me.send("black", f"{mv2} #3")                                    # stale number for a new move: dropped
+    me.send("black", "#cardstand say text=%E3%81%AF%E3%81%84")
+    me.send("black", "#cardstand resign")
+    rb, ob = finish(b)
+    assert rb == 0
+    assert "white resigned" in Records(board).current().result
+    assert "refused" in ob and "Script says: はい" in ob
+    rec = Records(board).current()
+    assert Game.from_transcript(rec.moves).transcript() == g.transcript()
+
+
+def test_version_mismatch_is_refused_on_both_sides(tmp_path):
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "random")
+    me = fake(board, "white")
+    expect(me, "hello")
+    me.send("black", protocol.control("welcome", v=2, role="white", name="future", game="x"))
+    r = expect(me, "refuse")
+    assert "version 2" in r.get("reason")
+    rb, ob = finish(b)
+    assert rb == 3 and "protocol version 2 is not supported" in ob
+
+    w = player("white", board / "2", "--ai", "random")
+    me2 = fake(board / "2", "black")
+    deadline = time.monotonic() + 30
+    while not me2.send("white", protocol.control("hello", v=9, role="black", size=8, game="g1", moves="")):
+        assert time.monotonic() < deadline, "white never joined"
+        time.sleep(0.1)
+    assert "version 9" in expect(me2, "refuse").get("reason")
+    rw, ow = finish(w)
+    assert rw == 3 and "Cannot play" in ow
+
+
+@pytest.mark.parametrize("victim", ["black", "white"])
+def test_kill_and_restart_either_side_mid_game(tmp_path, victim):
+    board = tmp_path / "b"
+    common = ["--ai", "random", "--time", "0.05", "--pace", "0.15"]
+    procs = {"black": player("black", board, *common, "--seed", 1),
+             "white": player("white", board, *common, "--seed", 2)}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rec = Records(board).current()
+        if rec and len(Game.from_transcript(rec.moves).moves) >= 10:
+            break
+        time.sleep(0.05)
+    procs[victim].send_signal(signal.SIGKILL)
+    procs[victim].wait()
+    time.sleep(0.5)
+    procs[victim] = player(victim, board, *common, "--seed", 3)
+    rb, ob = finish(procs["black"], timeout=180)
+    rw, ow = finish(procs["white"], timeout=180)
+    assert rb == 0 and rw == 0, (ob[-600:], ow[-600:])
+    assert "Resuming game" in (ob if victim == "black" else ow)
+    assert final_line(ob) == final_line(ow) is not None
+    rec = Records(board).current()
+    g = Game.from_transcript(rec.moves)
+    assert g.position.is_game_over() and rec.status == "over"
+
+
+def test_external_engines_that_fail_are_handled(tmp_path):
+    board = tmp_path / "b"
+    slow = f'{sys.executable} -c "import time; time.sleep(5)"'
+    b = player("black", board, "--engine", slow, "--time", "0.3")
+    w = player("white", board, "--engine", f'{sys.executable} -c "print(\'hello\')"')
+    rb, ob = finish(b, timeout=240)
+    rw, ow = finish(w, timeout=240)
+    assert rb == 0 and rw == 0
+    assert "no answer within 0.3 s" in ob
+    assert "expected 'x y'" in ow
+    assert final_line(ob) == final_line(ow) is not None
+
+
+def test_external_engine_in_the_one_shot_format(tmp_path):
+    board = tmp_path / "b"
+    good = f"{sys.executable} -m engine move --ai greedy --time 0.05"
+    b = player("black", board, "--engine", good)
+    w = player("white", board, "--ai", "random")
+    rb, ob = finish(b, timeout=240)
+    rw, _ = finish(w, timeout=240)
+    assert rb == 0 and rw == 0
+    assert "external engine failed" not in ob
