@@ -22,4 +22,22 @@ static inline int bits_count(uint64_t x) {
     return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 #endif
+
+/* Seconds on a monotonic clock, for search time limits. */
+#if defined(_WIN32)
+#include <windows.h>
+static double bits_now(void) {
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / (double)f.QuadPart;
+}
+#else
+#include <time.h>
+static double bits_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+#endif
 #endif

@@ -9,7 +9,8 @@ pure-Python core, so the three can be checked against one another.
 The Python-facing functions take and return masks as Python ints, square
 ``i = y * size + x``, exactly like ``engine._pure``.
 """
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int8_t, int16_t, uint64_t
+from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
 cdef extern from "_bits.h" nogil:
@@ -255,6 +256,516 @@ cdef object _mb_mask(Mailbox* b, int colour):
     return bits
 
 
+# ------------------------------------------------------------------- search
+
+cdef extern from "_bits.h" nogil:
+    double bits_now()
+
+cdef enum:
+    INF = 32000
+    WIN = 10000          # a finished game in a midgame search: WIN + disc difference
+    TT_BITS = 20
+    KIND_EXACT = 1
+    KIND_MID = 2
+    SOLVE_TT_EMPTIES = 11
+    SOLVE_ORDER_EMPTIES = 7
+    SOLVE_SMALL = 5
+    SOLVE_STABLE_EMPTIES = 8
+
+cdef struct TTEntry:
+    uint64_t P
+    uint64_t O
+    int16_t lower
+    int16_t upper
+    int8_t depth
+    int8_t move
+    int8_t kind
+
+cdef struct Search:
+    TTEntry* tt
+    uint64_t mask
+    uint64_t nodes
+    double deadline      # 0: none
+    int aborted
+
+cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
+
+
+cdef inline uint64_t _mix(uint64_t P, uint64_t O) noexcept nogil:
+    return mix64(P ^ mix64(O))
+
+
+cdef inline bint _tick(Search* s) noexcept nogil:
+    """Count a node; True when the time is up (checked every 2048 nodes)."""
+    s.nodes += 1
+    if (s.nodes & 2047) == 0 and s.deadline > 0 and bits_now() > s.deadline:
+        s.aborted = 1
+    return s.aborted
+
+
+cdef inline int final_score(uint64_t P, uint64_t O) noexcept nogil:
+    cdef int p = bits_count(P), o = bits_count(O)
+    cdef int e = 64 - p - o
+    if p > o:
+        return p - o + e
+    if p < o:
+        return p - o - e
+    return 0
+
+
+cdef inline TTEntry* _probe(Search* s, uint64_t P, uint64_t O) noexcept nogil:
+    return &s.tt[_mix(P, O) & s.mask]
+
+
+cdef inline void _store(Search* s, uint64_t P, uint64_t O, int kind, int depth, int alpha, int beta,
+                        int score, int move) noexcept nogil:
+    cdef TTEntry* e = _probe(s, P, O)
+    if e.kind and (e.P != P or e.O != O) and e.depth > depth:
+        return  # keep the deeper entry of another position
+    e.P = P
+    e.O = O
+    e.kind = kind
+    e.depth = depth
+    e.move = move
+    e.lower = -INF
+    e.upper = INF
+    if score > alpha:
+        e.lower = score
+    if score < beta:
+        e.upper = score
+
+
+cdef inline uint64_t _neighbours(uint64_t b) noexcept nogil:
+    cdef uint64_t l = b & 0xFEFEFEFEFEFEFEFEULL, r = b & 0x7F7F7F7F7F7F7F7FULL
+    return ((l >> 1) | (r << 1) | (b << 8) | (b >> 8) | (l >> 9) | (l << 7) | (r << 9) | (r >> 7))
+
+
+cdef inline uint64_t _edge_stable(uint64_t P) noexcept nogil:
+    """Discs of P on an edge joined to one of P's corners by P's discs along that edge."""
+    cdef uint64_t st = P & DEF_CORNERS, prev = 0
+    cdef uint64_t top = 0xFFULL, bottom = 0xFF00000000000000ULL
+    cdef uint64_t left = 0x0101010101010101ULL, right = 0x8080808080808080ULL
+    while st != prev:
+        prev = st
+        st |= P & top & ((st << 1) | (st >> 1))
+        st |= P & bottom & ((st << 1) | (st >> 1))
+        st |= P & left & ((st << 8) | (st >> 8))
+        st |= P & right & ((st << 8) | (st >> 8))
+    return st
+
+
+cdef int _order(uint64_t P, uint64_t O, uint64_t moves, int hash_move, int* sqs, uint64_t* flips) noexcept nogil:
+    """Moves sorted fastest-first: fewest replies for the opponent (corners count double)."""
+    cdef int keys[32]
+    cdef int n = 0, i, j, sq, k
+    cdef uint64_t f, b, reply
+    while moves:
+        sq = bits_ctz(moves)
+        moves &= moves - 1
+        b = (<uint64_t>1) << sq
+        f = flips8(P, O, sq)
+        reply = moves8(O ^ f, P | f | b)
+        k = 4 * (bits_count(reply) + bits_count(reply & DEF_CORNERS)) \
+            + bits_count(_neighbours(P | f | b) & ~(P | O | b))
+        if sq == hash_move:
+            k = -100
+        elif b & DEF_CORNERS:
+            k -= 1
+        i = n
+        while i > 0 and keys[i - 1] > k:
+            keys[i] = keys[i - 1]
+            sqs[i] = sqs[i - 1]
+            flips[i] = flips[i - 1]
+            i -= 1
+        keys[i] = k
+        sqs[i] = sq
+        flips[i] = f
+        n += 1
+    return n
+
+
+cdef uint64_t NEIGH[64]
+for _sq in range(64):
+    NEIGH[_sq] = _neighbours((<uint64_t>1) << _sq)
+
+cdef uint64_t QUADRANT[4]
+QUADRANT[:] = [0x000000000F0F0F0FULL, 0x00000000F0F0F0F0ULL, 0x0F0F0F0F00000000ULL, 0xF0F0F0F000000000ULL]
+
+
+cdef inline uint64_t _odd_regions(uint64_t E) noexcept nogil:
+    """Empty squares in quadrants holding an odd number of empties (played first: parity)."""
+    cdef uint64_t odd = 0
+    cdef int q
+    for q in range(4):
+        if bits_count(E & QUADRANT[q]) & 1:
+            odd |= QUADRANT[q]
+    return E & odd
+
+
+cdef inline int _solve_last1(uint64_t P, uint64_t O, int sq) noexcept nogil:
+    """One empty square left: whoever can play it does; the other side is final."""
+    cdef uint64_t b = (<uint64_t>1) << sq
+    cdef uint64_t f = flips8(P, O, sq)
+    cdef int p
+    if f:
+        p = bits_count(P | f | b)
+        return 2 * p - 64
+    f = flips8(O, P, sq)
+    if f:
+        p = bits_count(P & ~f)
+        return 2 * p - 64
+    return final_score(P, O)
+
+
+cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed) noexcept nogil:
+    """The last few empties: try each empty square directly (odd regions first), no move generation."""
+    cdef uint64_t E = ~(P | O), e, f, b, odd
+    cdef int best = -INF, v, sq
+    cdef bint moved = False
+    if _tick(s):
+        return 0
+    if E == 0:
+        return final_score(P, O)
+    if E & (E - 1) == 0:
+        return _solve_last1(P, O, bits_ctz(E))
+    odd = _odd_regions(E)
+    e = odd
+    while True:
+        if not e:
+            if odd == E:
+                break
+            e = E & ~odd
+            odd = E
+        sq = bits_ctz(e)
+        e &= e - 1
+        if not (NEIGH[sq] & O):
+            continue  # no opponent disc next to it: flips nothing
+        f = flips8(P, O, sq)
+        if f == 0:
+            continue
+        moved = True
+        b = (<uint64_t>1) << sq
+        v = -_solve_small(s, O ^ f, P | f | b, -beta, -alpha, False)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    return best
+    if not moved:
+        if passed:
+            return final_score(P, O)
+        return -_solve_small(s, O, P, -beta, -alpha, True)
+    return best
+
+
+cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed, int empties) noexcept nogil:
+    """Exact disc difference for the side to move (empties to the winner), PVS with a hash table."""
+    cdef uint64_t moves, odd, fl[32]
+    cdef int sqs[32]
+    cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
+    cdef TTEntry* e
+    if empties <= SOLVE_SMALL:
+        return _solve_small(s, P, O, alpha, beta, passed)
+    if _tick(s):
+        return 0
+    if empties >= SOLVE_STABLE_EMPTIES:
+        # stability cutoff: the opponent's stable discs cap our score
+        v = 64 - 2 * bits_count(_edge_stable(O))
+        if v <= alpha:
+            return v
+    moves = moves8(P, O)
+    if moves == 0:
+        if passed:
+            return final_score(P, O)
+        return -_solve(s, O, P, -beta, -alpha, True, empties)
+    if empties >= SOLVE_TT_EMPTIES:
+        e = _probe(s, P, O)
+        if e.kind == KIND_EXACT and e.P == P and e.O == O:
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
+            if e.lower > alpha:
+                alpha = e.lower
+            if e.upper < beta:
+                beta = e.upper
+            hash_move = e.move
+        a0 = alpha
+    if empties >= SOLVE_ORDER_EMPTIES:
+        n = _order(P, O, moves, hash_move, sqs, fl)
+    else:
+        n = 0
+        odd = _odd_regions(~(P | O)) & moves
+        while odd or moves:
+            if odd:
+                sqs[n] = bits_ctz(odd)
+                odd &= odd - 1
+                moves &= ~((<uint64_t>1) << sqs[n])
+            else:
+                sqs[n] = bits_ctz(moves)
+                moves &= moves - 1
+            fl[n] = flips8(P, O, sqs[n])
+            n += 1
+    for i in range(n):
+        if i == 0:
+            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
+        else:
+            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
+            if alpha < v < beta:
+                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
+        if s.aborted:
+            return 0
+        if v > best:
+            best = v
+            best_move = sqs[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    if empties >= SOLVE_TT_EMPTIES:
+        _store(s, P, O, KIND_EXACT, empties, a0, beta, best, best_move)
+    return best
+
+
+# -- midgame evaluation (8x8): corners, X/C-squares, mobility, potential mobility, stable edges, parity
+
+cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
+    cdef uint64_t E = ~(P | O)
+    cdef int score = 0
+    cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
+    cdef int corner, x, c, i
+    # corners and the squares next to an empty corner
+    cdef int cs[4]
+    cdef uint64_t xs[4]
+    cdef uint64_t cc[4]
+    cs[:] = [0, 7, 56, 63]
+    xs[:] = [1ULL << 9, 1ULL << 14, 1ULL << 49, 1ULL << 54]
+    cc[:] = [(1ULL << 1) | (1ULL << 8), (1ULL << 6) | (1ULL << 15),
+             (1ULL << 48) | (1ULL << 57), (1ULL << 55) | (1ULL << 62)]
+    for i in range(4):
+        corner = cs[i]
+        if (P >> corner) & 1:
+            score += 30
+        elif (O >> corner) & 1:
+            score -= 30
+        else:
+            score -= 15 * (bits_count(P & xs[i]) - bits_count(O & xs[i]))
+            score -= 5 * (bits_count(P & cc[i]) - bits_count(O & cc[i]))
+    score += 8 * (mp - mo)
+    score += 3 * (bits_count(_neighbours(O) & E) - bits_count(_neighbours(P) & E))
+    score += 8 * (bits_count(_edge_stable(P)) - bits_count(_edge_stable(O)))
+    if bits_count(E) & 1:
+        score += 2
+    return score
+
+
+cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta, bint passed) noexcept nogil:
+    cdef uint64_t moves, fl[32]
+    cdef int sqs[32]
+    cdef int n, i, v, d, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
+    cdef TTEntry* e
+    if _tick(s):
+        return 0
+    moves = moves8(P, O)
+    if moves == 0:
+        if passed:
+            d = final_score(P, O)
+            return WIN + d if d > 0 else (-WIN + d if d < 0 else 0)
+        return -_mid(s, O, P, depth, -beta, -alpha, True)
+    if depth <= 0:
+        return eval8(P, O)
+    e = _probe(s, P, O)
+    if e.kind == KIND_MID and e.P == P and e.O == O:
+        if e.depth >= depth:
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
+            if e.lower > alpha:
+                alpha = e.lower
+            if e.upper < beta:
+                beta = e.upper
+        hash_move = e.move
+    a0 = alpha
+    if depth >= 2:
+        n = _order(P, O, moves, hash_move, sqs, fl)
+    else:
+        n = 0
+        while moves:
+            sqs[n] = bits_ctz(moves)
+            moves &= moves - 1
+            fl[n] = flips8(P, O, sqs[n])
+            n += 1
+    for i in range(n):
+        if i == 0:
+            v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -alpha, False)
+        else:
+            v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -alpha - 1, -alpha, False)
+            if alpha < v < beta:
+                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -v, False)
+        if s.aborted:
+            return 0
+        if v > best:
+            best = v
+            best_move = sqs[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    _store(s, P, O, KIND_MID, depth, a0, beta, best, best_move)
+    return best
+
+
+cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int alpha, int beta, int* out_move) noexcept nogil:
+    """One full-window (alpha, beta) search of the root; the best move goes to out_move."""
+    cdef uint64_t moves = moves8(P, O), fl[32]
+    cdef int sqs[32]
+    cdef int n, i, v, best = -INF, hash_move = -1
+    cdef int empties = 64 - bits_count(P | O)
+    cdef TTEntry* e = _probe(s, P, O)
+    if e.P == P and e.O == O and e.kind:
+        hash_move = e.move
+    n = _order(P, O, moves, hash_move, sqs, fl)
+    out_move[0] = sqs[0] if n else -1
+    for i in range(n):
+        if exact:
+            if i == 0:
+                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
+            else:
+                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
+                if alpha < v < beta:
+                    v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
+        else:
+            if i == 0:
+                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -alpha, False)
+            else:
+                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -alpha - 1, -alpha, False)
+                if alpha < v < beta:
+                    v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -v, False)
+        if s.aborted:
+            break
+        if v > best:
+            best = v
+            out_move[0] = sqs[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    if not s.aborted:
+        _store(s, P, O, KIND_EXACT if exact else KIND_MID, empties if exact else depth, -INF, INF, best, out_move[0])
+    return best
+
+
+cdef int _new_search(Search* s, double seconds) except -1:
+    s.mask = (1 << TT_BITS) - 1
+    s.tt = <TTEntry*> calloc(1 << TT_BITS, sizeof(TTEntry))
+    if s.tt == NULL:
+        raise MemoryError("no memory for the hash table")
+    s.nodes = 0
+    s.aborted = 0
+    s.deadline = bits_now() + seconds if seconds > 0 else 0
+    return 0
+
+
+# -- any size: alpha-beta on the mailbox board, square weights and mobility
+
+cdef int MB_W[CELLS]
+
+
+cdef void _mb_weights(int n) noexcept nogil:
+    cdef int x, y, ex, ey, v
+    for y in range(n):
+        for x in range(n):
+            ex = x if x < n - 1 - x else n - 1 - x
+            ey = y if y < n - 1 - y else n - 1 - y
+            if ex == 0 and ey == 0:
+                v = 100
+            elif ex <= 1 and ey <= 1:
+                v = -40 if ex == 1 and ey == 1 else -20
+            elif ex == 0 or ey == 0:
+                v = 10 if (ex if ex > ey else ey) >= 2 else 5
+            elif ex == 1 or ey == 1:
+                v = -5
+            else:
+                v = 1
+            MB_W[(y + 1) * W + x + 1] = v
+
+
+cdef int _mb_score(Mailbox* b, int me) noexcept nogil:
+    """Final disc difference for ``me``, empties to the winner."""
+    cdef int x, y, c, p = 0, o = 0, e = 0
+    for y in range(b.n):
+        for x in range(b.n):
+            c = b.cell[(y + 1) * W + x + 1]
+            if c == me:
+                p += 1
+            elif c == EMPTY:
+                e += 1
+            else:
+                o += 1
+    if p > o:
+        return p - o + e
+    if p < o:
+        return p - o - e
+    return 0
+
+
+cdef int _mb_eval(Mailbox* b, int me) noexcept nogil:
+    cdef int x, y, at, c, score = 0
+    cdef int buf[MAXN * MAXN]
+    for y in range(b.n):
+        for x in range(b.n):
+            at = (y + 1) * W + x + 1
+            c = b.cell[at]
+            if c == me:
+                score += MB_W[at]
+            elif c != EMPTY:
+                score -= MB_W[at]
+    return score + 8 * (_mb_moves(b, me, buf) - _mb_moves(b, 3 - me, buf))
+
+
+cdef int _mb_search(Search* s, Mailbox* b, int me, int depth, int alpha, int beta, bint passed,
+                    bint exact, int* out_move) noexcept nogil:
+    cdef int moves[MAXN * MAXN]
+    cdef int undo[8 * MAXN]
+    cdef int n, i, j, k, v, d, flipped, best = -INF, dummy
+    if _tick(s):
+        return 0
+    n = _mb_moves(b, me, moves)
+    if n == 0:
+        if passed:
+            d = _mb_score(b, me)
+            if exact:
+                return d
+            return WIN + d if d > 0 else (-WIN + d if d < 0 else 0)
+        return -_mb_search(s, b, 3 - me, depth, -beta, -alpha, True, exact, &dummy)
+    if depth <= 0 and not exact:
+        return _mb_eval(b, me)
+    for i in range(1, n):  # best squares first
+        k = moves[i]
+        j = i
+        while j > 0 and MB_W[moves[j - 1]] < MB_W[k]:
+            moves[j] = moves[j - 1]
+            j -= 1
+        moves[j] = k
+    out_move[0] = moves[0]
+    for i in range(n):
+        flipped = _mb_play(b, moves[i], me, undo)
+        v = -_mb_search(s, b, 3 - me, depth - 1, -beta, -alpha, False, exact, &dummy)
+        _mb_unplay(b, moves[i], me, undo, flipped)
+        if s.aborted:
+            return 0
+        if v > best:
+            best = v
+            out_move[0] = moves[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    return best
+
+
 # ------------------------------------------------------------ Python face
 
 cdef int _check(int size) except -1:
@@ -328,3 +839,94 @@ def hash64(int size, P, O):
         P >>= 64
         O >>= 64
     return h
+
+
+def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
+    """Exact result for the side to move: ``(score, move, nodes, complete)``.
+
+    ``score`` is the final disc difference with empties to the winner, exact
+    when it lies inside (alpha, beta) (otherwise a bound); ``move`` the best
+    square (-1: must pass); ``complete`` is False when ``seconds`` ran out.
+    """
+    cdef Search s
+    cdef Mailbox b
+    cdef int score, move = -1, n2 = size * size
+    cdef uint64_t p8, o8
+    _check(size)
+    if alpha >= beta:
+        raise ValueError("alpha must be below beta")
+    _new_search(&s, seconds)
+    try:
+        if size == 8:
+            p8, o8 = P, O
+            if moves8(p8, o8) == 0:
+                score = -_solve(&s, o8, p8, -beta, -alpha, True, 64 - bits_count(p8 | o8)) \
+                    if moves8(o8, p8) else final_score(p8, o8)
+            else:
+                with nogil:
+                    score = _root8(&s, p8, o8, 0, True, alpha, beta, &move)
+        else:
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            with nogil:
+                score = _mb_search(&s, &b, 1, n2, alpha, beta, False, True, &move)
+            if move >= 0 and not _mb_legal(&b, move, 1):
+                move = -1
+            elif move >= 0:
+                move = (move // W - 1) * size + move % W - 1
+        return score, move, s.nodes, not s.aborted
+    finally:
+        free(s.tt)
+
+
+def search(int size, P, O, int max_depth=60, double seconds=1.0):
+    """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
+
+    Scores are evaluation units for the side to move (a won game: 10000 plus
+    the disc difference).  A new depth is not started after 40% of
+    ``seconds``; a depth cut off by the clock is dropped.
+    """
+    cdef Search s
+    cdef Mailbox b
+    cdef int score = 0, move = -1, d, v, m, done = 0
+    cdef uint64_t p8, o8
+    cdef double start = bits_now()
+    _check(size)
+    _new_search(&s, seconds)
+    try:
+        if size == 8:
+            p8, o8 = P, O
+            if moves8(p8, o8) == 0:
+                return 0, -1, 0, 0
+            for d in range(1, max_depth + 1):
+                with nogil:
+                    v = _root8(&s, p8, o8, d, False, -INF, INF, &m)
+                if s.aborted:
+                    break
+                score, move, done = v, m, d
+                if bits_now() - start > 0.4 * seconds or d >= 64 - bits_count(p8 | o8):
+                    break
+        else:
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            for d in range(1, max_depth + 1):
+                with nogil:
+                    v = _mb_search(&s, &b, 1, d, -INF, INF, False, False, &m)
+                if s.aborted:
+                    break
+                score, move, done = v, m, d
+                if bits_now() - start > 0.4 * seconds or d >= size * size:
+                    break
+            if move >= 0:
+                if not _mb_legal(&b, move, 1):
+                    move = -1
+                else:
+                    move = (move // W - 1) * size + move % W - 1
+        return score, move, s.nodes, done
+    finally:
+        free(s.tt)
+
+
+def evaluate(P, O):
+    """The 8x8 midgame evaluation of (P, O) for the side to move (P)."""
+    return eval8(P, O)
