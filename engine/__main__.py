@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {info,perft,bench,move}``."""
+"""Command line: ``python -m engine {info,perft,bench,move,solve,tournament}``."""
 import argparse
 import platform
 import statistics
@@ -102,13 +102,100 @@ def cmd_move(args):
     return 0
 
 
+def _obf_lines(source):
+    """(label, position text, expected {move: score}) from an .obf file or one position string."""
+    from pathlib import Path
+    p = Path(source)
+    if p.suffix == ".obf" or (p.exists() and not source.strip().startswith(("-", "X", "O"))):
+        try:
+            lines = p.read_text(encoding="utf-8").splitlines()
+        except OSError as e:
+            raise ValueError(f"cannot read {source}: {e}") from None
+        label = p.name
+    else:
+        lines, label = [source], "position"
+    for i, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith(("#", "%")):
+            continue
+        board, _, rest = line.partition(";")
+        expected = {}
+        for item in rest.split(";"):
+            mv, sep, sc = item.strip().partition(":")
+            if sep:
+                try:
+                    expected[mv.strip().lower()] = int(sc)
+                except ValueError:
+                    pass
+        yield f"{label}:{i}", board.strip(), expected
+
+
+def cmd_solve(args):
+    """Exact scores of .obf positions (or one position string)."""
+    import json
+    from .notation import square_name
+    from .strategies import solve
+    if backend.compiled is None:
+        print("note: the compiled core is not built; solving on the pure-Python path is very slow",
+              file=sys.stderr)
+    bad = 0
+    total_nodes, total_time = 0, 0.0
+    try:
+        items = list(_obf_lines(args.source))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    for label, board, expected in items:
+        try:
+            p = Position.from_text(board)
+        except ValueError as e:
+            print(f"{label}: not a position: {e}", file=sys.stderr)
+            bad += 1
+            continue
+        t = time.perf_counter()
+        score, move, nodes, complete = solve(p, args.time or 0.0)
+        dt = time.perf_counter() - t
+        total_nodes += nodes
+        total_time += dt
+        name = square_name(move, p.size) if move is not None and move >= 0 else "pass"
+        check = ""
+        if expected and score is not None and complete:
+            best = max(expected.values())
+            ok = score == best and expected.get(name, best) == best
+            check = "ok" if ok else f"MISMATCH (expected {best})"
+            bad += not ok
+        if args.json:
+            print(json.dumps({"position": label, "score": score, "move": name, "nodes": nodes,
+                              "seconds": round(dt, 4), "complete": complete}))
+        else:
+            print(f"{label:24s} score {score if complete else '?':>4} move {name:4s} "
+                  f"{nodes:>12,} nodes {dt:8.3f} s {nodes / dt / 1e6 if dt else 0:6.1f} M nodes/s  {check}")
+    if not args.json and len(items) > 1:
+        print(f"total: {total_nodes:,} nodes in {total_time:.2f} s "
+              f"({total_nodes / total_time / 1e6 if total_time else 0:.1f} M nodes/s)")
+    return 1 if bad else 0
+
+
+def cmd_tournament(args):
+    from . import tournament
+    try:
+        tournament.run(args.names, args.games, args.time, size=args.size, plies=args.opening,
+                       seed=args.seed, workers=args.workers, out=args.out)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m engine info\n"
                                         "  python -m engine perft 9\n"
                                         "  python -m engine perft 6 --size 6 --all\n"
-                                        "  python -m engine bench")
+                                        "  python -m engine bench\n"
+                                        "  python -m engine solve tests/data/fforum-1-19.obf\n"
+                                        "  python -m engine tournament random greedy best --games 4")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
@@ -127,13 +214,30 @@ def main(argv=None):
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
+    so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
+                        description="Each line of an .obf file: 64 cells (X black, O white, - empty), a "
+                                    "space, the side to move, then optionally ';' and known 'move:score' "
+                                    "pairs, which are checked.")
+    so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
+    so.add_argument("--json", action="store_true", help="one JSON object per position")
+    so.add_argument("--time", type=float, default=None, help="give up on a position after this many seconds")
+    t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
+    t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
+    t.add_argument("--games", type=int, default=10, help="games per pair, colours alternating (default 10)")
+    t.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
+    t.add_argument("--size", type=int, default=8)
+    t.add_argument("--opening", type=int, default=4, help="random plies before the players start (default 4)")
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
+    t.add_argument("--out", default=None, help="save the games (GGF, one per line) to this file")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.size % 2 or not 4 <= args.size <= 26:
             ap.error("--size must be even, 4..26")
         if args.depth < 0:
             ap.error("depth must be >= 0")
-    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move}[args.cmd](args) or 0
+    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
+            "tournament": cmd_tournament}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

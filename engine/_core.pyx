@@ -287,6 +287,7 @@ cdef struct Search:
     uint64_t nodes
     double deadline      # 0: none
     int aborted
+    int simple           # 1: the plain evaluation (square weights and mobility)
 
 cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
 
@@ -560,6 +561,25 @@ cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
     return score
 
 
+cdef int W8[64]
+
+
+cdef int eval_simple8(uint64_t P, uint64_t O) noexcept nogil:
+    """Square weights and mobility only: the evaluation of the weaker search levels."""
+    cdef int score = 0, sq
+    cdef uint64_t b = P
+    while b:
+        sq = bits_ctz(b)
+        b &= b - 1
+        score += W8[sq]
+    b = O
+    while b:
+        sq = bits_ctz(b)
+        b &= b - 1
+        score -= W8[sq]
+    return score + 8 * (bits_count(moves8(P, O)) - bits_count(moves8(O, P)))
+
+
 cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta, bint passed) noexcept nogil:
     cdef uint64_t moves, fl[32]
     cdef int sqs[32]
@@ -574,7 +594,7 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
             return WIN + d if d > 0 else (-WIN + d if d < 0 else 0)
         return -_mid(s, O, P, depth, -beta, -alpha, True)
     if depth <= 0:
-        return eval8(P, O)
+        return eval_simple8(P, O) if s.simple else eval8(P, O)
     e = _probe(s, P, O)
     if e.kind == KIND_MID and e.P == P and e.O == O:
         if e.depth >= depth:
@@ -658,6 +678,7 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
 
 
 cdef int _new_search(Search* s, double seconds) except -1:
+    s.simple = 0
     s.mask = (1 << TT_BITS) - 1
     s.tt = <TTEntry*> calloc(1 << TT_BITS, sizeof(TTEntry))
     if s.tt == NULL:
@@ -879,11 +900,12 @@ def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
         free(s.tt)
 
 
-def search(int size, P, O, int max_depth=60, double seconds=1.0):
+def search(int size, P, O, int max_depth=60, double seconds=1.0, bint simple=False):
     """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
 
     Scores are evaluation units for the side to move (a won game: 10000 plus
-    the disc difference).  A new depth is not started after 40% of
+    the disc difference).  ``simple`` uses only square weights and mobility
+    (on 8x8; other sizes always do).  A new depth is not started after 40% of
     ``seconds``; a depth cut off by the clock is dropped.
     """
     cdef Search s
@@ -893,6 +915,11 @@ def search(int size, P, O, int max_depth=60, double seconds=1.0):
     cdef double start = bits_now()
     _check(size)
     _new_search(&s, seconds)
+    s.simple = simple
+    if size == 8:
+        _mb_weights(8)
+        for d in range(64):
+            W8[d] = MB_W[(d // 8 + 1) * W + d % 8 + 1]
     try:
         if size == 8:
             p8, o8 = P, O

@@ -5,14 +5,31 @@
 >>> ai.next_move(Position.start())
 19
 
-Write your own by subclassing ``Strategy`` and implementing ``next_move``.
+The ladder, weakest first: random, greedy, unselfish, slowstarter, table,
+montecarlo, mcts, minmax, negamax, alphabeta, pvs, iterative, book,
+endgame, switch, best.  Write your own by subclassing ``Strategy``::
+
+    class Corners(Strategy):
+        name = "corners"
+        def next_move(self, position, time_limit=None):
+            moves = position.legal_moves()
+            if not moves:
+                return PASS
+            n = position.size
+            corners = [m for m in moves if m in (0, n - 1, n * n - n, n * n - 1)]
+            return (corners or moves)[0]
 """
+import math
 import random
 import time
 from functools import lru_cache
 
+from . import book
 from .backend import core
+
+compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
 from .notation import PASS
+from .position import BLACK, Position
 
 
 def _bits(mask):
@@ -23,7 +40,10 @@ def _bits(mask):
 
 
 class Strategy:
-    """A way of choosing moves.  ``next_move`` must return a legal square, or ``PASS`` when forced."""
+    """A way of choosing moves.  ``next_move`` returns a legal square, or ``PASS`` when forced.
+
+    ``time_limit`` is in seconds per move (None: the strategy's default).
+    """
 
     name = "strategy"
 
@@ -67,6 +87,20 @@ class Unselfish(Greedy):
     sign = -1
 
 
+class SlowStarter(Strategy):
+    """Unselfish while the board is less than ``switch`` full, greedy after."""
+
+    name = "slowstarter"
+
+    def __init__(self, switch=0.6):
+        self.switch = switch
+        self.early, self.late = Unselfish(), Greedy()
+
+    def next_move(self, position, time_limit=None):
+        full = 1 - position.empties() / (position.size ** 2)
+        return (self.early if full < self.switch else self.late).next_move(position, time_limit)
+
+
 @lru_cache(maxsize=None)
 def square_weights(size):
     """Classic square values generalised to any size: corners good, their neighbours bad, edges fair."""
@@ -80,7 +114,7 @@ def square_weights(size):
         elif ex <= 1 and ey <= 1:
             v = -40 if ex == 1 and ey == 1 else -20
         elif ex == 0 or ey == 0:
-            v = 10 if min(ex, ey) == 0 and max(ex, ey) >= 2 else 5
+            v = 10 if max(ex, ey) >= 2 else 5
         elif ex == 1 or ey == 1:
             v = -5
         else:
@@ -105,83 +139,273 @@ class Table(Strategy):
         return max(moves, key=lambda m: w[m])
 
 
+def _playout(size, P, O, rng):
+    """Random game to the end from (P, O); the final disc difference for P's side."""
+    sign, passed = 1, False
+    while True:
+        m = core.moves(size, P, O)
+        if not m:
+            if passed:
+                d = P.bit_count() - O.bit_count()
+                return sign * d
+            P, O, sign, passed = O, P, -sign, True
+            continue
+        passed = False
+        sqs = list(_bits(m))
+        sq = sqs[rng.randrange(len(sqs))]
+        f = core.flips(size, P, O, sq)
+        P, O, sign = O ^ f, P | f | (1 << sq), -sign
+
+
+class MonteCarlo(Strategy):
+    """Random playouts from each move, round-robin until the time is up; best average result wins."""
+
+    name = "montecarlo"
+
+    def __init__(self, seed=None, default_time=0.5, max_playouts=20000):
+        self.rng = random.Random(seed)
+        self.default_time = default_time
+        self.max_playouts = max_playouts
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
+        n = position.size
+        children = []
+        for m in moves:
+            f = position.flips(m)
+            children.append((m, position.opponent ^ f, position.player | f | (1 << m)))
+        total = {m: 0 for m in moves}
+        count = {m: 0 for m in moves}
+        k = 0
+        while k < self.max_playouts and (k < len(moves) or time.monotonic() < deadline):
+            m, P, O = children[k % len(children)]
+            total[m] -= _playout(n, P, O, self.rng)
+            count[m] += 1
+            k += 1
+        return max(moves, key=lambda m: total[m] / max(1, count[m]))
+
+
+class MCTS(Strategy):
+    """Monte Carlo tree search (UCT) with random playouts."""
+
+    name = "mcts"
+
+    def __init__(self, seed=None, default_time=0.5, c=1.4, max_iterations=50000):
+        self.rng = random.Random(seed)
+        self.default_time = default_time
+        self.c = c
+        self.max_iterations = max_iterations
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
+        n = position.size
+        # node: [P, O, visits, wins (for the side that moved into it), children dict or None, untried list]
+        root = [position.player, position.opponent, 0, 0.0, {}, None]
+        it = 0
+        while it < self.max_iterations and (it < len(moves) or time.monotonic() < deadline):
+            it += 1
+            path = [root]
+            node = root
+            while True:
+                P, O = node[0], node[1]
+                if node[5] is None:
+                    m = core.moves(n, P, O)
+                    node[5] = list(_bits(m)) if m else ([PASS] if core.moves(n, O, P) else [])
+                if node[5]:
+                    mv = node[5].pop(self.rng.randrange(len(node[5])))
+                    if mv == PASS:
+                        child = [O, P, 0, 0.0, {}, None]
+                    else:
+                        f = core.flips(n, P, O, mv)
+                        child = [O ^ f, P | f | (1 << mv), 0, 0.0, {}, None]
+                    node[4][mv] = child
+                    path.append(child)
+                    break
+                if not node[4]:
+                    break  # game over
+                logn = math.log(node[2] + 1)
+                node = max(node[4].values(),
+                           key=lambda ch: ch[3] / (ch[2] + 1e-9) + self.c * math.sqrt(logn / (ch[2] + 1e-9)))
+                path.append(node)
+            leaf = path[-1]
+            result = _playout(n, leaf[0], leaf[1], self.rng)  # for the side to move at the leaf
+            for node in reversed(path):
+                node[2] += 1
+                # a node's wins count for the player who moved into it (the leaf's opponent first)
+                node[3] += 1.0 if result < 0 else 0.5 if result == 0 else 0.0
+                result = -result
+        best = max(root[4].items(), key=lambda kv: kv[1][2])
+        return best[0]
+
+
+def _evaluate(size, P, O):
+    """A simple evaluation for the Python searches: square weights and mobility."""
+    if size == 8 and compiled is not None:
+        return compiled.evaluate(P, O)
+    w = square_weights(size)
+    s = sum(w[i] for i in _bits(P)) - sum(w[i] for i in _bits(O))
+    return s + 8 * (core.moves(size, P, O).bit_count() - core.moves(size, O, P).bit_count())
+
+
+def _final(P, O, size):
+    d = P.bit_count() - O.bit_count()
+    return 10000 + d if d > 0 else -10000 + d if d < 0 else 0
+
+
 class _Timeout(Exception):
     pass
 
 
-class AlphaBeta(Strategy):
-    """Iterative-deepening negamax with alpha-beta: square weights plus mobility, exact near the end.
+class MinMax(Strategy):
+    """Plain minimax to a fixed ``depth`` (no pruning): the textbook algorithm."""
 
-    ``depth`` caps the search; ``time_limit`` (seconds per move) stops it.
-    """
+    name = "minmax"
 
-    name = "alphabeta"
-
-    def __init__(self, depth=6, exact_empties=10, default_time=1.0):
-        self.max_depth = depth
-        self.exact_empties = exact_empties
-        self.default_time = default_time
+    def __init__(self, depth=2):
+        self.depth = depth
 
     def next_move(self, position, time_limit=None):
         moves = position.legal_moves()
         if not moves:
             return PASS
-        if len(moves) == 1:
-            return moves[0]
-        limit = self.default_time if time_limit is None else time_limit
-        self.deadline = time.monotonic() + max(0.01, limit * 0.8)
         self.size = position.size
-        self.w = square_weights(position.size)
+        self.deadline = time.monotonic() + 0.9 * (time_limit or 1.0)
+        self.nodes = 0
+        me = (position.player, position.opponent)
+        result = moves[0]
+        for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
+            best, best_v = moves[0], None
+            try:
+                for m in moves:
+                    f = core.flips(self.size, *me, m)
+                    v = self._value(position.opponent ^ f, position.player | f | (1 << m), depth - 1, False)
+                    if best_v is None or v > best_v:
+                        best, best_v = m, v
+            except _Timeout:
+                break
+            result = best
+        return result
+
+    def _value(self, P, O, depth, maximising):
+        """Value for the root player; (P, O) has the side to move first."""
+        self.nodes += 1
+        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
+            raise _Timeout
+        n = self.size
+        m = core.moves(n, P, O)
+        if not m:
+            if not core.moves(n, O, P):
+                return _final(P, O, n) * (1 if maximising else -1)
+            return self._value(O, P, depth, not maximising)
+        if depth == 0:
+            return _evaluate(n, P, O) * (1 if maximising else -1)
+        values = []
+        for sq in _bits(m):
+            f = core.flips(n, P, O, sq)
+            values.append(self._value(O ^ f, P | f | (1 << sq), depth - 1, not maximising))
+        return max(values) if maximising else min(values)
+
+
+class NegaMax(Strategy):
+    """Negamax to a fixed ``depth``: minimax written once for both sides."""
+
+    name = "negamax"
+
+    def __init__(self, depth=3):
+        self.depth = depth
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if not moves:
+            return PASS
+        self.size = position.size
+        self.deadline = time.monotonic() + 0.9 * (time_limit or 1.0)
         self.nodes = 0
         P, O = position.player, position.opponent
-        best = moves[0]
-        empties = position.empties()
-        exact = empties <= self.exact_empties
-        depths = [empties] if exact else range(1, self.max_depth + 1)
-        order = moves
-        for depth in depths:
+        result = moves[0]
+        for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
+            try:
+                result = max(moves, key=lambda m: -self._negamax(*self._child(P, O, m), depth - 1))
+            except _Timeout:
+                break
+        return result
+
+    def _child(self, P, O, sq):
+        f = core.flips(self.size, P, O, sq)
+        return O ^ f, P | f | (1 << sq)
+
+    def _negamax(self, P, O, depth):
+        self.nodes += 1
+        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
+            raise _Timeout
+        n = self.size
+        m = core.moves(n, P, O)
+        if not m:
+            if not core.moves(n, O, P):
+                return _final(P, O, n)
+            return -self._negamax(O, P, depth)
+        if depth == 0:
+            return _evaluate(n, P, O)
+        return max(-self._negamax(*self._child(P, O, sq), depth - 1) for sq in _bits(m))
+
+
+class AlphaBeta(Strategy):
+    """Negamax with alpha-beta pruning in Python, iterative deepening to ``depth`` within the time limit."""
+
+    name = "alphabeta"
+
+    def __init__(self, depth=4, default_time=1.0):
+        self.max_depth = depth
+        self.default_time = default_time
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        self.deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
+        self.size = position.size
+        self.nodes = 0
+        P, O = position.player, position.opponent
+        w = square_weights(self.size)
+        order = sorted(moves, key=lambda s: -w[s])
+        best = order[0]
+        for depth in range(1, self.max_depth + 1):
             try:
                 scored = []
                 alpha = -10 ** 9
                 for m in order:
                     f = core.flips(self.size, P, O, m)
-                    v = -self._search(O ^ f, P | f | (1 << m), depth - 1, -10 ** 9, -alpha, False, exact)
+                    v = -self._search(O ^ f, P | f | (1 << m), depth - 1, -10 ** 9, -alpha, False)
                     scored.append((v, m))
                     alpha = max(alpha, v)
-                scored.sort(key=lambda t: -t[0])
-                best = scored[0][1]
-                order = [m for _, m in scored]
             except _Timeout:
                 break
-            if exact and depth == empties:
-                break
+            scored.sort(key=lambda t: -t[0])
+            best = scored[0][1]
+            order = [m for _, m in scored]
         return best
 
-    def _eval(self, P, O):
-        w = self.w
-        s = sum(w[i] for i in _bits(P)) - sum(w[i] for i in _bits(O))
-        mp = core.moves(self.size, P, O).bit_count()
-        mo = core.moves(self.size, O, P).bit_count()
-        return s + 8 * (mp - mo)
-
-    def _search(self, P, O, depth, alpha, beta, passed, exact):
+    def _search(self, P, O, depth, alpha, beta, passed):
         self.nodes += 1
-        if self.nodes & 255 == 0 and time.monotonic() > self.deadline:
+        if self.nodes & 127 == 0 and time.monotonic() > self.deadline:
             raise _Timeout
-        m = core.moves(self.size, P, O)
+        n = self.size
+        m = core.moves(n, P, O)
         if not m:
-            if passed or not core.moves(self.size, O, P):
-                d = P.bit_count() - O.bit_count()
-                return (d * 1000) if not exact else d
-            return -self._search(O, P, depth, -beta, -alpha, True, exact)
-        if depth <= 0 and not exact:
-            return self._eval(P, O)
-        moves = list(_bits(m))
-        if not exact:
-            moves.sort(key=lambda s: -self.w[s])
-        for sq in moves:
-            f = core.flips(self.size, P, O, sq)
-            v = -self._search(O ^ f, P | f | (1 << sq), depth - 1, -beta, -alpha, False, exact)
+            if passed:
+                return _final(P, O, n)
+            return -self._search(O, P, depth, -beta, -alpha, True)
+        if depth <= 0:
+            return _evaluate(n, P, O)
+        for sq in _bits(m):
+            f = core.flips(n, P, O, sq)
+            v = -self._search(O ^ f, P | f | (1 << sq), depth - 1, -beta, -alpha, False)
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
@@ -189,23 +413,226 @@ class AlphaBeta(Strategy):
         return alpha
 
 
+def c_search(position, seconds, depth=60, simple=False):
+    """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
+
+    ``simple``: square weights and mobility instead of the full evaluation.
+    """
+    if compiled is not None:
+        score, move, _, _ = compiled.search(position.size, position.player, position.opponent, depth,
+                                            seconds, simple)
+        return score, move
+    return None, AlphaBeta(depth=min(depth, 6)).next_move(position, seconds)
+
+
+class PVS(Strategy):
+    """Principal variation search (NegaScout) with a hash table, to ``depth``.
+
+    ``full_eval=False`` (the default) evaluates with square weights and
+    mobility; ``True`` adds corners, X/C-squares, potential mobility, stable
+    edges and parity (what ``best`` uses).
+    """
+
+    name = "pvs"
+
+    def __init__(self, depth=6, default_time=1.0, full_eval=False):
+        self.depth = depth
+        self.default_time = default_time
+        self.full_eval = full_eval
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        return c_search(position, 0.9 * (time_limit or self.default_time), self.depth,
+                        simple=not self.full_eval)[1]
+
+
+class Iterative(PVS):
+    """PVS deepened one ply at a time until the time limit (no depth cap)."""
+
+    name = "iterative"
+
+    def __init__(self, default_time=1.0, full_eval=False):
+        super().__init__(depth=60, default_time=default_time, full_eval=full_eval)
+
+
+class Endgame(Strategy):
+    """Exact solving when at most ``empties`` squares are empty; ``fallback`` before that."""
+
+    name = "endgame"
+
+    def __init__(self, empties=14, fallback=None, default_time=1.0):
+        self.empties = empties
+        self.fallback = fallback or Iterative(default_time, full_eval=True)
+        self.default_time = default_time
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        limit = time_limit or self.default_time
+        if position.empties() <= self.empties:
+            move = solve_move(position, 0.9 * limit)
+            if move is not None:
+                return move
+        return self.fallback.next_move(position, limit)
+
+
+def solve(position, seconds=0.0):
+    """Exact solve: ``(score, move, nodes, complete)`` (see ``engine._core.solve``).
+
+    Uses the compiled solver, or a plain alpha-beta in Python without it.
+    """
+    if compiled is not None:
+        return compiled.solve(position.size, position.player, position.opponent, seconds)
+    state = {"nodes": 0, "deadline": time.monotonic() + seconds if seconds else None}
+    n = position.size
+
+    def negamax(P, O, alpha, beta, passed):
+        state["nodes"] += 1
+        if state["deadline"] and state["nodes"] & 255 == 0 and time.monotonic() > state["deadline"]:
+            raise _Timeout
+        m = core.moves(n, P, O)
+        if not m:
+            if passed:
+                return Position(n, P, O).final_score(), -1
+            return -negamax(O, P, -beta, -alpha, True)[0], -1
+        best, best_move = -999, -1
+        for sq in _bits(m):
+            f = core.flips(n, P, O, sq)
+            v = -negamax(O ^ f, P | f | (1 << sq), -beta, -alpha, False)[0]
+            if v > best:
+                best, best_move = v, sq
+                alpha = max(alpha, v)
+                if alpha >= beta:
+                    break
+        return best, best_move
+
+    try:
+        score, move = negamax(position.player, position.opponent, -n * n, n * n, False)
+        return score, move, state["nodes"], True
+    except _Timeout:
+        return 0, -1, state["nodes"], False
+
+
+def solve_move(position, seconds):
+    """The best move by exact solving, or None if it did not finish in ``seconds``."""
+    score, move, _, complete = solve(position, seconds)
+    return move if complete and move >= 0 else None
+
+
+class Book(Strategy):
+    """Named openings (8x8) from ``engine.book`` while the game follows one; ``fallback`` after."""
+
+    name = "book"
+
+    def __init__(self, fallback=None, seed=None):
+        self.fallback = fallback or Iterative(full_eval=True)
+        self.rng = random.Random(seed)
+
+    def next_move(self, position, time_limit=None):
+        moves = book.book_moves(position)
+        if moves:
+            return self.rng.choice(sorted(moves))
+        return self.fallback.next_move(position, time_limit)
+
+
+class Switch(Strategy):
+    """A different strategy by move number: ``Switch([(0, a), (20, b), (44, c)])``.
+
+    Move numbers are counted from the discs on the board (a new game's first move is 1).
+    """
+
+    name = "switch"
+
+    def __init__(self, plan=None):
+        self.plan = plan or [(0, Book(fallback=Table())), (20, Iterative(full_eval=True)),
+                             (46, Endgame(empties=14))]
+
+    def next_move(self, position, time_limit=None):
+        number = (position.size ** 2 - position.empties()) - 3
+        current = self.plan[0][1]
+        for start, strategy in self.plan:
+            if number >= start:
+                current = strategy
+        return current.next_move(position, time_limit)
+
+
+class Best(Strategy):
+    """The strongest default: book, then iterative PVS, then an exact solve of the last ~20 empties.
+
+    With ``time_limit`` T per move: from 20 empties down it tries an exact
+    solve within 0.6 T and keeps the PVS move when the solve does not finish.
+    """
+
+    name = "best"
+
+    def __init__(self, solve_empties=20, default_time=1.0, seed=None):
+        self.solve_empties = solve_empties
+        self.default_time = default_time
+        self.book = Book(fallback=self, seed=seed)
+
+    def next_move(self, position, time_limit=None):
+        moves = position.legal_moves()
+        if len(moves) <= 1:
+            return moves[0] if moves else PASS
+        limit = time_limit or self.default_time
+        start = time.monotonic()
+        bm = book.book_moves(position)
+        if bm:
+            return self.book.rng.choice(sorted(bm))
+        if position.empties() <= self.solve_empties:
+            move = solve_move(position, 0.6 * limit)
+            if move is not None:
+                return move
+        left = 0.9 * limit - (time.monotonic() - start)
+        return c_search(position, max(0.01, left))[1]
+
+
 STRATEGIES = {
     "random": RandomPlayer,
     "greedy": Greedy,
     "unselfish": Unselfish,
+    "slowstarter": SlowStarter,
     "table": Table,
+    "montecarlo": MonteCarlo,
+    "mcts": MCTS,
+    "minmax": MinMax,
+    "negamax": NegaMax,
     "alphabeta": AlphaBeta,
+    "pvs": PVS,
+    "iterative": Iterative,
+    "book": Book,
+    "endgame": Endgame,
+    "switch": Switch,
+    "best": Best,
 }
+LADDER = ["random", "greedy", "table", "alphabeta", "iterative", "best"]
 
 
 def get(name, **options):
     """A strategy by name (see ``names()``); ``options`` go to its constructor."""
     try:
         cls = STRATEGIES[name.lower()]
-    except KeyError:
+    except (KeyError, AttributeError):
         raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}") from None
     return cls(**options)
 
 
 def names():
     return sorted(STRATEGIES)
+
+
+def move_for_board(strategy, board, bw, time_limit=1.0):
+    """For beginner programs: the ``[y, x]`` a strategy plays on an ``othellotool`` board, or None to pass.
+
+    ``board[y][x]`` holds -1 (empty), 0 (black) or 1 (white); ``bw`` is the colour to move.
+    """
+    if isinstance(strategy, str):
+        strategy = get(strategy)
+    n = len(board)
+    black = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 0)
+    white = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 1)
+    m = strategy.next_move(Position.from_colours(n, black, white, BLACK if bw == 0 else 1), time_limit)
+    return None if m == PASS else [m // n, m % n]

@@ -1,0 +1,155 @@
+"""Round-robin tournaments between strategies: ``python -m engine tournament NAMES... --games N``."""
+import math
+import multiprocessing
+import random
+import sys
+import time
+
+from . import strategies
+from .game import Game
+from .notation import PASS
+
+
+def random_opening(rng, plies, size=8):
+    """A random legal start of ``plies`` moves (no game ends within it)."""
+    while True:
+        g = Game(size)
+        for _ in range(plies):
+            moves = g.position.legal_moves()
+            if not moves:
+                break
+            g.play(rng.choice(moves))
+        else:
+            if not g.position.is_game_over():
+                return g.transcript(passes=True)
+
+
+def play_game(job):
+    """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict."""
+    black, white, opening, seconds, size, seed = job
+    players = [strategies.get(black), strategies.get(white)]
+    for i, p in enumerate(players):
+        if hasattr(p, "rng"):
+            p.rng.seed(seed * 2 + i)
+    g = Game.from_transcript(opening, size=size)
+    worst, slowest = 0.0, None
+    while not g.position.is_game_over():
+        pos = g.position
+        if pos.must_pass():
+            g.play(PASS)
+            continue
+        t = time.monotonic()
+        move = players[pos.turn].next_move(pos, seconds)
+        took = (time.monotonic() - t) / seconds
+        if took > worst:
+            worst = took
+            slowest = (players[pos.turn].name, pos.empties())
+        g.play(move)
+    b, w = g.position.discs()
+    return {"black": black, "white": white, "b": b, "w": w, "moves": g.transcript(passes=True),
+            "opening": opening, "worst_time": worst, "slowest": slowest}
+
+
+def elo(score, n):
+    """Elo difference for a score fraction over n games, with a 95% error bar."""
+    s = min(max(score, 0.5 / n), 1 - 0.5 / n)
+    e = -400 * math.log10(1 / s - 1)
+    se = math.sqrt(s * (1 - s) / n)
+    return e, 1.96 * se * 400 / (math.log(10) * s * (1 - s))
+
+
+def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=sys.stdout):
+    """Every pair plays ``games`` games (half with each colour) from shared random openings."""
+    for n in names:
+        strategies.get(n)  # unknown names fail before anything starts
+    rng = random.Random(seed)
+    jobs = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            for k in range(0, games, 2):
+                opening = random_opening(rng, plies, size)
+                jobs.append((a, b, opening, seconds, size, len(jobs)))
+                if k + 1 < games:
+                    jobs.append((b, a, opening, seconds, size, len(jobs)))
+    results = []
+    start = time.monotonic()
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for r in pool.imap_unordered(play_game, jobs):
+            results.append(r)
+            done = len(results)
+            eta = (time.monotonic() - start) / done * (len(jobs) - done)
+            stream.write(f"\r{done}/{len(jobs)} games, about {eta:.0f} s left   ")
+            stream.flush()
+    stream.write("\n")
+    table = summarize(names, results)
+    print_table(table, results, stream)
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            for r in results:
+                f.write(to_ggf(r, size) + "\n")
+        stream.write(f"games saved to {out}\n")
+    return table, results
+
+
+def summarize(names, results):
+    t = {n: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "discs": 0, "vs": {}} for n in names}
+    for r in results:
+        d = r["b"] - r["w"]
+        for me, other, diff in ((r["black"], r["white"], d), (r["white"], r["black"], -d)):
+            row = t[me]
+            row["games"] += 1
+            row["discs"] += diff
+            key = "wins" if diff > 0 else "losses" if diff < 0 else "draws"
+            row[key] += 1
+            vs = row["vs"].setdefault(other, [0, 0, 0])
+            vs[0 if diff > 0 else 2 if diff < 0 else 1] += 1
+    for row in t.values():
+        n = max(1, row["games"])
+        row["score"] = (row["wins"] + 0.5 * row["draws"]) / n
+        row["elo"], row["elo_err"] = elo(row["score"], n)
+    return t
+
+
+def print_table(table, results, stream):
+    names = sorted(table, key=lambda n: -table[n]["score"])
+    stream.write(f"{'player':12s} {'games':>5s} {'wins':>5s} {'draws':>5s} {'losses':>6s} "
+                 f"{'score':>6s} {'discs/game':>10s} {'Elo':>12s}\n")
+    for n in names:
+        r = table[n]
+        stream.write(f"{n:12s} {r['games']:5d} {r['wins']:5d} {r['draws']:5d} {r['losses']:6d} "
+                     f"{100 * r['score']:5.1f}% {r['discs'] / max(1, r['games']):+10.1f} "
+                     f"{r['elo']:+6.0f} ±{r['elo_err']:3.0f}\n")
+    stream.write("pairs (wins-draws-losses of the row against the column):\n")
+    stream.write(" " * 12 + "".join(f"{n[:10]:>11s}" for n in names) + "\n")
+    for a in names:
+        cells = []
+        for b in names:
+            v = table[a]["vs"].get(b)
+            cells.append(f"{v[0]}-{v[1]}-{v[2]}" if v else "-")
+        stream.write(f"{a:12s}" + "".join(f"{c:>11s}" for c in cells) + "\n")
+    worst = max(results, key=lambda r: r["worst_time"], default=None)
+    if worst and worst["slowest"]:
+        name, empties = worst["slowest"]
+        stream.write(f"longest move: {100 * worst['worst_time']:.0f}% of the time limit "
+                     f"({name}, {empties} empties)\n")
+
+
+def to_ggf(r, size):
+    g = Game.from_transcript(r["moves"], size=size)
+    pos = g.start
+    moves = []
+    for m in g.moves:
+        moves.append(f"{'B' if pos.turn == 0 else 'W'}[{'PA' if m == PASS else _name(m, size)}]")
+        pos = pos.play(m)
+    start = Game(size).start
+    n = size
+    rows = " ".join("".join({0: "*", 1: "O", None: "-"}[start.colour_at(y * n + x)] for x in range(n))
+                    for y in range(n))
+    d = r["b"] - r["w"]
+    return (f"(;GM[Othello]PC[cardstand tournament]PB[{r['black']}]PW[{r['white']}]RE[{d:+d}]"
+            f"TY[{size}]BO[{size} {rows} *]{''.join(moves)};)")
+
+
+def _name(m, size):
+    from .notation import square_name
+    return square_name(m, size).upper()

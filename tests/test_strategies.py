@@ -1,0 +1,102 @@
+"""Every strategy plays legal moves on every size, passes when forced, and keeps to its time."""
+import random
+import time
+
+import pytest
+
+from engine import PASS, Position, book, strategies
+from engine.tournament import play_game, random_opening, summarize
+
+SLOW = {"montecarlo", "mcts"}
+
+
+def positions(size, count, seed):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        p = Position.start(size)
+        stop = rng.randrange(0, size * size - 4)
+        while not p.is_game_over() and p.size ** 2 - p.empties() - 4 < stop:
+            m = p.legal_moves()
+            p = p.play(rng.choice(m) if m else PASS)
+        if not p.is_game_over():
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("name", strategies.names())
+def test_legal_moves_on_every_size_within_the_time(name):
+    limit = 0.05
+    for size, count in ((4, 4), (6, 5), (8, 6), (10, 2)):
+        for p in positions(size, count, seed=size):
+            ai = strategies.get(name)
+            # CPU time: a strategy that ignores its limit uses it up; one descheduled
+            # by a busy machine (tests run in parallel) does not
+            t = time.process_time()
+            m = ai.next_move(p, limit)
+            took = time.process_time() - t
+            if p.must_pass():
+                assert m == PASS
+            else:
+                assert m in p.legal_moves(), (name, p.text(), m)
+            assert took <= limit * 1.1 + 0.03, f"{name} took {took:.3f} s for a {limit} s limit"
+
+
+@pytest.mark.parametrize("name", strategies.names())
+def test_pass_when_forced(name):
+    p = Position.from_text("OX" + "-" * 14 + " X")  # black has no move, white has
+    assert strategies.get(name).next_move(p, 0.05) == PASS
+
+
+def test_unknown_name_is_refused_with_the_list():
+    with pytest.raises(ValueError, match="choose from .*best"):
+        strategies.get("superbrain")
+
+
+def test_book_openings_are_legal_and_named():
+    from engine import Game
+    for name, line in book.OPENINGS:
+        g = Game.from_transcript(line)
+        assert book.opening_name(g) == name
+    assert set(book.book_moves(Position.start())) == {19, 26, 37, 44}
+    g = Game.from_transcript("e6d6")  # the parallel opening (f5f4), mirrored
+    assert book.opening_name(g) == "Parallel"
+
+
+def test_move_for_an_othellotool_board():
+    import othellotool as ot
+    b = ot.SetBoard()
+    y, x = strategies.move_for_board("greedy", b, 0, 0.05)
+    assert ot.IsLegalPlace(ot.ListLegalPlaces(0, b), y, x) >= 0
+    assert strategies.move_for_board("best", [[1, 0, -1, -1]] + [[-1] * 4] * 3, 0, 0.05) is None
+
+
+def test_switch_uses_its_plan():
+    class Fixed(strategies.Strategy):
+        def __init__(self, tag):
+            self.tag = tag
+
+        def next_move(self, position, time_limit=None):
+            return self.tag
+
+    sw = strategies.Switch([(0, Fixed("early")), (10, Fixed("late"))])
+    assert sw.next_move(Position.start()) == "early"
+    p = Position.start()
+    for _ in range(12):
+        p = p.play(p.legal_moves()[0])
+    assert sw.next_move(p) == "late"
+
+
+@pytest.mark.slow
+def test_the_ladder_is_ordered():
+    """Over a fixed set of openings, each level beats the one below it."""
+    rng = random.Random(7)
+    openings = [random_opening(rng, 4) for _ in range(4)]
+    ladder = strategies.LADDER
+    for lower, upper in zip(ladder, ladder[1:]):
+        results = []
+        for k, op in enumerate(openings):
+            results.append(play_game((upper, lower, op, 0.03, 8, k)))
+            results.append(play_game((lower, upper, op, 0.03, 8, k + 100)))
+        t = summarize([lower, upper], results)
+        assert t[upper]["wins"] > t[upper]["losses"], (lower, upper, t[upper])
