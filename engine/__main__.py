@@ -180,7 +180,7 @@ def cmd_tournament(args):
     from . import tournament
     try:
         tournament.run(args.names, args.games, args.time, size=args.size, plies=args.opening,
-                       seed=args.seed, workers=args.workers, out=args.out)
+                       seed=args.seed, workers=args.workers, out=args.out, gauntlet=args.gauntlet)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -230,6 +230,7 @@ def main(argv=None):
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
     t.add_argument("--out", default=None, help="save the games (GGF, one per line) to this file")
+    t.add_argument("--gauntlet", action="store_true", help="the first name plays each of the others (no round robin)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.size % 2 or not 4 <= args.size <= 26:

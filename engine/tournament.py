@@ -58,19 +58,25 @@ def elo(score, n):
     return e, 1.96 * se * 400 / (math.log(10) * s * (1 - s))
 
 
-def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=sys.stdout):
-    """Every pair plays ``games`` games (half with each colour) from shared random openings."""
+def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=sys.stdout,
+        gauntlet=False):
+    """Every pair plays ``games`` games (half with each colour) from shared random openings.
+
+    ``gauntlet``: only the first name plays, against each of the others.
+    """
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
     rng = random.Random(seed)
     jobs = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            for k in range(0, games, 2):
-                opening = random_opening(rng, plies, size)
-                jobs.append((a, b, opening, seconds, size, len(jobs)))
-                if k + 1 < games:
-                    jobs.append((b, a, opening, seconds, size, len(jobs)))
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    if gauntlet:
+        pairs = [(names[0], b) for b in names[1:]]
+    for a, b in pairs:
+        for k in range(0, games, 2):
+            opening = random_opening(rng, plies, size)
+            jobs.append((a, b, opening, seconds, size, len(jobs)))
+            if k + 1 < games:
+                jobs.append((b, a, opening, seconds, size, len(jobs)))
     results = []
     start = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
