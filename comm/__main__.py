@@ -1,4 +1,4 @@
-"""Command line: ``python -m comm {status,echo,bench}``."""
+"""Command line: ``python -m comm {status,echo,serve,bench}``."""
 import argparse
 import logging
 import sys
@@ -34,6 +34,47 @@ def cmd_echo(args):
     return 0
 
 
+def cmd_serve(args):
+    """The conformance contract: JSON requests on stdin, one JSON answer per line on stdout."""
+    import json
+    from .board import Board, BoardError, InvalidArgument
+    try:
+        me = Board(args.board, args.name, stale_after=args.stale_after, lock_timeout=args.lock_timeout)
+    except InvalidArgument as e:
+        print(json.dumps({"ok": False, "error": str(e)}), flush=True)
+        return 2
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+            if op == "init":
+                me.join()
+                ans = {"ok": True}
+            elif op == "quiet":
+                ans = {"ok": True, "result": me.quiet()}
+            elif op == "talk":
+                r = me.talk(req.get("to", ""), req.get("body", ""))
+                ans = {"ok": True, "result": r.result, "sender": r.sender, "body": r.body, "error": me.last_error}
+            elif op == "send":
+                ans = {"ok": True, "result": 1 if me.send(req["to"], req.get("body", "")) else 0,
+                       "error": me.last_error}
+            elif op == "recv":
+                m = me.receive()
+                ans = {"ok": True, "result": 2 if m else (0 if me.last_error else -1),
+                       "sender": m.sender if m else "", "body": m.body if m else "", "error": me.last_error}
+            elif op == "wipe":
+                ans = {"ok": True, "result": me.wipe()}
+            elif op == "quit":
+                print(json.dumps({"ok": True}), flush=True)
+                return 0
+            else:
+                ans = {"ok": False, "error": f"unknown op {op!r}"}
+        except (InvalidArgument, BoardError, ValueError, KeyError, TimeoutError) as e:
+            ans = {"ok": False, "error": str(e)}
+        print(json.dumps(ans, ensure_ascii=False), flush=True)
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m comm", description="The message board (伝言台).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -48,6 +89,11 @@ def main(argv=None):
     e.add_argument("--name", default="echo")
     e.add_argument("--count", type=int, default=0, help="stop after N answers (0: until '__stop__')")
     e.add_argument("--stale-after", type=float, default=10.0)
+    sv = sub.add_parser("serve", help="answer JSON requests on stdin (the conformance kit's contract)")
+    sv.add_argument("--board", required=True)
+    sv.add_argument("--name", required=True)
+    sv.add_argument("--stale-after", type=float, default=10.0)
+    sv.add_argument("--lock-timeout", type=float, default=10.0)
     b = sub.add_parser("bench", help="round-trip latency and idle CPU, local disk and network shares")
     b.add_argument("--rounds", type=int, default=500, help="round trips per folder (default 500)")
     b.add_argument("--share", action="append", default=[], metavar="LABEL=DIR_A,DIR_B",
@@ -60,7 +106,7 @@ def main(argv=None):
     if args.cmd == "bench":
         from .bench import run
         return run(args)
-    return {"status": cmd_status, "echo": cmd_echo}[args.cmd](args)
+    return {"status": cmd_status, "echo": cmd_echo, "serve": cmd_serve}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -141,7 +141,7 @@ def cmd_solve(args):
     bad = 0
     total_nodes, total_time = 0, 0.0
     try:
-        items = list(_obf_lines(args.source))
+        items = list(_obf_lines(args.source))[:args.first]
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -221,6 +221,7 @@ def main(argv=None):
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
     so.add_argument("--json", action="store_true", help="one JSON object per position")
     so.add_argument("--time", type=float, default=None, help="give up on a position after this many seconds")
+    so.add_argument("--first", type=int, default=None, metavar="N", help="only the first N positions of the file")
     t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
     t.add_argument("--games", type=int, default=10, help="games per pair, colours alternating (default 10)")

@@ -464,7 +464,7 @@ class Endgame(Strategy):
 
     def __init__(self, empties=14, fallback=None, default_time=1.0):
         self.empties = empties
-        self.fallback = fallback or Iterative(default_time, full_eval=True)
+        self.fallback = fallback or Iterative(default_time)
         self.default_time = default_time
 
     def next_move(self, position, time_limit=None):
@@ -528,7 +528,7 @@ class Book(Strategy):
     name = "book"
 
     def __init__(self, fallback=None, seed=None):
-        self.fallback = fallback or Iterative(full_eval=True)
+        self.fallback = fallback or Iterative()
         self.rng = random.Random(seed)
 
     def next_move(self, position, time_limit=None):
@@ -547,8 +547,7 @@ class Switch(Strategy):
     name = "switch"
 
     def __init__(self, plan=None):
-        self.plan = plan or [(0, Book(fallback=Table())), (20, Iterative(full_eval=True)),
-                             (46, Endgame(empties=14))]
+        self.plan = plan or [(0, Book(fallback=Table())), (20, Iterative()), (46, Endgame(empties=14))]
 
     def next_move(self, position, time_limit=None):
         number = (position.size ** 2 - position.empties()) - 3
