@@ -262,7 +262,25 @@ class _Timeout(Exception):
     pass
 
 
-class MinMax(Strategy):
+class _TimedSearch(Strategy):
+    """The Python searches' common parts: a deadline checked as nodes are counted, children."""
+
+    def _start(self, position, time_limit, default=1.0):
+        self.size = position.size
+        self.deadline = time.monotonic() + 0.9 * (time_limit or default)
+        self.nodes = 0
+
+    def _tick(self):
+        self.nodes += 1
+        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
+            raise _Timeout
+
+    def _child(self, P, O, sq):
+        f = core.flips(self.size, P, O, sq)
+        return O ^ f, P | f | (1 << sq)
+
+
+class MinMax(_TimedSearch):
     """Plain minimax to a fixed ``depth`` (no pruning): the textbook algorithm."""
 
     name = "minmax"
@@ -274,17 +292,14 @@ class MinMax(Strategy):
         moves = position.legal_moves()
         if not moves:
             return PASS
-        self.size = position.size
-        self.deadline = time.monotonic() + 0.9 * (time_limit or 1.0)
-        self.nodes = 0
-        me = (position.player, position.opponent)
+        self._start(position, time_limit)
+        P, O = position.player, position.opponent
         result = moves[0]
         for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
             best, best_v = moves[0], None
             try:
                 for m in moves:
-                    f = core.flips(self.size, *me, m)
-                    v = self._value(position.opponent ^ f, position.player | f | (1 << m), depth - 1, False)
+                    v = self._value(*self._child(P, O, m), depth - 1, False)
                     if best_v is None or v > best_v:
                         best, best_v = m, v
             except _Timeout:
@@ -294,9 +309,7 @@ class MinMax(Strategy):
 
     def _value(self, P, O, depth, maximising):
         """Value for the root player; (P, O) has the side to move first."""
-        self.nodes += 1
-        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
-            raise _Timeout
+        self._tick()
         n = self.size
         m = core.moves(n, P, O)
         if not m:
@@ -305,14 +318,11 @@ class MinMax(Strategy):
             return self._value(O, P, depth, not maximising)
         if depth == 0:
             return _evaluate(n, P, O) * (1 if maximising else -1)
-        values = []
-        for sq in _bits(m):
-            f = core.flips(n, P, O, sq)
-            values.append(self._value(O ^ f, P | f | (1 << sq), depth - 1, not maximising))
+        values = [self._value(*self._child(P, O, sq), depth - 1, not maximising) for sq in _bits(m)]
         return max(values) if maximising else min(values)
 
 
-class NegaMax(Strategy):
+class NegaMax(_TimedSearch):
     """Negamax to a fixed ``depth``: minimax written once for both sides."""
 
     name = "negamax"
@@ -324,9 +334,7 @@ class NegaMax(Strategy):
         moves = position.legal_moves()
         if not moves:
             return PASS
-        self.size = position.size
-        self.deadline = time.monotonic() + 0.9 * (time_limit or 1.0)
-        self.nodes = 0
+        self._start(position, time_limit)
         P, O = position.player, position.opponent
         result = moves[0]
         for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
@@ -336,14 +344,8 @@ class NegaMax(Strategy):
                 break
         return result
 
-    def _child(self, P, O, sq):
-        f = core.flips(self.size, P, O, sq)
-        return O ^ f, P | f | (1 << sq)
-
     def _negamax(self, P, O, depth):
-        self.nodes += 1
-        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
-            raise _Timeout
+        self._tick()
         n = self.size
         m = core.moves(n, P, O)
         if not m:
@@ -355,7 +357,7 @@ class NegaMax(Strategy):
         return max(-self._negamax(*self._child(P, O, sq), depth - 1) for sq in _bits(m))
 
 
-class AlphaBeta(Strategy):
+class AlphaBeta(_TimedSearch):
     """Negamax with alpha-beta pruning in Python, iterative deepening to ``depth`` within the time limit."""
 
     name = "alphabeta"
@@ -368,9 +370,7 @@ class AlphaBeta(Strategy):
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
-        self.deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
-        self.size = position.size
-        self.nodes = 0
+        self._start(position, time_limit, self.default_time)
         P, O = position.player, position.opponent
         w = square_weights(self.size)
         order = sorted(moves, key=lambda s: -w[s])
@@ -380,8 +380,7 @@ class AlphaBeta(Strategy):
                 scored = []
                 alpha = -10 ** 9
                 for m in order:
-                    f = core.flips(self.size, P, O, m)
-                    v = -self._search(O ^ f, P | f | (1 << m), depth - 1, -10 ** 9, -alpha, False)
+                    v = -self._search(*self._child(P, O, m), depth - 1, -10 ** 9, -alpha, False)
                     scored.append((v, m))
                     alpha = max(alpha, v)
             except _Timeout:
@@ -392,9 +391,7 @@ class AlphaBeta(Strategy):
         return best
 
     def _search(self, P, O, depth, alpha, beta, passed):
-        self.nodes += 1
-        if self.nodes & 127 == 0 and time.monotonic() > self.deadline:
-            raise _Timeout
+        self._tick()
         n = self.size
         m = core.moves(n, P, O)
         if not m:
@@ -404,8 +401,7 @@ class AlphaBeta(Strategy):
         if depth <= 0:
             return _evaluate(n, P, O)
         for sq in _bits(m):
-            f = core.flips(n, P, O, sq)
-            v = -self._search(O ^ f, P | f | (1 << sq), depth - 1, -beta, -alpha, False)
+            v = -self._search(*self._child(P, O, sq), depth - 1, -beta, -alpha, False)
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
@@ -559,16 +555,19 @@ class Switch(Strategy):
 
 
 class Best(Strategy):
-    """The strongest default: book, then iterative PVS, then an exact solve of the last ~20 empties.
+    """The strongest default: book, iterative PVS with the full evaluation, exact endgame.
 
-    With ``time_limit`` T per move: from 20 empties down it tries an exact
-    solve within 0.6 T and keeps the PVS move when the solve does not finish.
+    With ``time_limit`` T per move: at most ``exact_empties`` empties it
+    solves exactly; up to ``solve_empties`` it first tries a win/draw/loss
+    solve within half of T and plays a proven win (or draw); otherwise, and
+    when a solve does not finish, the PVS move.
     """
 
     name = "best"
 
-    def __init__(self, solve_empties=20, default_time=1.0, seed=None):
+    def __init__(self, solve_empties=22, exact_empties=14, default_time=1.0, seed=None):
         self.solve_empties = solve_empties
+        self.exact_empties = exact_empties
         self.default_time = default_time
         self.book = Book(fallback=self, seed=seed)
 
@@ -581,9 +580,15 @@ class Best(Strategy):
         bm = book.book_moves(position)
         if bm:
             return self.book.rng.choice(sorted(bm))
-        if position.empties() <= self.solve_empties:
-            move = solve_move(position, 0.6 * limit)
+        empties = position.empties()
+        if empties <= self.exact_empties:
+            move = solve_move(position, 0.8 * limit)
             if move is not None:
+                return move
+        elif empties <= self.solve_empties and compiled is not None:
+            score, move, _, complete = compiled.solve(position.size, position.player, position.opponent,
+                                                      0.5 * limit, -1, 1)
+            if complete and move >= 0 and score >= 0:
                 return move
         left = 0.9 * limit - (time.monotonic() - start)
         return c_search(position, max(0.01, left))[1]

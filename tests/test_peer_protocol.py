@@ -10,6 +10,7 @@ import pytest
 from comm import Board
 from engine import Game, Position
 from peer import protocol
+from peer.conformance import _expect as expect
 from peer.record import Records
 
 from peertools import final_line, finish, player
@@ -19,18 +20,6 @@ HERE = Path(__file__).parent
 
 def fake(board, name):
     return Board(board, name).join()
-
-
-def expect(me, kind, timeout=30, skip=("say",)):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        m = me.wait(timeout=max(0.01, deadline - time.monotonic()))
-        if m is None:
-            break
-        msg = protocol.parse(m.body)
-        if msg.kind == kind:
-            return msg
-    raise AssertionError(f"no {kind} message within {timeout} s")
 
 
 def test_against_a_classic_tutorial_program(tmp_path):
