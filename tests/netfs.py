@@ -9,6 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT.parent / "shared" / "netfs" / "mount_share.sh"
+UNMOUNT = SCRIPT.with_name("unmount_share.sh")
 KNOWN = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
          "smb": ("/mnt/netfs/smb-a/127.0.0.1/export", "/mnt/netfs/smb-b/127.0.0.1/export")}
 
@@ -17,6 +18,18 @@ def _mounted(kind):
     a, b = KNOWN[kind]
     return os.path.isdir(a) and os.path.isdir(b) and os.path.ismount(
         a if kind == "sshfs" else "/mnt/netfs/smb-a") and os.access(a, os.W_OK)
+
+
+def _stale(kind):
+    """A mount left from a session whose server is gone ("transport endpoint is not connected")."""
+    for p in (KNOWN[kind][0], "/mnt/netfs/smb-a" if kind == "smb" else KNOWN[kind][1]):
+        try:
+            os.stat(p)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True
+    return False
 
 
 def share(kind):
@@ -29,6 +42,8 @@ def share(kind):
         if not SCRIPT.exists():
             pytest.skip(f"no {kind} share mounted and no mount script at {SCRIPT}")
         with filelock.FileLock("/tmp/cardstand-netfs-mount.lock", timeout=600):
+            if not _mounted(kind) and _stale(kind) and UNMOUNT.exists():
+                subprocess.run(["bash", str(UNMOUNT), kind], capture_output=True, timeout=120)
             if not _mounted(kind):
                 r = subprocess.run(["bash", str(SCRIPT), kind], capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
