@@ -130,6 +130,8 @@ def follow(board, screen, until_over=True, timeout=None):
     screen.say("watching", board=board)
     shown = None
     start = time.monotonic()
+    if records.current() is None:
+        screen.say("no_game")
     try:
         while True:
             rec = records.current()

@@ -305,8 +305,14 @@ class Session:
         if pos.is_game_over():
             return ""
         s = self.screen
-        name = self.my_name if pos.turn == self.colour else self.their_name
-        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({name})"
+        if pos.turn == self.colour:
+            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({self.my_name})"
+        state = "gone_state" if self.gone else None
+        if state is None:
+            rec = self.board.alive(self.other)
+            state = {"thinking": "thinking", "waiting": "waiting"}.get((rec or {}).get("state"))
+        extra = f", {s.t(state)}" if state else ""
+        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({self.their_name}{extra})"
 
     def _apply(self, move, by_me):
         pos = self.game.position
