@@ -75,6 +75,8 @@ def play_parser(colour=None):
                     help="language of the messages (default: from the locale)")
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
+    ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
+                    help="instead of --time: a budget for the whole game, shared out over the moves")
     ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
     ap.add_argument("--new", action="store_true", help="start a new game even if an unfinished one is on the board")
     ap.add_argument("--patience", type=_time, default=None, metavar="SECONDS",
@@ -97,9 +99,10 @@ def play(argv, colour=None):
     screen = Screen(lang, wants_colour(args.no_color))
     try:
         if args.ai:
-            player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed)
+            player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
+                              game_time=args.game_time)
         elif args.engine:
-            player = External(args.engine, time_limit=args.time or 10.0)
+            player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:
             player = Human()
     except ValueError as e:

@@ -51,19 +51,38 @@ class Human:
         self.lines = lines or LineInput()
 
 
+class Clock:
+    """Thinking time: a fixed limit per move, or a budget for the whole game shared out over the moves."""
+
+    def __init__(self, per_move=1.0, per_game=None):
+        self.per_move = per_move
+        self.left = per_game
+
+    def for_move(self, position):
+        if self.left is None:
+            return self.per_move
+        my_moves_left = max(1, (position.empties() + 1) // 2)
+        return max(0.01, min(self.left / my_moves_left * 1.5, self.left * 0.5))
+
+    def spent(self, seconds):
+        if self.left is not None:
+            self.left = max(0.0, self.left - seconds)
+
+
 class Computer:
     kind = "computer"
 
-    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None):
+    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None):
         opts = {"seed": seed} if name.lower() == "random" and seed is not None else {}
         self.strategy = strategies.get(name, **opts)
         self.name = name
-        self.time_limit = time_limit
+        self.clock = Clock(time_limit, game_time)
         self.pace = pace
 
     def choose(self, position):
         t = time.monotonic()
-        move = self.strategy.next_move(position, self.time_limit)
+        move = self.strategy.next_move(position, self.clock.for_move(position))
+        self.clock.spent(time.monotonic() - t)
         rest = self.pace - (time.monotonic() - t)
         if rest > 0:
             time.sleep(rest)
@@ -75,21 +94,28 @@ class External:
 
     kind = "computer"
 
-    def __init__(self, command, time_limit=10.0, fallback="greedy"):
+    def __init__(self, command, time_limit=10.0, fallback="greedy", game_time=None):
         self.command = command
         self.argv = shlex.split(command, posix=os.name != "nt")
         if not self.argv:
             raise ValueError("--engine needs a command")
-        self.time_limit = time_limit
+        self.clock = Clock(time_limit, game_time)
         self.fallback = strategies.get(fallback)
 
     def choose(self, position):
         """(move, problem): on a time-out, crash or bad answer, a fallback move and the reason."""
+        limit = self.clock.for_move(position)
+        t = time.monotonic()
+        answer = self._ask(position, limit)
+        self.clock.spent(time.monotonic() - t)
+        return answer
+
+    def _ask(self, position, limit):
         try:
             r = subprocess.run(self.argv, input=oneshot.format_request(position), capture_output=True,
-                               text=True, timeout=self.time_limit)
+                               text=True, timeout=limit)
         except subprocess.TimeoutExpired:
-            return self._fallback(position, f"no answer within {self.time_limit:g} s")
+            return self._fallback(position, f"no answer within {limit:g} s")
         except OSError as e:
             return self._fallback(position, f"cannot run {self.command!r}: {e}")
         if r.returncode != 0:

@@ -80,3 +80,22 @@ def test_demo_runs_two_processes(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "over" in r.stdout and "Game record" in r.stdout
+
+
+def test_game_time_budget_is_shared_out_and_kept(tmp_path):
+    import time as _t
+    from peer.players import Clock
+    from engine import Position
+    c = Clock(per_game=10.0)
+    first = c.for_move(Position.start())
+    assert 0 < first < 1.0
+    c.spent(9.9)
+    assert c.for_move(Position.start()) <= 0.05 + 1e-9
+    board = tmp_path / "b"
+    t = _t.monotonic()
+    b = player("black", board, "--ai", "iterative", "--game-time", "3")
+    w = player("white", board, "--ai", "iterative", "--game-time", "3")
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0 and final_line(ob) == final_line(ow)
+    assert _t.monotonic() - t < 3 + 3 + 20   # both budgets plus messaging and start-up
