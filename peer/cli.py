@@ -225,9 +225,10 @@ def demo(argv):
         tmp = board.parent
     extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
     logs = [open(board.parent / f"{c}.log", "w") if tmp else subprocess.DEVNULL for c in ("black", "white")]
-    procs = [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
+    procs = [subprocess.Popen(_player_cmd("black", board, args.black,
+                                          extra + ["--size", str(args.size), "--name", args.black]),
                               stdout=logs[0], stderr=subprocess.STDOUT),
-             subprocess.Popen(_player_cmd("white", board, args.white, extra),
+             subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
                               stdout=logs[1], stderr=subprocess.STDOUT)]
     try:
         code = follow(board, screen, until_over=True, timeout=600)
