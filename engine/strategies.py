@@ -279,6 +279,22 @@ class _TimedSearch(Strategy):
         f = core.flips(self.size, P, O, sq)
         return O ^ f, P | f | (1 << sq)
 
+    def _deepen(self, position, time_limit, score):
+        """The root move of highest ``score(P, O, depth)`` of its child, deepening 1..``self.depth``
+        so that running out of time still leaves an answer."""
+        moves = position.legal_moves()
+        if not moves:
+            return PASS
+        self._start(position, time_limit)
+        P, O = position.player, position.opponent
+        result = moves[0]
+        for depth in range(1, self.depth + 1):
+            try:
+                result = max(moves, key=lambda m: score(*self._child(P, O, m), depth - 1))
+            except _Timeout:
+                break
+        return result
+
 
 class MinMax(_TimedSearch):
     """Plain minimax to a fixed ``depth`` (no pruning): the textbook algorithm."""
@@ -289,23 +305,7 @@ class MinMax(_TimedSearch):
         self.depth = depth
 
     def next_move(self, position, time_limit=None):
-        moves = position.legal_moves()
-        if not moves:
-            return PASS
-        self._start(position, time_limit)
-        P, O = position.player, position.opponent
-        result = moves[0]
-        for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
-            best, best_v = moves[0], None
-            try:
-                for m in moves:
-                    v = self._value(*self._child(P, O, m), depth - 1, False)
-                    if best_v is None or v > best_v:
-                        best, best_v = m, v
-            except _Timeout:
-                break
-            result = best
-        return result
+        return self._deepen(position, time_limit, lambda P, O, d: self._value(P, O, d, False))
 
     def _value(self, P, O, depth, maximising):
         """Value for the root player; (P, O) has the side to move first."""
@@ -331,18 +331,7 @@ class NegaMax(_TimedSearch):
         self.depth = depth
 
     def next_move(self, position, time_limit=None):
-        moves = position.legal_moves()
-        if not moves:
-            return PASS
-        self._start(position, time_limit)
-        P, O = position.player, position.opponent
-        result = moves[0]
-        for depth in range(1, self.depth + 1):  # deepen so that a time-out leaves an answer
-            try:
-                result = max(moves, key=lambda m: -self._negamax(*self._child(P, O, m), depth - 1))
-            except _Timeout:
-                break
-        return result
+        return self._deepen(position, time_limit, lambda P, O, d: -self._negamax(P, O, d))
 
     def _negamax(self, P, O, depth):
         self._tick()

@@ -36,6 +36,16 @@ def test_ffo_1_to_19_exact_score_and_a_best_move():
         assert -s2 == best, f"#{i}: the chosen move does not keep the score"
 
 
+def pure_solve(p):
+    """``strategies.solve`` with the compiled solver switched off."""
+    saved = strategies.compiled
+    try:
+        strategies.compiled = None
+        return strategies.solve(p)
+    finally:
+        strategies.compiled = saved
+
+
 def test_pure_python_solver_agrees_on_small_endgames():
     import random
     rng = random.Random(4)
@@ -47,12 +57,7 @@ def test_pure_python_solver_agrees_on_small_endgames():
         if p.is_game_over():
             continue
         compiled = backend.compiled.solve(8, p.player, p.opponent)[0] if backend.compiled else None
-        strategies_core = strategies.compiled
-        try:
-            strategies.compiled = None
-            pure = strategies.solve(p)
-        finally:
-            strategies.compiled = strategies_core
+        pure = pure_solve(p)
         assert pure[3]
         if compiled is not None:
             assert pure[0] == compiled
@@ -71,12 +76,7 @@ def test_other_sizes_solve_like_plain_negamax(size):
         if p.is_game_over():
             continue
         c = backend.compiled.solve(size, p.player, p.opponent)
-        saved = strategies.compiled
-        try:
-            strategies.compiled = None
-            pure = strategies.solve(p)
-        finally:
-            strategies.compiled = saved
+        pure = pure_solve(p)
         assert c[0] == pure[0] and c[3]
 
 
