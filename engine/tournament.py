@@ -7,7 +7,7 @@ import time
 
 from . import strategies
 from .game import Game
-from .notation import PASS
+from .notation import PASS, square_name
 
 
 def random_opening(rng, plies, size=8):
@@ -145,7 +145,7 @@ def to_ggf(r, size):
     pos = g.start
     moves = []
     for m in g.moves:
-        moves.append(f"{'B' if pos.turn == 0 else 'W'}[{'PA' if m == PASS else _name(m, size)}]")
+        moves.append(f"{'B' if pos.turn == 0 else 'W'}[{'PA' if m == PASS else square_name(m, size).upper()}]")
         pos = pos.play(m)
     start = Game(size).start
     n = size
@@ -154,8 +154,3 @@ def to_ggf(r, size):
     d = r["b"] - r["w"]
     return (f"(;GM[Othello]PC[cardstand tournament]PB[{r['black']}]PW[{r['white']}]RE[{d:+d}]"
             f"TY[{size}]BO[{size} {rows} *]{''.join(moves)};)")
-
-
-def _name(m, size):
-    from .notation import square_name
-    return square_name(m, size).upper()
