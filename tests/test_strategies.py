@@ -100,3 +100,17 @@ def test_the_ladder_is_ordered():
             results.append(play_game((lower, upper, op, 0.03, 8, k + 100)))
         t = summarize([lower, upper], results)
         assert t[upper]["wins"] > t[upper]["losses"], (lower, upper, t[upper])
+
+
+def test_tournament_command_prints_a_table_and_saves_games(tmp_path, capsys):
+    from engine.__main__ import main
+    out = tmp_path / "games.ggf"
+    assert main(["tournament", "random", "greedy", "--games", "2", "--time", "0.01", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Elo" in text and "random" in text and "greedy" in text and "longest move" in text
+    lines = out.read_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("(;GM[Othello]") for line in lines)
+    assert main(["tournament", "random", "nosuch", "--games", "2"]) == 2
+    from engine.tournament import elo
+    e, err = elo(0.5, 100)
+    assert abs(e) < 1e-9 and 60 < err < 80
