@@ -58,12 +58,13 @@ def elo(score, n):
     return e, 1.96 * se * 400 / (math.log(10) * s * (1 - s))
 
 
-def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=sys.stdout,
+def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=None,
         gauntlet=False):
     """Every pair plays ``games`` games (half with each colour) from shared random openings.
 
     ``gauntlet``: only the first name plays, against each of the others.
     """
+    stream = stream or sys.stdout
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
     rng = random.Random(seed)
