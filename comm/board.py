@@ -284,7 +284,7 @@ class Board:
         if head - tail >= self.max_unread:
             return f"the mailbox of {to} is full ({self.max_unread} unread messages)"
         k = max(head, tail) + 1
-        while os.path.lexists(rbox / msg_name(k)):
+        while fsops.present(rbox / msg_name(k)):
             k += 1
         framed = frame(self.name, self.run, to, runs[0], k, data)
         target = rbox / msg_name(k)
@@ -311,7 +311,7 @@ class Board:
     def _maybe_waiting(self):
         """Lock-free look: is there possibly a message for me?  Opens files by name only."""
         tail = fsops.read_int(self.mine / "tail")
-        if os.path.exists(self.mine / msg_name(tail + 1)):
+        if fsops.present(self.mine / msg_name(tail + 1)):
             return True
         return fsops.read_int(self.mine / "head") > tail
 

@@ -87,6 +87,19 @@ def read_bytes(path, limit=1 << 20):
         return None
 
 
+def present(path):
+    """Whether a file exists, by opening it: a share's client may answer ``stat`` from a stale cache."""
+    try:
+        with open(path, "rb"):
+            return True
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except IsADirectoryError:
+        return True
+    except OSError:
+        return os.path.lexists(path)
+
+
 def read_text(path):
     data = read_bytes(path, 4096)
     if data is None:

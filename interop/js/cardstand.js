@@ -71,6 +71,12 @@ function fields(text) {
   return f;
 }
 function exists(p) { try { fs.lstatSync(p); return true; } catch (e) { return false; } }
+function present(p) {                                                // B3: by opening, not a cached stat
+  try { fs.closeSync(fs.openSync(p, 'r')); return true; } catch (e) {
+    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return false;
+    return exists(p);
+  }
+}
 function remove(p) { try { fs.unlinkSync(p); return true; } catch (e) { return false; } }
 function removeTree(p) { try { fs.rmSync(p, { recursive: true, force: true }); } catch (e) { /* later */ } }
 
@@ -296,7 +302,7 @@ class Board {
     const tail = readInt(path.join(rbox, 'tail'));
     if (head - tail >= MAX_UNREAD) return `the mailbox of ${to} is full`;
     let k = Math.max(head, tail) + 1;
-    while (exists(path.join(rbox, msgName(k)))) k++;
+    while (present(path.join(rbox, msgName(k)))) k++;
     const framed = frame(this.name, this.run, to, toRun, k, data);
     const target = path.join(rbox, msgName(k));
     const scratch = writeScratch(this.tmp, framed, true);
@@ -313,7 +319,7 @@ class Board {
 
   maybeWaiting() {                                                   // M6
     const tail = readInt(path.join(this.mine, 'tail'));
-    if (exists(path.join(this.mine, msgName(tail + 1)))) return true;
+    if (present(path.join(this.mine, msgName(tail + 1)))) return true;
     return readInt(path.join(this.mine, 'head')) > tail;
   }
 
