@@ -292,10 +292,12 @@ def _game(play_cmd, d, colour):
         raise Fail("the game did not finish within 300 s")
     out_ours = ours.stdout.read()
     try:
-        out_theirs, _ = theirs.communicate(timeout=60)
+        out_theirs, _ = theirs.communicate(timeout=120)
     except subprocess.TimeoutExpired:
         theirs.kill()
-        raise Fail("their side did not stop after the game") from None
+        out_theirs, _ = theirs.communicate()
+        raise Fail(f"their side did not stop within 120 s after the game; ours said: "
+                   f"{out_ours.strip()[-200:]!r}; theirs said: {out_theirs.strip()[-300:]!r}") from None
     check(ours.returncode == 0, f"our {other} exited {ours.returncode}: {out_ours[-300:]}")
     check(theirs.returncode == 0, f"their {colour} exited {theirs.returncode}: {out_theirs[-300:]}")
     rec = Records(d).current()
