@@ -160,4 +160,4 @@ def retry(fn, *args, attempts=5, delay=0.01):
         except OSError as e:
             if e.errno not in _RETRY_ERRNOS or i == attempts - 1:
                 raise
-            time.sleep(delay * (i + 1))
+            time.sleep(min(delay * (i + 1), 0.05))

@@ -211,10 +211,12 @@ class Lease:
             if sig is not None and self._owner_fields(sig[0]).get("token") == token:
                 aside = self.scratch / f"released-{token}"
                 try:
-                    fsops.retry(os.rename, self.path, aside)
+                    # SMB refuses to rename a folder while another client reads a file in it
+                    fsops.retry(os.rename, self.path, aside, attempts=30)
                     fsops.remove_tree(aside)
                 except OSError as e:
-                    log.warning("could not release the board lock: %s", e)
+                    log.warning("could not release the board lock (others will break it after "
+                                "%g s): %s", self.stale_after, e)
             else:
                 log.warning("the board lock was taken from us while we held it "
                             "(stalled for over %g s?)", self.stale_after)

@@ -202,7 +202,13 @@ class Lease {                                                        // section 
     if (this.token === null) return;
     if (this.isMine()) {
       const aside = path.join(this.scratch, 'released-' + this.token);
-      try { fs.renameSync(this.path, aside); removeTree(aside); } catch (e) { /* leave it */ }
+      // SMB refuses to rename a folder while another client reads a file in it: retry briefly
+      for (let i = 0; i < 50; i++) {
+        try { fs.renameSync(this.path, aside); removeTree(aside); break; } catch (e) {
+          if (e.code === 'ENOENT' || !this.isMine()) break;
+          sleep(10 + i * 2);
+        }
+      }
     }
     this.token = null;
   }
