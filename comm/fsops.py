@@ -57,7 +57,8 @@ def replace_with(scratch_dir, target, data, durable=True):
     """
     tmp = write_scratch(scratch_dir, data, durable)
     try:
-        retry(os.replace, tmp, target)
+        # SMB refuses to replace a file another client has open (EEXIST, EACCES): retry briefly
+        retry(os.replace, tmp, target, attempts=20, also=(errno.EEXIST,))
     except BaseException:
         remove(tmp)
         raise
@@ -150,14 +151,14 @@ def remove_tree(path):
         pass
 
 
-def retry(fn, *args, attempts=5, delay=0.01):
-    """Call ``fn``, retrying transient share errors (busy, EIO) a few times."""
+def retry(fn, *args, attempts=5, delay=0.01, also=()):
+    """Call ``fn``, retrying transient share errors (busy, EIO, and ``also``) a few times."""
     for i in range(attempts):
         try:
             return fn(*args)
         except FileNotFoundError:
             raise
         except OSError as e:
-            if e.errno not in _RETRY_ERRNOS or i == attempts - 1:
+            if (e.errno not in _RETRY_ERRNOS and e.errno not in also) or i == attempts - 1:
                 raise
             time.sleep(min(delay * (i + 1), 0.05))

@@ -91,7 +91,13 @@ function writeScratch(dir, data, durable) {                          // B2
 }
 function replaceWith(dir, target, data, durable) {                   // R2
   const t = writeScratch(dir, data, durable);
-  try { fs.renameSync(t, target); } catch (e) { remove(t); throw e; }
+  // SMB refuses to replace a file another client has open: retry briefly
+  for (let i = 0; ; i++) {
+    try { fs.renameSync(t, target); return; } catch (e) {
+      if (i >= 20 || !['EEXIST', 'EBUSY', 'EACCES', 'EPERM', 'EIO', 'EAGAIN'].includes(e.code)) { remove(t); throw e; }
+      sleep(Math.min(10 * (i + 1), 50));
+    }
+  }
 }
 
 const CRC_TABLE = (() => {
