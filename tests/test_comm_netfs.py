@@ -10,7 +10,8 @@ from comm import Board
 from commtools import check_stream, expect_line, spawn
 from netfs import board_pair
 
-pytestmark = pytest.mark.netfs
+# One worker runs all share tests in turn: see the note on concurrent SMB load in docs/benchmarks.md
+pytestmark = [pytest.mark.netfs, pytest.mark.xdist_group("netfs")]
 KINDS = ["sshfs", "smb"]
 
 

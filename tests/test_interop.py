@@ -46,6 +46,7 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
 
 @needs_node
 @pytest.mark.netfs
+@pytest.mark.xdist_group("netfs")
 @pytest.mark.parametrize("kind", ["sshfs", "smb"])
 def test_javascript_peer_through_two_mounts(kind):
     a, b = share(kind)
