@@ -39,6 +39,12 @@ def _bits(mask):
         mask ^= b
 
 
+def _after(size, P, O, sq):
+    """(player, opponent) masks after the side to move plays ``sq``: the mover becomes the opponent."""
+    f = core.flips(size, P, O, sq)
+    return O ^ f, P | f | (1 << sq)
+
+
 class Strategy:
     """A way of choosing moves.  ``next_move`` returns a legal square, or ``PASS`` when forced.
 
@@ -153,8 +159,8 @@ def _playout(size, P, O, rng):
         passed = False
         sqs = list(_bits(m))
         sq = sqs[rng.randrange(len(sqs))]
-        f = core.flips(size, P, O, sq)
-        P, O, sign = O ^ f, P | f | (1 << sq), -sign
+        P, O = _after(size, P, O, sq)
+        sign = -sign
 
 
 class MonteCarlo(Strategy):
@@ -173,10 +179,7 @@ class MonteCarlo(Strategy):
             return moves[0] if moves else PASS
         deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
         n = position.size
-        children = []
-        for m in moves:
-            f = position.flips(m)
-            children.append((m, position.opponent ^ f, position.player | f | (1 << m)))
+        children = [(m, *_after(n, position.player, position.opponent, m)) for m in moves]
         total = {m: 0 for m in moves}
         count = {m: 0 for m in moves}
         k = 0
@@ -222,8 +225,7 @@ class MCTS(Strategy):
                     if mv == PASS:
                         child = [O, P, 0, 0.0, {}, None]
                     else:
-                        f = core.flips(n, P, O, mv)
-                        child = [O ^ f, P | f | (1 << mv), 0, 0.0, {}, None]
+                        child = [*_after(n, P, O, mv), 0, 0.0, {}, None]
                     node[4][mv] = child
                     path.append(child)
                     break
@@ -276,8 +278,7 @@ class _TimedSearch(Strategy):
             raise _Timeout
 
     def _child(self, P, O, sq):
-        f = core.flips(self.size, P, O, sq)
-        return O ^ f, P | f | (1 << sq)
+        return _after(self.size, P, O, sq)
 
     def _deepen(self, position, time_limit, score):
         """The root move of highest ``score(P, O, depth)`` of its child, deepening 1..``self.depth``
@@ -485,8 +486,7 @@ def solve(position, seconds=0.0):
             return -negamax(O, P, -beta, -alpha, True)[0], -1
         best, best_move = -999, -1
         for sq in _bits(m):
-            f = core.flips(n, P, O, sq)
-            v = -negamax(O ^ f, P | f | (1 << sq), -beta, -alpha, False)[0]
+            v = -negamax(*_after(n, P, O, sq), -beta, -alpha, False)[0]
             if v > best:
                 best, best_move = v, sq
                 alpha = max(alpha, v)
