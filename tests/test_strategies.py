@@ -97,8 +97,8 @@ def test_the_ladder_is_ordered():
     for lower, upper in zip(ladder, ladder[1:]):
         results = []
         for k, op in enumerate(openings):
-            results.append(play_game((upper, lower, op, 0.03, 8, k)))
-            results.append(play_game((lower, upper, op, 0.03, 8, k + 100)))
+            results.append(play_game((upper, lower, op, 0.1, 8, k)))
+            results.append(play_game((lower, upper, op, 0.1, 8, k + 100)))
         t = summarize([lower, upper], results)
         assert t[upper]["wins"] > t[upper]["losses"], (lower, upper, t[upper])
 
