@@ -32,6 +32,21 @@ def _stale(kind):
     return False
 
 
+def _detach(kind):
+    """Lazily unmount dead mount points (the shared unmount script skips them: `mountpoint` fails
+    on them too), then stop the old server so the mount script starts afresh."""
+    base = "/mnt/netfs/" + ("sshfs" if kind == "sshfs" else "smb")
+    for mp in (base + "-a", base + "-b"):
+        for cmd in (["fusermount3", "-uz", mp], ["fusermount", "-uz", mp], ["umount", "-l", mp]):
+            try:
+                if subprocess.run(cmd, capture_output=True, timeout=60).returncode == 0:
+                    break
+            except (OSError, subprocess.SubprocessError):
+                continue
+    if UNMOUNT.exists():
+        subprocess.run(["bash", str(UNMOUNT), kind], capture_output=True, timeout=120)
+
+
 def share(kind):
     """(mount A, mount B) of the same server folder, or skip with the reason."""
     if os.name == "nt" or os.geteuid() != 0:
@@ -42,8 +57,8 @@ def share(kind):
         if not SCRIPT.exists():
             pytest.skip(f"no {kind} share mounted and no mount script at {SCRIPT}")
         with filelock.FileLock("/tmp/cardstand-netfs-mount.lock", timeout=600):
-            if not _mounted(kind) and _stale(kind) and UNMOUNT.exists():
-                subprocess.run(["bash", str(UNMOUNT), kind], capture_output=True, timeout=120)
+            if not _mounted(kind) and _stale(kind):
+                _detach(kind)
             if not _mounted(kind):
                 r = subprocess.run(["bash", str(SCRIPT), kind], capture_output=True, text=True, timeout=600)
                 if r.returncode != 0:
