@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {info,perft,bench,move,solve,tournament}``."""
+"""Command line: ``python -m engine {info,perft,bench,move,solve,tournament,nboard}``."""
 import argparse
 import platform
 import statistics
@@ -187,6 +187,16 @@ def cmd_tournament(args):
     return 0
 
 
+def cmd_nboard(args):
+    from . import nboard, strategies
+    try:
+        strategies.get(args.ai)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return nboard.run(args.ai, args.time)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -195,7 +205,8 @@ def main(argv=None):
                                         "  python -m engine perft 6 --size 6 --all\n"
                                         "  python -m engine bench\n"
                                         "  python -m engine solve tests/data/fforum-1-19.obf\n"
-                                        "  python -m engine tournament random greedy best --games 4")
+                                        "  python -m engine tournament random greedy best --games 4\n"
+                                        "  python -m engine nboard --ai best --time 5")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
@@ -232,6 +243,11 @@ def main(argv=None):
     t.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
     t.add_argument("--out", default=None, help="save the games (GGF, one per line) to this file")
     t.add_argument("--gauntlet", action="store_true", help="the first name plays each of the others (no round robin)")
+    nb = sub.add_parser("nboard", help="speak the NBoard protocol on stdin/stdout (for Othello GUIs)",
+                        description="Give this command to an NBoard-compatible GUI as the engine "
+                                    "(e.g. 'python -m engine nboard --ai best --time 5').")
+    nb.add_argument("--ai", default="best", help="strategy name (default best)")
+    nb.add_argument("--time", type=float, default=2.0, help="seconds per move and per hint (default 2)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.size % 2 or not 4 <= args.size <= 26:
@@ -239,7 +255,7 @@ def main(argv=None):
         if args.depth < 0:
             ap.error("depth must be >= 0")
     return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
-            "tournament": cmd_tournament}[args.cmd](args) or 0
+            "tournament": cmd_tournament, "nboard": cmd_nboard}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

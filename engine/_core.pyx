@@ -10,7 +10,7 @@ The Python-facing functions take and return masks as Python ints, square
 ``i = y * size + x``, exactly like ``engine._pure``.
 """
 from libc.stdint cimport int8_t, int16_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 cdef extern from "_bits.h" nogil:
@@ -271,6 +271,9 @@ cdef enum:
     SOLVE_ORDER_EMPTIES = 7
     SOLVE_SMALL = 5
     SOLVE_STABLE_EMPTIES = 8
+    EVAL_FULL = 0        # hand-written: corners, X/C squares, mobility, potential mobility, edges, parity
+    EVAL_SIMPLE = 1      # square weights and mobility
+    EVAL_PATTERNS = 2    # trained patterns (engine/patterns.py)
 
 cdef struct TTEntry:
     uint64_t P
@@ -287,7 +290,7 @@ cdef struct Search:
     uint64_t nodes
     double deadline      # 0: none
     int aborted
-    int simple           # 1: the plain evaluation (square weights and mobility)
+    int evaluation       # EVAL_FULL, EVAL_SIMPLE or EVAL_PATTERNS
 
 cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
 
@@ -564,6 +567,16 @@ cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
 cdef int W8[64]
 
 
+cdef void _init_w8() noexcept nogil:
+    cdef int d
+    _mb_weights(8)
+    for d in range(64):
+        W8[d] = MB_W[(d // 8 + 1) * W + d % 8 + 1]
+
+
+_init_w8()
+
+
 cdef int eval_simple8(uint64_t P, uint64_t O) noexcept nogil:
     """Square weights and mobility only: the evaluation of the weaker search levels."""
     cdef int score = 0, sq
@@ -580,6 +593,66 @@ cdef int eval_simple8(uint64_t P, uint64_t O) noexcept nogil:
     return score + 8 * (bits_count(moves8(P, O)) - bits_count(moves8(O, P)))
 
 
+# -- trained pattern evaluation: the layout and its meaning are in engine/patterns.py
+
+cdef int PAT_COUNT = 0
+cdef int PAT_LEN[64]
+cdef int PAT_SQ[64][12]
+cdef int PAT_OFF[64]
+cdef int PAT_MOB = 0
+cdef int PAT_STAGE_SIZE = 0
+cdef int PAT_STAGE_OF[65]
+cdef int PAT_DIV = 1
+cdef int16_t* PAT_W = NULL
+
+
+cdef int eval_patterns8(uint64_t P, uint64_t O) noexcept nogil:
+    cdef const int16_t* w = PAT_W + PAT_STAGE_OF[64 - bits_count(P | O)] * PAT_STAGE_SIZE
+    cdef int i, k, sq, idx, total = 0
+    cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
+    for i in range(PAT_COUNT):
+        idx = 0
+        for k in range(PAT_LEN[i]):
+            sq = PAT_SQ[i][k]
+            idx = idx * 3 + <int>((P >> sq) & 1) + 2 * <int>((O >> sq) & 1)
+        total += w[PAT_OFF[i] + idx]
+    total += w[PAT_MOB + (mp if mp < 32 else 32)] + w[PAT_MOB + 33 + (mo if mo < 32 else 32)]
+    return total // PAT_DIV  # cdivision: toward zero
+
+
+def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_of, int divisor,
+                 const int16_t[:] weights):
+    """Install the pattern evaluation (called by ``engine.patterns.install``)."""
+    global PAT_MOB, PAT_STAGE_SIZE, PAT_DIV, PAT_W, PAT_COUNT
+    cdef int i, k
+    cdef int16_t* w
+    if len(instances) > 64 or any(len(sqs) > 12 for sqs in instances) or len(stage_of) != 65:
+        raise ValueError("pattern layout too large")
+    stages = max(stage_of) + 1
+    if weights.shape[0] != stages * stage_size or mobility_offset + 66 > stage_size:
+        raise ValueError("weights do not match the layout")
+    w = <int16_t*> malloc(weights.shape[0] * sizeof(int16_t))
+    if w == NULL:
+        raise MemoryError("no memory for the pattern weights")
+    for i in range(weights.shape[0]):
+        w[i] = weights[i]
+    for i in range(len(instances)):
+        PAT_LEN[i] = len(instances[i])
+        PAT_OFF[i] = offsets[i]
+        for k in range(PAT_LEN[i]):
+            PAT_SQ[i][k] = instances[i][k]
+    for i in range(65):
+        PAT_STAGE_OF[i] = stage_of[i]
+    PAT_MOB, PAT_STAGE_SIZE, PAT_DIV = mobility_offset, stage_size, divisor
+    free(PAT_W)
+    PAT_W = w
+    PAT_COUNT = len(instances)
+
+
+def has_patterns():
+    return PAT_W != NULL
+
+
 cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta, bint passed) noexcept nogil:
     cdef uint64_t moves, fl[32]
     cdef int sqs[32]
@@ -594,7 +667,9 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
             return WIN + d if d > 0 else (-WIN + d if d < 0 else 0)
         return -_mid(s, O, P, depth, -beta, -alpha, True)
     if depth <= 0:
-        return eval_simple8(P, O) if s.simple else eval8(P, O)
+        if s.evaluation == EVAL_PATTERNS:
+            return eval_patterns8(P, O)
+        return eval_simple8(P, O) if s.evaluation == EVAL_SIMPLE else eval8(P, O)
     e = _probe(s, P, O)
     if e.kind == KIND_MID and e.P == P and e.O == O:
         if e.depth >= depth:
@@ -677,10 +752,12 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     return best
 
 
-cdef int _new_search(Search* s, double seconds) except -1:
-    s.simple = 0
-    s.mask = (1 << TT_BITS) - 1
-    s.tt = <TTEntry*> calloc(1 << TT_BITS, sizeof(TTEntry))
+cdef int _new_search(Search* s, double seconds, int hash_bits=TT_BITS) except -1:
+    if not 10 <= hash_bits <= 30:
+        raise ValueError("hash_bits must be 10..30")
+    s.evaluation = EVAL_FULL
+    s.mask = ((<uint64_t>1) << hash_bits) - 1
+    s.tt = <TTEntry*> calloc((<size_t>1) << hash_bits, sizeof(TTEntry))
     if s.tt == NULL:
         raise MemoryError("no memory for the hash table")
     s.nodes = 0
@@ -900,12 +977,14 @@ def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
         free(s.tt)
 
 
-def search(int size, P, O, int max_depth=60, double seconds=1.0, bint simple=False):
+def search(int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full", int hash_bits=20):
     """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
 
     Scores are evaluation units for the side to move (a won game: 10000 plus
-    the disc difference).  ``simple`` uses only square weights and mobility
-    (on 8x8; other sizes always do).  A new depth is not started after 40% of
+    the disc difference).  ``evaluation`` (8x8): "full" (hand-written),
+    "simple" (square weights and mobility, what other sizes always use) or
+    "patterns" (trained; 1/4 disc units; needs ``engine.patterns.install()``).
+    The hash table has 2**hash_bits entries.  A new depth is not started after 40% of
     ``seconds``; a depth cut off by the clock is dropped.
     """
     cdef Search s
@@ -914,12 +993,13 @@ def search(int size, P, O, int max_depth=60, double seconds=1.0, bint simple=Fal
     cdef uint64_t p8, o8
     cdef double start = bits_now()
     _check(size)
-    _new_search(&s, seconds)
-    s.simple = simple
-    if size == 8:
-        _mb_weights(8)
-        for d in range(64):
-            W8[d] = MB_W[(d // 8 + 1) * W + d % 8 + 1]
+    kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
+    if evaluation not in kinds:
+        raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
+    if evaluation == "patterns" and PAT_W == NULL:
+        raise RuntimeError("no pattern weights installed (engine.patterns.install())")
+    _new_search(&s, seconds, hash_bits)
+    s.evaluation = kinds[evaluation]
     try:
         if size == 8:
             p8, o8 = P, O
@@ -954,6 +1034,10 @@ def search(int size, P, O, int max_depth=60, double seconds=1.0, bint simple=Fal
         free(s.tt)
 
 
-def evaluate(P, O):
-    """The 8x8 midgame evaluation of (P, O) for the side to move (P)."""
-    return eval8(P, O)
+def evaluate(P, O, evaluation="full"):
+    """An 8x8 midgame evaluation of (P, O) for the side to move (P); see ``search``."""
+    if evaluation == "patterns":
+        if PAT_W == NULL:
+            raise RuntimeError("no pattern weights installed (engine.patterns.install())")
+        return eval_patterns8(P, O)
+    return eval_simple8(P, O) if evaluation == "simple" else eval8(P, O)

@@ -1,4 +1,6 @@
-"""A game: a start position and the moves played, with undo and transcripts."""
+"""A game: a start position and the moves played, with undo, transcripts and GGF."""
+import re
+
 from . import notation
 from .notation import PASS
 from .position import IllegalMove, Position
@@ -60,4 +62,69 @@ class Game:
                 game.play(sq)
             except IllegalMove as e:
                 raise IllegalMove(f"move {i} ({token}): {e}") from None
+        return game
+
+    def to_ggf(self, black="", white="", result="", place="cardstand", date=""):
+        """The game in GGF, the format of the Generic Game Server, NBoard and most Othello tools.
+
+        ``result`` is GGF's RE value (e.g. ``"+12.000"``, ``"-64.000:r"``); empty leaves RE out.
+        """
+        n = self.size
+        cells = {0: "*", 1: "O", None: "-"}
+        rows = " ".join("".join(cells[self.start.colour_at(y * n + x)] for x in range(n)) for y in range(n))
+        out = [f"(;GM[Othello]PC[{place}]"]
+        if date:
+            out.append(f"DT[{date}]")
+        out.append(f"PB[{black}]PW[{white}]")
+        if result:
+            out.append(f"RE[{result}]")
+        out.append(f"TY[{n}]BO[{n} {rows} {'*' if self.start.turn == 0 else 'O'}]")
+        for pos, m in zip(self.positions, self.moves):
+            name = "PA" if m == PASS else notation.square_name(m, n).upper()
+            out.append(f"{'B' if pos.turn == 0 else 'W'}[{name}]")
+        out.append(";)")
+        return "".join(out)
+
+    @classmethod
+    def from_ggf(cls, text):
+        """A game from GGF text (the first game in it); ValueError with the reason if it is not one.
+
+        Reads TY/BO (the start position; ``TY[8]`` when absent) and the B[...]/W[...]
+        moves (``F5``, ``f5//1.2``, ``PA``); other tags are ignored.
+        """
+        t = str(text)
+        start_at = t.find("(;")
+        end_at = t.find(";)", start_at + 2)
+        if start_at < 0 or end_at < 0:
+            raise ValueError("not a GGF game: expected (; ... ;)")
+        body = t[start_at + 2:end_at]
+        tags = re.findall(r"([A-Z]{1,2})\[([^\]]*)\]", body)
+        start = None
+        for key, value in tags:
+            if key == "BO":
+                fields = value.split()
+                if not fields or not fields[0].isdigit():
+                    raise ValueError(f"bad GGF board BO[{value}]")
+                n = int(fields[0])
+                size, black, white, to_move_black = notation.parse_text("".join(fields[1:]))
+                if size != n:
+                    raise ValueError(f"bad GGF board BO[{value}]: {size}x{size} cells for size {n}")
+                start = Position.from_colours(n, black, white, 0 if to_move_black else 1)
+        if start is None:
+            size = int(dict(tags).get("TY", "8").rstrip("r") or 8)
+            start = Position.start(size)
+        game = cls(start.size, start)
+        for key, value in tags:
+            if key in ("B", "W"):
+                token = value.split("/")[0].strip()
+                sq = notation.parse_square(token, game.size)
+                want = 0 if key == "B" else 1
+                if sq != PASS and game.position.turn != want and game.position.must_pass():
+                    game.play(PASS)
+                if game.position.turn != want and sq != PASS:
+                    raise IllegalMove(f"GGF move {key}[{value}]: it is not {'black' if want == 0 else 'white'}'s turn")
+                try:
+                    game.play(sq)
+                except IllegalMove as e:
+                    raise IllegalMove(f"GGF move {key}[{value}]: {e}") from None
         return game

@@ -24,7 +24,7 @@ import random
 import time
 from functools import lru_cache
 
-from . import book
+from . import book, patterns
 from .backend import core
 
 compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
@@ -399,14 +399,17 @@ class AlphaBeta(_TimedSearch):
         return alpha
 
 
-def c_search(position, seconds, depth=60, simple=False):
+def c_search(position, seconds, depth=60, evaluation="full"):
     """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
 
-    ``simple``: square weights and mobility instead of the full evaluation.
+    ``evaluation``: "full" (hand-written), "simple" (square weights and
+    mobility) or "patterns" (trained, 8x8; "full" when no weights are installed).
     """
     if compiled is not None:
+        if evaluation == "patterns" and not (position.size == 8 and patterns.install()):
+            evaluation = "full"
         score, move, _, _ = compiled.search(position.size, position.player, position.opponent, depth,
-                                            seconds, simple)
+                                            seconds, evaluation)
         return score, move
     return None, AlphaBeta(depth=min(depth, 6)).next_move(position, seconds)
 
@@ -431,7 +434,7 @@ class PVS(Strategy):
         if len(moves) <= 1:
             return moves[0] if moves else PASS
         return c_search(position, 0.9 * (time_limit or self.default_time), self.depth,
-                        simple=not self.full_eval)[1]
+                        "full" if self.full_eval else "simple")[1]
 
 
 class Iterative(PVS):
@@ -544,17 +547,22 @@ class Switch(Strategy):
 
 
 class Best(Strategy):
-    """The strongest default: book, iterative PVS with the full evaluation, exact endgame.
+    """The strongest default: book, iterative PVS with the trained pattern evaluation, exact endgame.
 
     With ``time_limit`` T per move: at most ``exact_empties`` empties it
     solves exactly; up to ``solve_empties`` it first tries a win/draw/loss
     solve within half of T and plays a proven win (or draw); otherwise, and
-    when a solve does not finish, the PVS move.
+    when a solve does not finish, the PVS move (at most ``depth`` plies deep).
+    ``evaluation="full"`` uses the hand-written evaluation instead of the
+    patterns (which are also replaced by it where no weights are installed).
     """
 
     name = "best"
 
-    def __init__(self, solve_empties=22, exact_empties=14, default_time=1.0, seed=None):
+    def __init__(self, solve_empties=22, exact_empties=14, default_time=1.0, seed=None, depth=60,
+                 evaluation="patterns"):
+        self.depth = depth
+        self.evaluation = evaluation
         self.solve_empties = solve_empties
         self.exact_empties = exact_empties
         self.default_time = default_time
@@ -580,7 +588,7 @@ class Best(Strategy):
             if complete and move >= 0 and score >= 0:
                 return move
         left = 0.9 * limit - (time.monotonic() - start)
-        return c_search(position, max(0.01, left))[1]
+        return c_search(position, max(0.01, left), self.depth, self.evaluation)[1]
 
 
 STRATEGIES = {

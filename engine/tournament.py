@@ -142,16 +142,6 @@ def print_table(table, results, stream):
 
 
 def to_ggf(r, size):
-    g = Game.from_transcript(r["moves"], size=size)
-    pos = g.start
-    moves = []
-    for m in g.moves:
-        moves.append(f"{'B' if pos.turn == 0 else 'W'}[{'PA' if m == PASS else square_name(m, size).upper()}]")
-        pos = pos.play(m)
-    start = Game(size).start
-    n = size
-    rows = " ".join("".join({0: "*", 1: "O", None: "-"}[start.colour_at(y * n + x)] for x in range(n))
-                    for y in range(n))
     d = r["b"] - r["w"]
-    return (f"(;GM[Othello]PC[cardstand tournament]PB[{r['black']}]PW[{r['white']}]RE[{d:+d}]"
-            f"TY[{size}]BO[{size} {rows} *]{''.join(moves)};)")
+    return Game.from_transcript(r["moves"], size=size).to_ggf(
+        r["black"], r["white"], f"{d:+d}.000" if d else "0.000", place="cardstand tournament")

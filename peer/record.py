@@ -52,23 +52,7 @@ class Record:
     def ggf(self):
         """The game in GGF, the format of the Generic Game Server and most Othello tools."""
         g = self.game()
-        n = self.size
-        start = g.start
-        rows = []
-        for y in range(n):
-            rows.append("".join({0: "*", 1: "O", None: "-"}[start.colour_at(y * n + x)] for x in range(n)))
-        out = [f"(;GM[Othello]PC[cardstand]DT[{self.date}]PB[{self.black}]PW[{self.white}]"]
-        re = self.ggf_result(g)
-        if re:
-            out.append(f"RE[{re}]")
-        out.append(f"TY[{n}]BO[{n} {' '.join(rows)} *]")
-        pos = start
-        for m in g.moves:
-            colour = "B" if pos.turn == 0 else "W"
-            out.append(f"{colour}[{'PA' if m == PASS else notation.square_name(m, n).upper()}]")
-            pos = pos.play(m)
-        out.append(";)")
-        return "".join(out)
+        return g.to_ggf(self.black, self.white, self.ggf_result(g), date=self.date)
 
     def ggf_result(self, g):
         if self.status == "over":

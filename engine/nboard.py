@@ -1,0 +1,185 @@
+"""The NBoard protocol: our computer players inside Othello GUIs (NBoard and others that speak it).
+
+    python -m engine nboard [--ai best] [--time 2]
+
+The GUI starts this program and talks to it one line at a time on stdin and
+stdout.  Understood (everything else is ignored, as the protocol asks):
+
+    nboard 2            start; we answer ``set myname ...``
+    set depth N         the midgame search depth (1..60); we answer ``set myname``
+    set game GGF        the game so far; later commands are about its last position
+    set contempt N      accepted and ignored
+    move F5[/eval/time] a move was played (``PA`` for a pass)
+    hint N              evaluations of the N best moves: ``search F5 +2.00 0 12`` lines
+    go                  the move we would play: ``=== F5/+2.00/1.23`` (the board does
+                        not change until the GUI sends ``move``)
+    ping N              ``pong N`` once everything before it is done
+    learn               ``learned``
+    quit                stop (end of input also stops)
+
+Evaluations are in discs for the side to move (exact in solved endgames).
+A command that does not fit the game (an illegal move, a broken GGF) leaves
+the position unchanged and is reported on stderr and in a ``status`` line.
+"""
+import sys
+import time
+
+from . import notation, patterns, strategies
+from .game import Game
+from .notation import PASS
+from .position import IllegalMove
+
+NAME = "cardstand"
+
+
+def _move_name(sq, size):
+    return "PA" if sq == PASS else notation.square_name(sq, size).upper()
+
+
+class NBoardEngine:
+    """One NBoard session: feed it lines with ``handle``; it writes answers to ``out``."""
+
+    def __init__(self, ai="best", seconds=2.0, out=sys.stdout, err=sys.stderr):
+        self.ai_name = ai
+        self.strategy = strategies.get(ai)
+        self.seconds = seconds
+        self.depth = 60
+        self.game = Game()
+        self.out, self.err = out, err
+
+    def say(self, line):
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def complain(self, text):
+        self.err.write(f"nboard: {text}\n")
+        self.err.flush()
+        self.say(f"status {text}")
+
+    def handle(self, line):
+        """One command line; False after ``quit``."""
+        words = line.split()
+        if not words:
+            return True
+        cmd, rest = words[0], line.strip()[len(words[0]):].strip()
+        if cmd == "quit":
+            return False
+        if cmd == "nboard":
+            self.say(f"set myname {self.myname()}")
+        elif cmd == "ping":
+            self.say(f"pong {rest}".rstrip())
+        elif cmd == "learn":
+            self.say("learned")
+        elif cmd == "set" and len(words) >= 2:
+            self.set(words[1], rest[len(words[1]):].strip())
+        elif cmd == "move":
+            self.move(rest)
+        elif cmd == "go":
+            self.go()
+        elif cmd == "hint":
+            try:
+                n = int(words[1]) if len(words) > 1 else 1
+            except ValueError:
+                self.complain(f"hint needs a number: {line.strip()!r}")
+                return True
+            self.hint(max(1, n))
+        elif len(words) == 1 and len(cmd) in (2, 3) and cmd[0].isalpha() and cmd[1:].isdigit() or cmd.upper() == "PA":
+            self.move(cmd)  # NBoard 1.1 sent bare moves
+        return True
+
+    def myname(self):
+        return f"{NAME}-{self.ai_name}" + (f"{self.depth}" if self.depth < 60 else "")
+
+    def set(self, what, value):
+        if what == "depth":
+            try:
+                depth = int(value.split()[0])
+            except (ValueError, IndexError):
+                self.complain(f"set depth needs a number: {value!r}")
+                return
+            self.depth = max(1, min(60, depth))
+            if hasattr(self.strategy, "depth"):
+                self.strategy.depth = self.depth
+            self.say(f"set myname {self.myname()}")
+        elif what == "game":
+            try:
+                self.game = Game.from_ggf(value)
+            except ValueError as e:  # IllegalMove is a ValueError
+                self.complain(f"game not changed: {e}")
+
+    def move(self, text):
+        token = text.split("/")[0].strip()
+        try:
+            sq = notation.parse_square(token, self.game.size)
+            if sq != PASS and self.game.position.must_pass():
+                self.game.play(PASS)
+            self.game.play(sq)
+        except (ValueError, IllegalMove) as e:
+            self.complain(f"move {text!r} not played: {e}")
+
+    def _value(self, score, exact):
+        if exact:
+            return float(score)
+        if abs(score) >= 9000:  # a proven result inside the midgame search
+            return float(score - 10000 if score > 0 else score + 10000)
+        return score / patterns.EVAL_UNIT if patterns.install() else score / 10.0
+
+    def analyse(self, position, seconds):
+        """[(value, move, depth)] for every legal move of ``position``, best first."""
+        size = position.size
+        moves = position.legal_moves()
+        if not moves:
+            return [(0.0, PASS, 0)]
+        out = []
+        share = seconds / len(moves)
+        exact = position.empties() - 1 <= 14
+        for m in moves:
+            child = position.play(m)
+            if strategies.compiled is None:
+                out.append((0.0, m, 0))
+                continue
+            if exact:
+                score, _, _, done = strategies.compiled.solve(size, child.player, child.opponent, share)
+                if done:
+                    out.append((-float(score), m, position.empties()))
+                    continue
+            evaluation = "patterns" if size == 8 and patterns.install() else "full"
+            if child.legal_moves_mask():
+                score, _, _, depth = strategies.compiled.search(size, child.player, child.opponent,
+                                                                max(1, self.depth - 1), share, evaluation)
+            else:  # the opponent must pass: search from our side again
+                score, _, _, depth = strategies.compiled.search(size, child.opponent, child.player,
+                                                                max(1, self.depth - 1), share, evaluation)
+                score = -score
+            out.append((-self._value(score, False), m, depth + 1))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def hint(self, n):
+        self.say("status thinking")
+        start = time.monotonic()
+        for value, m, depth in self.analyse(self.game.position, self.seconds)[:n]:
+            self.say(f"search {_move_name(m, self.game.size)} {value:+.2f} 0 {depth}")
+        self.say(f"nodestats 0 {time.monotonic() - start:.2f}")
+        self.say("status")
+
+    def go(self):
+        pos = self.game.position
+        if pos.is_game_over():
+            self.complain("the game is over: no move to play")
+            return
+        self.say("status thinking")
+        start = time.monotonic()
+        m = self.strategy.next_move(pos, self.seconds)
+        spent = time.monotonic() - start
+        self.say(f"=== {_move_name(m, pos.size)}")
+        self.say(f"nodestats 0 {spent:.2f}")
+        self.say("status")
+
+
+def run(ai="best", seconds=2.0, stdin=sys.stdin, stdout=sys.stdout):
+    engine = NBoardEngine(ai, seconds, stdout)
+    for line in stdin:
+        if not engine.handle(line):
+            break
+    return 0

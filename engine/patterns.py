@@ -1,0 +1,155 @@
+"""The pattern evaluation (8x8): which squares make up each pattern, and its trained weights.
+
+A pattern is a fixed list of squares; its *instances* are its images under the
+eight symmetries of the board, and all instances of one pattern share one
+table of weights.  A configuration of an instance is read as a base-3 number,
+first square most significant, one digit per square: 0 empty, 1 a disc of the
+side to move, 2 an opponent disc.  The evaluation of a position with ``e``
+empty squares is the sum, over all instances, of the weight of their
+configuration in the table of stage ``STAGE_OF[e]``, plus two mobility terms
+(the number of legal moves of each side, capped at 32).  Weights are stored
+in 1/``SCALE`` disc; the sum is returned in 1/``EVAL_UNIT`` disc, rounded
+toward zero.  Its meaning is the expected final
+disc difference for the side to move.
+
+The weights are fitted by ``python -m engine.train`` (see docs/ai.md) and
+shipped in ``weights.bin.gz`` beside this file.  ``evaluate`` below is the
+readable reference that the compiled evaluation is tested against.
+"""
+import array
+import gzip
+import struct
+import sys
+from pathlib import Path
+
+WEIGHTS = Path(__file__).with_name("weights.bin.gz")
+MAGIC = b"OTHPAT1\n"
+SCALE = 16          # weights are stored in 1/16 disc
+EVAL_UNIT = 4       # the evaluation is returned in 1/4 disc
+STAGES = 12
+MOBILITY = 33       # legal-move counts 0..32
+
+
+BASE = {
+    "corner3x3": [(x, y) for y in range(3) for x in range(3)],
+    "corner2x5": [(x, 0) for x in range(5)] + [(x, 1) for x in range(5)],
+    "edge2x": [(x, 0) for x in range(8)] + [(1, 1), (6, 1)],
+    "line2": [(x, 1) for x in range(8)],
+    "line3": [(x, 2) for x in range(8)],
+    "line4": [(x, 3) for x in range(8)],
+    "diag8": [(i, i) for i in range(8)],
+    "diag7": [(i + 1, i) for i in range(7)],
+    "diag6": [(i + 2, i) for i in range(6)],
+    "diag5": [(i + 3, i) for i in range(5)],
+    "diag4": [(i + 4, i) for i in range(4)],
+}
+
+_SYMMETRIES = [
+    lambda x, y: (x, y), lambda x, y: (7 - x, y), lambda x, y: (x, 7 - y), lambda x, y: (7 - x, 7 - y),
+    lambda x, y: (y, x), lambda x, y: (7 - y, x), lambda x, y: (y, 7 - x), lambda x, y: (7 - y, 7 - x),
+]
+
+
+def _instances(points):
+    seen, out = set(), []
+    for f in _SYMMETRIES:
+        squares = [y * 8 + x for x, y in (f(*p) for p in points)]
+        key = frozenset(squares)
+        if key not in seen:
+            seen.add(key)
+            out.append(squares)
+    return out
+
+
+def layout():
+    """``(instances, offsets, mobility_offset, stage_size)``: each instance's squares, the
+    offset of its pattern's table inside one stage, where the two mobility tables start
+    (side to move, then opponent), and the number of weights in one stage."""
+    instances, offsets, at = [], [], 0
+    for points in BASE.values():
+        for squares in _instances(points):
+            instances.append(squares)
+            offsets.append(at)
+        at += 3 ** len(points)
+    return instances, offsets, at, at + 2 * MOBILITY
+
+
+def stage_of(empties):
+    """The weight stage of a position with ``empties`` empty squares (0..60)."""
+    return min(STAGES - 1, max(0, empties - 1) * STAGES // 60)
+
+
+def save(weights, path=WEIGHTS):
+    """Write weights (a sequence of ints in 1/SCALE disc, STAGES * stage_size of them)."""
+    stage_size = layout()[3]
+    if len(weights) != STAGES * stage_size:
+        raise ValueError(f"expected {STAGES * stage_size} weights, got {len(weights)}")
+    data = array.array("h", weights)
+    if sys.byteorder == "big":
+        data.byteswap()
+    with gzip.GzipFile(path, "wb", mtime=0) as f:
+        f.write(MAGIC + struct.pack("<II", STAGES, stage_size) + data.tobytes())
+
+
+def load(path=WEIGHTS):
+    """The weights as an ``array('h')`` (native byte order); ValueError if the file is not ours."""
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    if not raw.startswith(MAGIC):
+        raise ValueError(f"{path}: not a pattern-weights file")
+    stages, stage_size = struct.unpack_from("<II", raw, len(MAGIC))
+    if (stages, stage_size) != (STAGES, layout()[3]):
+        raise ValueError(f"{path}: weights for another pattern layout ({stages} x {stage_size})")
+    data = array.array("h")
+    data.frombytes(raw[len(MAGIC) + 8:])
+    if sys.byteorder == "big":
+        data.byteswap()
+    if len(data) != stages * stage_size:
+        raise ValueError(f"{path}: truncated")
+    return data
+
+
+def configuration(P, O, squares):
+    """The base-3 index of one instance (see the module docstring)."""
+    idx = 0
+    for sq in squares:
+        idx = idx * 3 + ((P >> sq) & 1) + 2 * ((O >> sq) & 1)
+    return idx
+
+
+def evaluate(P, O, weights, moves_p, moves_o):
+    """Reference evaluation of (P, O) for the side to move, in 1/EVAL_UNIT disc.
+
+    ``moves_p``/``moves_o``: the number of legal moves of each side.
+    """
+    instances, offsets, mob, stage_size = layout()
+    empties = 64 - bin(P | O).count("1")
+    base = stage_of(empties) * stage_size
+    total = sum(weights[base + off + configuration(P, O, sq)] for sq, off in zip(instances, offsets))
+    total += weights[base + mob + min(moves_p, 32)] + weights[base + mob + MOBILITY + min(moves_o, 32)]
+    q = abs(total) // (SCALE // EVAL_UNIT)
+    return q if total >= 0 else -q
+
+
+_installed = None
+
+
+def install(path=WEIGHTS):
+    """Load the weights into the compiled core once; False when there is no compiled core or no file."""
+    global _installed
+    if _installed is None:
+        try:
+            from . import _core
+        except ImportError:
+            _installed = False
+            return False
+        try:
+            weights = load(path)
+        except (OSError, ValueError):
+            _installed = False
+            return False
+        instances, offsets, mob, stage_size = layout()
+        _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60)) for e in range(65)],
+                           SCALE // EVAL_UNIT, weights)
+        _installed = True
+    return _installed

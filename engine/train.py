@@ -1,0 +1,212 @@
+"""Fit the pattern evaluation (``engine/weights.bin.gz``) from self-play.
+
+    python -m engine.train                      # generate games, fit, write the weights
+    python -m engine.train generate --games 50000 --data games.npz
+    python -m engine.train fit --data games.npz --out engine/weights.bin.gz
+
+Generation: each game starts with a few random moves (2..24 plies), then the
+compiled PVS plays both sides at a fixed depth (deterministic) until at most
+``--exact`` squares are empty; from there the solver plays perfectly.  Every
+position from the first engine move on is labelled with the exact final disc
+difference of that game for its side to move (empties to the winner): the
+result of good play from a varied position, exact in the endgame.
+
+Fit: ridge least squares of those labels on the pattern configurations and
+mobility counts of ``engine.patterns`` (one set of weights per stage), by
+conjugate gradients on the normal equations; 5% of the games are held out and
+their error printed.  With the default options (seeded) the script reproduces
+the shipped file.  Needs numpy (``pip install -e '.[train]'``) and the
+compiled core.
+"""
+import argparse
+import random
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+from . import patterns
+from .position import Position
+
+
+
+def _squares(mask):
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def play_game(seed, depth=6, exact=14, evaluation="full"):
+    """One self-play game: a list of (P, O, moves of P, moves of O, label for P)."""
+    from . import _core
+    rng = random.Random(seed)
+    start = Position.start()
+    P, O = start.player, start.opponent
+    colour, ply, random_plies = 1, 0, rng.randint(2, 24)
+    seen = []  # (P, O, mp, mo, colour)
+    final = None
+    while True:
+        m = _core.moves(8, P, O)
+        if not m:
+            if not _core.moves(8, O, P):
+                p, o = bin(P).count("1"), bin(O).count("1")
+                diff = p - o + (64 - p - o) * ((p > o) - (p < o))
+                final = diff * colour
+                break
+            P, O, colour = O, P, -colour
+            continue
+        empties = 64 - bin(P | O).count("1")
+        if ply < random_plies:
+            sq = rng.choice(_squares(m))
+        else:
+            mo = bin(_core.moves(8, O, P)).count("1")
+            if empties <= exact:
+                score, sq, _, _ = _core.solve(8, P, O)
+                if final is None:
+                    final = score * colour
+            else:
+                sq = _core.search(8, P, O, depth, 1e9, evaluation, 16)[1]
+            seen.append((P, O, bin(m).count("1"), mo, colour))
+        f = _core.flips(8, P, O, sq)
+        P, O, colour, ply = O ^ f, P | f | (1 << sq), -colour, ply + 1
+    return [(p, o, mp, mo, final * c) for p, o, mp, mo, c in seen]
+
+
+def _batch(args):
+    seeds, depth, exact, evaluation = args
+    if evaluation == "patterns":
+        patterns.install()
+    rows = []
+    for s in seeds:
+        rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
+    return rows
+
+
+def generate(games, seed=1, depth=6, exact=14, workers=2, evaluation="full", out=None):
+    import numpy as np
+    seeds = [seed * 1_000_003 + g for g in range(games)]
+    chunks = [(seeds[i:i + 100], depth, exact, evaluation) for i in range(0, games, 100)]
+    rows, start = [], time.monotonic()
+    with get_context("spawn").Pool(workers) as pool:
+        for k, part in enumerate(pool.imap(_batch, chunks), 1):
+            rows.extend(part)
+            if k % 20 == 0 or k == len(chunks):
+                print(f"  {min(k * 100, games)}/{games} games, {len(rows)} positions, "
+                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    data = {
+        "game": np.array([r[0] for r in rows], dtype=np.int64),
+        "P": np.array([r[1] for r in rows], dtype=np.uint64),
+        "O": np.array([r[2] for r in rows], dtype=np.uint64),
+        "mp": np.array([r[3] for r in rows], dtype=np.int16),
+        "mo": np.array([r[4] for r in rows], dtype=np.int16),
+        "label": np.array([r[5] for r in rows], dtype=np.float32),
+    }
+    if out:
+        np.savez_compressed(out, **data)
+    return data
+
+
+def features(data):
+    """Global weight indices, one row per position, one column per instance plus two mobility terms."""
+    import numpy as np
+    instances, offsets, mob, stage_size = patterns.layout()
+    P, O = data["P"], data["O"]
+    filled = np.zeros(len(P), dtype=np.int64)
+    for sq in range(64):
+        filled += (((P | O) >> np.uint64(sq)) & np.uint64(1)).astype(np.int64)
+    stage_table = np.array([patterns.stage_of(e) for e in range(61)], dtype=np.int64)
+    base = stage_table[64 - filled] * stage_size
+    cells = [(((P >> np.uint64(sq)) & np.uint64(1)) + 2 * ((O >> np.uint64(sq)) & np.uint64(1))).astype(np.int64)
+             for sq in range(64)]
+    cols = []
+    for squares, off in zip(instances, offsets):
+        idx = np.zeros(len(P), dtype=np.int64)
+        for sq in squares:
+            idx = idx * 3 + cells[sq]
+        cols.append(base + off + idx)
+    cols.append(base + mob + np.minimum(data["mp"], 32))
+    cols.append(base + mob + patterns.MOBILITY + np.minimum(data["mo"], 32))
+    return np.stack(cols, axis=1).astype(np.int32)
+
+
+def fit(data, ridge=2.0, iterations=150, holdout=0.05):
+    """Ridge least squares by CGLS; returns the weights (floats, discs) and prints the errors."""
+    import numpy as np
+    X = features(data)
+    y = data["label"].astype(np.float64)
+    size = patterns.STAGES * patterns.layout()[3]
+    test = (data["game"] % int(1 / holdout)) == 0
+    Xt, yt, Xv, yv = X[~test], y[~test], X[test], y[test]
+    flat = Xt.ravel()
+
+    def A(w):
+        return w[Xt].sum(axis=1)
+
+    def AT(r):
+        return np.bincount(flat, weights=np.repeat(r, Xt.shape[1]), minlength=size)
+
+    w = np.zeros(size)
+    r = yt - A(w)
+    s = AT(r) - ridge * w
+    p = s.copy()
+    gamma = s @ s
+    for it in range(1, iterations + 1):
+        q = A(p)
+        alpha = gamma / (q @ q + ridge * (p @ p))
+        w += alpha * p
+        r -= alpha * q
+        s = AT(r) - ridge * w
+        g2 = s @ s
+        p = s + (g2 / gamma) * p
+        gamma = g2
+        if it % 25 == 0 or it == iterations:
+            train = np.sqrt(np.mean(r * r))
+            held = np.sqrt(np.mean((yv - w[Xv].sum(axis=1)) ** 2)) if len(yv) else float("nan")
+            print(f"  iteration {it}: rms error {train:.2f} discs (training), {held:.2f} (held out)",
+                  file=sys.stderr)
+    return w
+
+
+def to_ints(w):
+    import numpy as np
+    return np.clip(np.rint(w * patterns.SCALE), -32767, 32767).astype(np.int16).tolist()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__.split("\n\n")[0])
+    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all")
+    ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
+    ap.add_argument("--depth", type=int, default=6, help="search depth of the self-play (default 6)")
+    ap.add_argument("--exact", type=int, default=14, help="solve exactly from this many empties (default 14)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
+                    help="evaluation of the self-play search (patterns: the current weights)")
+    ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
+    ap.add_argument("--iterations", type=int, default=150)
+    ap.add_argument("--data", type=Path, help="games file (.npz) to write (generate) or read (fit)")
+    ap.add_argument("--out", type=Path, default=patterns.WEIGHTS)
+    a = ap.parse_args(argv)
+    try:
+        import numpy as np
+    except ImportError:
+        ap.error("training needs numpy: pip install -e '.[train]'")
+    if a.step in ("all", "generate"):
+        data = generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data)
+    else:
+        if not a.data:
+            ap.error("fit needs --data FILE.npz")
+        data = dict(np.load(a.data))
+    if a.step == "generate":
+        return 0
+    print(f"fitting {len(data['label'])} positions", file=sys.stderr)
+    patterns.save(to_ints(fit(data, a.ridge, a.iterations)), a.out)
+    print(f"wrote {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
