@@ -71,6 +71,10 @@ class Lease:
         self._cv = threading.Condition()
         self._beater = None
         self._beats = 0
+        # what the lock looked like and since when (our monotonic clock): kept across
+        # acquire() calls, so that operations giving up after T <= L still see a stale lock
+        self._seen = None
+        self._since = 0.0
 
     # -- reading the lock ----------------------------------------------------
     def _signature(self, path=None):
@@ -86,9 +90,24 @@ class Lease:
             return None
         try:
             beat = fsops.read_bytes(path / "beat", 64)
-        except OSError:
-            beat = None
+        except OSError as e:
+            return (b"<unreadable: %d>" % (e.errno or 0), b"")
         return (owner, beat)
+
+    @staticmethod
+    def _unreadable(sig):
+        return sig is not None and (sig[0] or b"").startswith(b"<unreadable")
+
+    def _settled_signature(self, path=None, patience=2.0):
+        """The signature, read again while a share answers with errors (up to ``patience`` s)."""
+        give_up = time.monotonic() + patience
+        delay = 0.01
+        while True:
+            sig = self._signature(path)
+            if not self._unreadable(sig) or time.monotonic() >= give_up:
+                return sig
+            time.sleep(delay)
+            delay = min(2 * delay, 0.2)
 
     @staticmethod
     def _owner_fields(owner):
@@ -105,7 +124,7 @@ class Lease:
         return None if sig is None else self._owner_fields(sig[0])
 
     def is_mine(self):
-        sig = self._signature()
+        sig = self._settled_signature()
         return sig is not None and self.token is not None and \
             self._owner_fields(sig[0]).get("token") == self.token
 
@@ -128,7 +147,7 @@ class Lease:
             os.rename(mine, self.path)
         except OSError:
             pass  # refused because the lock exists, or an error a share made up: read back
-        sig = self._signature()
+        sig = self._settled_signature()
         if sig is not None and self._owner_fields(sig[0]).get("token") == token:
             self.token = token
             return True
@@ -150,7 +169,7 @@ class Lease:
             os.rename(self.path, aside)
         except OSError:
             return  # gone already, or someone else is breaking it
-        moved = self._signature(aside)
+        moved = self._settled_signature(aside)
         if moved != sig:
             try:
                 os.rename(aside, self.path)  # it changed since we judged it: put it back
@@ -173,7 +192,7 @@ class Lease:
         except filelock.Timeout:
             return False
         try:
-            seen, since, delay = None, time.monotonic(), 0.0005
+            delay = 0.0005
             while True:
                 if self._try_take():
                     self._start_beating()
@@ -181,14 +200,15 @@ class Lease:
                 sig = self._signature()
                 now = time.monotonic()
                 if sig is not None:
-                    if sig != seen:
-                        seen, since = sig, now
+                    # a read error is no news: it neither changes nor resets the observation
+                    if self._seen is None or (sig != self._seen and not self._unreadable(sig)):
+                        self._seen, self._since = sig, now
                         if self._dead_on_this_machine(sig[0]):
                             self._break(sig, "its process is gone")
                             continue
-                    elif now - since >= self.stale_after:
-                        self._break(sig, f"no heartbeat for {self.stale_after:g} s")
-                        seen = None
+                    elif now - self._since >= self.stale_after:
+                        self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
+                        self._seen = None
                         continue
                 if now >= deadline:
                     self._local.release()
@@ -207,7 +227,7 @@ class Lease:
         if token is None:
             return
         try:
-            sig = self._signature()
+            sig = self._settled_signature()
             if sig is not None and self._owner_fields(sig[0]).get("token") == token:
                 aside = self.scratch / f"released-{token}"
                 try:
@@ -217,6 +237,9 @@ class Lease:
                 except OSError as e:
                     log.warning("could not release the board lock (others will break it after "
                                 "%g s): %s", self.stale_after, e)
+            elif self._unreadable(sig):
+                log.warning("could not read the board lock to release it (others will break it "
+                            "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
             else:
                 log.warning("the board lock was taken from us while we held it "
                             "(stalled for over %g s?)", self.stale_after)

@@ -232,6 +232,30 @@ def s_stale(cmd, d):
         impl.close()
 
 
+def s_stale_short(cmd, d):
+    """L3 L4: operations that give up before the bound still see a stale lock (the watch is kept)."""
+    kit = Board(other_view(d), "kit").join()
+    impl = Served(cmd, d, "impl", stale_after=2.0, lock_timeout=0.5)
+    try:
+        impl.ask(op="init")
+        lock = d / "lock"
+        lock.mkdir()
+        (lock / "owner").write_bytes(fsops.record(
+            "cardstand-lock 1\ntoken: 0badc0de0badc0df\nname: ghost\nhost: elsewhere\n"
+            "machine: elsewhere/boot\npid: 1"))
+        t = time.monotonic()
+        while True:
+            a = impl.ask(op="send", to="kit", body="at last", timeout=30)
+            if a.get("result") == 1:
+                break
+            check(a.get("result") == 0, f"send answered {a}")
+            check(time.monotonic() - t < 2.0 + 8, "0.5 s sends never broke a lock left silent for 2 s")
+        check(time.monotonic() - t >= 1.5, f"broke the lock after {time.monotonic() - t:.1f} s (bound 2 s)")
+        check(kit.receive().body == "at last", "message missing")
+    finally:
+        impl.close()
+
+
 def s_garbage(cmd, d):
     """M4 G3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
     kit = Board(other_view(d), "kit").join()
@@ -379,7 +403,8 @@ def s_version(cmd, d, play_cmd):
             theirs.kill()
 
 
-BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_garbage, s_names]
+BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
+                   s_names]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version]
 
 

@@ -1,5 +1,6 @@
 """The board lock: stale holders recovered in bounded time, live ones never broken."""
 import os
+import random
 import signal
 import threading
 import time
@@ -46,6 +47,42 @@ def test_silent_foreign_holder_is_broken_after_the_bound(board, offset):
     waited = time.monotonic() - t
     board.lease.release()
     assert L * 0.9 <= waited <= L + 1.5
+
+
+def test_stale_lock_is_broken_when_each_wait_is_shorter_than_the_bound(tmp_path):
+    """Operations that give up after T < L must still add up to a stale verdict (L3), as a
+    peer does that retries short operations while a lock left behind blocks the board."""
+    b = Board(tmp_path / "board", "me", stale_after=L, lock_timeout=L / 4).join()
+    foreign_lock(b.folder)
+    t = time.monotonic()
+    while not b.lease.acquire(timeout=L / 4):
+        assert time.monotonic() - t < L + 2, "the stale lock was never broken"
+    b.lease.release()
+    assert time.monotonic() - t >= L * 0.9
+
+
+def test_a_read_error_is_no_change_and_release_reads_again(board, monkeypatch):
+    """A share that answers a read with an error now and then neither resets the stale clock
+    nor makes a holder leave its lock behind on release."""
+    lock = foreign_lock(board.folder)
+    real = fsops.read_bytes
+    rng = random.Random(1)
+
+    def flaky(path, limit=1 << 20):
+        if rng.random() < 0.3:
+            raise OSError(5, "Input/output error")
+        return real(path, limit)
+
+    monkeypatch.setattr(fsops, "read_bytes", flaky)
+    t = time.monotonic()
+    assert board.lease.acquire(timeout=10)
+    assert time.monotonic() - t <= L + 1.5
+    board.lease.release()
+    assert not lock.exists()
+    for _ in range(10):
+        with board.lease.hold(2):
+            pass
+    assert not (board.folder / "lock").exists()
 
 
 @pytest.mark.parametrize("offset", [-10 * 365 * 86400, +10 * 365 * 86400])

@@ -149,6 +149,9 @@ class Lease {                                                        // section 
     this.staleAfter = staleAfter;
     this.who = who;
     this.token = null;
+    // L3: what the lock looked like and since when, kept across acquire() calls
+    this.seen = null;
+    this.since = 0;
   }
 
   signature(p = this.path) {
@@ -156,8 +159,20 @@ class Lease {                                                        // section 
     try { owner = readBytes(path.join(p, 'owner')); } catch (e) { return ['<unreadable>', '']; }
     if (owner === null && !exists(p)) return null;
     let beat = null;
-    try { beat = readBytes(path.join(p, 'beat')); } catch (e) { beat = null; }
+    try { beat = readBytes(path.join(p, 'beat')); } catch (e) { return ['<unreadable>', '']; }
     return [owner ? owner.toString('base64') : '', beat ? beat.toString('base64') : ''];
+  }
+
+  // A share may answer a read with an error now and then: read again for up to 2 s.
+  settledSignature(p = this.path) {
+    const giveUp = now() + 2;
+    let delay = 10;
+    for (;;) {
+      const sig = this.signature(p);
+      if (!sig || sig[0] !== '<unreadable>' || now() >= giveUp) return sig;
+      sleep(delay);
+      delay = Math.min(delay * 2, 200);
+    }
   }
 
   ownerToken(sig) { return sig ? fields(Buffer.from(sig[0], 'base64').toString('utf8')).token : undefined; }
@@ -169,7 +184,7 @@ class Lease {                                                        // section 
     fs.writeFileSync(path.join(mine, 'owner'), record(
       `cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: \npid: ${process.pid}`));
     try { fs.renameSync(mine, this.path); } catch (e) { /* B5: read back */ }
-    if (this.ownerToken(this.signature()) === tok) { this.token = tok; return true; }
+    if (this.ownerToken(this.settledSignature()) === tok) { this.token = tok; return true; }
     removeTree(mine);
     return false;
   }
@@ -177,7 +192,7 @@ class Lease {                                                        // section 
   breakStale(sig) {                                                  // L5
     const aside = path.join(this.scratch, 'stale-' + token());
     try { fs.renameSync(this.path, aside); } catch (e) { return; }
-    const moved = this.signature(aside);
+    const moved = this.settledSignature(aside);
     if (!moved || moved[0] !== sig[0] || moved[1] !== sig[1]) {
       try { fs.renameSync(aside, this.path); } catch (e) { /* its holder will notice */ }
       return;
@@ -187,14 +202,17 @@ class Lease {                                                        // section 
 
   acquire(timeout) {                                                 // L3, L4
     const deadline = now() + timeout;
-    let seen = null, since = now(), delay = 0.5;
+    let delay = 0.5;
     for (;;) {
       if (this.tryTake()) return true;
       const sig = this.signature();
       const t = now();
       if (sig) {
-        if (!seen || sig[0] !== seen[0] || sig[1] !== seen[1]) { seen = sig; since = t; }
-        else if (t - since >= this.staleAfter) { this.breakStale(sig); seen = null; continue; }
+        // a read error is no news: it neither changes nor resets the observation
+        const seen = this.seen;
+        if (!seen || (sig[0] !== '<unreadable>' && (sig[0] !== seen[0] || sig[1] !== seen[1]))) {
+          this.seen = sig; this.since = t;
+        } else if (t - this.since >= this.staleAfter) { this.breakStale(seen); this.seen = null; continue; }
       }
       if (t >= deadline) return false;
       sleep(Math.min(delay, (deadline - t) * 1000));
@@ -202,7 +220,7 @@ class Lease {                                                        // section 
     }
   }
 
-  isMine() { return this.token !== null && this.ownerToken(this.signature()) === this.token; }
+  isMine() { return this.token !== null && this.ownerToken(this.settledSignature()) === this.token; }
 
   release() {                                                        // L6
     if (this.token === null) return;
