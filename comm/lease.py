@@ -163,26 +163,62 @@ class Lease:
         except ValueError:
             return False
 
+    def _dismantle(self, owner, label):
+        """Take the lock apart where its folder cannot be renamed: move ``owner`` aside (the
+        lock's identity), check it is the record meant, then delete the rest.
+
+        SMB refuses to rename a folder while a file inside is open on the same connection,
+        and a client that lost track of an open (a timeout under load) keeps it so for good.
+        True when the record was removed; the folder may stay behind, empty (L4 judges it).
+        """
+        aside = self.scratch / f"{label}-owner"
+        if owner is not None:
+            try:
+                fsops.retry(os.rename, self.path / "owner", aside)
+            except OSError:
+                return False
+            moved = fsops.read_bytes(aside, 4096)
+            if moved != owner:
+                try:
+                    os.rename(aside, self.path / "owner")  # not the record we judged: put it back
+                except OSError:
+                    log.warning("lock changed while being taken apart; its holder will notice")
+                return False
+        fsops.remove(self.path / "beat")
+        try:
+            os.rmdir(self.path)
+        except OSError:
+            pass
+        fsops.remove(aside)
+        return True
+
     def _break(self, sig, why):
         aside = self.scratch / f"stale-{fsops.new_token()}"
         try:
             os.rename(self.path, aside)
+        except FileNotFoundError:
+            return  # gone already
         except OSError:
-            return  # gone already, or someone else is breaking it
-        moved = self._settled_signature(aside)
-        if moved != sig:
+            # refused: someone else is breaking it, or the share will not rename it at all
+            if not self._unreadable(sig) and self._dismantle(sig[0], aside.name):
+                self._report_break(sig, why)
+            return
+        if self._settled_signature(aside) != sig:
             try:
                 os.rename(aside, self.path)  # it changed since we judged it: put it back
             except OSError:
                 log.warning("lock changed while being broken; its holder will notice")
             return
-        f = self._owner_fields(sig[0])
-        log.warning("broke a stale lock of %s (pid %s on %s): %s", f.get("name", "?"),
-                    f.get("pid", "?"), f.get("host", "?"), why)
+        self._report_break(sig, why)
         if aside.is_dir():
             fsops.remove_tree(aside)
         else:
             fsops.remove(aside)
+
+    def _report_break(self, sig, why):
+        f = self._owner_fields(sig[0])
+        log.warning("broke a stale lock of %s (pid %s on %s): %s", f.get("name", "?"),
+                    f.get("pid", "?"), f.get("host", "?"), why)
 
     def acquire(self, timeout):
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not."""
@@ -235,8 +271,9 @@ class Lease:
                     fsops.retry(os.rename, self.path, aside, attempts=30)
                     fsops.remove_tree(aside)
                 except OSError as e:
-                    log.warning("could not release the board lock (others will break it after "
-                                "%g s): %s", self.stale_after, e)
+                    if not self._dismantle(sig[0], aside.name):
+                        log.warning("could not release the board lock (others will break it after "
+                                    "%g s): %s", self.stale_after, e)
             elif self._unreadable(sig):
                 log.warning("could not read the board lock to release it (others will break it "
                             "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))

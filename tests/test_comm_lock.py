@@ -85,6 +85,52 @@ def test_a_read_error_is_no_change_and_release_reads_again(board, monkeypatch):
     assert not (board.folder / "lock").exists()
 
 
+@pytest.fixture
+def unrenamable_lock(board, monkeypatch):
+    """A share that refuses to rename or remove the `lock` folder (SMB, when its client lost
+    track of a file it opened inside: the refusal lasts for good)."""
+    import comm.lease
+    real_rename, real_rmdir = os.rename, os.rmdir
+    lock = str(board.folder / "lock")
+
+    def rename(src, dst):
+        if str(src) == lock:
+            raise PermissionError(13, "Permission denied", src)
+        return real_rename(src, dst)
+
+    def rmdir(path):
+        if str(path) == lock:
+            raise OSError(39, "Directory not empty", path)
+        return real_rmdir(path)
+
+    monkeypatch.setattr(comm.lease.os, "rename", rename)
+    monkeypatch.setattr(comm.lease.os, "rmdir", rmdir)
+    return board.folder / "lock"
+
+
+def test_release_takes_apart_a_lock_the_share_will_not_rename(board, unrenamable_lock):
+    for _ in range(3):
+        with board.lease.hold(2):
+            assert board.lease.is_mine()
+        # the owner record is gone at once; an empty folder may stay
+        assert not (unrenamable_lock / "owner").exists()
+    other = Lease(board.folder, board.tmp, stale_after=L, who="other")
+    other._local = filelock.FileLock(str(board.folder.parent / "other.lock"))
+    t = time.monotonic()
+    assert other.acquire(5)  # taken over the empty folder, without waiting for the bound
+    assert time.monotonic() - t < L / 2
+    other.release()
+
+
+def test_stale_lock_the_share_will_not_rename_is_still_broken(board, unrenamable_lock):
+    foreign_lock(board.folder)
+    t = time.monotonic()
+    assert board.lease.acquire(timeout=10)
+    assert L * 0.9 <= time.monotonic() - t <= L + 1.5
+    assert board.lease.is_mine()
+    board.lease.release()
+
+
 @pytest.mark.parametrize("offset", [-10 * 365 * 86400, +10 * 365 * 86400])
 def test_beating_foreign_holder_is_never_broken(board, offset):
     lock = foreign_lock(board.folder)

@@ -189,9 +189,31 @@ class Lease {                                                        // section 
     return false;
   }
 
+  // L5/L6 where the folder cannot be renamed (SMB, when the client lost track of a file it
+  // opened inside): move the owner record aside, check it, delete the rest.
+  dismantle(owner64, label) {
+    const aside = path.join(this.scratch, label + '-owner');
+    if (owner64) {
+      try { fs.renameSync(path.join(this.path, 'owner'), aside); } catch (e) { return false; }
+      let moved = null;
+      try { moved = readBytes(aside); } catch (e) { moved = null; }
+      if (!moved || moved.toString('base64') !== owner64) {
+        try { fs.renameSync(aside, path.join(this.path, 'owner')); } catch (e) { /* its holder will notice */ }
+        return false;
+      }
+    }
+    try { fs.unlinkSync(path.join(this.path, 'beat')); } catch (e) { /* none */ }
+    try { fs.rmdirSync(this.path); } catch (e) { /* an empty lock folder is judged like any other */ }
+    removeTree(aside);
+    return true;
+  }
+
   breakStale(sig) {                                                  // L5
     const aside = path.join(this.scratch, 'stale-' + token());
-    try { fs.renameSync(this.path, aside); } catch (e) { return; }
+    try { fs.renameSync(this.path, aside); } catch (e) {
+      if (e.code !== 'ENOENT' && sig[0] !== '<unreadable>') this.dismantle(sig[0], path.basename(aside));
+      return;
+    }
     const moved = this.settledSignature(aside);
     if (!moved || moved[0] !== sig[0] || moved[1] !== sig[1]) {
       try { fs.renameSync(aside, this.path); } catch (e) { /* its holder will notice */ }
@@ -230,6 +252,11 @@ class Lease {                                                        // section 
       for (let i = 0; i < 50; i++) {
         try { fs.renameSync(this.path, aside); removeTree(aside); break; } catch (e) {
           if (e.code === 'ENOENT' || !this.isMine()) break;
+          if (i === 49) {
+            const sig = this.settledSignature();
+            if (sig && sig[0] !== '<unreadable>') this.dismantle(sig[0], path.basename(aside));
+            break;
+          }
           sleep(10 + i * 2);
         }
       }
