@@ -209,17 +209,23 @@ def s_lock_held(cmd, d):
         impl.close()
 
 
+def _ghost_lock(d):
+    """A lock left by a holder on "another computer" that never beats."""
+    lock = d / "lock"
+    lock.mkdir()
+    (lock / "owner").write_bytes(fsops.record(
+        "cardstand-lock 1\ntoken: 0badc0de0badc0de\nname: ghost\nhost: elsewhere\n"
+        "machine: elsewhere/boot\npid: 1"))
+    return lock
+
+
 def s_stale(cmd, d):
     """L4 L5: a silent lock of another computer is broken within the bound; file times are not used."""
     kit = Board(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
         impl.ask(op="init")
-        lock = d / "lock"
-        lock.mkdir()
-        (lock / "owner").write_bytes(fsops.record(
-            "cardstand-lock 1\ntoken: 0badc0de0badc0de\nname: ghost\nhost: elsewhere\n"
-            "machine: elsewhere/boot\npid: 1"))
+        lock = _ghost_lock(d)
         future = time.time() + 10 * 365 * 86400
         os.utime(lock / "owner", (future, future))
         t = time.monotonic()
@@ -238,11 +244,7 @@ def s_stale_short(cmd, d):
     impl = Served(cmd, d, "impl", stale_after=2.0, lock_timeout=0.5)
     try:
         impl.ask(op="init")
-        lock = d / "lock"
-        lock.mkdir()
-        (lock / "owner").write_bytes(fsops.record(
-            "cardstand-lock 1\ntoken: 0badc0de0badc0df\nname: ghost\nhost: elsewhere\n"
-            "machine: elsewhere/boot\npid: 1"))
+        _ghost_lock(d)
         t = time.monotonic()
         while True:
             a = impl.ask(op="send", to="kit", body="at last", timeout=30)
