@@ -266,14 +266,24 @@ class Lease:
             sig = self._settled_signature()
             if sig is not None and self._owner_fields(sig[0]).get("token") == token:
                 aside = self.scratch / f"released-{token}"
-                try:
-                    # SMB refuses to rename a folder while another client reads a file in it
-                    fsops.retry(os.rename, self.path, aside, attempts=30)
-                    fsops.remove_tree(aside)
-                except OSError as e:
-                    if not self._dismantle(sig[0], aside.name):
-                        log.warning("could not release the board lock (others will break it after "
-                                    "%g s): %s", self.stale_after, e)
+                # SMB refuses to rename a folder while another client reads a file in it (for a
+                # moment), or for good once its own client lost track of an open file inside:
+                # after two refusals, also try taking the lock apart (L5a)
+                for attempt in range(30):
+                    try:
+                        os.rename(self.path, aside)
+                        fsops.remove_tree(aside)
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError as e:
+                        refusal = e
+                    if attempt >= 2 and self._dismantle(sig[0], aside.name):
+                        break
+                    time.sleep(min(0.01 * (attempt + 1), 0.05))
+                else:
+                    log.warning("could not release the board lock (others will break it after "
+                                "%g s): %s", self.stale_after, refusal)
             elif self._unreadable(sig):
                 log.warning("could not read the board lock to release it (others will break it "
                             "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
