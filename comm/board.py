@@ -462,10 +462,14 @@ class Board:
         """The ``alive`` record of ``name`` as a dict (``run``, ``beat``, ``state``), or None.
 
         A record that stops changing means its member is gone; judge that on
-        your own clock (``time.monotonic``), never by file times.
+        your own clock (``time.monotonic``), never by file times.  None also
+        when the record cannot be read just now (a share's passing error is no news).
         """
         check_name(name)
-        text = fsops.read_text(self.box / name.lower() / "alive")
+        try:
+            text = fsops.read_text(self.box / name.lower() / "alive")
+        except OSError:
+            return None
         if text is None:
             return None
         fields = {}

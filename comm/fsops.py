@@ -80,10 +80,15 @@ def record(text):
 
 
 def read_bytes(path, limit=1 << 20):
-    """The bytes of ``path`` opened by name, or None when it does not exist."""
-    try:
+    """The bytes of ``path`` opened by name, or None when it does not exist.
+
+    A share's passing error (busy, EIO) is retried a few times before it is raised.
+    """
+    def read():
         with open(path, "rb") as f:
             return f.read(limit)
+    try:
+        return retry(read)
     except (FileNotFoundError, NotADirectoryError):
         return None
 

@@ -87,7 +87,10 @@ class Session:
 
     def _check_presence(self):
         if self.mode == "classic" and self.game is not None:
-            run = self.board.member_run(self.other)
+            try:
+                run = self.board.member_run(self.other)
+            except OSError:
+                return  # the share failed a read: no news
             if self.classic_run is not None and run != self.classic_run:
                 # A classic program that (re)started dropped what we sent before: repeat our move.
                 pos = self.game.position

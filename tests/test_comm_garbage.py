@@ -99,3 +99,29 @@ def test_garbage_pointers_do_not_block(pair):
     (b.mine / "tail").write_bytes(b"\xff\xfe")
     assert a.send("bob", "still fine")
     assert b.receive().body == "still fine"
+
+
+def test_a_share_that_fails_reads_now_and_then_loses_nothing(pair, monkeypatch):
+    """EIO on some reads (seen through smbnetfs under load): retried or taken as no news,
+    never an exception out of the board, and every message still arrives once, in order."""
+    import random
+    from comm import fsops
+    a, b = pair
+    real_open = open
+    rng = random.Random(7)
+
+    def flaky_open(path, mode="r", *args, **kw):
+        if "r" in mode and "b" in mode and str(path).startswith(str(a.folder)) and rng.random() < 0.2:
+            raise OSError(5, "Input/output error", str(path))
+        return real_open(path, mode, *args, **kw)
+
+    monkeypatch.setattr(fsops, "open", flaky_open, raising=False)
+    for i in range(30):
+        assert a.send("bob", f"m{i}")
+        b.alive("alice")  # presence reads: None or a record, never an exception
+    got = []
+    while len(got) < 30:
+        m = b.wait(timeout=5)
+        assert m is not None, f"only {got}"
+        got.append(m.body)
+    assert got == [f"m{i}" for i in range(30)]
