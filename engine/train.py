@@ -30,15 +30,6 @@ from .position import Position
 
 
 
-def _squares(mask):
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def play_game(seed, depth=6, exact=14, evaluation="full"):
     """One self-play game: a list of (P, O, moves of P, moves of O, label for P)."""
     from . import _core
@@ -60,7 +51,7 @@ def play_game(seed, depth=6, exact=14, evaluation="full"):
             continue
         empties = 64 - bin(P | O).count("1")
         if ply < random_plies:
-            sq = rng.choice(_squares(m))
+            sq = rng.choice(Position(8, P, O).legal_moves())
         else:
             mo = bin(_core.moves(8, O, P)).count("1")
             if empties <= exact:
