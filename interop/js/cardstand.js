@@ -48,10 +48,15 @@ function record(text) {                                              // R1
   return Buffer.concat([b, Buffer.alloc(RECORD - 1 - b.length, 0x20), Buffer.from('\n')]);
 }
 
+const PASSING = new Set(['EIO', 'EBUSY', 'EAGAIN', 'EACCES', 'EPERM']);  // a share's passing errors
+
 function readBytes(p) {                                              // B3: open by name
-  try { return fs.readFileSync(p); } catch (e) {
-    if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
-    throw e;
+  for (let i = 0; ; i++) {
+    try { return fs.readFileSync(p); } catch (e) {
+      if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+      if (!PASSING.has(e.code) || i >= 4) throw e;
+      sleep(10 * (i + 1));
+    }
   }
 }
 function readText(p) { const b = readBytes(p); return b === null ? null : b.toString('utf8'); }
