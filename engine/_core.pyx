@@ -608,13 +608,22 @@ cdef int16_t* PAT_W = NULL
 
 cdef int eval_patterns8(uint64_t P, uint64_t O) noexcept nogil:
     cdef const int16_t* w = PAT_W + PAT_STAGE_OF[64 - bits_count(P | O)] * PAT_STAGE_SIZE
-    cdef int i, k, sq, idx, total = 0
+    cdef int i, k, idx, total = 0
     cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
+    cdef int digit[64]
+    cdef const int* sqs
+    memset(digit, 0, sizeof(digit))
+    while P:
+        digit[bits_ctz(P)] = 1
+        P &= P - 1
+    while O:
+        digit[bits_ctz(O)] = 2
+        O &= O - 1
     for i in range(PAT_COUNT):
+        sqs = PAT_SQ[i]
         idx = 0
         for k in range(PAT_LEN[i]):
-            sq = PAT_SQ[i][k]
-            idx = idx * 3 + <int>((P >> sq) & 1) + 2 * <int>((O >> sq) & 1)
+            idx = idx * 3 + digit[sqs[k]]
         total += w[PAT_OFF[i] + idx]
     total += w[PAT_MOB + (mp if mp < 32 else 32)] + w[PAT_MOB + 33 + (mo if mo < 32 else 32)]
     return total // PAT_DIV  # cdivision: toward zero

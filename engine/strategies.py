@@ -563,6 +563,8 @@ class Best(Strategy):
                  evaluation="patterns"):
         self.depth = depth
         self.evaluation = evaluation
+        if evaluation == "patterns":
+            patterns.install()  # now, not inside the first timed move
         self.solve_empties = solve_empties
         self.exact_empties = exact_empties
         self.default_time = default_time
