@@ -132,11 +132,15 @@ def evaluate(P, O, weights, moves_p, moves_o):
 
 
 _installed = None
+_installed_path = WEIGHTS
 
 
 def install(path=WEIGHTS):
-    """Load the weights into the compiled core once; False when there is no compiled core or no file."""
-    global _installed
+    """Load the weights into the compiled core (once per file); False when there is no
+    compiled core or no usable file."""
+    global _installed, _installed_path
+    if _installed_path != path:
+        _installed, _installed_path = None, path
     if _installed is None:
         try:
             from . import _core

@@ -1,8 +1,9 @@
 """Fit the pattern evaluation (``engine/weights.bin.gz``) from self-play.
 
-    python -m engine.train                      # generate games, fit, write the weights
+    python -m engine.train                      # both rounds below, about an hour on 2 cores
     python -m engine.train generate --games 50000 --data games.npz
-    python -m engine.train fit --data games.npz --out engine/weights.bin.gz
+    python -m engine.train generate --games 30000 --seed 2 --evaluation patterns --data more.npz
+    python -m engine.train fit --data games.npz --data more.npz --out engine/weights.bin.gz
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -14,8 +15,12 @@ result of good play from a varied position, exact in the endgame.
 Fit: ridge least squares of those labels on the pattern configurations and
 mobility counts of ``engine.patterns`` (one set of weights per stage), by
 conjugate gradients on the normal equations; 5% of the games are held out and
-their error printed.  With the default options (seeded) the script reproduces
-the shipped file.  Needs numpy (``pip install -e '.[train]'``) and the
+their error printed.
+
+``all`` (the default) plays round 1 with the hand-written evaluation, fits,
+plays round 2 with those weights (``--games2`` games, seed + 1) and fits both
+rounds together.  With the default options (seeded, fixed-depth searches) it
+reproduces the shipped file.  Needs numpy (``pip install -e '.[train]'``) and the
 compiled core.
 """
 import argparse
@@ -67,19 +72,20 @@ def play_game(seed, depth=6, exact=14, evaluation="full"):
 
 
 def _batch(args):
-    seeds, depth, exact, evaluation = args
-    if evaluation == "patterns":
-        patterns.install()
+    seeds, depth, exact, evaluation, weights = args
+    if evaluation == "patterns" and not patterns.install(weights):
+        raise RuntimeError(f"cannot load the pattern weights {weights}")
     rows = []
     for s in seeds:
         rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
     return rows
 
 
-def generate(games, seed=1, depth=6, exact=14, workers=2, evaluation="full", out=None):
+def generate(games, seed=1, depth=6, exact=14, workers=2, evaluation="full", out=None,
+             weights=patterns.WEIGHTS):
     import numpy as np
     seeds = [seed * 1_000_003 + g for g in range(games)]
-    chunks = [(seeds[i:i + 100], depth, exact, evaluation) for i in range(0, games, 100)]
+    chunks = [(seeds[i:i + 100], depth, exact, evaluation, weights) for i in range(0, games, 100)]
     rows, start = [], time.monotonic()
     with get_context("spawn").Pool(workers) as pool:
         for k, part in enumerate(pool.imap(_batch, chunks), 1):
@@ -166,36 +172,58 @@ def to_ints(w):
     return np.clip(np.rint(w * patterns.SCALE), -32767, 32767).astype(np.int16).tolist()
 
 
+def _joined(parts):
+    import numpy as np
+    return {k: np.concatenate([d[k] for d in parts]) for k in parts[0]}
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__.split("\n\n")[0])
-    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all")
+    ap = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all",
+                    help="all (default): both rounds and the fits; or one step")
     ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
+    ap.add_argument("--games2", type=int, default=30000,
+                    help="all: games of the second round, played with the first fit (default 30000)")
     ap.add_argument("--depth", type=int, default=6, help="search depth of the self-play (default 6)")
     ap.add_argument("--exact", type=int, default=14, help="solve exactly from this many empties (default 14)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
-                    help="evaluation of the self-play search (patterns: the current weights)")
+                    help="generate: evaluation of the self-play search (patterns: --weights)")
+    ap.add_argument("--weights", type=Path, default=patterns.WEIGHTS,
+                    help="generate: the weights a patterns self-play uses")
     ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
     ap.add_argument("--iterations", type=int, default=150)
-    ap.add_argument("--data", type=Path, help="games file (.npz) to write (generate) or read (fit)")
+    ap.add_argument("--data", type=Path, action="append", default=[],
+                    help="games file (.npz) to write (generate) or read (fit; may be repeated)")
     ap.add_argument("--out", type=Path, default=patterns.WEIGHTS)
     a = ap.parse_args(argv)
     try:
         import numpy as np
     except ImportError:
         ap.error("training needs numpy: pip install -e '.[train]'")
-    if a.step in ("all", "generate"):
-        data = generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data)
-    else:
+
+    def fit_and_save(data):
+        print(f"fitting {len(data['label'])} positions", file=sys.stderr)
+        patterns.save(to_ints(fit(data, a.ridge, a.iterations)), a.out)
+        print(f"wrote {a.out}")
+
+    if a.step == "generate":
+        generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
+                 a.weights)
+    elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
-        data = dict(np.load(a.data))
-    if a.step == "generate":
-        return 0
-    print(f"fitting {len(data['label'])} positions", file=sys.stderr)
-    patterns.save(to_ints(fit(data, a.ridge, a.iterations)), a.out)
-    print(f"wrote {a.out}")
+        fit_and_save(_joined([dict(np.load(f)) for f in a.data]))
+    else:
+        print("round 1: self-play with the hand-written evaluation", file=sys.stderr)
+        first = generate(a.games, a.seed, a.depth, a.exact, a.workers, "full")
+        fit_and_save(first)
+        print("round 2: self-play with the first fit", file=sys.stderr)
+        second = generate(a.games2, a.seed + 1, a.depth, a.exact, a.workers, "patterns", weights=a.out)
+        fit_and_save(_joined([first, second]))
     return 0
 
 
