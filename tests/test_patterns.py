@@ -76,14 +76,14 @@ def test_compiled_evaluation_equals_the_reference():
 
 @needs_core
 def test_evaluation_predicts_endgame_results():
-    """On positions with a clear exact result (12-20 empties, random play), the trained
+    """On positions with a clear exact result (12-16 empties, random play), the trained
     evaluation names the winner at least as often as the hand-written one, and mostly."""
     assert patterns.install()
     rng = random.Random(11)
     right = right_full = n = 0
     while n < 150:
         p = Position.start()
-        stop = rng.choice([12, 16, 20])
+        stop = rng.choice([12, 14, 16])
         while p.empties() > stop and not p.is_game_over():
             m = p.legal_moves()
             p = p.play(rng.choice(m) if m else PASS)
