@@ -578,6 +578,7 @@ class Session:
             return e.code
         except KeyboardInterrupt:
             try:
+                self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
                 self.board.send(self.other, protocol.control("bye"))
             except Exception:  # leaving anyway
                 pass
