@@ -577,12 +577,12 @@ class Session:
         except Leave as e:
             return e.code
         except KeyboardInterrupt:
+            self.say("bye")
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
                 self.board.send(self.other, protocol.control("bye"))
             except Exception:  # leaving anyway
                 pass
-            self.say("bye")
             return 130
         finally:
             self.stop.set()
