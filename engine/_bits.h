@@ -23,6 +23,48 @@ static inline int bits_count(uint64_t x) {
 }
 #endif
 
+/* Legal moves (8x8) of the side with discs P against O: along each line (shifts 1, 8, 7, 9)
+   runs of O that start next to P are grown by doubling (1, 2, then 4 squares), then stepped
+   once more onto the empty square beyond.  With AVX2 the four lines run in one vector. */
+#if defined(__GNUC__) && defined(__AVX2__)
+typedef uint64_t bits_v4 __attribute__((vector_size(32)));
+static inline uint64_t bits_moves8(uint64_t P, uint64_t O) {
+    const bits_v4 d = {1, 8, 7, 9}, d2 = {2, 16, 14, 18};
+    const uint64_t inner = O & 0x7E7E7E7E7E7E7E7EULL;  /* no wrap across the a/h edge */
+    const bits_v4 p = {P, P, P, P}, m = {inner, O, inner, inner};
+    bits_v4 fl = m & (p << d), fr = m & (p >> d);
+    bits_v4 ml, mr, r;
+    fl |= m & (fl << d);
+    fr |= m & (fr >> d);
+    ml = m & (m << d);
+    mr = ml >> d;
+    fl |= ml & (fl << d2);
+    fr |= mr & (fr >> d2);
+    fl |= ml & (fl << d2);
+    fr |= mr & (fr >> d2);
+    r = (fl << d) | (fr >> d);
+    return (r[0] | r[1] | r[2] | r[3]) & ~(P | O);
+}
+#else
+static inline uint64_t bits_line_moves(uint64_t P, uint64_t m, int d) {
+    uint64_t fl = m & (P << d), fr = m & (P >> d), ml, mr;
+    fl |= m & (fl << d);
+    fr |= m & (fr >> d);
+    ml = m & (m << d);
+    mr = ml >> d;
+    fl |= ml & (fl << (2 * d));
+    fr |= mr & (fr >> (2 * d));
+    fl |= ml & (fl << (2 * d));
+    fr |= mr & (fr >> (2 * d));
+    return (fl << d) | (fr >> d);
+}
+static inline uint64_t bits_moves8(uint64_t P, uint64_t O) {
+    const uint64_t inner = O & 0x7E7E7E7E7E7E7E7EULL;  /* no wrap across the a/h edge */
+    return (bits_line_moves(P, inner, 1) | bits_line_moves(P, O, 8) | bits_line_moves(P, inner, 7)
+            | bits_line_moves(P, inner, 9)) & ~(P | O);
+}
+#endif
+
 /* Seconds on a monotonic clock, for search time limits. */
 #if defined(_WIN32)
 #include <windows.h>

@@ -45,27 +45,12 @@ cdef void _init_rays():
 _init_rays()
 
 
-cdef inline uint64_t _dir_moves(uint64_t P, uint64_t m, int d) noexcept nogil:
-    """Moves along one line (both ways), by doubling: runs of 1, 2, then 4."""
-    cdef uint64_t fl, fr, ml, mr
-    fl = m & (P << d)
-    fr = m & (P >> d)
-    fl |= m & (fl << d)
-    fr |= m & (fr >> d)
-    ml = m & (m << d)
-    mr = ml >> d
-    fl |= ml & (fl << (2 * d))
-    fr |= mr & (fr >> (2 * d))
-    fl |= ml & (fl << (2 * d))
-    fr |= mr & (fr >> (2 * d))
-    return (fl << d) | (fr >> d)
+cdef extern from "_bits.h" nogil:
+    uint64_t bits_moves8(uint64_t P, uint64_t O)
 
 
 cdef inline uint64_t moves8(uint64_t P, uint64_t O) noexcept nogil:
-    cdef uint64_t m = O & 0x7E7E7E7E7E7E7E7EULL  # no wrap across the a/h edge
-    cdef uint64_t found = (_dir_moves(P, m, 1) | _dir_moves(P, O, 8)
-                           | _dir_moves(P, m, 7) | _dir_moves(P, m, 9))
-    return found & ~(P | O)
+    return bits_moves8(P, O)
 
 
 cdef inline uint64_t _flip_up(uint64_t P, uint64_t O, uint64_t mask) noexcept nogil:

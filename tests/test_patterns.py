@@ -101,6 +101,7 @@ def test_evaluation_predicts_endgame_results():
 
 @needs_core
 def test_search_with_patterns_plays_legal_moves():
+    assert patterns.install()
     for p in random_positions(20, seed=4):
         if p.is_game_over() or p.must_pass():
             continue
