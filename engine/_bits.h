@@ -4,6 +4,12 @@
 #include <stdint.h>
 
 #if defined(_MSC_VER)
+#define BITS_INLINE static __inline
+#else
+#define BITS_INLINE static inline
+#endif
+
+#if defined(_MSC_VER)
 #include <intrin.h>
 static __inline int bits_ctz(uint64_t x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
 static __inline int bits_msb(uint64_t x) { unsigned long i; _BitScanReverse64(&i, x); return (int)i; }
@@ -15,7 +21,7 @@ static inline int bits_msb(uint64_t x) { return 63 - __builtin_clzll(x); }
 #if defined(__POPCNT__) && !defined(_MSC_VER)
 static inline int bits_count(uint64_t x) { return __builtin_popcountll(x); }
 #else
-static inline int bits_count(uint64_t x) {
+BITS_INLINE int bits_count(uint64_t x) {
     x = x - ((x >> 1) & 0x5555555555555555ULL);
     x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
@@ -46,7 +52,7 @@ static inline uint64_t bits_moves8(uint64_t P, uint64_t O) {
     return (r[0] | r[1] | r[2] | r[3]) & ~(P | O);
 }
 #else
-static inline uint64_t bits_line_moves(uint64_t P, uint64_t m, int d) {
+BITS_INLINE uint64_t bits_line_moves(uint64_t P, uint64_t m, int d) {
     uint64_t fl = m & (P << d), fr = m & (P >> d), ml, mr;
     fl |= m & (fl << d);
     fr |= m & (fr >> d);
@@ -58,7 +64,7 @@ static inline uint64_t bits_line_moves(uint64_t P, uint64_t m, int d) {
     fr |= mr & (fr >> (2 * d));
     return (fl << d) | (fr >> d);
 }
-static inline uint64_t bits_moves8(uint64_t P, uint64_t O) {
+BITS_INLINE uint64_t bits_moves8(uint64_t P, uint64_t O) {
     const uint64_t inner = O & 0x7E7E7E7E7E7E7E7EULL;  /* no wrap across the a/h edge */
     return (bits_line_moves(P, inner, 1) | bits_line_moves(P, O, 8) | bits_line_moves(P, inner, 7)
             | bits_line_moves(P, inner, 9)) & ~(P | O);
