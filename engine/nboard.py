@@ -117,9 +117,9 @@ class NBoardEngine:
         except (ValueError, IllegalMove) as e:
             self.complain(f"move {text!r} not played: {e}")
 
-    def _value(self, score, exact):
-        if exact:
-            return float(score)
+    @staticmethod
+    def _value(score):
+        """A midgame search score in discs for the side to move."""
         if abs(score) >= 9000:  # a proven result inside the midgame search
             return float(score - 10000 if score > 0 else score + 10000)
         return score / patterns.EVAL_UNIT if patterns.install() else score / 10.0
@@ -151,7 +151,7 @@ class NBoardEngine:
                 score, _, _, depth = strategies.compiled.search(size, child.opponent, child.player,
                                                                 max(1, self.depth - 1), share, evaluation)
                 score = -score
-            out.append((-self._value(score, False), m, depth + 1))
+            out.append((-self._value(score), m, depth + 1))
         out.sort(key=lambda t: -t[0])
         return out
 
