@@ -251,17 +251,17 @@ class Lease {                                                        // section 
 
   release() {                                                        // L6
     if (this.token === null) return;
-    if (this.isMine()) {
+    const sig = this.settledSignature();
+    if (this.ownerToken(sig) === this.token) {
       const aside = path.join(this.scratch, 'released-' + this.token);
       // SMB refuses to rename a folder while another client reads a file in it (for a moment),
       // or for good once its own client lost track of an open file inside: after two
       // refusals, also try taking the lock apart (L5a)
-      const owner = this.settledSignature();
       for (let i = 0; i < 30; i++) {
         try { fs.renameSync(this.path, aside); removeTree(aside); break; } catch (e) {
           if (e.code === 'ENOENT') break;
         }
-        if (i >= 2 && owner && owner[0] !== '<unreadable>' && this.dismantle(owner[0], path.basename(aside))) break;
+        if (i >= 2 && this.dismantle(sig[0], path.basename(aside))) break;
         sleep(Math.min(10 * (i + 1), 50));
       }
     }
