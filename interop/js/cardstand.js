@@ -821,5 +821,5 @@ class Board {
 
 module.exports = {
   Board, InvalidArgument, LockTimeout, checkName, sleep, now, token, visible, loadSecret, macOf,
-  frame, unframe, crc32, VERSION, RESERVED,
+  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
 };
