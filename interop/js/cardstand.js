@@ -71,21 +71,22 @@ const ESCAPES = { 0x09: '\\t', 0x0a: '\\n', 0x0d: '\\r' };
 function isBidi(c) {
   return c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
+// `limit` cuts the escaped text to that many characters (code points), the last one "…".
 function visible(s, limit = null) {
-  s = String(s === undefined || s === null ? '' : s);
-  let chars = Array.from(s);                                         // code points, as Python counts
-  let cut = false;
-  if (limit !== null && limit !== undefined && chars.length > limit) { chars = chars.slice(0, Math.max(0, limit - 1)); cut = true; }
+  s = typeof s === 'string' ? s : String(s);
   let out = '';
-  for (const ch of chars) {
+  for (const ch of s) {
     const c = ch.codePointAt(0);
     if (ESCAPES[c]) out += ESCAPES[c];
     else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c <= 0x9f)) out += '\\x' + c.toString(16).padStart(2, '0');
     else if (isBidi(c)) out += '\\u' + c.toString(16).padStart(4, '0');
-    else if (c >= 0xd800 && c <= 0xdfff) out += '\\u' + c.toString(16).padStart(4, '0');   // a lone surrogate
     else out += ch;
   }
-  return cut ? out + '\u2026' : out;
+  if (limit !== null && limit !== undefined) {
+    const chars = Array.from(out);
+    if (chars.length > limit) out = chars.slice(0, Math.max(0, limit - 1)).join('') + '\u2026';
+  }
+  return out;
 }
 
 // -- the shared secret (A1) --------------------------------------------------------------------------
@@ -268,38 +269,46 @@ function frame(sender, senderRun, to, toRun, seq, data, secret = null) {   // M1
   return Buffer.concat([Buffer.from(head + '\n', 'ascii'), data]);
 }
 
-// M1, M4, A3-A5: parse the file numbered `seq` in the mailbox `key`; Damaged for a file that
+// M1, M4, A3: parse the file numbered `seq` in the mailbox `key`; Damaged for a file that
 // does not parse, Rejected for a missing or wrong MAC when `secret` is given.
+const RUN_RE = /^[A-Za-z0-9_-]{0,64}$/;
+const DIGITS_RE = /^[0-9]{1,12}$/;
 function unframe(raw, seq = null, key = null, secret = null) {
   const end = raw.indexOf('\n\n');
   if (end < 0) throw new Damaged('no header end');
   if (end > 4096) throw new Damaged('header too long');
-  const lines = raw.subarray(0, end).toString('latin1').split('\n');
+  const head = raw.subarray(0, end);
+  if (head.some((b) => b > 0x7f)) throw new Damaged('header is not ASCII');
+  const lines = head.toString('latin1').split('\n');
   if (lines[0] !== `cardstand-msg ${VERSION}`) throw new Damaged('not a version-1 message');
   const f = Object.create(null);
   for (const line of lines.slice(1)) {
     const i = line.indexOf(': ');
-    if (i <= 0) throw new Damaged('bad header line');
-    f[line.slice(0, i)] = line.slice(i + 2);
+    if (i < 0) throw new Damaged('bad header line');
+    const k = line.slice(0, i);
+    if (k in f) throw new Damaged(`header key ${JSON.stringify(visible(k, 40))} given twice`);
+    f[k] = line.slice(i + 2);
   }
+  for (const k of ['from', 'from-run', 'to', 'seq', 'length', 'crc32']) {
+    if (!(k in f)) throw new Damaged(`no ${k}`);
+  }
+  if (!DIGITS_RE.test(f.seq) || !DIGITS_RE.test(f.length) || !/^[0-9a-f]{8}$/.test(f.crc32)) throw new Damaged('seq, length or crc32 malformed');
+  try { checkName(f.from); checkName(f.to); } catch (e) { throw new Damaged('bad member name'); }
+  if (!f['from-run'] || !RUN_RE.test(f['from-run']) || !RUN_RE.test(f['to-run'] || '')) throw new Damaged('run id malformed');
+  if (key !== null && f.to.toLowerCase() !== key) throw new Damaged(`addressed to ${f.to}, found in the mailbox of ${key}`);
+  if (seq !== null && parseInt(f.seq, 10) !== seq) throw new Damaged(`numbered ${f.seq}, found as message ${seq} (a copy?)`);
   const data = raw.subarray(end + 2);
-  if (!/^[0-9]{1,6}$/.test(f.length || '') || parseInt(f.length, 10) !== data.length) throw new Damaged('wrong length');
-  if (!/^[0-9a-f]{8}$/.test(f.crc32 || '') || parseInt(f.crc32, 16) !== crc32(data)) throw new Damaged('checksum mismatch');
-  try { checkName(f.from); } catch (e) { throw new Damaged('bad sender name'); }
-  if (seq !== null && (!/^[0-9]{1,13}$/.test(f.seq || '') || parseInt(f.seq, 10) !== seq)) {
-    throw new Damaged(`seq header ${JSON.stringify(visible(f.seq || '', 20))} is not the file's number ${seq}`);
-  }
-  if (key !== null && (f.to || '').toLowerCase() !== key) throw new Damaged(`addressed to ${JSON.stringify(visible(f.to || '', 40))}, not to this mailbox`);
-  if (!f['from-run']) throw new Damaged('no from-run');
+  if (parseInt(f.length, 10) !== data.length) throw new Damaged(`truncated: ${data.length} of ${f.length} bytes`);
+  if (parseInt(f.crc32, 16) !== crc32(data)) throw new Damaged('checksum mismatch');
   let body;
   try { body = new TextDecoder('utf-8', { fatal: true }).decode(data); } catch (e) { throw new Damaged('body is not UTF-8'); }
   const signed = f.mac !== undefined;
-  if (secret) {                                                      // A4: constant-time compare
-    if (!signed) throw new Rejected(f.from, f['from-run'], seq, 'no MAC (this side has a shared secret)');
+  if (secret) {                                                      // A3: constant-time compare
+    if (!signed) throw new Rejected(f.from, f['from-run'], seq, 'no MAC (the sender has no shared secret)');
     const want = Buffer.from(macOf(secret, f.from, f['from-run'], f.to, f['to-run'] || '', f.seq, data), 'latin1');
     const got = Buffer.from(f.mac, 'latin1');
     if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) {
-      throw new Rejected(f.from, f['from-run'], seq, 'wrong MAC (forged, damaged, or signed with another secret)');
+      throw new Rejected(f.from, f['from-run'], seq, 'wrong MAC (another secret, or a forged message)');
     }
   }
   return { sender: f.from, body, seq: parseInt(f.seq, 10), toRun: f['to-run'] || '', senderRun: f['from-run'], signed };
@@ -595,7 +604,7 @@ class Board {
       const { tail } = this.counters(this.mine);                     // G2
       withDir(this.mine, (dir) => {
         for (const e of fs.readdirSync(dir)) {
-          const mm = /^([0-9]{12,13})\.msg$/.exec(e);
+          const mm = /^([0-9]{12})\.msg$/.exec(e);
           if (mm && parseInt(mm[1], 10) <= tail) {
             const st = lstat(path.join(dir, e));
             if (st && !st.isDirectory()) remove(path.join(dir, e));   // unlink never follows
@@ -696,6 +705,7 @@ class Board {
       k++;
       if (k - tail > MAX_UNREAD) return `the mailbox of ${to} is full`;
     }
+    if (k > 999999999999) return `the mailbox of ${to} has used up its numbers`;   // M1: 12 digits
     const framed = frame(this.name, this.run, to, toRun, k, data, this.secret);
     const target = path.join(rbox, msgName(k));
     const scratch = writeScratch(this.tmp, framed, true);
