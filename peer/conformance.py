@@ -869,9 +869,46 @@ def s_game_secret(cmd, d, play_cmd):
                 theirs.kill()
 
 
+def s_runs(cmd, d, play_cmd):
+    """H8: after the handshake, a move from another run of the opponent is neither applied nor answered."""
+    theirs = _theirs(play_cmd, d, "white")
+    kit = Board(other_view(d), "black").join()
+    try:
+        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-runs", moves="")
+        _send_until(kit, "white", hello, theirs)
+        check(_expect(kit, "welcome").get("game") == "conf-runs", "welcome for another game (H3)")
+        kit.send("white", "f5 #1")
+        g = Game.from_transcript("f5")
+        reply = _expect(kit, "move")
+        check(reply.get("n") == 2, f"the reply to f5 #1 was {reply.text!r}")
+        g.play(notation.parse_square(reply.get("square"), 8))
+        legal = g.position.legal_moves()
+        forged, real = legal[-1], legal[0]
+        forger = Board(other_view(d), "black")          # another run of black: it never joined
+        forger.run = fsops.new_token()
+        check(forger.send("white", f"{square_name(forged, 8)} #3"), f"the forger could not send: {forger.last_error}")
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+            if m is not None:
+                k = protocol.parse(m.body).kind
+                check(k not in ("move", "refused"), f"after a move from another run of black it sent {m.body!r} (H8)")
+        kit.send("white", f"{square_name(real, 8)} #3")
+        g.play(real)
+        reply = _expect(kit, "move")
+        check(reply.get("n") == 4 and g.position.is_legal(notation.parse_square(reply.get("square"), 8)),
+              f"after the real move 3 the reply was {reply.text!r}: the forged move was applied")
+        kit.send("white", "#cardstand resign")
+    finally:
+        try:
+            theirs.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            theirs.kill()
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_game_secret]
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

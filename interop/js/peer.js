@@ -165,14 +165,15 @@ function control(verb, f = {}) {
   return ['#cardstand', verb, ...Object.entries(f).map(([k, v]) => `${k}=${quote(v)}`)].join(' ');
 }
 const VERBS = new Set(['hello', 'welcome', 'refuse', 'refused', 'resign', 'bye', 'say', 'result']);
-const MOVE_RE = /^\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]+))?\s*(?:t=([0-9]+))?\s*$/;
+// P5: a move number or time of more than 9 digits makes the line junk
+const MOVE_RE = /^\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*$/;
 // Classify a body; never throws (P5: anything else is junk). Keys are kept in an object
 // without a prototype, so a key like "__proto__" or "constructor" is just a key.
 function parse(body) {
   const f = Object.create(null);
   if (typeof body !== 'string') return { kind: 'junk', f };
   const m = MOVE_RE.exec(body);
-  if (m) return { kind: 'move', square: m[1].toLowerCase(), n: m[2] === undefined ? null : Number(m[2]), nText: m[2] || '', f };
+  if (m) return { kind: 'move', square: m[1].toLowerCase(), n: m[2] === undefined ? null : Number(m[2]), f };
   const w = body.trim().split(' ');
   if (w.length >= 2 && w[0] === '#cardstand' && VERBS.has(w[1])) {
     for (const kv of w.slice(2)) {
@@ -202,6 +203,26 @@ class Leave extends Error {                                   // end the game wi
 }
 
 const SECRET_HINT = 'give both sides the same CARDSTAND_SECRET or --secret-file';
+const NAME_LIMIT = 64;                                       // P5: a name from the board is cut to this
+// Refusal reasons, in the words of peer/texts.py (English on the wire)
+const REASONS = {
+  no_secret_there: (o) => `${o.other} plays without the shared secret; ${SECRET_HINT}`,
+  no_secret_here: (o) => `${o.other} plays with a shared secret and this side has none: ${SECRET_HINT}`,
+  other_secret: (o) => `${o.other} plays with a different shared secret (its messages fail the MAC check); ${SECRET_HINT}`,
+  bad_game_id: (o) => `bad game id '${o.id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')`,
+  bad_size: (o) => `bad board size '${o.size}'`,
+  bad_moves: (o) => `the moves '${o.moves}' do not replay: ${o.reason}`,
+  bad_version: (o) => `protocol version ${o.v} is not supported (this program speaks 1)`,
+  size_wanted: (o) => `white wants a ${o.theirs}x${o.theirs} board, black proposes ${o.mine}x${o.mine}`,
+  size_proposed: (o) => `black proposes a ${o.theirs}x${o.theirs} board, white wants ${o.mine}x${o.mine}`,
+  records_differ: () => 'the two sides remember different games (records differ)',
+};
+function parseSize(t) {                                      // H2: an even number 4..26, else null
+  if (typeof t !== 'string' || !/^[0-9]{1,3}$/.test(t)) return null;
+  const n = parseInt(t, 10);
+  return n % 2 === 0 && n >= 4 && n <= 26 ? n : null;
+}
+const has = (f, k) => Object.prototype.hasOwnProperty.call(f, k);
 
 class Player {
   constructor(board, colour, { name = 'js', size = 8, wantSize = null, log = (s) => process.stdout.write(s + '\n') } = {}) {
@@ -210,15 +231,17 @@ class Player {
     this.me = colour ? 'white' : 'black';
     this.other = colour ? 'black' : 'white';
     this.name = name;
+    this.theirName = this.other;
     this.wantSize = wantSize;
     this.log = log;
     this.rules = new Rules(size);
     this.moves = [];
     this.gid = colour === 0 ? 'js-' + token() : null;
-    this.bound = null;                                        // the opponent's run that shook hands
+    this.bound = null;                                        // H8: the opponent's run that shook hands
     this.shaken = false;
     this.leftAt = null;
     this.lastBeat = 0;
+    this.foreignShown = new Map();
   }
 
   get hasSecret() { return !!this.board.secret; }
@@ -239,7 +262,9 @@ class Player {
 
   send(body) { while (!this.trySend(body)) { this.beat(); sleep(200); } }
 
-  refuse(reason) {
+  // refuse the game (H4, H7): tell the other side, say why here, exit code 3
+  refuse(key, o = {}) {
+    const reason = REASONS[key] ? REASONS[key](o) : key;
     this.trySend(control('refuse', { reason }));
     this.log(`cannot play: ${visible(reason, 300)}`);
     throw new Leave(3);
@@ -255,19 +280,36 @@ class Player {
     return control('welcome', { v: 1, role: 'white', name: this.name, game: this.gid, moves: this.moves.join('') });
   }
 
-  // Messages the board refused (A4): during the handshake a "no MAC" from the other side
-  // means it has no secret: refuse the game. Afterwards they are shown and ignored.
+  // -- who sent it (H7, H8) -----------------------------------------------------------------
+  isMemberRun(run) {                                          // the opponent's current run on the board?
+    let current;
+    try { current = this.board.memberRun(this.other); } catch (e) { return true; }   // no news: checked again later
+    return current !== null && current !== undefined && current === run;
+  }
+
+  greetingRun(run) { return (this.bound === null || run !== this.bound) && this.isMemberRun(run); }
+
+  // Messages the board refused (A3): during a handshake, the opponent's own run refused for its
+  // MAC means the secrets differ: refuse the game (H7). Otherwise shown and ignored.
   checkRejected() {
     let list = [];
     try { list = this.board.takeRejected ? this.board.takeRejected() : []; } catch (e) { list = []; }
     for (const r of list) {
       const sender = String(r.sender || '');
       const reason = String(r.reason || '');
-      if (!this.shaken && sender.toLowerCase() === this.other && reason.startsWith('no MAC')) {
-        this.refuse(`${this.other} plays without the shared secret; ${SECRET_HINT}`);
+      if (sender.toLowerCase() === this.other && this.hasSecret && this.greetingRun(r.senderRun)) {
+        if (reason.startsWith('no MAC')) this.refuse('no_secret_there', { other: this.other });
+        if (reason.startsWith('wrong MAC')) this.refuse('other_secret', { other: this.other });
       }
-      this.log(`a message claiming to be from ${visible(sender, 40)} was refused: ${visible(reason, 200)}`);
+      this.log(`a message claiming to be from ${visible(sender, NAME_LIMIT)} was refused: ${visible(reason, 200)}`);
     }
+  }
+
+  otherRun(m) {                                               // H8: shown (a few per run), not applied
+    const n = this.foreignShown.get(m.senderRun) || 0;
+    if (n >= 5) return;
+    this.foreignShown.set(m.senderRun, n + 1);
+    this.log(`'${visible(m.body, 80)}' from another run of ${this.other}, not the one that joined this game, was ignored.`);
   }
 
   // The next message from the other side (or null)
@@ -276,128 +318,151 @@ class Player {
     this.checkRejected();
     if (!m) return null;
     if (String(m.sender).toLowerCase() !== this.other) {
-      this.log(`ignored a message from ${visible(m.sender, 40)}`);
+      this.log(`ignored a message from ${visible(m.sender, NAME_LIMIT)}`);
       return null;
     }
     return m;
   }
+
+  // -- greetings (H2-H5) ------------------------------------------------------------------------
+  basics(m, msg) {                                            // checks of any greeting
+    if (!this.hasSecret && m.signed) return ['no_secret_here', { other: this.other }];
+    const v = msg.f.v;
+    if (v !== '1') return ['bad_version', { v: visible(v || '?', 20) }];
+    return null;
+  }
+
+  // [problem, rules]: problem is null or [reason key, values]; rules the greeting's transcript
+  // replayed (or null when it carries none). Nothing in a greeting is used before this.
+  greetingCheck(m, msg) {
+    const basic = this.basics(m, msg);
+    if (basic) return [basic, null];
+    const f = msg.f;
+    const hasGame = has(f, 'game');
+    if (hasGame || msg.kind === 'welcome' || this.colour === 1) {
+      if (!checkGameId(f.game)) return [['bad_game_id', { id: visible(f.game === undefined ? '' : f.game, 80) }], null];
+    }
+    let size = this.rules.n;
+    if (has(f, 'size') || this.colour === 1) {
+      size = parseSize(f.size || '8');
+      if (size === null) return [['bad_size', { size: visible(f.size, 20) }], null];
+      if (this.colour === 0 && msg.kind === 'hello' && size !== this.rules.n) return [['size_wanted', { theirs: size, mine: this.rules.n }], null];
+      if (this.colour === 1 && this.wantSize && size !== this.wantSize) return [['size_proposed', { theirs: size, mine: this.wantSize }], null];
+    }
+    if (!has(f, 'moves') || !hasGame) return [null, null];
+    const list = splitTranscript(f.moves);
+    const r = list === null ? 'not a transcript' : this.replayed(list, size);
+    if (typeof r === 'string') return [['bad_moves', { moves: visible(f.moves, 60), reason: visible(r, 200) }], null];
+    return [null, { rules: r, moves: list }];
+  }
+
+  // A greeting that cannot be used: in a handshake refuse (and stop), else answer `refused`
+  badGreeting(m, problem, strict) {
+    const [key, o] = problem;
+    if (strict) this.refuse(key, o);
+    const reason = REASONS[key](o);
+    this.log(`${visible(this.theirName, NAME_LIMIT)}'s greeting was not applied: ${visible(reason, 200)}`);
+    this.trySend(control('refused', { move: m.body.slice(0, 200), reason }));
+  }
+
+  takeName(msg) { this.theirName = String(msg.f.name || this.other).slice(0, NAME_LIMIT); }
 
   // Replay a transcript from the start on a board of `size`: the new Rules, or an error text
   replayed(list, size) {
     const r = new Rules(size);
     try {
       for (const t of list) r.play(r.parse(t));
-    } catch (e) { return `bad transcript: ${e.message}`; }
+    } catch (e) { return e.message; }
     return r;
   }
 
   // H5: our transcript and theirs must agree (one a prefix of the other); take the longer
-  adopt(movesField) {
-    const theirs = splitTranscript(movesField);
-    if (theirs === null) return 'bad transcript';
-    const n = Math.min(theirs.length, this.moves.length);
-    if (theirs.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) {
-      return 'the two sides remember different games (records differ)';
-    }
-    if (theirs.length > this.moves.length) {
-      const r = this.replayed(theirs, this.rules.n);
-      if (typeof r === 'string') return r;
-      this.rules = r;
-      this.moves = theirs.slice();
-    }
-    return '';
-  }
-
-  // The handshake rules (H2-H5, A6), for a hello or welcome at any time
-  greeting(m, msg) {
-    if (!this.hasSecret && m.signed) {
-      this.refuse(`${this.other} plays with a shared secret and this side has none: ${SECRET_HINT}`);
-    }
-    const v = msg.f.v;
-    if (v !== '1') this.refuse(`protocol version ${visible(v === undefined ? '?' : v, 20)} is not supported (this program speaks 1)`);
-    if (msg.f.name !== undefined) this.theirName = visible(msg.f.name, 32);
-    if (this.colour === 0) {                                   // black
-      if (msg.kind === 'hello') {
-        if (msg.f.size !== undefined && msg.f.size !== String(this.rules.n)) {
-          this.refuse(`white wants a ${visible(msg.f.size, 8)}x${visible(msg.f.size, 8)} board, black proposes ${this.rules.n}x${this.rules.n}`);
-        }
-        this.send(this.hello());                              // answer a (re)started white
-        return;
-      }
-      if (msg.f.game !== this.gid) return;                    // a welcome to an older hello
-      const why = this.adopt(msg.f.moves);
-      if (why) this.refuse(why);
-      this.bind(m);
-      return;
-    }
-    if (msg.kind === 'welcome') return;                       // white
-    const game = msg.f.game;
-    if (!checkGameId(game)) this.refuse(`bad game id ${JSON.stringify(visible(game === undefined ? '' : game, 70))}`);
-    const sizeText = msg.f.size === undefined ? '8' : msg.f.size;
-    const size = /^[0-9]{1,2}$/.test(sizeText) ? parseInt(sizeText, 10) : NaN;
-    if (!(size >= 4 && size <= 26 && size % 2 === 0)) this.refuse(`bad board size ${JSON.stringify(visible(sizeText, 20))}`);
-    if (this.wantSize && size !== this.wantSize) {
-      this.refuse(`black proposes a ${size}x${size} board, white wants ${this.wantSize}x${this.wantSize}`);
-    }
-    if (game !== this.gid || size !== this.rules.n) {         // a new game (H5)
-      const list = splitTranscript(msg.f.moves);
-      if (list === null) this.refuse('bad transcript');
-      const r = this.replayed(list, size);
-      if (typeof r === 'string') this.refuse(r);
-      this.gid = game;
-      this.rules = r;
-      this.moves = list.slice();
-    } else {
-      const why = this.adopt(msg.f.moves);
-      if (why) this.refuse(why);
-    }
-    this.send(this.welcome());
-    this.bind(m);
+  adopt(theirs) {
+    if (theirs === null) return true;
+    const n = Math.min(theirs.moves.length, this.moves.length);
+    if (theirs.moves.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) return false;
+    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); }
+    return true;
   }
 
   bind(m) {
-    if (this.bound !== null && m.senderRun !== this.bound) this.log(`${this.other} restarted: now playing with its new run`);
+    if (this.bound !== null && m.senderRun !== this.bound) this.log(`${this.other} restarted: the game goes on with its new run`);
     this.bound = m.senderRun;
     this.shaken = true;
   }
 
-  describe(m, msg) {
-    if (msg.kind === 'move') return `a move ${visible(m.body, 40)}`;
-    if (msg.kind === 'junk') return `a message ${JSON.stringify(visible(m.body, 40))}`;
-    return `a '${msg.kind}'`;
+  blackGreeting(m, msg, strict) {                             // black gets a hello or a welcome
+    if (msg.kind === 'welcome' && msg.f.game !== this.gid) {
+      const basic = this.basics(m, msg);
+      if (basic) this.badGreeting(m, basic, strict);
+      return;                                                 // a welcome to an older hello
+    }
+    const [problem, theirs] = this.greetingCheck(m, msg);
+    if (problem) return this.badGreeting(m, problem, strict);
+    this.takeName(msg);
+    if (msg.kind === 'hello') { this.send(this.hello()); return; }   // answer a (re)started white
+    if (!this.adopt(theirs)) this.refuse('records_differ');
+    this.bind(m);
+  }
+
+  acceptBlack(m, msg, strict) {                               // white gets black's hello
+    const [problem, theirs] = this.greetingCheck(m, msg);
+    if (problem) return this.badGreeting(m, problem, strict);
+    this.takeName(msg);
+    const size = parseSize(msg.f.size || '8');
+    const gid = msg.f.game;
+    if (gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
+    if (gid !== this.gid) { this.gid = gid; this.rules = new Rules(size); this.moves = []; }   // a new game (H5)
+    if (!this.adopt(theirs)) this.refuse('records_differ');
+    this.bind(m);
+    this.send(this.welcome());
   }
 
   // One message from the other side, during the handshake or the game
   handle(m) {
     const msg = parse(m.body);
-    if (msg.kind === 'hello' || msg.kind === 'welcome') return this.greeting(m, msg);
-    if (!this.shaken) {
+    if (msg.kind === 'junk') return;                          // P5
+    if (!this.shaken) {                                       // section 13
+      if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
+      if (m.signed && !this.hasSecret) this.refuse('no_secret_here', { other: this.other });
+      if (msg.kind === 'hello' || msg.kind === 'welcome') {
+        if (this.colour === 0) return this.blackGreeting(m, msg, true);
+        if (msg.kind === 'hello') return this.acceptBlack(m, msg, true);
+        return;
+      }
       if (msg.kind === 'refuse') { this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3); }
-      if (msg.kind === 'say') this.log(`${visible(this.theirName || this.other, 32)} says: ${visible(msg.f.text, 300)}`);
+      if (msg.kind === 'say') this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`);
       return;
     }
-    if (m.senderRun !== this.bound) {                         // run binding
-      this.log(`${this.describe(m, msg)} from another run of ${this.other}, not the one that joined this game, was ignored`);
-      return;
+    if (m.senderRun !== this.bound) {                         // H8
+      if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
+      if (msg.kind === 'hello') {                             // its new run: a restart
+        if (this.leftAt) { this.leftAt = null; this.log(`${visible(this.theirName, NAME_LIMIT)} is back`); }
+        return this.colour === 0 ? this.blackGreeting(m, msg, true) : this.acceptBlack(m, msg, true);
+      }
+      if (msg.kind === 'welcome' && this.colour === 0) return this.blackGreeting(m, msg, true);
+      return this.otherRun(m);
     }
     switch (msg.kind) {
       case 'move': return this.theirMove(m, msg);
       case 'resign': this.log(`${this.other} resigned`); throw new Leave(0);
-      case 'bye': this.leftAt = now(); this.log(`${this.other} left (it may come back)`); return;
+      case 'bye': this.leftAt = now(); this.log(`${visible(this.theirName, NAME_LIMIT)} left (it may come back)`); return;
       case 'refuse': this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3);
       case 'refused': this.log(`${this.other} refused ${visible(msg.f.move, 40)}: ${visible(msg.f.reason, 200)}`); return;
-      case 'say': this.log(`${visible(this.theirName || this.other, 32)} says: ${visible(msg.f.text, 300)}`); return;
-      default: return;                                         // result, junk (P5)
+      case 'say': this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`); return;
+      case 'hello': return this.colour === 0 ? this.blackGreeting(m, msg, false) : this.acceptBlack(m, msg, false);
+      case 'welcome': if (this.colour === 0 && msg.f.game === this.gid) this.blackGreeting(m, msg, false); return;
+      default: return;                                         // result
     }
   }
 
   theirMove(m, msg) {                                          // G2
     this.leftAt = null;
     const expected = this.moves.length + 1;
-    const echo = visible(m.body, 40);
+    const echo = m.body.slice(0, 200);
     if (msg.n !== null && msg.n < expected) return;            // a duplicate
     if (msg.n !== null && msg.n > expected) {
-      this.send(control('refused', { move: echo, reason: `move ${visible(msg.nText.replace(/^0+(?=.)/, ''), 20)} arrived but ${expected} was expected` }));
+      this.send(control('refused', { move: echo, reason: `move ${msg.n} arrived but ${expected} was expected` }));
       return;
     }
     if (this.rules.turn === this.colour || this.rules.over()) {

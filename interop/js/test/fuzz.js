@@ -109,6 +109,7 @@ function body() {
 
 const RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 let cases = 0;
+const stats = { players: 0, shaken: 0, plies: 0, leaves: 0 };
 function fail(what, detail, e) {
   process.stderr.write(`FUZZ FAILURE (seed ${SEED}, case ${cases}): ${what}\n  input: ${JSON.stringify(detail).slice(0, 2000)}\n`);
   if (e) process.stderr.write(`  ${e && e.stack ? e.stack : e}\n`);
@@ -154,7 +155,12 @@ function fuzzUnframe(n) {
 
 // 3. the game's handlers, on a board that exists only in memory
 class FakeBoard {
-  constructor(secret) { this.secret = secret; this.sent = []; this.queue = []; this.rejected = []; }
+  constructor(secret) { this.secret = secret; this.sent = []; this.queue = []; this.rejected = []; this.current = 'run-a'; }
+  memberRun(name) {
+    cs.checkName(name);
+    if (this.current === 'throw') throw new Error('EIO: the share failed a read');
+    return this.current;
+  }
   send(to, b) {
     cs.checkName(to);
     if (typeof b !== 'string') throw new Error('a body that is not text');
@@ -178,21 +184,26 @@ function fuzzPlayer(n) {
     const greet = () => colour
       ? `#cardstand hello v=1 role=black name=x size=${p.rules.n} game=g${int(3)} moves=${chance(0.5) ? '' : transcript()}`
       : `#cardstand welcome v=1 role=white name=y game=${p.gid} moves=${chance(0.7) ? '' : transcript()}`;
-    const steps = 1 + int(40);
+    const steps = 1 + int(80);
     let m = null;
     try {
       for (let s = 0; s < steps; s++, cases++) {
         let b = s === 0 && chance(0.7) ? greet() : chance(0.3) ? greet() : body();
-        if (chance(0.2) && p.shaken) b = `${p.rules.name(pick(p.rules.moves().concat([-1])))} #${p.moves.length + int(3)}${chance(0.5) ? ' t=' + int(999) : ''}`;
-        m = { sender: chance(0.9) ? other : pick(['mallory', other.toUpperCase(), 'kit']), senderRun: s === 0 ? 'run-a' : pick(runs),
+        if (chance(0.5) && p.shaken) b = `${p.rules.name(pick(p.rules.moves(1 - colour).concat(chance(0.1) ? [-1] : [])))} #${p.moves.length + (chance(0.8) ? 1 : int(3))}${chance(0.5) ? ' t=' + int(999) : ''}`;
+        m = { sender: chance(0.9) ? other : pick(['mallory', other.toUpperCase(), 'kit']), senderRun: s === 0 || chance(0.6) ? 'run-a' : pick(runs),
               signed: chance(0.2), body: b, seq: s, toRun: 'me' };
-        if (chance(0.1)) board.rejected.push({ sender: pick([other, 'x\u001b[2J']), senderRun: 'r', seq: s, reason: pick(['no MAC', 'wrong MAC', '']) });
+        if (chance(0.05)) board.current = pick(['run-a', 'run-a', 'run-b', null, 'throw']);
+        if (chance(0.1)) board.rejected.push({ sender: pick([other, 'x\u001b[2J']), senderRun: pick(runs), seq: s, reason: pick(['no MAC', 'wrong MAC', '']) });
         if (chance(0.5)) { board.queue.push(m); const got = p.next(0); if (got) p.handle(got); } else p.handle(m);
         if (p.shaken && !p.rules.over() && p.rules.turn === colour && chance(0.7)) p.myMove();
       }
     } catch (e) {
       if (!(e instanceof peer.Leave)) fail('the player threw', m, e);
+      stats.leaves++;
     }
+    stats.players++;
+    if (p.shaken) stats.shaken++;
+    stats.plies += p.moves.length;
     for (const line of logged) if (RAW.test(line)) fail('a raw control character reached the screen', line);
     for (const b of board.sent) if (peer.parse(b).kind === 'junk' && !/^(pass|[a-z][0-9]{1,2}) #[0-9]+ t=0$/.test(b)) fail('sent a body that is junk', b);
   }
@@ -205,4 +216,5 @@ for (let r = 0; r < ROUNDS; r++) {
   fuzzUnframe(5000);
   fuzzPlayer(3000);
 }
-process.stdout.write(`fuzz: ${cases} cases, seed ${SEED}, no failure (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+process.stdout.write(`fuzz: ${cases} cases, seed ${SEED}, no failure (${((Date.now() - t0) / 1000).toFixed(1)} s; ` +
+  `${stats.players} players, ${stats.shaken} past the handshake, ${stats.plies} plies played, ${stats.leaves} left with an exit code)\n`);
