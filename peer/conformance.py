@@ -591,8 +591,15 @@ def _victim(v):
 
 
 def _link(target, where, mtime=None):
+    """A symbolic link at ``where`` to ``target``, dated ``mtime`` where the system allows.
+
+    The target is written relative to the link: on a loopback share (sshfs) the server follows
+    links for some operations (SFTP SETSTAT), and an absolute target there would lead it back
+    into the client mount it is serving, which deadlocks the mount. A relative one stays on the
+    server's disk.
+    """
     try:
-        os.symlink(target, where)
+        os.symlink(os.path.relpath(target, where.parent), where)
     except (OSError, NotImplementedError) as e:
         raise Skip(f"cannot make symbolic links here: {e}") from None
     if mtime is not None:
@@ -629,9 +636,9 @@ def s_links(cmd, d):
     impl = Served(cmd, board, "impl", stale_after=1.0, lock_timeout=20)
     try:
         check(impl.ask(op="init", timeout=40).get("ok"), "init failed on a board with planted links")
+        check(_snapshot(victim) == before, "init changed the folder outside the board")
         mine = board / "box" / "impl"
         check(mine.is_dir() and not mine.is_symlink(), "box/impl is still a link after init (F4: set aside, recreated)")
-        check(_snapshot(victim) == before, "init changed the folder outside the board")
         a = impl.ask(op="send", to="kit", body="through the links", timeout=40)
         check(a.get("result") == 1, f"send answered {a}")
         got = kit.receive()

@@ -74,7 +74,7 @@ def test_the_kit_fails_a_naive_implementation(tmp_path):
     assert len(failed) == len(new), text
     why = {r[0]: r[3] for r in results}
     assert "no mac" in why["mac"], text
-    assert "link" in why["links"] or "outside the board" in why["links"], text
+    assert "changed the folder outside the board" in why["links"], text
     assert "within 20 s" in why["fifo"] and "within 20 s" in why["pointers"], text
 
 
