@@ -818,8 +818,64 @@ def _exit_code(proc, timeout=30):
     return proc.returncode
 
 
+# Our Python player (python -m peer play), when it knows the shared secret (H7)
+OUR_PLAYER = [sys.executable, "-m", "peer", "play", "--ai", "random"]
+_OUR_SECRET = {}
+
+
+def _our_player_has_secret():
+    if "yes" not in _OUR_SECRET:
+        try:
+            r = subprocess.run(OUR_PLAYER[:4] + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                               env=_env())
+            _OUR_SECRET["yes"] = "--secret-file" in r.stdout
+        except (OSError, subprocess.SubprocessError):
+            _OUR_SECRET["yes"] = False
+    return _OUR_SECRET["yes"]
+
+
+def _our_play(board, colour, secret=None):
+    return subprocess.Popen(OUR_PLAYER + ["--board", str(board), "--color", colour], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=_env(secret, dict(os.environ, NO_COLOR="1")))
+
+
+def _both(a, b, timeout=120):
+    """Wait for two players; (code a, output a, code b, output b)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (a.poll() is None or b.poll() is None):
+        time.sleep(0.1)
+    for p in (a, b):
+        if p.poll() is None:
+            p.kill()
+    out_a, out_b = a.stdout.read(), b.stdout.read()
+    return a.wait(), out_a, b.wait(), out_b
+
+
+def _secret_with_our_player(play_cmd, d, secret):
+    """H7 against our Python player: the same secret plays; a secret against none: both exit 3."""
+    for colour, theirs_secret, ours_secret in (("white", secret, secret), ("black", secret, None),
+                                               ("white", None, secret)):
+        other = "black" if colour == "white" else "white"
+        sub = d / f"ours-{colour}-{'s' if theirs_secret else 'n'}{'s' if ours_secret else 'n'}"
+        sub.mkdir()
+        theirs = _theirs(play_cmd, sub, colour, secret=theirs_secret)
+        ours = _our_play(other_view(sub), other, secret=ours_secret)
+        code_t, out_t, code_o, out_o = _both(theirs, ours)
+        want = 0 if theirs_secret == ours_secret else 3
+        what = "the same secret" if want == 0 else ("a secret on their side only" if theirs_secret else
+                                                    "a secret on our side only")
+        check(code_t == want, f"{what}: their {colour} exited {code_t}, not {want}: {out_t.strip()[-300:]!r}")
+        check(code_o == want, f"{what}: our {other} exited {code_o}, not {want}: {out_o.strip()[-300:]!r}")
+        if want == 0:
+            rec = Records(sub).current()
+            check(rec is not None and rec.status == "over", f"{what}: the game record is not finished")
+
+
 def s_game_secret(cmd, d, play_cmd):
     """A1 H7: with the same secret both sides play; a side with a secret and a side without refuse (exit 3)."""
+    # The kit plays the other side itself through comm.Board(secret=...); then, when our Python
+    # player knows --secret-file, against it as well (both sides must exit 3 when one has no secret).
     secret = _secret()
     key = secret.encode("utf-8")
     for colour in ("white", "black"):                       # the same secret: a whole game
@@ -874,6 +930,8 @@ def s_game_secret(cmd, d, play_cmd):
         finally:
             if theirs.poll() is None:
                 theirs.kill()
+    if _our_player_has_secret():
+        _secret_with_our_player(play_cmd, d, secret)
 
 
 def s_runs(cmd, d, play_cmd):
