@@ -314,7 +314,7 @@ class Session:
             self._refuse_game(key, **kw)
         wire, here = self._reason(key, **kw)
         log.warning("greeting not applied: %s", wire)
-        self.say("refused_theirs", name=self.their_name, move=msg.text, reason=here)
+        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
         try:
             self.board.send(self.other, protocol.control("refused", move=msg.text[:200], reason=wire))
         except (comm.InvalidArgument, OSError) as e:

@@ -25,17 +25,23 @@ class FakeBoard:
         self.lock_timeout = 10.0
         self.empty_polls = 0
 
-    def push(self, sender, body, run=None, signed=False):
-        """Script a message; ``body`` may be a function of the board (the last hello sent, ...)."""
+    def push(self, sender, body, run=None, signed=False, after=None):
+        """Script a message; ``body`` may be a function of the board (the last hello sent, ...).
+
+        ``after``: a function of the board; the message (and those behind it) waits until it is true.
+        """
         self.inbox.append(SimpleNamespace(sender=sender, body=body, seq=0, to_run="",
                                           sender_run=self.runs.get(sender.lower(), "") if run is None else run,
-                                          signed=signed))
+                                          signed=signed, after=after))
+
+    def moves_sent(self):
+        return sum(1 for _, body in self.sent if not body.startswith("#"))
 
     def last_sent(self, prefix="#cardstand hello"):
         return next((b for _, b in reversed(self.sent) if b.startswith(prefix)), "")
 
     def wait(self, timeout=None):
-        if self.inbox:
+        if self.inbox and (self.inbox[0].after is None or self.inbox[0].after(self)):
             m = self.inbox.pop(0)
             if callable(m.body):
                 m.body = m.body(self)
