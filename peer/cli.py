@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 import comm
+from comm.text import visible
 from engine import BLACK, WHITE, strategies
 
 from . import texts
-from ._visible import visible
 from .players import Computer, External, Human, describe
 from .record import Records, load_file
 from .session import Session
@@ -115,7 +115,7 @@ def play(argv, colour=None):
         screen.say("cannot_play", reason=e)
         return 2
     try:
-        secret = _load_secret(args.secret_file)
+        secret = comm.load_secret(args.secret_file)
     except comm.InvalidArgument as e:
         screen.say("secret_problem", reason=e)
         return 2
@@ -124,11 +124,6 @@ def play(argv, colour=None):
                       name=args.name, size=args.size, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret)
     return session.run()
-
-
-def _load_secret(secret_file):
-    load = getattr(comm, "load_secret", None)   # TEMPORARY until comm.load_secret is on main
-    return load(secret_file) if load else None
 
 
 # -- watching, replaying, demo ------------------------------------------------------------------

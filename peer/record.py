@@ -199,7 +199,7 @@ class Records:
         try:
             return self.load(gid.strip())
         except (OSError, ValueError) as e:
-            log.warning("records/current: %s", e)
+            log.info("records/current: %s", e)
             return None
 
 

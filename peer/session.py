@@ -5,10 +5,10 @@ import time
 import uuid
 
 import comm
+from comm.text import visible
 from engine import BLACK, PASS, WHITE, Game, IllegalMove, notation, strategies
 
 from . import protocol, texts
-from ._visible import visible
 from .players import EOF_LINE, normalise
 from .protocol import NAME_LIMIT, game_id_problem
 from .record import Record, Records
@@ -64,8 +64,7 @@ class Session:
         self.stats = stats
         self.secret = secret or None
         if board is None:
-            extra = {"secret": self.secret} if self.secret else {}   # TEMPORARY until comm has secret=
-            board = comm.Board(folder, self.me, stale_after=stale_after, **extra)
+            board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret)
         self.board = board
         self.records = Records(folder)
         self.mode = None            # "full" after a handshake, "classic" without one
@@ -147,7 +146,7 @@ class Session:
             return None
         msg = protocol.parse(m.body)
         msg.run = m.sender_run or ""
-        msg.signed = bool(getattr(m, "signed", False))
+        msg.signed = m.signed
         return msg
 
     # -- who sent it -------------------------------------------------------------------
@@ -166,8 +165,7 @@ class Session:
 
     def _check_rejected(self):
         """Messages comm refused (a missing or wrong MAC): reported, never applied."""
-        take = getattr(self.board, "take_rejected", None)
-        for r in (take() if take else ()):
+        for r in self.board.take_rejected():
             who = visible(r.sender, NAME_LIMIT)
             log.warning("refused a message claiming to be from %s (run %s, #%s): %s",
                         who, visible(r.sender_run, 40), r.seq, visible(r.reason))
@@ -380,6 +378,8 @@ class Session:
             if not self._is_member_run(msg.run):
                 self._other_run(msg)        # not from the opponent that joined the board
                 continue
+            if msg.signed and not self.secret:
+                self._refuse_game("no_secret_here", other=self.other)
             if msg.kind in ("hello", "welcome"):
                 if self.colour == BLACK:
                     if self._black_greeting(msg, strict=True):
@@ -726,6 +726,8 @@ class Session:
             # Messages left for an earlier run go; a resumed game is re-synchronised by
             # the handshake, which carries each side's whole transcript.
             self.board.quiet()
+            for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
+                log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
             names = {self.me: self.my_name, self.other: self.their_name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size,

@@ -4,10 +4,10 @@ import sys
 
 import colorama
 
+from comm.text import visible
 from engine import BLACK, notation
 
 from . import texts
-from ._visible import visible
 
 SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat line, a reason)
 

@@ -32,9 +32,10 @@ def tree_hashes(top, skip=None):
     return out
 
 
-def forge(board, to, body, sender="white", run="f" * 16, mac=None):
-    """Post ``body`` into ``to``'s mailbox claiming to be ``sender`` (run ``run``), the way a classmate
-    with write access to the folder would: a message file written directly, under the board lock."""
+def forge(board, to, body, sender="white", run="f" * 16, key=None):
+    """Post ``body`` into ``to``'s mailbox claiming to be ``sender`` (run ``run``; "real": the sender's
+    own run), the way a classmate with write access to the folder would: a message file written
+    directly, under the board lock; signed with ``key`` if given (a guessed secret)."""
     me = Board(board, "forger").join()     # only its lock is used: joining as "white" would replace white
     box = Path(board) / "box" / to
     try:
@@ -42,10 +43,9 @@ def forge(board, to, body, sender="white", run="f" * 16, mac=None):
             k = max(fsops.read_int(box / "head"), fsops.read_int(box / "tail")) + 1
             while (box / msg_name(k)).exists():
                 k += 1
-            data = frame(sender, run, to, me.member_run(to), k, body.encode("utf-8"))
-            if mac is not None:
-                head, _, rest = data.partition(b"\n\n")
-                data = head + f"\nmac: {mac}".encode() + b"\n\n" + rest
+            if run == "real":
+                run = me.member_run(sender)
+            data = frame(sender, run, to, me.member_run(to), k, body.encode("utf-8"), key)
             scratch = Path(board) / "tmp" / f"forged-{k}.tmp"
             scratch.write_bytes(data)
             os.rename(scratch, box / msg_name(k))
@@ -228,3 +228,60 @@ def test_a_records_folder_that_is_a_link_is_not_followed(tmp_path):
     rw, ow = finish(w)
     assert rb == rw == 0 and final_line(ob) == final_line(ow) is not None
     assert tree_hashes(victim) == before
+
+
+# -- the shared secret -------------------------------------------------------------------------------
+
+def test_with_the_same_secret_the_game_is_played_and_forgeries_are_refused(tmp_path):
+    """Both sides have the secret (one from --secret-file, one from CARDSTAND_SECRET): the game is
+    played; a forged move without a MAC and one with a wrong MAC (even with white's real run) are
+    refused, reported and not applied."""
+    board = tmp_path / "b"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("  correct horse battery staple\n")
+    b = player("black", board, "--ai", "greedy", "--time", "0.05", "--secret-file", secret)
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "1.0",
+               env={"CARDSTAND_SECRET": "correct horse battery staple"})
+    n, fake, real = forge_a_white_move(board)
+    forge(board, "black", protocol.move(fake, n, 5), run="real", key=b"a guess")
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert "A message claiming to be from white was refused: no MAC" in ob
+    assert "A message claiming to be from white was refused: wrong MAC" in ob
+    assert final_line(ob) == final_line(ow) is not None
+    g = Game.from_transcript(Records(board).current().moves)
+    assert square_name(g.moves[n - 1]) == real and g.position.is_game_over()
+    assert len(os.listdir(board / "trash")) >= 2
+
+
+@pytest.mark.parametrize("case", ["black-only", "white-only", "different"])
+def test_a_secret_mismatch_is_refused_on_both_sides(tmp_path, case):
+    board = tmp_path / "b"
+    envs = {"black-only": ({"CARDSTAND_SECRET": "s1"}, {}), "white-only": ({}, {"CARDSTAND_SECRET": "s1"}),
+            "different": ({"CARDSTAND_SECRET": "s1"}, {"CARDSTAND_SECRET": "s2"})}[case]
+    b = player("black", board, "--ai", "random", env=envs[0])
+    w = player("white", board, "--ai", "random", env=envs[1])
+    rb, ob = finish(b, timeout=60)
+    rw, ow = finish(w, timeout=60)
+    assert rb == 3 and rw == 3, (ob, ow)
+    assert "Cannot play" in ob and "Cannot play" in ow
+    both = ob + ow
+    if case == "different":
+        assert "plays with a different shared secret" in both
+    else:
+        has, hasnt = ("black", "white") if case == "black-only" else ("white", "black")
+        assert f"{has} plays with a shared secret and this side has none" in both \
+            or f"{hasnt} plays without the shared secret" in both
+    assert "CARDSTAND_SECRET or --secret-file" in ob and "CARDSTAND_SECRET or --secret-file" in ow
+
+
+def test_an_unusable_secret_is_a_clear_error(tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_text(" \n\t\n")
+    for args, env, want in [(["--secret-file", tmp_path / "missing"], {}, "cannot read the secret file"),
+                            (["--secret-file", empty], {}, "is empty"),
+                            ([], {"CARDSTAND_SECRET": "  "}, "CARDSTAND_SECRET is empty")]:
+        code, out = finish(player("black", tmp_path / "b", "--ai", "random", *args, env=env), timeout=60)
+        assert code == 2 and "Cannot use the shared secret" in out and want in out, out
+    assert not (tmp_path / "b").exists()

@@ -329,8 +329,6 @@ def test_a_restarted_opponent_rebinds_the_game(tmp_path):
 def test_a_signed_greeting_without_a_secret_is_refused(tmp_path, colour):
     s, b, out = session(tmp_path / "b", colour)
     if colour == BLACK:
-        b.inbox.append(None)
-        b.inbox.pop()
         b.push("white", _greet_black, signed=True)
     else:
         b.push("black", protocol.control("hello", v=1, role="black", name="B", size=8, game="g1", moves=""),
@@ -339,3 +337,33 @@ def test_a_signed_greeting_without_a_secret_is_refused(tmp_path, colour):
     other = "white" if colour == BLACK else "black"
     assert f"{other} plays with a shared secret and this side has none" in out.getvalue()
     assert protocol.parse(b.sent[-1][1]).kind == "refuse"
+
+
+# -- the shared secret: what comm refused --------------------------------------------------------------
+
+def _rejected(board, reason, run=None):
+    from comm import Rejected
+    board.rejected.append(Rejected("white", board.runs["white"] if run is None else run, 1, reason))
+
+
+@pytest.mark.parametrize("reason,says", [("no MAC (the sender has no shared secret)", "plays without the shared secret"),
+                                         ("wrong MAC (another secret, or a forged message)",
+                                          "plays with a different shared secret")])
+def test_a_refused_greeting_from_the_opponent_ends_the_handshake(tmp_path, reason, says):
+    s, b, out = session(tmp_path / "b", BLACK, secret=b"k")
+    b.push("white", "junk", after=lambda b: b.last_sent() and not _rejected(b, reason))  # after the hello
+    assert _run(s, b) == 3
+    assert f"Cannot play: white {says}" in out.getvalue()
+    assert protocol.parse(b.sent[-1][1]).kind == "refuse"
+
+
+def test_refused_messages_after_the_handshake_are_reported_and_ignored(tmp_path):
+    s, b, out = session(tmp_path / "b", BLACK, secret=b"k")
+    b.push("white", _greet_black)
+    b.push("white", "#cardstand say text=hi", after=lambda b: b.moves_sent() == 1 and not _rejected(b, "wrong MAC x")
+           and not _rejected(b, "no MAC y", run="f" * 16))
+    assert _run(s, b) is None
+    text = out.getvalue()
+    assert "claiming to be from white was refused: wrong MAC x" in text
+    assert "claiming to be from white was refused: no MAC y" in text
+    assert "W says: hi" in text and "Cannot play" not in text
