@@ -120,6 +120,11 @@ def _ggf_text(s):
     return escape(s).replace("\\", "\\\\").replace("]", "\\]")
 
 
+def _is_link(st):
+    """A symbolic link, or on Windows any reparse point (a junction too)."""
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & 0x400)
+
+
 def n_squares(size):
     return size * size
 
@@ -153,7 +158,7 @@ class Records:
             except FileExistsError:
                 pass
             st = os.lstat(self.dir)
-        if stat.S_ISLNK(st.st_mode) or getattr(st, "st_file_attributes", 0) & 0x400:  # link / reparse point
+        if _is_link(st):
             return f"{self.dir} is a link: not used"
         if not stat.S_ISDIR(st.st_mode):
             return f"{self.dir} is not a folder: not used"
@@ -166,7 +171,7 @@ class Records:
                 log.warning("%s", why)
             return None
         try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
+            if _is_link(os.lstat(path)):
                 log.warning("%s is a link: not read", path)
                 return None
         except (FileNotFoundError, NotADirectoryError):
