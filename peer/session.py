@@ -203,7 +203,7 @@ class Session:
         self.say("cannot_play", reason=here)
         raise Leave(3)
 
-        # -- the game record ---------------------------------------------------------------
+    # -- the game record ---------------------------------------------------------------
     def _save(self):
         r = self.record
         r.moves = self.game.transcript(passes=True)
@@ -229,12 +229,14 @@ class Session:
             self.say("bad_record", reason=e)
             return None
 
-    def _start_game(self, gid, size, moves=""):
+    def _start_game(self, gid, size, moves="", old=None):
+        """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
         self.game = Game.from_transcript(moves, size=size) if moves else Game(size)
         names = {self.me: self.my_name, self.other: self.their_name}
-        old = self._load(gid) if gid else None
+        if old is None:
+            old = self._load(gid) if gid else None
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
         self.last = self.game.moves[-1] if self.game.moves else None
@@ -285,7 +287,7 @@ class Session:
             size = protocol.parse_size(msg.get("size") or "8")
             if size is None:
                 return ("bad_size", {"size": visible(msg.get("size"), 20)}), None
-            if self.colour == BLACK and msg.kind == "hello" and size != self.size:
+            if self.colour == BLACK and size != self.size:
                 return ("size_wanted", {"theirs": size, "mine": self.size}), None
             if self.colour == WHITE and self.want_size and size != self.want_size:
                 return ("size_proposed", {"theirs": size, "mine": self.want_size}), None
@@ -444,8 +446,10 @@ class Session:
             return self._conflict()
         if self.game is None or gid != self.gid:
             old = self._load(gid)
+            if old is not None and old.size != size:
+                return self._conflict()     # the same game id on another board size
             self.size = size
-            self._start_game(gid, size, old.moves if old and old.status == "playing" else "")
+            self._start_game(gid, size, old.moves if old and old.status == "playing" else "", old=old)
         self.mode = "full"
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):

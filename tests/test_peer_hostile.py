@@ -35,7 +35,7 @@ HOSTILE_VALUES = [
     "zz", "a1", "f5d6c3", "passpass", "a\x00b", "a" * 261, "..", "../../x", "..%2F..%2Fx", "/etc/passwd",
     "C:\\Windows\\x", ".hidden", "abc", "-4", "0", "1", "2", "8", "08", "٨", "1" * 5000, "", " ",
     "\x1b]0;owned\x07", "\x1b[2J\x1b[H", "\u202egnp.exe", "a\nmoves: a1\nstatus: over", "x\r\nresult: 64-0",
-    "\\n\\x1b", "%", "%%", "%zz", "%E3%81", "=", "a=b", "\ud7ff", "🀄" * 100,
+    "\\n\\x1b", "%", "%%", "%zz", "%E3%81", "=", "a=b", "\ud7ff", "🀄" * 100, "g1", "f5", "f5d6",
 ]
 KEYS = ["v", "role", "name", "size", "game", "moves", "reason", "move", "text", "black", "white", "t", "n"]
 
@@ -367,3 +367,19 @@ def test_refused_messages_after_the_handshake_are_reported_and_ignored(tmp_path)
     assert "claiming to be from white was refused: wrong MAC x" in text
     assert "claiming to be from white was refused: no MAC y" in text
     assert "W says: hi" in text and "Cannot play" not in text
+
+
+def test_a_known_game_id_on_another_size_is_a_conflict_not_a_crash(tmp_path):
+    s, b, out = session(tmp_path / "b", WHITE)
+    Records(tmp_path / "b").save(Record(id="g1", size=8, moves="f5d6c3"))
+    b.push("black", protocol.control("hello", v=1, role="black", name="B", size=6, game="g1", moves=""))
+    assert _run(s, b) == 3
+    assert "records differ" in out.getvalue()
+    assert Records(tmp_path / "b").load("g1").moves == "f5d6c3"
+
+
+def test_a_welcome_for_another_size_is_not_adopted(tmp_path):
+    s, b, out = session(tmp_path / "b", BLACK, size=8)
+    b.push("white", lambda b: _greet_black(b).replace("moves=", "size=6 moves=c4"))
+    assert _run(s, b) == 3
+    assert s.game.size == 8 and "Cannot play" in out.getvalue()
