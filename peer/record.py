@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from comm import fsops
+from comm.text import visible
 from engine import Game
 
 from .protocol import game_id_problem
@@ -117,7 +118,7 @@ class Record:
 
 def _ggf_text(s):
     """A GGF property value: ``\\`` and ``]`` escaped, control characters made visible."""
-    return escape(s).replace("\\", "\\\\").replace("]", "\\]")
+    return visible(s).replace("\\", "\\\\").replace("]", "\\]")
 
 
 def _is_link(st):

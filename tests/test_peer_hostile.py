@@ -383,3 +383,9 @@ def test_a_welcome_for_another_size_is_not_adopted(tmp_path):
     b.push("white", lambda b: _greet_black(b).replace("moves=", "size=6 moves=c4"))
     assert _run(s, b) == 3
     assert s.game.size == 8 and "Cannot play" in out.getvalue()
+
+
+def test_ggf_export_escapes_names():
+    r = Record(id="g1", size=6, black="Ev]e\x1b]0;x\x07", white="W\\h", moves="b3", status="over")
+    ggf = r.ggf()
+    assert "PB[Ev\\]e\\\\x1b\\]0;x\\\\x07]" in ggf and "PW[W\\\\h]" in ggf and not RAW.search(ggf)
