@@ -43,6 +43,9 @@ def game_id_problem(gid):
     A game id becomes a file name (``records/<id>.game``): 1 to 64 characters
     from ``A-Z a-z 0-9 . _ -``, not starting with ``.`` (no ``..``, no hidden
     files, no separators, no drive letters, nothing to escape).
+
+    >>> game_id_problem("20261122-045500-ab12cd"), game_id_problem("../../x"), game_id_problem(".x")
+    ('', 'bad game id', 'bad game id')
     """
     if not isinstance(gid, str) or not _GAME_ID.fullmatch(gid) or gid.startswith("."):
         return "bad game id"

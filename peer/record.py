@@ -33,7 +33,13 @@ _UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 
 
 def escape(value):
-    """One record value on one line (see the module docstring)."""
+    r"""One record value on one line (see the module docstring).
+
+    >>> escape("Eve\nmoves: a1\x1b[2J C:\\temp")
+    'Eve\\nmoves: a1\\x1b[2J C:\\\\temp'
+    >>> unescape(escape("Eve\nmoves: a1\x1b[2J C:\\temp")) == "Eve\nmoves: a1\x1b[2J C:\\temp"
+    True
+    """
     def one(m):
         c = m.group(0)
         return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
