@@ -96,17 +96,20 @@ def test_a_forged_move_from_another_run_is_not_applied(tmp_path):
     assert square_name(g.moves[n - 1]) == real and g.position.is_game_over()
 
 
+EVIL_NAME = "Script\x1b]0;title\x07\nmoves: a1\nstatus: over"
+
+
 def handshake_as_white(board):
     me = Board(board, "white").join()
     hello = expect(me, "hello")
-    me.send("black", protocol.control("welcome", v=1, role="white", name="Script", game=hello.get("game"),
+    me.send("black", protocol.control("welcome", v=1, role="white", name=EVIL_NAME, game=hello.get("game"),
                                       moves=""))
     return me, hello
 
 
 def handshake_as_black(board, game="g-1"):
     me = Board(board, "black").join()
-    hello = protocol.control("hello", v=1, role="black", name="Script", size=8, game=game, moves="")
+    hello = protocol.control("hello", v=1, role="black", name=EVIL_NAME, size=8, game=game, moves="")
     deadline = time.monotonic() + 30
     while not me.send("white", hello):
         assert time.monotonic() < deadline, "white never joined"
@@ -163,9 +166,13 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
     code, out = finish(p)
     assert code == 0, out[-1500:]
     assert "Traceback" not in out and RAW_ESC not in out and "\x07" not in out
-    assert "Script resigned" in out and "Cannot play" not in out
+    assert "Script\\x1b]0;title\\x07\\nmoves: a1\\nstatus: over resigned" in out and "Cannot play" not in out
     assert "\\x1b]0;owned\\x07\\x1b[2J" in out            # the chat line, controls made visible
     rec = Records(board).current()
+    assert getattr(rec, script) == EVIL_NAME and rec.status == "resigned"   # kept exactly, on one line
+    raw = (board / "records" / f"{gid}.game").read_text(encoding="utf-8").split("\n")
+    assert [line.partition(": ")[0] for line in raw[1:-1]] == [
+        "id", "size", "black", "white", "date", "mode", "moves", "status", "result"]
     assert rec.id == gid and rec.result == f"{script} resigned" and Game.from_transcript(rec.moves).moves == g.moves
     assert set(os.listdir(board / "records")) == {"current", f"{gid}.game"}
     assert not Path("/tmp/cardstand-x.game").exists()
