@@ -82,8 +82,11 @@ class Served:
                                      env=_env(secret))
 
     def ask(self, timeout=30, **req):
-        self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass                    # it exited (after its last answer, which is read below)
         box = {}
 
         def read():
@@ -306,6 +309,34 @@ def s_names(cmd, d):
             a = impl.ask(op="send", to=bad, body="x")
             check(not a.get("ok") or a.get("result") == 0, f"{bad!r} was accepted: {a}")
         check(sorted(p.name for p in (d / "box").iterdir()) == ["impl"], "something was created in box/")
+    finally:
+        impl.close()
+
+
+def s_device_names(cmd, d):
+    """N1 I5: COM0 and LPT0 are Windows device names too (Microsoft's naming rules): refused."""
+    Board(other_view(d), "kit").join()            # the board exists
+    for bad in ("com0", "LPT0"):
+        impl = Served(cmd, d, bad)                 # joining under that name must fail
+        try:
+            try:
+                a = impl.ask(op="init", timeout=20)
+            except Fail:
+                a = {"ok": False}                  # it stopped at once: refused too
+            check(not a.get("ok"), f"joined as {bad!r}: {a}")
+        finally:
+            impl.close()
+        box = other_view(d) / "box" / bad.lower()  # a member planted under that name: not sent to
+        box.mkdir()
+        (box / "member").write_bytes(fsops.record(f"cardstand-member 1\nname: {bad}\nrun: 0123456789abcdef"))
+    impl = Served(cmd, d, "impl")
+    try:
+        impl.ask(op="init")
+        for bad in ("com0", "LPT0", "Com0", "lpt0"):
+            a = impl.ask(op="send", to=bad, body="x")
+            check(not a.get("ok") or a.get("result") == 0, f"{bad!r} was accepted: {a}")
+        for bad in ("com0", "lpt0"):
+            check(sorted(p.name for p in (d / "box" / bad).iterdir()) == ["member"], f"a message was delivered to {bad}")
     finally:
         impl.close()
 
@@ -972,7 +1003,7 @@ def s_runs(cmd, d, play_cmd):
 
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
-                   s_names, s_mac, s_links, s_fifo, s_pointers]
+                   s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
 
 
