@@ -10,12 +10,13 @@ def cmd_status(args):
     b = Board(args.board, "status")
     holder = b.lease.holder()
     print(f"board   : {b.folder}")
-    print(f"lock    : {'free' if holder is None else 'held by ' + holder.get('name', '?') + ' (pid ' + holder.get('pid', '?') + ' on ' + holder.get('host', '?') + ')'}")
+    def show(text):  # text from the board: control characters made visible
+        return repr(text)[1:-1]
+    print(f"lock    : {'free' if holder is None else 'held by ' + show(holder.get('name', '?')) + ' (pid ' + show(holder.get('pid', '?')) + ' on ' + show(holder.get('host', '?')) + ')'}")
     for name in b.members():
-        box = b.box / name.lower()
-        from . import fsops
-        head, tail = fsops.read_int(box / "head"), fsops.read_int(box / "tail")
-        print(f"member  : {name:20s} unread {max(0, head - tail)}")
+        box = f"box/{name.lower()}"
+        head, tail = b.root.read_int(f"{box}/head"), b.root.read_int(f"{box}/tail")
+        print(f"member  : {name!r:20s} unread {max(0, head - tail)}")
     return 0
 
 
