@@ -40,6 +40,13 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in "0123456789¹²³"})
 _MSG_FILE = re.compile(r"([0-9]{12})\.msg")
 _POINTER = re.compile(r"[0-9]{1,12}")
+# What clean-up may remove (G1), and nothing else (F3): in tmp/, scratch files and the
+# private, stale and released lock folders with their moved owner records; in trash/, what
+# was set aside.  (Through a link that a share's server follows, clean-up can only ever
+# reach names of these forms.)
+_SCRATCH_FILE = re.compile(r"[^/]+\.tmp|(stale|released)-[0-9A-Za-z]+-owner")
+_SCRATCH_DIR = re.compile(r"(lock|stale|released)-[0-9A-Za-z]+")
+_TRASH_ENTRY = re.compile(r"[0-9A-Za-z]+-[^/]+")
 
 
 class InvalidArgument(ValueError):
@@ -245,7 +252,7 @@ class Board:
                 now = st.st_mtime
                 for folder, max_age in (("tmp", SCRATCH_MAX_AGE), ("trash", TRASH_MAX_AGE)):
                     for name, est in root.scan(folder):
-                        if est is None:
+                        if est is None or not _cleanable(folder, name, est):
                             continue
                         age = now - est.st_mtime
                         if age > max_age or age < -SCRATCH_MAX_AGE:
@@ -439,7 +446,8 @@ class Board:
             except fsops.NotRegular:
                 return True
             if head_text is None:
-                return False
+                # no pointers yet, or no mailbox at all (set aside?): look under the lock then
+                return tail_text is None and root.lstat(self._mine) is None
             head_text = head_text.strip()
             return not _POINTER.fullmatch(head_text) or int(head_text) > tail
 
@@ -631,6 +639,15 @@ class Board:
                 if line.startswith("name: "):
                     out.append(line[6:].strip())
         return sorted(out)
+
+
+def _cleanable(folder, name, st):
+    """Whether clean-up may remove ``folder/name`` (a link is never followed: it goes alone)."""
+    if folder == "trash":
+        return bool(_TRASH_ENTRY.fullmatch(name))
+    is_dir = stat.S_ISDIR(st.st_mode)
+    return bool((_SCRATCH_DIR if is_dir else _SCRATCH_FILE).fullmatch(name)
+                or not is_dir and _SCRATCH_DIR.fullmatch(name))
 
 
 def _msg_number(name):
