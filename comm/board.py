@@ -31,7 +31,7 @@ MAX_UNREAD = 1000
 RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
 SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
 TRASH_MAX_AGE = 7 * 86400.0
-MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (G4): numbering never gets there
+MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 # Windows device names, refused in any case (N1): CON PRN AUX NUL, COM1-COM9 and LPT1-LPT9 with
@@ -214,11 +214,7 @@ class Board:
             self.folder.mkdir(parents=True)
         except FileExistsError:
             return
-        if os.name != "nt":
-            try:
-                os.chmod(self.folder, fsops.DIR_MODE)   # ours: writable by its group (F2)
-            except OSError:
-                pass
+        fsops.make_group_writable(self.folder)   # ours: writable by its group (F2)
 
     def _check_marker(self):
         marker = self.folder / "cardstand.board"
@@ -312,7 +308,7 @@ class Board:
 
         Damaged values (not 1-12 decimal digits, above ``MAX_SEQ``, not a regular file, or a
         head further above the tail than any real mailbox gets) are never trusted to loop or
-        to say "full": they are repaired by looking (G4), logged, and written back when the
+        to say "full": they are repaired by looking (M8), logged, and written back when the
         mailbox is mine.
         """
         if box == self._mine and self._member is not None:

@@ -100,6 +100,23 @@ _CHMOD_FILES = os.name != "nt" and bool(_UMASK & (FILE_MODE & 0o777))
 _CHMOD_DIRS = os.name != "nt"
 
 
+def make_group_writable(folder):
+    """chmod a folder this process just made to ``DIR_MODE``, through a handle opened without
+    following a link (a link swapped in is never chmodded).  Errors are ignored (shares)."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, _LIST)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, DIR_MODE)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def new_token():
     """A name-safe identifier unique across hosts and processes."""
     return uuid.uuid4().hex[:16]

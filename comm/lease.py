@@ -78,6 +78,10 @@ def local_lock_dir():
         uid = os.geteuid()
         d = Path(base) / f"cardstand-locks-{uid}"
         try:
+            top = os.stat(base)
+            if top.st_mode & 0o002 and not top.st_mode & stat.S_ISVTX:
+                # others could rename our folder away and put theirs in its place
+                raise PermissionError(f"{base} is writable by everyone and not sticky")
             os.mkdir(d, 0o700)
         except FileExistsError:
             pass
