@@ -14,14 +14,15 @@ The tutorial's functions, unchanged::
 Lower layer: ``SendMessage(to, body)``, ``RecvMessage()``, ``WipeMessage()``.
 Under them sits ``comm.Board``, a mailbox object that ``peer/`` and other code
 use directly (a context manager).  The folder format is in docs/PROTOCOL.md.
+Text read from a board is shown to a person through ``comm.text.visible``.
 """
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
-                    BoardError, InvalidArgument, Message, TalkResult, check_name)
+                    BoardError, InvalidArgument, Message, Rejected, TalkResult, check_name, load_secret)
 from .lease import Lease, LockTimeout
 
 __all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage", "LastError",
            "Board", "BoardError", "InvalidArgument", "LockTimeout", "Lease", "Message",
-           "TalkResult", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
+           "TalkResult", "Rejected", "load_secret", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
            "VERSION", "check_name"]
 
 _board = None
@@ -34,9 +35,12 @@ def _default():
 
 
 def Init(name, board_dir="cardstand"):
-    """Join the board folder ``board_dir`` (created if missing) as ``name``; returns the Board."""
+    """Join the board folder ``board_dir`` (created if missing) as ``name``; returns the Board.
+
+    With ``CARDSTAND_SECRET`` set, messages are signed and checked with it (docs/PROTOCOL.md A1).
+    """
     global _board
-    board = Board(board_dir, name).join()
+    board = Board(board_dir, name, secret=load_secret()).join()
     if _board is not None:
         _board.close()
     _board = board

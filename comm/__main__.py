@@ -3,26 +3,33 @@ import argparse
 import logging
 import sys
 
-from .board import Board
+from .board import Board, InvalidArgument, check_name, load_secret
+from .text import visible
 
 
 def cmd_status(args):
     b = Board(args.board, "status")
     holder = b.lease.holder()
     print(f"board   : {b.folder}")
-    def show(text):  # text from the board: control characters made visible
-        return repr(text)[1:-1]
-    print(f"lock    : {'free' if holder is None else 'held by ' + show(holder.get('name', '?')) + ' (pid ' + show(holder.get('pid', '?')) + ' on ' + show(holder.get('host', '?')) + ')'}")
+    if holder is None:
+        print("lock    : free")
+    else:
+        who = {k: visible(holder.get(k, "?"), 64) for k in ("name", "pid", "host")}
+        print(f"lock    : held by {who['name']} (pid {who['pid']} on {who['host']})")
     for name in b.members():
-        box = f"box/{name.lower()}"
+        try:
+            box = f"box/{check_name(name).lower()}"
+        except InvalidArgument:
+            print(f"member  : {visible(name, 40)} (not a valid name: ignored)")
+            continue
         head, tail = b.root.read_int(f"{box}/head"), b.root.read_int(f"{box}/tail")
-        print(f"member  : {name!r:20s} unread {max(0, head - tail)}")
+        print(f"member  : {name:20s} unread {max(0, head - tail)}")
     return 0
 
 
 def cmd_echo(args):
     """Answer every message with the same body (used by the benchmark and tests)."""
-    with Board(args.board, args.name, stale_after=args.stale_after) as me:
+    with Board(args.board, args.name, secret=args.secret, stale_after=args.stale_after) as me:
         print("ready", flush=True)
         n = 0
         while args.count == 0 or n < args.count:
@@ -38,9 +45,10 @@ def cmd_echo(args):
 def cmd_serve(args):
     """The conformance contract: JSON requests on stdin, one JSON answer per line on stdout."""
     import json
-    from .board import Board, BoardError, InvalidArgument
+    from .board import BoardError
     try:
-        me = Board(args.board, args.name, stale_after=args.stale_after, lock_timeout=args.lock_timeout)
+        me = Board(args.board, args.name, secret=args.secret, stale_after=args.stale_after,
+                   lock_timeout=args.lock_timeout)
     except InvalidArgument as e:
         print(json.dumps({"ok": False, "error": str(e)}), flush=True)
         return 2
@@ -95,6 +103,10 @@ def main(argv=None):
     sv.add_argument("--name", required=True)
     sv.add_argument("--stale-after", type=float, default=10.0)
     sv.add_argument("--lock-timeout", type=float, default=10.0)
+    for p in (e, sv):
+        p.add_argument("--secret-file", metavar="FILE",
+                       help="sign and check every message with the shared secret in FILE "
+                            "(default: the CARDSTAND_SECRET environment variable, if set)")
     b = sub.add_parser("bench", help="round-trip latency and idle CPU, local disk and network shares")
     b.add_argument("--rounds", type=int, default=500, help="round trips per folder (default 500)")
     b.add_argument("--share", action="append", default=[], metavar="LABEL=DIR_A,DIR_B",
@@ -104,6 +116,12 @@ def main(argv=None):
                    help="do not look for the loopback mounts of ../shared/netfs")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    if args.cmd in ("echo", "serve"):
+        try:
+            args.secret = load_secret(args.secret_file)
+        except InvalidArgument as err:
+            print(f"python -m comm {args.cmd}: {err}", file=sys.stderr)
+            return 2
     if args.cmd == "bench":
         from .bench import run
         return run(args)

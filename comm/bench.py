@@ -15,19 +15,28 @@ AUTO_SHARES = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
                "smb": ("/mnt/netfs/smb-a/127.0.0.1/export", "/mnt/netfs/smb-b/127.0.0.1/export")}
 
 
-def _spawn(*args):
+BENCH_SECRET = b"bench secret"
+
+
+def _spawn(*args, secret=None):
+    env = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}
+    if secret is not None:
+        env["CARDSTAND_SECRET"] = secret.decode()
     return subprocess.Popen([sys.executable, "-m", "comm", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, env=env)
 
 
-def ping_pong(dir_a, dir_b, rounds):
-    """Round-trip seconds: we write on ``dir_a``, the echo process answers on ``dir_b``."""
-    echo = _spawn("echo", "--board", str(dir_b), "--name", "echo")
+def ping_pong(dir_a, dir_b, rounds, secret=None):
+    """Round-trip seconds: we write on ``dir_a``, the echo process answers on ``dir_b``.
+
+    With ``secret`` both sides sign and check every message (HMAC-SHA256).
+    """
+    echo = _spawn("echo", "--board", str(dir_b), "--name", "echo", secret=secret)
     try:
         if echo.stdout.readline().strip() != "ready":
             raise RuntimeError("echo process did not start")
         times = []
-        with Board(dir_a, "pinger") as me:
+        with Board(dir_a, "pinger", secret=secret) as me:
             for i in range(rounds + 10):
                 t = time.perf_counter()
                 if not me.send("echo", f"ping {i}"):
@@ -76,7 +85,19 @@ def run(args):
             if os.path.ismount(Path(a).parents[1] if label == "smb" else a) and Path(b).exists():
                 shares.append((label, Path(a), Path(b)))
     with tempfile.TemporaryDirectory() as tmp:
-        _row("local disk", ping_pong(Path(tmp) / "board", Path(tmp) / "board", args.rounds))
+        # plain and signed in turn, in halves, so that a drift of the machine's speed hits both
+        plain, signed = [], []
+        for i in range(4):
+            board = Path(tmp) / f"board{i}"
+            half = max(1, args.rounds // 2)
+            if i % 2:
+                signed += ping_pong(board, board, half, secret=BENCH_SECRET)
+            else:
+                plain += ping_pong(board, board, half)
+        _row("local disk", plain)
+        _row("local disk, signed (MAC)", signed)
+        print(f"{'MAC cost (p50 difference)':28s} {(statistics.median(signed) - statistics.median(plain)) * 1000:+.3f} ms",
+              flush=True)
         cpu = idle_cpu(Path(tmp) / "idle", args.idle)
         print(f"{'idle waiter, local disk':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
     for label, a, b in shares:

@@ -11,6 +11,8 @@ Folder layout (see docs/PROTOCOL.md for the full specification)::
     BOARD/tmp/                     scratch files, renamed into place when complete
     BOARD/trash/                   damaged or foreign files moved out of the way
 """
+import hashlib
+import hmac
 import logging
 import os
 import re
@@ -63,6 +65,23 @@ class Message(NamedTuple):
     seq: int
     to_run: str
     sender_run: str
+    signed: bool = False    # it carried a MAC (checked when the reader has the secret)
+
+
+class Rejected(NamedTuple):
+    """A message refused for its MAC (A3): moved to trash, never returned."""
+    sender: str             # as the message claims
+    sender_run: str
+    seq: int
+    reason: str             # starts with "no MAC" or "wrong MAC"
+
+
+class Unauthentic(ValueError):
+    """A well-formed message whose MAC is missing or wrong; ``message`` is what it claims."""
+
+    def __init__(self, reason, message):
+        super().__init__(reason)
+        self.message = message
 
 
 class TalkResult(NamedTuple):
@@ -93,31 +112,98 @@ def encode_body(body, limit=MAX_BODY):
     return data
 
 
-def frame(sender, sender_run, to, to_run, seq, data):
+_RUN = re.compile(r"[A-Za-z0-9_-]{0,64}")
+_DIGITS = re.compile(r"[0-9]{1,12}")
+_HEX8 = re.compile(r"[0-9a-f]{8}")
+
+
+def load_secret(secret_file=None, environ=None):
+    """The shared secret (A1): the file's content if ``secret_file`` is given, else the
+    ``CARDSTAND_SECRET`` environment variable, without surrounding white space; None when
+    neither is given.  Raises ``InvalidArgument`` for an empty or unreadable secret."""
+    if secret_file is not None:
+        try:
+            with open(secret_file, "rb") as f:
+                raw = f.read(65536)
+        except OSError as e:
+            raise InvalidArgument(f"cannot read the secret file {secret_file}: {e.strerror or e}") from None
+        where = f"the secret file {secret_file}"
+    else:
+        value = (os.environ if environ is None else environ).get("CARDSTAND_SECRET")
+        if value is None:
+            return None
+        raw = value.encode("utf-8", "surrogateescape")
+        where = "CARDSTAND_SECRET"
+    key = raw.strip(b" \t\r\n")
+    if not key:
+        raise InvalidArgument(f"the shared secret in {where} is empty")
+    return key
+
+
+def _key(secret):
+    if secret is None:
+        return None
+    key = secret.encode("utf-8") if isinstance(secret, str) else bytes(secret)
+    if not key:
+        raise InvalidArgument("the shared secret is empty")
+    return key
+
+
+def mac(key, sender, sender_run, to, to_run, seq, data):
+    """HMAC-SHA256 of a message (A2) as 64 lower-case hex digits."""
+    signed = f"cardstand-mac {VERSION}\n{sender}\n{sender_run}\n{to}\n{to_run}\n{seq}\n".encode("ascii")
+    return hmac.new(key, signed + data, hashlib.sha256).hexdigest()
+
+
+def frame(sender, sender_run, to, to_run, seq, data, key=None):
     head = (f"cardstand-msg {VERSION}\nfrom: {sender}\nfrom-run: {sender_run}\nto: {to}\n"
-            f"to-run: {to_run}\nseq: {seq}\nlength: {len(data)}\ncrc32: {zlib.crc32(data):08x}\n\n")
-    return head.encode("ascii") + data
+            f"to-run: {to_run}\nseq: {seq}\nlength: {len(data)}\ncrc32: {zlib.crc32(data):08x}\n")
+    if key is not None:
+        head += f"mac: {mac(key, sender, sender_run, to, to_run, seq, data)}\n"
+    return (head + "\n").encode("ascii") + data
 
 
-def unframe(raw):
-    """Parse a message file; raises ValueError saying what is wrong with it."""
+def unframe(raw, *, box=None, number=None, key=None):
+    """Parse a message file; raises ValueError saying what is wrong with it (M1, M4).
+
+    ``box`` and ``number`` are the mailbox name and file number it was found under (checked
+    against ``to`` and ``seq`` when given); with ``key`` (the shared secret) a missing or
+    wrong MAC raises ``Unauthentic`` (A3).
+    """
     head, sep, data = raw.partition(b"\n\n")
     if not sep:
         raise ValueError("no header end")
-    lines = head.decode("ascii", "replace").split("\n")
+    try:
+        lines = head.decode("ascii").split("\n")
+    except UnicodeDecodeError:
+        raise ValueError("header is not ASCII") from None
     if lines[0] != f"cardstand-msg {VERSION}":
         raise ValueError(f"not a version-{VERSION} message: {lines[0][:40]!r}")
     f = {}
     for line in lines[1:]:
-        key, s, value = line.partition(": ")
+        k, s, value = line.partition(": ")
         if not s:
             raise ValueError(f"bad header line {line[:40]!r}")
-        f[key] = value
+        if k in f:
+            raise ValueError(f"header key {k[:40]!r} given twice")
+        f[k] = value
     try:
+        for k in ("from", "from-run", "to", "seq", "length", "crc32"):
+            if k not in f:
+                raise ValueError(f"no {k!r}")
+        if not (_DIGITS.fullmatch(f["seq"]) and _DIGITS.fullmatch(f["length"]) and _HEX8.fullmatch(f["crc32"])):
+            raise ValueError("seq, length or crc32 malformed")
         length, crc, seq = int(f["length"]), int(f["crc32"], 16), int(f["seq"])
         sender = check_name(f["from"])
-    except (KeyError, ValueError) as e:
+        check_name(f["to"])
+        if not f["from-run"] or not _RUN.fullmatch(f["from-run"]) or not _RUN.fullmatch(f.get("to-run", "")):
+            raise ValueError("run id malformed")
+    except ValueError as e:
         raise ValueError(f"bad header: {e}") from None
+    if box is not None and f["to"].lower() != box:
+        raise ValueError(f"addressed to {f['to']!r}, found in the mailbox of {box!r}")
+    if number is not None and seq != number:
+        raise ValueError(f"numbered {seq}, found as message {number} (a copy?)")
     if len(data) != length:
         raise ValueError(f"truncated: {len(data)} of {length} bytes")
     if zlib.crc32(data) != crc:
@@ -126,7 +212,14 @@ def unframe(raw):
         body = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError("body is not UTF-8") from None
-    return Message(sender, body, seq, f.get("to-run", ""), f.get("from-run", ""))
+    msg = Message(sender, body, seq, f.get("to-run", ""), f["from-run"], "mac" in f)
+    if key is not None:
+        if "mac" not in f:
+            raise Unauthentic("no MAC (the sender has no shared secret)", msg)
+        want = mac(key, f["from"], f["from-run"], f["to"], f.get("to-run", ""), f["seq"], data)
+        if not hmac.compare_digest(want, f["mac"]):
+            raise Unauthentic("wrong MAC (another secret, or a forged message)", msg)
+    return msg
 
 
 def msg_name(seq):
@@ -140,14 +233,20 @@ class Board:
     ...     me.talk("bob", "hello")                   # doctest: +SKIP
     TalkResult(result=1, sender='', body='')
 
+    With ``secret`` (bytes or str, see ``load_secret``) every message sent carries a MAC
+    and every message received must carry the right one: others are refused (moved to
+    ``trash/``, logged, listed by ``take_rejected``) and never returned.
+
     Failures that can happen in normal use (lock busy, recipient absent,
     share unreachable) return a failure value and set ``last_error``;
     invalid arguments raise ``InvalidArgument``.
     """
 
-    def __init__(self, folder, name, *, stale_after=10.0, lock_timeout=10.0,
+    def __init__(self, folder, name, *, secret=None, stale_after=10.0, lock_timeout=10.0,
                  max_body=MAX_BODY, max_unread=MAX_UNREAD):
         self.name = check_name(name)
+        self.secret = _key(secret)
+        self._rejected = []
         self.key = name.lower()
         self.folder = Path(folder)
         self.box = self.folder / "box"
@@ -287,10 +386,15 @@ class Board:
                     fsops.replace_with(self.tmp, self.mine / "tail", fsops.record(str(k - 1)), durable=False)
                 return None
             try:
-                return k, unframe(raw)
+                return k, unframe(raw, box=self.key, number=k, key=self.secret)
+            except Unauthentic as e:
+                m = e.message
+                self._set_aside(self.mine / msg_name(k), f"refused message from {m.sender}: {e}")
+                self._rejected.append(Rejected(m.sender, m.sender_run, k, str(e)))
+                del self._rejected[:-100]
             except ValueError as e:
                 self._set_aside(self.mine / msg_name(k), f"damaged message: {e}")
-                k += 1
+            k += 1
 
     def _read_msg(self, k):
         """The bytes of message ``k`` of my mailbox, or None when there is none.  Anything
@@ -388,8 +492,8 @@ class Board:
         if member is None:
             return f"{to} has not joined this board"
         runs = [line[5:].strip() for line in member.splitlines() if line.startswith("run: ")]
-        if not runs or not re.fullmatch(r"[0-9A-Za-z]{1,64}", runs[0]):
-            return f"the mailbox of {to} is damaged (no run in its member file)"
+        if not runs or not runs[0] or not _RUN.fullmatch(runs[0]):
+            return f"the mailbox of {to} is damaged (no valid run in its member file)"
         tail, head = self._pointers(rbox)
         if head - tail >= self.max_unread:
             waiting = sum(1 for n in self._listed(rbox) if tail < n <= head)
@@ -400,7 +504,7 @@ class Board:
         k = max(head, tail) + 1
         while root.present(f"{rbox}/{msg_name(k)}"):   # never blocks: a FIFO there is just taken
             k += 1
-        framed = frame(self.name, self.run, to, runs[0], k, data)
+        framed = frame(self.name, self.run, to, runs[0], k, data, self.secret)
         target = f"{rbox}/{msg_name(k)}"
         scratch = root.write_scratch("tmp", framed)
         try:
@@ -425,6 +529,11 @@ class Board:
         except OSError as e:
             log.warning("delivered to %s, but could not update its head pointer: %s", to, e)
         return ""
+
+    def take_rejected(self):
+        """The messages refused for their MAC since the last call (``Rejected``), oldest first."""
+        out, self._rejected = self._rejected, []
+        return out
 
     def _maybe_waiting(self):
         """Lock-free look: is there possibly a message for me?  Opens files by name only."""

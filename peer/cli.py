@@ -8,6 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import comm
+from comm.text import visible
 from engine import BLACK, WHITE, strategies
 
 from . import texts
@@ -24,6 +26,7 @@ EPILOG = """examples:
   python -m peer demo                      watch two computer players play
   python -m peer watch --board cardstand   watch a game in progress
   python -m peer replay cardstand/records/<id>.game [--ggf]
+  CARDSTAND_SECRET=... python black.py     sign and check every message (same secret on both sides)
 
 Start black and white in two shells (either first), on one computer or on
 two computers that share the board folder. A person types moves like d3,
@@ -79,6 +82,9 @@ def play_parser(colour=None):
                     help="instead of --time: a budget for the whole game, shared out over the moves")
     ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
     ap.add_argument("--new", action="store_true", help="start a new game even if an unfinished one is on the board")
+    ap.add_argument("--secret-file", metavar="FILE",
+                    help="a file holding the shared secret (else the CARDSTAND_SECRET variable): every "
+                         "message is signed and checked, and a side without the same secret is refused")
     ap.add_argument("--patience", type=_time, default=None, metavar="SECONDS",
                     help="leave when the opponent has been gone this long (default: a person waits, "
                          "a computer waits 120 s)")
@@ -108,10 +114,15 @@ def play(argv, colour=None):
     except ValueError as e:
         screen.say("cannot_play", reason=e)
         return 2
+    try:
+        secret = comm.load_secret(args.secret_file)
+    except comm.InvalidArgument as e:
+        screen.say("secret_problem", reason=e)
+        return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
-                      stats=args.stats, classic_after=args.classic_after)
+                      stats=args.stats, classic_after=args.classic_after, secret=secret)
     return session.run()
 
 
@@ -143,7 +154,7 @@ def follow(board, screen, until_over=True, timeout=None):
                 shown = key
                 try:
                     g = rec.game()
-                except (ValueError, Exception):
+                except ValueError:
                     time.sleep(0.1)
                     continue
                 pos = g.position
@@ -152,8 +163,9 @@ def follow(board, screen, until_over=True, timeout=None):
                 if g.moves and g.moves[-1] >= 0:
                     flipped = g.positions[-2].flips(g.moves[-1])
                 screen.line("")
-                screen.line(f"{rec.black} ({screen.t('black')}) - {rec.white} ({screen.t('white')})"
-                            f"   #{len(g.moves)}  {rec.status} {rec.result}")
+                screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
+                            f"({screen.t('white')})   #{len(g.moves)}  {visible(rec.status, 20)} "
+                            f"{visible(rec.result, 40)}")
                 screen.board(pos, last=last, flipped=flipped, show_legal=False)
                 if rec.status != "playing" and until_over:
                     return 0
@@ -178,12 +190,13 @@ def replay(argv):
         rec = load_file(args.file)
         g = rec.game()
     except (OSError, ValueError) as e:
-        print(f"cannot replay {args.file}: {e}", file=sys.stderr)
+        print(f"cannot replay {args.file}: {visible(e, 300)}", file=sys.stderr)
         return 2
     if args.ggf:
         print(rec.ggf())
         return 0
-    screen.line(f"{rec.black} ({screen.t('black')}) - {rec.white} ({screen.t('white')}), {rec.date}")
+    screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
+                f"({screen.t('white')}), {visible(rec.date, 40)}")
     pos = g.start
     screen.board(pos, show_legal=False)
     for i, m in enumerate(g.moves, 1):
@@ -194,7 +207,7 @@ def replay(argv):
         screen.board(pos, last=m if m >= 0 else None, flipped=flipped, show_legal=False)
         if args.delay:
             time.sleep(args.delay)
-    screen.line(f"{rec.status} {rec.result}")
+    screen.line(f"{visible(rec.status, 20)} {visible(rec.result, 40)}")
     return 0
 
 

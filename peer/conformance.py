@@ -14,20 +14,26 @@ Each scenario names the clauses of docs/PROTOCOL.md it checks and passes or
 fails on its own; the exit status is 0 only when all pass.
 """
 import argparse
+import hashlib
+import hmac
 import json
 import logging
 import os
+import re
 import shlex
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import uuid
+import zlib
 from pathlib import Path
 
 from comm import Board, fsops
 from comm.board import frame, msg_name, unframe
-from engine import Game, PASS, square_name
+from engine import Game, PASS, notation, square_name
 
 from . import protocol
 from .record import Records
@@ -37,6 +43,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 class Fail(Exception):
     pass
+
+
+class Skip(Exception):
+    """The scenario cannot run here (no symbolic links or FIFOs on this system)."""
+
+
+def _env(secret=None, base=None):
+    """The environment for a program the kit starts: CARDSTAND_SECRET only when a scenario sets it."""
+    env = dict(os.environ if base is None else base)
+    env.pop("CARDSTAND_SECRET", None)
+    if secret is not None:
+        env["CARDSTAND_SECRET"] = secret
+    return env
 
 
 def other_view(d):
@@ -55,15 +74,19 @@ def check(cond, what):
 class Served:
     """An implementation under test in ``serve`` mode."""
 
-    def __init__(self, cmd, board, name, stale_after=10.0, lock_timeout=10.0):
+    def __init__(self, cmd, board, name, stale_after=10.0, lock_timeout=10.0, secret=None):
         argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
+                                     stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
+                                     env=_env(secret))
 
     def ask(self, timeout=30, **req):
-        self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass                    # it exited (after its last answer, which is read below)
         box = {}
 
         def read():
@@ -290,16 +313,44 @@ def s_names(cmd, d):
         impl.close()
 
 
+def s_device_names(cmd, d):
+    """N1 I5: COM0 and LPT0 are Windows device names too (Microsoft's naming rules): refused."""
+    Board(other_view(d), "kit").join()            # the board exists
+    for bad in ("com0", "LPT0"):
+        impl = Served(cmd, d, bad)                 # joining under that name must fail
+        try:
+            try:
+                a = impl.ask(op="init", timeout=20)
+            except Fail:
+                a = {"ok": False}                  # it stopped at once: refused too
+            check(not a.get("ok"), f"joined as {bad!r}: {a}")
+        finally:
+            impl.close()
+        box = other_view(d) / "box" / bad.lower()  # a member planted under that name: not sent to
+        box.mkdir()
+        (box / "member").write_bytes(fsops.record(f"cardstand-member 1\nname: {bad}\nrun: 0123456789abcdef"))
+    impl = Served(cmd, d, "impl")
+    try:
+        impl.ask(op="init")
+        for bad in ("com0", "LPT0", "Com0", "lpt0"):
+            a = impl.ask(op="send", to=bad, body="x")
+            check(not a.get("ok") or a.get("result") == 0, f"{bad!r} was accepted: {a}")
+        for bad in ("com0", "lpt0"):
+            check(sorted(p.name for p in (d / "box" / bad).iterdir()) == ["member"], f"a message was delivered to {bad}")
+    finally:
+        impl.close()
+
+
 def _ours(colour, board, *extra):
-    env = dict(os.environ, NO_COLOR="1")
+    env = _env(base=dict(os.environ, NO_COLOR="1"))
     return subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--ai", "random",
                              "--lang", "en", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
 
 
-def _theirs(play_cmd, board, colour):
+def _theirs(play_cmd, board, colour, secret=None):
     return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(secret))
 
 
 def _game(play_cmd, d, colour):
@@ -405,9 +456,555 @@ def s_version(cmd, d, play_cmd):
             theirs.kill()
 
 
+# -- the kit's own reading of A2 (written from docs/PROTOCOL.md, not with comm's code) -----------
+
+def _kit_mac(key, sender, sender_run, to, to_run, seq, data):
+    """A2: HMAC-SHA256 over "cardstand-mac 1\\n" from \\n from-run \\n to \\n to-run \\n seq \\n body."""
+    text = "\n".join(["cardstand-mac 1", sender, sender_run, to, to_run, str(seq), ""]).encode("ascii")
+    return hmac.new(key, text + data, hashlib.sha256).hexdigest()
+
+
+def _kit_frame(sender, sender_run, to, to_run, seq, body, key=None, mac=None):
+    """A message file as M1 and A2 describe it (``mac`` forces a value)."""
+    data = body.encode("utf-8") if isinstance(body, str) else body
+    head = (f"cardstand-msg 1\nfrom: {sender}\nfrom-run: {sender_run}\nto: {to}\nto-run: {to_run}\n"
+            f"seq: {seq}\nlength: {len(data)}\ncrc32: {zlib.crc32(data):08x}\n")
+    if mac is None and key is not None:
+        mac = _kit_mac(key, sender, sender_run, to, to_run, seq, data)
+    if mac is not None:
+        head += f"mac: {mac}\n"
+    return (head + "\n").encode("ascii") + data
+
+
+def _kit_parse(raw):
+    """(header dict, body bytes) of a message file, read the way M1 describes it."""
+    head, sep, data = raw.partition(b"\n\n")
+    check(sep, "a message file without the empty line after its header (M1)")
+    lines = head.decode("ascii").split("\n")
+    check(lines[0] == "cardstand-msg 1", f"first line {lines[0][:40]!r} (M1)")
+    f = {}
+    for line in lines[1:]:
+        k, s, v = line.partition(": ")
+        check(s and k not in f, f"bad header line {line[:40]!r} (M1)")
+        f[k] = v
+    return f, data
+
+
+def _run_of(box):
+    """The run in a mailbox's member record."""
+    text = (box / "member").read_text("utf-8", "replace")
+    runs = [line[5:].strip() for line in text.splitlines() if line.startswith("run: ")]
+    check(runs and runs[0], f"no run in {box / 'member'}")
+    return runs[0]
+
+
+def _place(kit, box, make):
+    """Deliver ``make(seq)`` (the bytes of a message file) into the mailbox folder ``box`` as M2/M3
+    do, under the lock, probing with lstat only (never opening what is there); returns seq."""
+    with kit.lease.hold(10):
+        k = max(fsops.read_int(box / "head"), fsops.read_int(box / "tail")) + 1
+        while os.path.lexists(box / msg_name(k)):
+            k += 1
+        data = make(k)
+        scratch = fsops.write_scratch(kit.tmp, data)
+        os.replace(scratch, box / msg_name(k))
+        fsops.replace_with(kit.tmp, box / "head", fsops.record(str(k)), durable=False)
+    return k
+
+
+def _plain_messages(box):
+    """The regular message files of a mailbox folder, read without opening anything else."""
+    out = []
+    for p in sorted(box.iterdir()):
+        if re.fullmatch(r"[0-9]{12}\.msg", p.name) and stat.S_ISREG(os.lstat(p).st_mode):
+            out.append((p, _kit_parse(p.read_bytes())))
+    return out
+
+
+def _secret():
+    return f"conformance {uuid.uuid4().hex[:12]} sécret"
+
+
+def s_mac(cmd, d):
+    """A1 A2 A3 A4 A5: with CARDSTAND_SECRET the implementation signs what it sends and refuses what is not signed right."""
+    secret = _secret()
+    key = secret.encode("utf-8")
+    kit = Board(other_view(d), "kit").join()          # no secret: the kit checks MACs with its own code
+    impl = Served(cmd, d, "impl", secret=f"  {secret}\n")     # A1: white space around it is not part of it
+    try:
+        check(impl.ask(op="init").get("ok"), "init failed with CARDSTAND_SECRET set")
+        body = "signé\nby the implementation 🀄"
+        a = impl.ask(op="send", to="kit", body=body)
+        check(a.get("result") == 1, f"send answered {a}")
+        f, data = _kit_parse((d / "box" / "kit" / msg_name(1)).read_bytes())
+        check("mac" in f, "a message sent with CARDSTAND_SECRET set has no mac: line (A2)")
+        check(re.fullmatch(r"[0-9a-f]{64}", f["mac"]), f"mac: {f['mac'][:70]!r} is not 64 lower-case hex digits (A2)")
+        want = _kit_mac(key, f["from"], f["from-run"], f["to"], f["to-run"], f["seq"], data)
+        check(hmac.compare_digest(f["mac"], want), "the mac: line is not HMAC-SHA256 of A2 with the stripped secret")
+        check(data.decode("utf-8") == body, "the signed body differs")
+        check(kit.receive().body == body, "the kit could not receive it")
+
+        box = other_view(d) / "box" / "impl"
+        run = _run_of(box)
+
+        def good(text):
+            return lambda k: _kit_frame("kit", kit.run, "impl", run, k, text, key)
+
+        k = _place(kit, box, good("signed by the kit"))
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "signed by the kit", f"a correctly signed message: recv answered {a}")
+        copy = _kit_frame("kit", kit.run, "impl", run, k, "signed by the kit", key)
+        bad = [
+            ("an unsigned message", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "unsigned")),
+            ("a message signed with another secret", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "other", b"not it")),
+            ("a message with a malformed mac", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "short", mac="00ff")),
+            ("a message whose body was changed after signing",
+             lambda k: _kit_frame("kit", kit.run, "impl", run, k, "d4", mac=_kit_mac(key, "kit", kit.run, "impl", run, k, b"d3"))),
+            ("a message whose sender was changed after signing",
+             lambda k: _kit_frame("white", kit.run, "impl", run, k, "x", mac=_kit_mac(key, "kit", kit.run, "impl", run, k, b"x"))),
+            ("a signed message copied to another number", lambda k: copy),
+        ]
+        for what, make in bad:
+            k = _place(kit, box, make)
+            a = impl.ask(op="recv")
+            check(a.get("result") != 2, f"{what} was returned: {a} (A3)")
+            check(not os.path.lexists(box / msg_name(k)), f"{what} was left in the mailbox (A3: moved to trash)")
+        _place(kit, box, good("still talking"))
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "still talking", f"after the refused ones: recv answered {a}")
+    finally:
+        impl.close()
+    plain = Served(cmd, d, "plain")                  # A4: a reader without a secret ignores mac:
+    try:
+        check(plain.ask(op="init").get("ok"), "init failed")
+        pbox = other_view(d) / "box" / "plain"
+        _place(kit, pbox, lambda k: _kit_frame("kit", kit.run, "plain", _run_of(pbox), k, "signed, read plainly", key))
+        a = plain.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "signed, read plainly",
+              f"without a secret, a signed message must be read (A4): {a}")
+    finally:
+        plain.close()
+
+
+def _snapshot(root):
+    """Every entry under ``root`` (not following links): type, mode and content or link target."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            rel = os.path.relpath(p, root)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(p))
+            elif stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    out[rel] = ("file", stat.S_IMODE(st.st_mode), hashlib.sha256(f.read()).hexdigest())
+            else:
+                out[rel] = ("other", st.st_mode)
+    return out
+
+
+def _victim(v):
+    """A folder outside the board that looks like a board's lock, mailbox and scratch, all old."""
+    v.mkdir()
+    (v / "owner").write_bytes(fsops.record("cardstand-lock 1\ntoken: 0123456789abcdef\nname: victim\nhost: x\npid: 1"))
+    (v / "beat").write_bytes(fsops.record("7"))
+    (v / "member").write_bytes(fsops.record("cardstand-member 1\nname: ghost\nrun: 00000000deadbeef\nhost: x\npid: 1"))
+    (v / "head").write_bytes(fsops.record("0"))
+    (v / "tail").write_bytes(fsops.record("0"))
+    (v / msg_name(1)).write_bytes(_kit_frame("kit", "0000000000000001", "impl", "0000000000000002", 1, "victim's"))
+    (v / "private.txt").write_text("the owner's own file\n")
+    (v / "sub").mkdir()
+    (v / "sub" / "deep.txt").write_text("deeper\n")
+    old = time.time() - 30 * 86400
+    for p in [*v.rglob("*"), v]:
+        os.utime(p, (old, old))
+
+
+def _link(target, where, mtime=None):
+    """A symbolic link at ``where`` to ``target``, dated ``mtime`` where the system allows.
+
+    The target is written relative to the link: on a loopback share (sshfs) the server follows
+    links for some operations (SFTP SETSTAT), and an absolute target there would lead it back
+    into the client mount it is serving, which deadlocks the mount. A relative one stays on the
+    server's disk.
+    """
+    try:
+        os.symlink(os.path.relpath(target, where.parent), where)
+    except (OSError, NotImplementedError) as e:
+        raise Skip(f"cannot make symbolic links here: {e}") from None
+    if mtime is not None:
+        try:
+            os.utime(where, (mtime, mtime), follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            pass
+
+
+def s_links(cmd, d):
+    """B6 F4 G1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
+    board, victim = d / "board", d / "victim"
+    _victim(victim)
+    before = _snapshot(victim)
+    kit = Board(other_view(board), "kit").join()
+    old, future = time.time() - 3600, time.time() + 86400
+    tmp = board / "tmp"
+    _link(victim, tmp / "old-link", old)                      # G1: old scratch that is a link
+    (tmp / "old-dir").mkdir()
+    _link(victim, tmp / "old-dir" / "inside", old)            # ... a link inside old scratch
+    os.utime(tmp / "old-dir", (old, old))
+    _link(victim, tmp / "future-link", future)                # ... scratch dated in the future
+    for p in (board / "trash").iterdir():
+        p.unlink()
+    (board / "trash").rmdir()
+    _link(victim, board / "trash")                            # a fixed folder that is a link
+    _link(victim, board / "lock")                             # a lock that is a link
+    _link(victim, board / "box" / "impl")                     # the implementation's own mailbox
+    _link(victim, board / "box" / "ghost")                    # a mailbox it may send to
+    head = board / "box" / "kit" / "head"
+    if os.path.lexists(head):
+        head.unlink()
+    _link(victim / "head", head)                              # a record that is a link
+    impl = Served(cmd, board, "impl", stale_after=1.0, lock_timeout=20)
+    try:
+        check(impl.ask(op="init", timeout=40).get("ok"), "init failed on a board with planted links")
+        check(_snapshot(victim) == before, "init changed the folder outside the board")
+        mine = board / "box" / "impl"
+        check(mine.is_dir() and not mine.is_symlink(), "box/impl is still a link after init (F4: set aside, recreated)")
+        a = impl.ask(op="send", to="kit", body="through the links", timeout=40)
+        check(a.get("result") == 1, f"send answered {a}")
+        got = kit.receive()
+        check(got is not None and got.body == "through the links", "the kit did not get the message")
+        (mine / msg_name(1)).write_bytes(_kit_frame("kit", kit.run, "impl", "r", 1, "damaged")[:-2])
+        check(kit.send("impl", "valid"), f"the kit could not send: {kit.last_error}")
+        a = impl.ask(op="recv", timeout=40)
+        check(a.get("result") == 2 and a.get("body") == "valid", f"recv answered {a}")
+        a = impl.ask(op="send", to="ghost", body="into the link", timeout=40)
+        check(a.get("result") != 1, "delivered into box/ghost, a link to a folder outside the board")
+        lock = board / "lock"                                   # L5: a stale lock with a link inside
+        if os.path.lexists(lock):
+            raise Fail("lock/ is still there after the implementation released it")
+        lock.mkdir()
+        (lock / "owner").write_bytes(fsops.record(
+            "cardstand-lock 1\ntoken: 0badc0de0badc0de\nname: ghost\nhost: elsewhere\nmachine: elsewhere/b\npid: 1"))
+        _link(victim, lock / "inside")
+        _link(victim / "beat", lock / "beat")
+        a = impl.ask(op="send", to="kit", body="past the stale lock", timeout=40)
+        check(a.get("result") == 1, f"send answered {a}")
+        got = kit.receive()
+        check(got is not None and got.body == "past the stale lock", "the kit did not get the message")
+        check(impl.ask(op="init", timeout=40).get("ok"), "a second init failed")
+    finally:
+        impl.close()
+    after = _snapshot(victim)
+    changed = sorted(set(before) ^ set(after) | {k for k in before if k in after and before[k] != after[k]})
+    check(after == before, f"the folder outside the board changed: {', '.join(changed[:6])}")
+
+
+def _fifo(p):
+    if not hasattr(os, "mkfifo"):
+        raise Skip("no FIFOs on this system")
+    try:
+        os.mkfifo(p)
+    except OSError as e:
+        raise Skip(f"cannot make a FIFO here: {e}") from None
+
+
+def s_fifo(cmd, d):
+    """B7 M2 M4 G3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
+    kit = Board(other_view(d), "kit").join()
+    impl = Served(cmd, d, "impl", lock_timeout=5)
+    try:
+        impl.ask(op="init")
+        box = d / "box" / "impl"
+        run = _run_of(box)
+        _fifo(box / msg_name(1))
+        (box / msg_name(2)).mkdir()
+        (box / msg_name(2) / "inside").write_text("x")
+        _place(kit, other_view(box), lambda k: _kit_frame("kit", kit.run, "impl", run, k, "after the junk"))
+        a = impl.ask(op="recv", timeout=20)
+        check(a.get("result") == 2 and a.get("body") == "after the junk", f"recv answered {a}")
+        check(impl.ask(op="recv", timeout=20).get("result") == -1, "the junk came back as a message")
+        _place(kit, other_view(box), lambda k: _kit_frame("kit", kit.run, "impl", run, k, "and the next"))
+        a = impl.ask(op="recv", timeout=20)
+        check(a.get("result") == 2 and a.get("body") == "and the next", f"the mailbox is jammed: recv answered {a}")
+        kbox = d / "box" / "kit"                             # where its next message to the kit would go
+        _fifo(kbox / msg_name(1))
+        (kbox / msg_name(2)).mkdir()
+        a = impl.ask(op="send", to="kit", body="past the FIFO", timeout=20)
+        check(a.get("result") == 1, f"send answered {a}")
+        bodies = [data.decode("utf-8") for _, (f, data) in _plain_messages(kbox)]
+        check(bodies == ["past the FIFO"], f"messages in the kit's mailbox: {bodies}")
+        check(not os.path.lexists(d / "lock"), "the lock was left held")
+    finally:
+        impl.close()
+
+
+def s_pointers(cmd, d):
+    """M2 M3 M4: absurd head values (beyond tail + 1000, 15 digits) neither loop forever nor fake a full mailbox."""
+    kit = Board(other_view(d), "kit").join()
+    impl = Served(cmd, d, "impl", lock_timeout=5)
+    try:
+        impl.ask(op="init")
+        box = other_view(d) / "box" / "impl"
+        run = _run_of(box)
+        for head in ("999999999999999", "5000", "99999999999"):
+            tail = fsops.read_int(box / "tail")
+            fsops.replace_with(kit.tmp, box / "head", fsops.record(str(tail)), durable=False)
+            _place(kit, box, lambda k: _kit_frame("kit", kit.run, "impl", run, k, f"head {head}"))
+            fsops.replace_with(kit.tmp, box / "head", fsops.record(head), durable=False)
+            a = impl.ask(op="recv", timeout=20)
+            check(a.get("result") == 2 and a.get("body") == f"head {head}", f"with head {head}, recv answered {a}")
+            check(impl.ask(op="recv", timeout=20).get("result") == -1, f"with head {head}, a second message appeared")
+        kbox = other_view(d) / "box" / "kit"
+        for head in ("999999999999999", "5000"):
+            fsops.replace_with(kit.tmp, kbox / "head", fsops.record(head), durable=False)
+            a = impl.ask(op="send", to="kit", body=f"to head {head}", timeout=20)
+            check(a.get("result") == 1, f"with the kit's head at {head}, send answered {a} (not full: M3)")
+            found = _plain_messages(kbox)
+            bodies = [data.decode("utf-8") for _, (f, data) in found]
+            check(bodies == [f"to head {head}"], f"with the kit's head at {head}, its mailbox holds {bodies}")
+            path, (f, _) = found[0]
+            check(len(path.name) == len(msg_name(1)), f"with head {head}, the message went to {path.name}")
+            path.unlink()                                    # consumed by hand (the kit's own reader would loop)
+            fsops.replace_with(kit.tmp, kbox / "tail", fsops.record(f["seq"]), durable=False)
+    finally:
+        impl.close()
+
+
+def _send_until(kit, to, body, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not kit.send(to, body):
+        check(proc.poll() is None, f"the implementation exited {proc.returncode} before joining")
+        check(time.monotonic() < deadline, f"the implementation never joined as {to}")
+        time.sleep(0.1)
+
+
+def _kit_game(kit, colour, proc, timeout=120):
+    """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
+    other = "white" if colour == "black" else "black"
+    game = Game(8)
+    deadline = time.monotonic() + timeout
+    gid = f"conf-{uuid.uuid4().hex[:8]}"
+    if colour == "black":
+        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game=gid, moves="")
+    else:
+        hello = protocol.control("hello", v=1, role="white", name="kit")
+    _send_until(kit, other, hello, proc)
+    next_hello = time.monotonic() + 2
+    shake_by = time.monotonic() + 30
+    while True:                                             # H1-H3
+        check(time.monotonic() < shake_by, "no handshake within 30 s")
+        check(proc.poll() is None, f"the implementation exited {proc.returncode} during the handshake")
+        m = kit.wait(timeout=0.2)
+        if m is None:
+            if time.monotonic() > next_hello:
+                kit.send(other, hello)
+                next_hello = time.monotonic() + 2
+            continue
+        msg = protocol.parse(m.body)
+        if colour == "black" and msg.kind == "hello":
+            kit.send(other, hello)
+        elif colour == "black" and msg.kind == "welcome" and msg.get("game") == gid:
+            break
+        elif colour == "white" and msg.kind == "hello" and msg.get("role") == "black":
+            gid = msg.get("game")
+            check(not msg.get("moves"), "a new game with moves")
+            kit.send(other, protocol.control("welcome", v=1, role="white", name="kit", game=gid, moves=""))
+            break
+        elif msg.kind == "refuse":
+            raise Fail(f"the implementation refused: {msg.get('reason')!r}")
+    me = 0 if colour == "black" else 1
+    while not game.position.is_game_over():                 # G1-G4
+        check(time.monotonic() < deadline, f"the game did not finish within {timeout} s")
+        pos = game.position
+        if pos.turn == me:
+            move = PASS if pos.must_pass() else pos.legal_moves()[0]
+            game.play(move)
+            text = "pass" if move == PASS else square_name(move, 8)
+            kit.send(other, protocol.move(text, len(game.moves), 0))
+            continue
+        m = kit.wait(timeout=1)
+        if m is None:
+            check(proc.poll() is None, f"the implementation exited {proc.returncode} in the middle of the game")
+            continue
+        msg = protocol.parse(m.body)
+        if msg.kind == "move":
+            n = msg.get("n")
+            if n is not None and n < len(game.moves) + 1:
+                continue
+            sq = PASS if msg.get("square") == "pass" else notation.parse_square(msg.get("square"), 8)
+            check(sq == PASS and pos.must_pass() or sq != PASS and pos.is_legal(sq), f"illegal move {m.body!r}")
+            game.play(sq)
+        elif msg.kind in ("refuse", "refused", "resign"):
+            raise Fail(f"the implementation sent {m.body[:100]!r}")
+    kit.send(other, protocol.control("result", black=game.position.discs()[0], white=game.position.discs()[1]))
+
+
+def _exit_code(proc, timeout=30):
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Fail(f"the implementation kept running for {timeout} s") from None
+    return proc.returncode
+
+
+# Our Python player (python -m peer play), when it knows the shared secret (H7)
+OUR_PLAYER = [sys.executable, "-m", "peer", "play", "--ai", "random"]
+_OUR_SECRET = {}
+
+
+def _our_player_has_secret():
+    if "yes" not in _OUR_SECRET:
+        try:
+            r = subprocess.run(OUR_PLAYER[:4] + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                               env=_env())
+            _OUR_SECRET["yes"] = "--secret-file" in r.stdout
+        except (OSError, subprocess.SubprocessError):
+            _OUR_SECRET["yes"] = False
+    return _OUR_SECRET["yes"]
+
+
+def _our_play(board, colour, secret=None):
+    return subprocess.Popen(OUR_PLAYER + ["--board", str(board), "--color", colour], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=_env(secret, dict(os.environ, NO_COLOR="1")))
+
+
+def _both(a, b, timeout=120):
+    """Wait for two players; (code a, output a, code b, output b)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (a.poll() is None or b.poll() is None):
+        time.sleep(0.1)
+    for p in (a, b):
+        if p.poll() is None:
+            p.kill()
+    out_a, out_b = a.stdout.read(), b.stdout.read()
+    return a.wait(), out_a, b.wait(), out_b
+
+
+def _secret_with_our_player(play_cmd, d, secret):
+    """H7 against our Python player: the same secret plays; a secret against none: both exit 3."""
+    for colour, theirs_secret, ours_secret in (("white", secret, secret), ("black", secret, None),
+                                               ("white", None, secret)):
+        other = "black" if colour == "white" else "white"
+        sub = d / f"ours-{colour}-{'s' if theirs_secret else 'n'}{'s' if ours_secret else 'n'}"
+        sub.mkdir()
+        theirs = _theirs(play_cmd, sub, colour, secret=theirs_secret)
+        ours = _our_play(other_view(sub), other, secret=ours_secret)
+        code_t, out_t, code_o, out_o = _both(theirs, ours)
+        want = 0 if theirs_secret == ours_secret else 3
+        what = "the same secret" if want == 0 else ("a secret on their side only" if theirs_secret else
+                                                    "a secret on our side only")
+        check(code_t == want, f"{what}: their {colour} exited {code_t}, not {want}: {out_t.strip()[-300:]!r}")
+        check(code_o == want, f"{what}: our {other} exited {code_o}, not {want}: {out_o.strip()[-300:]!r}")
+        if want == 0:
+            rec = Records(sub).current()
+            check(rec is not None and rec.status == "over", f"{what}: the game record is not finished")
+
+
+def s_game_secret(cmd, d, play_cmd):
+    """A1 H7: with the same secret both sides play; a side with a secret and a side without refuse (exit 3)."""
+    # The kit plays the other side itself through comm.Board(secret=...); then, when our Python
+    # player knows --secret-file, against it as well (both sides must exit 3 when one has no secret).
+    secret = _secret()
+    key = secret.encode("utf-8")
+    for colour in ("white", "black"):                       # the same secret: a whole game
+        sub = d / f"same-{colour}"
+        sub.mkdir()
+        theirs = _theirs(play_cmd, sub, colour, secret=secret)
+        try:
+            kit = Board(other_view(sub), "black" if colour == "white" else "white", secret=key).join()
+            _kit_game(kit, "black" if colour == "white" else "white", theirs)
+            code = _exit_code(theirs)
+            out = theirs.stdout.read()
+            check(code == 0, f"their {colour} with the secret exited {code}: {out[-300:]!r}")
+            check(not kit.take_rejected(), "the kit refused messages signed by the implementation")
+        finally:
+            if theirs.poll() is None:
+                theirs.kill()
+    for colour, theirs_secret in (("white", True), ("black", True), ("white", False), ("black", False)):
+        sub = d / f"mixed-{colour}-{'theirs' if theirs_secret else 'kits'}"
+        sub.mkdir()
+        theirs = _theirs(play_cmd, sub, colour, secret=secret if theirs_secret else None)
+        kit_colour = "black" if colour == "white" else "white"
+        try:
+            kit = Board(other_view(sub), kit_colour, secret=None if theirs_secret else key).join()
+            if kit_colour == "black":
+                hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-mixed", moves="")
+            else:
+                hello = protocol.control("hello", v=1, role="white", name="kit")
+            _send_until(kit, colour, hello, theirs)
+            deadline = time.monotonic() + 30
+            refused = None
+            while refused is None and time.monotonic() < deadline and theirs.poll() is None:
+                m = kit.wait(timeout=0.5)
+                if m is not None and protocol.parse(m.body).kind == "refuse":
+                    refused = protocol.parse(m.body).get("reason")
+                elif m is None:
+                    kit.send(colour, hello)
+            code = _exit_code(theirs)
+            out = theirs.stdout.read()
+            who = "their side has the secret, the kit's has none" if theirs_secret else \
+                "the kit's side has the secret, theirs has none"
+            check(code == 3, f"{who}: their {colour} exited {code}, not 3: {out[-300:]!r}")
+            if theirs_secret:
+                # its refuse reaches the kit (which has no secret); A4 makes it say why
+                m = refused or next((protocol.parse(x.body).get("reason") for x in iter(lambda: kit.wait(timeout=2), None)
+                                     if protocol.parse(x.body).kind == "refuse"), None)
+                check(m is not None, f"{who}: their {colour} sent no refuse (H7)")
+            else:
+                # its unsigned messages are refused by the kit's board (A3): not a game
+                check(not any(protocol.parse(x.body).kind in ("welcome", "move")
+                              for x in iter(lambda: kit.wait(timeout=0.5), None)),
+                      f"{who}: an unsigned welcome or move was accepted")
+        finally:
+            if theirs.poll() is None:
+                theirs.kill()
+    if _our_player_has_secret():
+        _secret_with_our_player(play_cmd, d, secret)
+
+
+def s_runs(cmd, d, play_cmd):
+    """H8: after the handshake, a move from another run of the opponent is neither applied nor answered."""
+    theirs = _theirs(play_cmd, d, "white")
+    kit = Board(other_view(d), "black").join()
+    try:
+        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-runs", moves="")
+        _send_until(kit, "white", hello, theirs)
+        check(_expect(kit, "welcome").get("game") == "conf-runs", "welcome for another game (H3)")
+        kit.send("white", "f5 #1")
+        g = Game.from_transcript("f5")
+        reply = _expect(kit, "move")
+        check(reply.get("n") == 2, f"the reply to f5 #1 was {reply.text!r}")
+        g.play(notation.parse_square(reply.get("square"), 8))
+        legal = g.position.legal_moves()
+        forged, real = legal[-1], legal[0]
+        forger = Board(other_view(d), "black")          # another run of black: it never joined
+        forger.run = fsops.new_token()
+        check(forger.send("white", f"{square_name(forged, 8)} #3"), f"the forger could not send: {forger.last_error}")
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:
+            m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+            if m is not None:
+                k = protocol.parse(m.body).kind
+                check(k not in ("move", "refused"), f"after a move from another run of black it sent {m.body!r} (H8)")
+        kit.send("white", f"{square_name(real, 8)} #3")
+        g.play(real)
+        reply = _expect(kit, "move")
+        check(reply.get("n") == 4 and g.position.is_legal(notation.parse_square(reply.get("square"), 8)),
+              f"after the real move 3 the reply was {reply.text!r}: the forged move was applied")
+        kit.send("white", "#cardstand resign")
+    finally:
+        try:
+            theirs.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            theirs.kill()
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
-                   s_names]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version]
+                   s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):
@@ -434,14 +1031,17 @@ def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None
                 else:
                     fn(cmd, d)
                 ok, why = True, ""
+            except Skip as e:
+                ok, why = True, f"skipped: {e}"
             except Fail as e:
                 ok, why = False, str(e)
             except Exception as e:  # a crash in the implementation's answers is a failure too
                 ok, why = False, f"{type(e).__name__}: {e}"
             doc = (fn.__doc__ or "").strip()
             clauses, _, title = doc.partition(": ")
-            stream.write(f"{'PASS' if ok else 'FAIL'}  {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
-            if not ok:
+            word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
+            stream.write(f"{word}  {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
+            if why:
                 stream.write(f"      {why}\n")
             stream.flush()
             results.append((fn.__name__[2:], clauses, ok, why))

@@ -5,6 +5,10 @@ it: ``d3``.  Between two programs that shook hands it carries its number and
 the mover's thinking time: ``d3 #5 t=120``; a pass is ``pass #6``.
 Everything else is a control line that a classic program ignores:
 ``#cardstand VERB key=value ...`` with percent-encoded values.
+
+Everything here takes text from the board, which anyone who can write the
+folder can put there: ``parse`` never raises, and ``game_id_problem`` is the one
+check of a game id before it names a file.
 """
 import re
 from dataclasses import dataclass, field
@@ -14,7 +18,11 @@ VERSION = 1
 PREFIX = "#cardstand"
 VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "result")
 
-_MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]+))?\s*(?:t=([0-9]+))?\s*")
+# Move numbers and times of more than 9 digits are junk (int() of 5,000 digits raises).
+_MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+_GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_SIZE = re.compile(r"[0-9]{1,3}")
+NAME_LIMIT = 64             # a name from the board is cut to this many characters
 
 
 @dataclass
@@ -22,9 +30,38 @@ class Msg:
     kind: str                       # "move", one of VERBS, or "junk"
     fields: dict = field(default_factory=dict)
     text: str = ""                  # the raw body
+    run: str = ""                   # the sender's run (comm's Message.sender_run), when known
+    signed: bool = False            # the message carried a MAC that this side did not check
 
     def get(self, key, default=""):
         return self.fields.get(key, default)
+
+
+def game_id_problem(gid):
+    """Why ``gid`` is not a usable game id, or '' when it is.
+
+    A game id becomes a file name (``records/<id>.game``): 1 to 64 characters
+    from ``A-Z a-z 0-9 . _ -``, not starting with ``.`` (no ``..``, no hidden
+    files, no separators, no drive letters, nothing to escape).
+
+    >>> game_id_problem("20261122-045500-ab12cd"), game_id_problem("../../x"), game_id_problem(".x")
+    ('', 'bad game id', 'bad game id')
+    """
+    if not isinstance(gid, str) or not _GAME_ID.fullmatch(gid) or gid.startswith("."):
+        return "bad game id"
+    return ""
+
+
+def valid_game_id(gid):
+    return not game_id_problem(gid)
+
+
+def parse_size(text):
+    """A board size field: an even number 4..26, or None when it is anything else."""
+    if not isinstance(text, str) or not _SIZE.fullmatch(text):
+        return None
+    n = int(text)
+    return n if n % 2 == 0 and 4 <= n <= 26 else None
 
 
 def move(square_text, number=None, think_ms=None):
@@ -64,6 +101,6 @@ def parse(body):
             k, sep, v = w.partition("=")
             if not sep or not k:
                 return Msg("junk", text=body)
-            f[k] = unquote(v)
+            f[k] = unquote(v, errors="replace")
         return Msg(words[1], f, body)
     return Msg("junk", text=body)

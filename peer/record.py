@@ -1,12 +1,61 @@
-"""Game records kept in the board folder: ``records/<id>.game`` and ``records/current``."""
+"""Game records kept in the board folder: ``records/<id>.game`` and ``records/current``.
+
+Everything in a record may have come from the board (names, ids, results),
+so every value is escaped to stay on its one line (docs/PROTOCOL.md D1):
+``\\`` -> ``\\\\``, newline -> ``\\n``, CR -> ``\\r``, tab -> ``\\t``, other
+control characters (C0, DEL, C1), the bidi controls and the line and
+paragraph separators -> ``\\xHH`` / ``\\uHHHH``.  ``Record.parse`` undoes it exactly.
+"""
+import logging
+import os
+import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from comm import fsops
-from engine import PASS, Game, notation
+from comm.text import visible
+from engine import Game
+
+from .protocol import game_id_problem
+
+log = logging.getLogger("peer")
 
 MAGIC = "cardstand-game 1"
+KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "result")
+MAX_RECORD = 256 * 1024     # a record is a few hundred bytes; more is not a record
+
+_ESCAPE_ME = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_UNESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S)
+_UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def escape(value):
+    r"""One record value on one line (see the module docstring).
+
+    >>> escape("Eve\nmoves: a1\x1b[2J C:\\temp")
+    'Eve\\nmoves: a1\\x1b[2J C:\\\\temp'
+    >>> unescape(escape("Eve\nmoves: a1\x1b[2J C:\\temp")) == "Eve\nmoves: a1\x1b[2J C:\\temp"
+    True
+    """
+    def one(m):
+        c = m.group(0)
+        return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+    return _ESCAPE_ME.sub(one, str(value))
+
+
+def unescape(text):
+    """The inverse of ``escape``; an unknown escape (``\\q``) is kept as written."""
+    def one(m):
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        c = m.group(3)
+        return _UNNAMED.get(c, "\\" + c)
+    return _UNESCAPE.sub(one, text)
 
 
 @dataclass
@@ -22,28 +71,33 @@ class Record:
     result: str = ""              # "36-28", "black resigned", ...
 
     def text(self):
-        return (f"{MAGIC}\nid: {self.id}\nsize: {self.size}\nblack: {self.black}\nwhite: {self.white}\n"
-                f"date: {self.date}\nmode: {self.mode}\nmoves: {self.moves}\nstatus: {self.status}\n"
-                f"result: {self.result}\n")
+        return MAGIC + "\n" + "".join(f"{k}: {escape(getattr(self, k))}\n" for k in KEYS)
 
     @classmethod
     def parse(cls, text):
-        lines = text.splitlines()
+        """A record from its text; ValueError for anything that is not a sound record."""
+        lines = text.split("\n")
         if not lines or lines[0].strip() != MAGIC:
             raise ValueError("not a cardstand game record")
         f = {}
         for line in lines[1:]:
+            if line.endswith("\r"):     # edited on Windows (a CR in a value is written \r)
+                line = line[:-1]
             k, sep, v = line.partition(": ")
             if sep:
-                f[k.strip()] = v.strip()
+                f[k.strip()] = unescape(v)
             elif line.strip().endswith(":"):
                 f[line.strip()[:-1]] = ""
-        try:
-            return cls(id=f["id"], size=int(f.get("size", 8)), black=f.get("black", "black"),
-                       white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
-                       moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""))
-        except (KeyError, ValueError) as e:
-            raise ValueError(f"damaged game record: {e}") from None
+        if "id" not in f:
+            raise ValueError("damaged game record: no id")
+        if game_id_problem(f["id"]):
+            raise ValueError(f"damaged game record: bad game id {f['id'][:80]!r}")
+        size = f.get("size", "8")
+        if not re.fullmatch(r"[0-9]{1,3}", size) or int(size) % 2 or not 4 <= int(size) <= 26:
+            raise ValueError(f"damaged game record: bad size {size[:20]!r}")
+        return cls(id=f["id"], size=int(size), black=f.get("black", "black"),
+                   white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
+                   moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""))
 
     def game(self):
         """The moves replayed on a board (raises ``IllegalMove`` for a damaged record)."""
@@ -52,7 +106,8 @@ class Record:
     def ggf(self):
         """The game in GGF, the format of the Generic Game Server and most Othello tools."""
         g = self.game()
-        return g.to_ggf(self.black, self.white, self.ggf_result(g), date=self.date)
+        return g.to_ggf(_ggf_text(self.black), _ggf_text(self.white), self.ggf_result(g),
+                        date=_ggf_text(self.date))
 
     def ggf_result(self, g):
         if self.status == "over":
@@ -67,40 +122,103 @@ class Record:
         return ""
 
 
+def _ggf_text(s):
+    """A GGF property value: ``\\`` and ``]`` escaped, control characters made visible."""
+    return visible(s).replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _is_link(st):
+    """A symbolic link, or on Windows any reparse point (a junction too)."""
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & 0x400)
+
+
 def n_squares(size):
     return size * size
 
 
 class Records:
-    """The records folder of one board."""
+    """The records folder of one board.
+
+    Only ``records/<valid id>.game`` and ``records/current`` are ever opened, and
+    never through a link: a ``records`` folder that is a symbolic link (or not a
+    folder) is not used at all, and a record file that is a link is not read.
+    """
 
     def __init__(self, board_folder):
         self.dir = Path(board_folder) / "records"
         self.tmp = Path(board_folder) / "tmp"
 
     def path(self, gid):
+        if game_id_problem(gid):
+            raise ValueError(f"bad game id {str(gid)[:80]!r}")
         return self.dir / f"{gid}.game"
 
+    def _dir_problem(self, create=False):
+        """Why the records folder cannot be used ('' when it can)."""
+        try:
+            st = os.lstat(self.dir)
+        except FileNotFoundError:
+            if not create:
+                return "no records yet"
+            try:
+                os.mkdir(self.dir)
+            except FileExistsError:
+                pass
+            st = os.lstat(self.dir)
+        if _is_link(st):
+            return f"{self.dir} is a link: not used"
+        if not stat.S_ISDIR(st.st_mode):
+            return f"{self.dir} is not a folder: not used"
+        return ""
+
+    def _read(self, path):
+        why = self._dir_problem()
+        if why:
+            if why != "no records yet":
+                log.warning("%s", why)
+            return None
+        try:
+            if _is_link(os.lstat(path)):
+                log.warning("%s is a link: not read", path)
+                return None
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return fsops.read_text_full(path, MAX_RECORD)
+
     def save(self, record):
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fsops.replace_with(self.tmp, self.path(record.id), record.text().encode("utf-8"), durable=False)
+        target = self.path(record.id)
+        why = self._dir_problem(create=True)
+        if why:
+            raise OSError(why)
+        fsops.replace_with(self.tmp, target, record.text().encode("utf-8"), durable=False)
         fsops.replace_with(self.tmp, self.dir / "current", fsops.record(record.id), durable=False)
 
     def load(self, gid):
-        text = fsops.read_text_full(self.path(gid))
-        return Record.parse(text) if text is not None else None
+        """The record of game ``gid``, or None; ValueError for a bad id or a damaged record."""
+        text = self._read(self.path(gid))
+        if text is None:
+            return None
+        rec = Record.parse(text)
+        if rec.id != gid:
+            raise ValueError(f"damaged game record: it says id {rec.id!r}, its name {gid!r}")
+        return rec
 
     def current(self):
-        """The latest game on this board, or None (a damaged record counts as none)."""
-        gid = fsops.read_text(self.dir / "current")
+        """The latest game on this board, or None (a damaged record or a bad id counts as none)."""
+        gid = self._read(self.dir / "current")
         if not gid or not gid.strip():
             return None
         try:
             return self.load(gid.strip())
-        except ValueError:
+        except (OSError, ValueError) as e:
+            log.info("records/current: %s", e)
             return None
 
 
 def load_file(path):
-    text = Path(path).read_text(encoding="utf-8")
-    return Record.parse(text)
+    """A record file named by the user (``python -m peer replay FILE``)."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_RECORD + 1)
+    if len(data) > MAX_RECORD:
+        raise ValueError("too big for a game record")
+    return Record.parse(data.decode("utf-8", "replace"))

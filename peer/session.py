@@ -5,15 +5,22 @@ import time
 import uuid
 
 import comm
+from comm.text import visible
 from engine import BLACK, PASS, WHITE, Game, IllegalMove, notation, strategies
 
-from . import protocol
+from . import protocol, texts
 from .players import EOF_LINE, normalise
+from .protocol import NAME_LIMIT, game_id_problem
 from .record import Record, Records
 
 log = logging.getLogger("peer")
 
 COLOURS = ("black", "white")
+SHOWN_PER_RUN = 5           # messages from a foreign run shown on screen (the rest only logged)
+
+
+def _new_gid():
+    return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 class Leave(Exception):
@@ -31,11 +38,17 @@ class Session:
     accepts black's), ``new`` (do not resume), ``classic_after`` (seconds to
     wait for a greeting before speaking the classic protocol), ``gone_after``,
     ``patience`` (seconds a computer waits for a vanished opponent; None: forever),
-    ``stats`` (file for per-move overhead figures).
+    ``stats`` (file for per-move overhead figures), ``secret`` (the shared
+    secret, bytes, or None: see docs/PROTOCOL.md A1-A6), ``board`` (a
+    ``comm.Board``-like object to use instead of joining ``folder``; for tests).
+
+    The game is bound to the opponent's run that completed the handshake
+    (``bound_run``): messages from any other run are shown, logged and not applied.
     """
 
     def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
-                 classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0):
+                 classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
+                 secret=None, board=None):
         self.colour = colour
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
         self.player = player
@@ -49,7 +62,10 @@ class Session:
         self.gone_after = gone_after
         self.patience = patience
         self.stats = stats
-        self.board = comm.Board(folder, self.me, stale_after=stale_after)
+        self.secret = secret or None
+        if board is None:
+            board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret)
+        self.board = board
         self.records = Records(folder)
         self.mode = None            # "full" after a handshake, "classic" without one
         self.game = None
@@ -64,6 +80,8 @@ class Session:
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
         self.classic_run = None     # the classic opponent's run id, to notice it restarting
+        self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
+        self.foreign_shown = {}     # run -> messages from it shown (not applied)
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
@@ -97,6 +115,8 @@ class Session:
                 if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
                     self.send(notation.square_name(self.game.moves[-1], self.size))
             self.classic_run = run
+            if run is not None:
+                self.bound_run = run    # a classic game is bound to the opponent's member run
         rec = self.board.alive(self.other)
         if rec is None:
             return
@@ -118,12 +138,70 @@ class Session:
         if self.pending:
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
+        self._check_rejected()
         if m is None:
             return None
         if m.sender.lower() != self.other:
-            log.info("ignored a message from %s", m.sender)
+            log.info("ignored a message from %s", visible(m.sender, NAME_LIMIT))
             return None
-        return protocol.parse(m.body)
+        msg = protocol.parse(m.body)
+        msg.run = m.sender_run or ""
+        msg.signed = m.signed
+        return msg
+
+    # -- who sent it -------------------------------------------------------------------
+    def _is_member_run(self, run):
+        """Is ``run`` the opponent's current run on the board (its ``member`` record)?"""
+        try:
+            current = self.board.member_run(self.other)
+        except OSError as e:
+            log.info("cannot read %s's member record (%s): taken as its run", self.other, e)
+            return True     # a share's passing error is no news; a later greeting checks again
+        return current is not None and current == run
+
+    def _greeting_run(self, run):
+        """A message from ``run`` is part of a handshake: the first one, or the opponent's restart."""
+        return (self.bound_run is None or run != self.bound_run) and self._is_member_run(run)
+
+    def _check_rejected(self):
+        """Messages comm refused (a missing or wrong MAC): reported, never applied."""
+        for r in self.board.take_rejected():
+            who = visible(r.sender, NAME_LIMIT)
+            log.warning("refused a message claiming to be from %s (run %s, #%s): %s",
+                        who, visible(r.sender_run, 40), r.seq, visible(r.reason))
+            if r.sender.lower() != self.other:
+                continue
+            if self.secret and self._greeting_run(r.sender_run):
+                # The opponent itself (its current run) during a handshake: the secrets differ.
+                if r.reason.startswith("no MAC"):
+                    self._refuse_game("no_secret_there", other=self.other)
+                if r.reason.startswith("wrong MAC"):
+                    self._refuse_game("other_secret", other=self.other)
+            self.say("mac_refused", name=who, reason=r.reason)
+
+    def _other_run(self, msg):
+        """A message from a run this game is not bound to: shown (a few), logged, not applied."""
+        what = visible(msg.text, 80)
+        log.warning("ignored %r from run %s of %s (the game is bound to run %s)",
+                    what, visible(msg.run, 40), self.other, self.bound_run)
+        n = self.foreign_shown.get(msg.run, 0)
+        if n < SHOWN_PER_RUN:
+            self.foreign_shown[msg.run] = n + 1
+            self.say("other_run", what=what, colour=self.screen.colour_name(1 - self.colour))
+
+    def _reason(self, key, **kw):
+        """(English text for the wire, text in this screen's language) of a refusal reason."""
+        return texts.text("en", key, **kw), self.screen.t(key, **kw)
+
+    def _refuse_game(self, key, **kw):
+        """``refuse`` the game (H4): tell the other side in English, show why here, exit code 3."""
+        wire, here = self._reason(key, **kw)
+        try:
+            self.board.send(self.other, protocol.control("refuse", reason=wire))
+        except (comm.InvalidArgument, OSError) as e:
+            log.warning("could not send refuse: %s", e)
+        self.say("cannot_play", reason=here)
+        raise Leave(3)
 
     # -- the game record ---------------------------------------------------------------
     def _save(self):
@@ -136,23 +214,36 @@ class Session:
             r.status, r.result = "over", f"{b}-{w}"
         try:
             self.records.save(r)
-        except OSError as e:
+        except (OSError, ValueError) as e:
             log.warning("could not save the game record: %s", e)
 
-    def _start_game(self, gid, size, moves=""):
+    def _load(self, gid):
+        """The record of ``gid`` on this board, or None (a damaged one is reported and not used)."""
+        try:
+            rec = self.records.load(gid)
+            if rec is not None:
+                rec.game()      # it must replay
+            return rec
+        except (OSError, ValueError) as e:
+            log.warning("record of game %s not used: %s", gid, e)
+            self.say("bad_record", reason=e)
+            return None
+
+    def _start_game(self, gid, size, moves="", old=None):
+        """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
         self.game = Game.from_transcript(moves, size=size) if moves else Game(size)
         names = {self.me: self.my_name, self.other: self.their_name}
-        old = self.records.load(gid) if gid else None
+        if old is None:
+            old = self._load(gid) if gid else None
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
         self.last = self.game.moves[-1] if self.game.moves else None
         self._save()
 
-    def _adopt(self, moves):
-        """Take the other side's transcript when ours is a prefix of it; False if they conflict."""
-        theirs = Game.from_transcript(moves or "", size=self.size)
+    def _adopt(self, theirs):
+        """Take the other side's game when ours is a prefix of it; False if they conflict."""
         ours = self.game.moves
         if theirs.moves[:len(ours)] == ours:
             if len(theirs.moves) > len(ours):
@@ -177,22 +268,82 @@ class Session:
                 fields.update(game=self.gid, moves=self.game.transcript(passes=True))
         return protocol.control(verb, **fields)
 
-    def _check_version(self, msg):
+    def _greeting(self, msg):
+        """Check a ``hello``/``welcome``: (problem, game).
+
+        ``problem`` is None or ``(key, fields)`` of a refusal reason (texts.py);
+        ``game`` is the greeting's transcript replayed (a ``Game``), or None when it
+        carries none.  Nothing from the message is trusted before this.
+        """
+        problem = self._greeting_basics(msg)
+        if problem:
+            return problem, None
+        has_game = "game" in msg.fields
+        if has_game or msg.kind == "welcome" or self.colour == WHITE:
+            if game_id_problem(msg.get("game")):
+                return ("bad_game_id", {"id": visible(msg.get("game"), 80)}), None
+        size = self.size
+        if "size" in msg.fields or self.colour == WHITE:
+            size = protocol.parse_size(msg.get("size") or "8")
+            if size is None:
+                return ("bad_size", {"size": visible(msg.get("size"), 20)}), None
+            if self.colour == BLACK and size != self.size:
+                return ("size_wanted", {"theirs": size, "mine": self.size}), None
+            if self.colour == WHITE and self.want_size and size != self.want_size:
+                return ("size_proposed", {"theirs": size, "mine": self.want_size}), None
+        if "moves" not in msg.fields or not has_game:
+            return None, None
+        try:
+            return None, Game.from_transcript(msg.get("moves"), size=size or 8)
+        except ValueError as e:
+            return ("bad_moves", {"moves": visible(msg.get("moves"), 60), "reason": visible(e, 200)}), None
+
+    def _greeting_basics(self, msg):
+        """The checks of any greeting, even one for another game: the secret, the version."""
+        if not self.secret and msg.signed:
+            return "no_secret_here", {"other": self.other}
         v = msg.get("v")
         if v != str(protocol.VERSION):
-            reason = f"protocol version {v or '?'} is not supported (this program speaks {protocol.VERSION})"
-            self.board.send(self.other, protocol.control("refuse", reason=reason))
-            self.say("cannot_play", reason=reason)
-            raise Leave(3)
+            return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
+        return None
+
+    def _bad_greeting(self, msg, problem, strict):
+        """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
+        key, kw = problem
+        if strict:
+            self._refuse_game(key, **kw)
+        wire, here = self._reason(key, **kw)
+        log.warning("greeting not applied: %s", wire)
+        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
+        try:
+            self.board.send(self.other, protocol.control("refused", move=msg.text[:200], reason=wire))
+        except (comm.InvalidArgument, OSError) as e:
+            log.warning("could not send refused: %s", e)
+
+    def _take_name(self, msg):
+        self.their_name = (msg.get("name") or self.other)[:NAME_LIMIT]
+
+    def _resumable(self):
+        if self.new:
+            return None
+        resume = self.records.current()
+        if resume is None:
+            return None
+        try:
+            resume.game()
+        except ValueError as e:
+            log.warning("records/current not resumed: %s", e)
+            self.say("bad_record", reason=e)
+            return None
+        if resume.status != "playing" or not resume.moves or (self.want_size and resume.size != self.want_size):
+            return None
+        return resume
 
     def _handshake(self):
-        resume = None if self.new else self.records.current()
-        if resume and (resume.status != "playing" or not resume.moves
-                       or (self.want_size and resume.size != self.want_size)):
-            resume = None
+        resume = self._resumable()
         if self.colour == BLACK:
             self.size = resume.size if resume else (self.size or 8)
-            gid = resume.id if resume else time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+            gid = resume.id if resume else _new_gid()
             self._start_game(gid, self.size, resume.moves if resume else "")
             if resume:
                 self.say("resume", id=gid, n=len(self.game.moves) + 1)
@@ -219,68 +370,91 @@ class Session:
                         self.say("waiting_hello", other=self.other)
                 if self.colour == BLACK and joined_at and now - joined_at > self.classic_after:
                     self.mode = "classic"
+                    self._bind_classic()
                     self.say("classic", other=self.other)
                     return
                 continue
+            if msg.kind == "junk":
+                log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
+                continue
+            if not self._is_member_run(msg.run):
+                self._other_run(msg)        # not from the opponent that joined the board
+                continue
+            if msg.signed and not self.secret:
+                self._refuse_game("no_secret_here", other=self.other)
             if msg.kind in ("hello", "welcome"):
-                self._check_version(msg)
-                self.their_name = msg.get("name") or self.other
                 if self.colour == BLACK:
-                    if msg.kind == "hello" and msg.get("size") and int(msg.get("size")) != self.size:
-                        reason = (f"white wants a {msg.get('size')}x{msg.get('size')} board, "
-                                  f"black proposes {self.size}x{self.size}")
-                        self.board.send(self.other, protocol.control("refuse", reason=reason))
-                        self.say("cannot_play", reason=reason)
-                        raise Leave(3)
-                    if msg.kind == "hello":
-                        self.send(self._hello())  # answer a (re)started white
-                        continue
-                    if msg.get("game") != self.gid:
-                        continue  # a welcome to an older hello
-                    self.mode = "full"
-                    self._refresh_names()
-                    if not self._adopt(msg.get("moves")):
-                        return self._conflict()
-                    return
-                # white
+                    if self._black_greeting(msg, strict=True):
+                        return
+                    continue
                 if msg.kind == "welcome":
                     continue
-                self._accept_black(msg)
+                self._accept_black(msg, strict=True)
                 return
             if msg.kind == "refuse":
                 self.say("cannot_play", reason=msg.get("reason"))
                 raise Leave(3)
             if msg.kind == "move" and "n" not in msg.fields:
                 self.mode = "classic"
+                self.bound_run = self.classic_run = msg.run
                 self.say("classic", other=self.other)
                 if self.game is None:
-                    self._start_game(time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6], self.size or 8)
+                    self._start_game(_new_gid(), self.size or 8)
                 self.pending.insert(0, msg)
                 return
             if msg.kind == "say":
                 self.say("chat", name=self.their_name, text=msg.get("text"))
 
-    def _accept_black(self, msg):
+    def _bind_classic(self):
         try:
-            size = int(msg.get("size") or 8)
-        except ValueError:
-            size = 0
-        want = self.want_size
-        if size % 2 or not 4 <= size <= 26 or (want and size != want):
-            reason = (f"black proposes a {size}x{size} board, white wants {want}x{want}"
-                      if want else f"bad board size {msg.get('size')!r}")
-            self.board.send(self.other, protocol.control("refuse", reason=reason))
-            self.say("cannot_play", reason=reason)
-            raise Leave(3)
-        gid = msg.get("game")
-        if self.game is None or gid != self.gid:
-            old = self.records.load(gid) if gid else None
-            self.size = size
-            self._start_game(gid, size, old.moves if old and old.status == "playing" else "")
+            self.bound_run = self.classic_run = self.board.member_run(self.other)
+        except OSError as e:
+            log.info("cannot read %s's member record yet: %s", self.other, e)
+
+    def _black_greeting(self, msg, strict):
+        """Black gets a ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
+        if msg.kind == "welcome" and msg.get("game") != self.gid:
+            problem = self._greeting_basics(msg)
+            if problem:
+                self._bad_greeting(msg, problem, strict)
+            else:
+                log.info("a welcome for game %r, not %s: ignored", visible(msg.get("game"), 80), self.gid)
+            return False  # a welcome to an older hello
+        problem, theirs = self._greeting(msg)
+        if problem:
+            self._bad_greeting(msg, problem, strict)
+            return False
+        self._take_name(msg)
+        if msg.kind == "hello":
+            self.send(self._hello())  # answer a (re)started white
+            return False
         self.mode = "full"
         self._refresh_names()
-        if not self._adopt(msg.get("moves")):
+        if theirs is not None and not self._adopt(theirs):
+            self._conflict()
+        self.bound_run = msg.run
+        return True
+
+    def _accept_black(self, msg, strict):
+        problem, theirs = self._greeting(msg)
+        if problem:
+            return self._bad_greeting(msg, problem, strict)
+        self._take_name(msg)
+        size = protocol.parse_size(msg.get("size") or "8")
+        gid = msg.get("game")
+        if self.game is not None and gid == self.gid and size != self.size:
             return self._conflict()
+        if self.game is None or gid != self.gid:
+            old = self._load(gid)
+            if old is not None and old.size != size:
+                return self._conflict()     # the same game id on another board size
+            self.size = size
+            self._start_game(gid, size, old.moves if old and old.status == "playing" else "", old=old)
+        self.mode = "full"
+        self._refresh_names()
+        if theirs is not None and not self._adopt(theirs):
+            return self._conflict()
+        self.bound_run = msg.run
         self.send(self._hello("welcome"))
 
     def _refresh_names(self):
@@ -289,10 +463,7 @@ class Session:
         self._save()
 
     def _conflict(self):
-        reason = "the two sides remember different games (records differ)"
-        self.board.send(self.other, protocol.control("refuse", reason=reason))
-        self.say("cannot_play", reason=reason)
-        raise Leave(3)
+        self._refuse_game("records_differ")
 
     # -- playing -------------------------------------------------------------------------------
     def _show(self):
@@ -309,13 +480,13 @@ class Session:
             return ""
         s = self.screen
         if pos.turn == self.colour:
-            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({self.my_name})"
+            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.my_name, NAME_LIMIT)})"
         state = "gone_state" if self.gone else None
         if state is None:
             rec = self.board.alive(self.other)
             state = {"thinking": "thinking", "waiting": "waiting"}.get((rec or {}).get("state"))
         extra = f", {s.t(state)}" if state else ""
-        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({self.their_name}{extra})"
+        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.their_name, NAME_LIMIT)}{extra})"
 
     def _apply(self, move, by_me):
         pos = self.game.position
@@ -433,6 +604,25 @@ class Session:
 
     # -- their messages -----------------------------------------------------------------------------
     def _handle(self, msg):
+        if msg.kind == "junk":
+            log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
+            return
+        if self.bound_run is not None and msg.run != self.bound_run:
+            if not self._is_member_run(msg.run):
+                return self._other_run(msg)
+            # The opponent's current run, not the bound one: it restarted.
+            if msg.kind == "hello":
+                return self._restart(msg)
+            if msg.kind == "welcome" and self.colour == BLACK:
+                return self._black_greeting(msg, strict=True)
+            if self.mode != "classic":
+                return self._other_run(msg)
+            log.info("%s (classic) restarted: run %s", self.other, visible(msg.run, 40))
+            self.bound_run = msg.run
+        elif self.bound_run is None and self.mode == "classic":
+            if not self._is_member_run(msg.run):
+                return self._other_run(msg)
+            self.bound_run = msg.run
         k = msg.kind
         if k == "move":
             return self._their_move(msg)
@@ -452,26 +642,30 @@ class Session:
             self.say("cannot_play", reason=msg.get("reason"))
             raise Leave(3)
         if k == "hello":
-            self._check_version(msg)
             if self.colour == BLACK:
-                return self.send(self._hello())
-            if self.left_at:
-                self.say("back", name=self.their_name)
-                self.left_at = None
-            return self._accept_black(msg)
+                return self._black_greeting(msg, strict=False)
+            return self._accept_black(msg, strict=False)
         if k == "welcome":
-            if msg.get("game") == self.gid:
-                self.mode = "full"
-                if not self._adopt(msg.get("moves")):
-                    self._conflict()
+            if self.colour == BLACK and msg.get("game") == self.gid:
+                self._black_greeting(msg, strict=False)
             return
         if k == "result":
             return
-        log.info("ignored junk from %s: %r", self.other, msg.text[:80])
+        log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
+
+    def _restart(self, msg):
+        """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
+        log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
+        if self.left_at:
+            self.left_at = None
+            self.say("back", name=self.their_name)
+        if self.colour == BLACK:
+            return self._black_greeting(msg, strict=True)   # binds on its welcome
+        return self._accept_black(msg, strict=True)
 
     def _refuse(self, text, reason):
         self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
-        self.send(protocol.control("refused", move=text, reason=reason))
+        self.send(protocol.control("refused", move=text[:200], reason=reason))
 
     def _their_move(self, msg):
         if self.left_at:
@@ -536,6 +730,8 @@ class Session:
             # Messages left for an earlier run go; a resumed game is re-synchronised by
             # the handshake, which carries each side's whole transcript.
             self.board.quiet()
+            for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
+                log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
             names = {self.me: self.my_name, self.other: self.their_name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size,

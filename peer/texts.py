@@ -20,8 +20,8 @@ TEXTS = {
     "they_pass": ("{name} has no legal move and passes.", "{name} は打てる場所がないのでパスします。"),
     "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name} を待ってください。"),
     "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
-    "unknown": ("Unknown command {cmd!r}. Type 'help' for the commands.",
-                "{cmd!r} はわからないコマンドです。help でコマンドの一覧を表示します。"),
+    "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
+                "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
     "help": ("Commands: a square (d3) to move, 'hint' for a suggestion, 'say TEXT' to chat, "
              "'board' to redraw, 'resign' to give up, 'quit' to leave (you can come back), 'help'.",
              "コマンド: マス（d3 など）で着手、hint でヒント、say 文 でチャット、board で盤面表示、"
@@ -44,7 +44,7 @@ TEXTS = {
     "win": ("{name} wins.", "{name} の勝ち。"),
     "draw": ("A draw.", "引き分け。"),
     "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),
-    "refused_theirs": ("{name} sent {move!r}, refused: {reason}", "{name} から {move!r} が届きましたが拒否しました: {reason}"),
+    "refused_theirs": ("{name} sent '{move}', refused: {reason}", "{name} から '{move}' が届きましたが拒否しました: {reason}"),
     "cannot_play": ("Cannot play: {reason}", "対局できません: {reason}"),
     "send_retry": ("Could not send ({reason}); retrying ...", "送信できませんでした（{reason}）。再試行します…"),
     "bye": ("You left the game; start the same command again to resume.",
@@ -64,6 +64,38 @@ TEXTS = {
     "out_of_turn": ("not your turn", "手番ではありません"),
     "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
+    # -- issue 10: a board folder that others can write ------------------------------------
+    "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",
+                  "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
+    "mac_refused": ("A message claiming to be from {name} was refused: {reason}",
+                    "{name} からと称するメッセージを拒否しました: {reason}"),
+    "no_secret_there": ("{other} plays without the shared secret; give both sides the same "
+                        "CARDSTAND_SECRET or --secret-file",
+                        "{other} は共有秘密鍵なしで対局しています。両方に同じ CARDSTAND_SECRET か "
+                        "--secret-file を指定してください"),
+    "no_secret_here": ("{other} plays with a shared secret and this side has none: give both sides "
+                       "the same CARDSTAND_SECRET or --secret-file",
+                       "{other} は共有秘密鍵を使っていますが、こちらにはありません。両方に同じ "
+                       "CARDSTAND_SECRET か --secret-file を指定してください"),
+    "other_secret": ("{other} plays with a different shared secret (its messages fail the MAC check); "
+                     "give both sides the same CARDSTAND_SECRET or --secret-file",
+                     "{other} は別の共有秘密鍵を使っています（メッセージの MAC が合いません）。両方に同じ "
+                     "CARDSTAND_SECRET か --secret-file を指定してください"),
+    "secret_problem": ("Cannot use the shared secret: {reason}", "共有秘密鍵を使えません: {reason}"),
+    "bad_game_id": ("bad game id '{id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')",
+                    "対局 ID '{id}' が不正です（A-Z a-z 0-9 . _ - の 1～64 文字で、'.' で始まらないこと）"),
+    "bad_size": ("bad board size '{size}'", "盤の大きさ '{size}' が不正です"),
+    "bad_moves": ("the moves '{moves}' do not replay: {reason}", "手順 '{moves}' を再現できません: {reason}"),
+    "bad_version": ("protocol version {v} is not supported (this program speaks {mine})",
+                    "プロトコルのバージョン {v} には対応していません（このプログラムは {mine}）"),
+    "size_wanted": ("white wants a {theirs}x{theirs} board, black proposes {mine}x{mine}",
+                    "白は {theirs}×{theirs} の盤を希望、黒の提案は {mine}×{mine} です"),
+    "size_proposed": ("black proposes a {theirs}x{theirs} board, white wants {mine}x{mine}",
+                      "黒の提案は {theirs}×{theirs} の盤、白の希望は {mine}×{mine} です"),
+    "records_differ": ("the two sides remember different games (records differ)",
+                       "両者の記録が異なる対局になっています（棋譜が一致しません）"),
+    "bad_record": ("the game record on the board is damaged and was not used: {reason}",
+                   "伝言台の棋譜が壊れているので使いませんでした: {reason}"),
 }
 
 LANGS = ("en", "ja")

@@ -4,9 +4,12 @@ import sys
 
 import colorama
 
+from comm.text import visible
 from engine import BLACK, notation
 
 from . import texts
+
+SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat line, a reason)
 
 
 def wants_colour(flag_no_color=False, stream=None):
@@ -40,7 +43,9 @@ class Screen:
         return texts.text(self.lang, key, **kw)
 
     def say(self, key, **kw):
-        self.line(self.t(key, **kw))
+        """Show message ``key``; every value is made visible first (it may have come from the board)."""
+        safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
+        self.line(self.t(key, **safe))
 
     def line(self, s=""):
         try:

@@ -2,6 +2,7 @@
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 WORKER = str(Path(__file__).with_name("comm_worker.py"))
@@ -14,7 +15,15 @@ def spawn(*args, stale=2.0, **kw):
 
 
 def expect_line(proc, text, timeout=60):
-    line = proc.stdout.readline().strip()
+    """The worker's next line is ``text``; fails after ``timeout`` seconds of silence."""
+    got = []
+    reader = threading.Thread(target=lambda: got.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not got:
+        proc.kill()
+        raise AssertionError(f"worker said nothing within {timeout} s (expected {text!r})")
+    line = got[0].strip()
     assert line == text, f"worker said {line!r}, expected {text!r}; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
 
 

@@ -8,7 +8,7 @@ import filelock
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT.parent / "shared" / "netfs" / "mount_share.sh"
+SCRIPT = ROOT / "tests" / "netfs-scripts" / "mount_share.sh"   # copied from the team's shared/netfs
 UNMOUNT = SCRIPT.with_name("unmount_share.sh")
 KNOWN = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
          "smb": ("/mnt/netfs/smb-a/127.0.0.1/export", "/mnt/netfs/smb-b/127.0.0.1/export")}

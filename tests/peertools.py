@@ -7,8 +7,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def player(colour, board, *args, stdin=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+def player(colour, board, *args, stdin=None, env=None):
+    base = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}   # only the secret a test gives
+    env = dict(base, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", **(env or {}))
     return subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--lang", "en",
                              *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL,

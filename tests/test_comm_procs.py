@@ -19,7 +19,7 @@ def test_four_senders_one_reader(tmp_path):
     senders = [spawn("send", board, f"s{i}", "reader", 500, tmp_path / f"s{i}.log") for i in range(4)]
     for s in senders:
         assert s.wait(timeout=300) == 0, s.stderr.read()
-    Board(board, "closer").join().send("reader", "stop")
+    assert Board(board, "closer").join().send("reader", "stop")
     assert reader.wait(timeout=120) == 0, reader.stderr.read()
     lines = out.read_text().splitlines()
     check_stream(lines, {f"s{i}" for i in range(4)})
@@ -68,7 +68,7 @@ def test_senders_killed_at_random_then_restarted(tmp_path):
         procs[name] = spawn("send", board, name, "reader", total, tmp_path / f"{name}.log", stale=1.0)
     for p in procs.values():
         assert p.wait(timeout=120) == 0, p.stderr.read()
-    Board(board, "closer", lock_timeout=30).join().send("reader", "stop")
+    assert Board(board, "closer", lock_timeout=30).join().send("reader", "stop")
     assert reader.wait(timeout=60) == 0
     lines = out.read_text().splitlines()
     check_stream(lines, set(names))

@@ -63,16 +63,24 @@ def test_perft_from_random_positions_agrees(size):
             assert a == c.perft(8, p.player, p.opponent, depth, mailbox=True)
 
 
-def test_hash_is_equal_on_both_cores_and_spreads():
-    seen = set()
-    for p in random_positions(8, 5, seed=7):
-        hs = {core.hash64(p.size, p.player, p.opponent) for core in CORES}
-        assert len(hs) == 1
-        seen.add((p.hash64(), p.text()))
+needs_both = pytest.mark.skipif(backend.compiled is None, reason="compiled core not built: nothing to compare")
+
+
+def test_hash_spreads():
+    seen = {(p.hash64(), p.text()) for p in random_positions(8, 5, seed=7)}
     hashes = [h for h, _ in seen]
     assert len(set(hashes)) == len(seen)  # no collisions among a few hundred positions
 
 
+@needs_both
+def test_hash_is_equal_on_both_cores():
+    seen = set()
+    for p in random_positions(8, 5, seed=7):
+        hs = {core.hash64(p.size, p.player, p.opponent) for core in CORES}
+        assert len(hs) == 1
+
+
+@needs_both
 def test_games_end_the_same_on_both_cores(monkeypatch):
     import engine.position as position
     results = []
@@ -87,4 +95,4 @@ def test_games_end_the_same_on_both_cores(monkeypatch):
                 p = p.play(rng.choice(m) if m else PASS)
             finals.append((p.discs(), p.winner()))
         results.append(finals)
-    assert all(r == results[0] for r in results)
+    assert len(results) == 2 and results[0] == results[1]

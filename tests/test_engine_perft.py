@@ -1,7 +1,12 @@
 import pytest
 
 from engine import Position, backend, perft
-from engine.__main__ import PUBLISHED, main
+from engine import __main__ as engine_cli
+from engine.__main__ import main
+
+# Leaf counts from the standard start position, passes counted as moves, as published
+# (Aart Bik's and others' Othello perft tables); kept here, not taken from the code under test.
+PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284, 212258800]
 
 pure = backend.pure
 compiled = backend.compiled
@@ -52,6 +57,10 @@ def test_4x4_tree_ends_and_counts_stay_constant():
 def test_perft_helper_uses_position():
     assert perft(Position.start(), 4) == 244
     assert perft(Position.start(), 4, bulk=True) == 244
+
+
+def test_the_cli_table_agrees_with_the_published_counts():
+    assert engine_cli.PUBLISHED[:len(PUBLISHED)] == PUBLISHED
 
 
 def test_perft_cli_checks_published(capsys):

@@ -1,12 +1,18 @@
 """The conformance kit against the JavaScript peer, our own Python one, and a broken one."""
+import base64
 import io
+import json
+import random
 import shutil
+import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
+from comm.board import frame as board_frame, unframe as board_unframe
+from comm.text import visible
 from peer import conformance
 
 from netfs import share
@@ -57,3 +63,90 @@ def test_javascript_peer_through_two_mounts(kind):
         assert not failed, text
     finally:
         shutil.rmtree(a / sub, ignore_errors=True)
+
+
+def test_the_kit_fails_a_naive_implementation(tmp_path):
+    """A peer that works but ignores the secret, follows links, blocks on FIFOs and trusts head."""
+    naive = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_naive.py'}"
+    new = ["mac", "links", "fifo", "pointers", "game_secret"]
+    results, failed, text = run_kit(naive, base=tmp_path, only=new)
+    assert [r[0] for r in results] == new, text
+    assert len(failed) == len(new), text
+    why = {r[0]: r[3] for r in results}
+    assert "no mac" in why["mac"], text
+    assert "changed the folder outside the board" in why["links"], text
+    assert "within 20 s" in why["fifo"] and "within 20 s" in why["pointers"], text
+
+
+@needs_node
+def test_the_kit_checks_links_byte_for_byte(tmp_path, monkeypatch):
+    """The links scenario fails when only the folder outside the board changed (nothing else)."""
+    calls = []
+    real = conformance._snapshot
+
+    def tampered(root):
+        snap = real(root)
+        calls.append(root)
+        if len(calls) > 1:            # every snapshot after the first sees one changed byte
+            snap = dict(snap, **{"private.txt": ("file", 0o644, "0" * 64)})
+        return snap
+
+    monkeypatch.setattr(conformance, "_snapshot", tampered)
+    results, failed, text = run_kit(JS, base=tmp_path, only=["links"])
+    assert failed and "changed the folder outside the board" in failed[0][3], text
+
+
+@needs_node
+def test_javascript_fuzz():
+    """P5 in JS: thousands of generated bodies (and mutated real ones) never make it throw."""
+    r = subprocess.run(["node", str(ROOT / "interop" / "js" / "test" / "fuzz.js"), "--seed", "7", "--rounds", "2"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no failure" in r.stdout
+
+
+def _node(script, data):
+    r = subprocess.run(["node", "-e", script], input=json.dumps(data), capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+@needs_node
+def test_visible_is_the_same_in_javascript_and_python():
+    rnd = random.Random(10)
+    alphabet = [chr(c) for c in range(0, 0xa0)] + ["\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066",
+                                                    "\u2069", "\u2067", "é", "日", "🀄", "\\", "…", "\u200d"]
+    cases = ["hi\x1b]0;pwned\x07 there", "abcdef", "", "\n\r\t", "a\u202eb"]
+    cases += ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(0, 30))) for _ in range(500)]
+    limits = [None, 0, 1, 4, 10] + [rnd.randrange(0, 40) for _ in range(len(cases) - 5)]
+    got = _node("const {visible} = require('./interop/js/cardstand.js');"
+                "const d = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+                "process.stdout.write(JSON.stringify(d.map(([s, n]) => visible(s, n))));",
+                list(zip(cases, limits)))
+    for (s, n), js in zip(zip(cases, limits), got):
+        assert js == visible(s, n), (s, n)
+
+
+@needs_node
+def test_mac_is_the_same_in_javascript_and_python():
+    key = "s3cret"
+    # the example of PROTOCOL.md A2, and messages each side frames for the other
+    js = _node("const cs = require('./interop/js/cardstand.js');"
+               "const d = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+               "const k = Buffer.from(d.key);"
+               "const out = {vector: cs.macOf(k, 'black', '0123456789abcdef', 'white', 'fedcba9876543210', '7', Buffer.from('d3')),"
+               " framed: cs.frame('black', 'r1', 'white', 'r2', 3, Buffer.from(d.body), k).toString('base64'), checked: []};"
+               "for (const f of d.frames) { const raw = Buffer.from(f, 'base64');"
+               "  try { out.checked.push(cs.unframe(raw, 5, 'white', k).body); } catch (e) { out.checked.push('refused: ' + e.message); } }"
+               "process.stdout.write(JSON.stringify(out));",
+               {"key": key, "body": "d3 日本",
+                "frames": [base64.b64encode(board_frame("black", "r1", "white", "r2", 5, "ok ✓".encode(), key.encode())).decode(),
+                           base64.b64encode(board_frame("black", "r1", "white", "r2", 5, b"x", b"other")).decode(),
+                           base64.b64encode(board_frame("black", "r1", "white", "r2", 5, b"x")).decode()]})
+    assert js["vector"] == "590587b6c044b4f30b87893757fb167111f5b42e0e9c843de7f85e2bb8183350"
+    m = board_unframe(base64.b64decode(js["framed"]), box="white", number=3, key=key.encode())
+    assert m.body == "d3 日本" and m.signed
+    assert js["checked"][0] == "ok ✓"
+    assert js["checked"][1].startswith("refused: wrong MAC")
+    assert js["checked"][2].startswith("refused: no MAC")

@@ -53,4 +53,5 @@ def test_watch_shows_a_live_game_read_only(tmp_path):
     finish(w)
     assert watcher.returncode == 0
     assert " over " in watcher.stdout and "a b c d e f" in watcher.stdout
-    assert not (board / "box" / "watcher").exists()
+    # read-only: the watcher joined no mailbox and left no message
+    assert sorted(p.name for p in (board / "box").iterdir()) == ["black", "white"]

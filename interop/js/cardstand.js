@@ -10,12 +10,26 @@ const crypto = require('crypto');
 const VERSION = 1;
 const RECORD = 256;
 const MAX_BODY = 65536;
+const MAX_FILE = MAX_BODY + 4096;                                    // a message file: header + body
 const MAX_UNREAD = 1000;
+const SCRATCH_AGE = 600e3;                                           // G1, ms by the share's clock
+const TRASH_AGE = 7 * 86400e3;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+// N1: Windows device names (Microsoft's "Naming Files, Paths, and Namespaces"): COM0-9 and LPT0-9
+// include the superscript digits 1, 2, 3 (which NAME_RE already keeps out)
 const RESERVED = new Set(['con', 'prn', 'aux', 'nul']);
-for (let i = 1; i <= 9; i++) { RESERVED.add('com' + i); RESERVED.add('lpt' + i); }
+for (const d of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '\u00b9', '\u00b2', '\u00b3']) {
+  RESERVED.add('com' + d); RESERVED.add('lpt' + d);
+}
 const HOST = (os.hostname() || 'host').slice(0, 24);
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+const C = fs.constants;
+const NOFOLLOW = C.O_NOFOLLOW || 0;                                 // not on Windows
+const NONBLOCK = C.O_NONBLOCK || 0;
+const DIRECTORY = C.O_DIRECTORY || 0;
+// Node has no openat(): on Linux /proc/self/fd/N/<name> resolves <name> inside the folder
+// opened as N, whatever has been renamed since, so clean-up cannot be led outside by a swap.
+const PROC_FD = (() => { try { return process.platform === 'linux' && fs.statSync('/proc/self/fd').isDirectory(); } catch (e) { return false; } })();
 
 function sleep(ms) { if (ms > 0) Atomics.wait(SLEEPER, 0, 0, ms); }
 function now() { return Number(process.hrtime.bigint()) / 1e9; }   // monotonic seconds (L3)
@@ -23,6 +37,16 @@ function token() { return crypto.randomBytes(8).toString('hex'); }
 
 class InvalidArgument extends Error {}
 class LockTimeout extends Error {}
+class NotAFile extends Error {                                       // a link, FIFO, device, folder...
+  constructor(p, what) { super(`${p} is ${what}, not a plain file`); this.what = what; }
+}
+class Damaged extends Error {}
+class Rejected extends Error {                                       // A4: a missing or wrong MAC
+  constructor(sender, senderRun, seq, reason) {
+    super(reason);
+    this.info = { sender, senderRun, seq, reason };
+  }
+}
 
 function checkName(name, what = 'name') {                            // N1
   if (typeof name !== 'string' || !NAME_RE.test(name)) {
@@ -42,6 +66,50 @@ function encodeBody(body) {                                          // N3
   return data;
 }
 
+// -- text from the board, made safe for a terminal (the same output as comm.text.visible) -------
+const ESCAPES = { 0x09: '\\t', 0x0a: '\\n', 0x0d: '\\r' };
+function isBidi(c) {
+  return c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+// `limit` cuts the escaped text to that many characters (code points), the last one "…".
+function visible(s, limit = null) {
+  s = typeof s === 'string' ? s : String(s);
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0);
+    if (ESCAPES[c]) out += ESCAPES[c];
+    else if (c < 0x20 || c === 0x7f || (c >= 0x80 && c <= 0x9f)) out += '\\x' + c.toString(16).padStart(2, '0');
+    else if (isBidi(c)) out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += ch;
+  }
+  if (limit !== null && limit !== undefined) {
+    const chars = Array.from(out);
+    if (chars.length > limit) out = chars.slice(0, Math.max(0, limit - 1)).join('') + '\u2026';
+  }
+  return out;
+}
+
+// -- the shared secret (A1) --------------------------------------------------------------------------
+function loadSecret(secretFile = null, env = process.env) {
+  let raw;
+  if (secretFile) {
+    try { raw = fs.readFileSync(secretFile, 'utf8'); } catch (e) {
+      throw new InvalidArgument(`cannot read the secret file ${secretFile}: ${e.message}`);
+    }
+  } else if (env.CARDSTAND_SECRET !== undefined) raw = env.CARDSTAND_SECRET;
+  else return null;
+  const key = raw.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
+  if (!key) throw new InvalidArgument('the shared secret is empty');
+  return Buffer.from(key, 'utf8');
+}
+
+function macOf(secret, from, fromRun, to, toRun, seq, data) {        // A2
+  const h = crypto.createHmac('sha256', secret);
+  h.update(Buffer.from(`cardstand-mac 1\n${from}\n${fromRun}\n${to}\n${toRun}\n${seq}\n`, 'latin1'));
+  h.update(data);
+  return h.digest('hex');
+}
+
 function record(text) {                                              // R1
   const b = Buffer.from(text, 'utf8');
   if (b.length >= RECORD) throw new Error('record too long');
@@ -50,44 +118,115 @@ function record(text) {                                              // R1
 
 const PASSING = new Set(['EIO', 'EBUSY', 'EAGAIN', 'EACCES', 'EPERM']);  // a share's passing errors
 
-function readBytes(p) {                                              // B3: open by name
+function lstat(p) { try { return fs.lstatSync(p); } catch (e) { return null; } }
+function kind(st) {
+  if (!st) return 'missing';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isFile()) return 'a file';
+  return 'a device or socket';
+}
+
+// Read a plain file by name (B3) without following a link or blocking on a FIFO: opened with
+// O_NOFOLLOW|O_NONBLOCK, checked with fstat, at most `limit` + 1 bytes read (the caller can
+// tell a file that is too big). null when missing; NotAFile for anything but a plain file.
+function readBytes(p, limit = 1 << 20) {
   for (let i = 0; ; i++) {
-    try { return fs.readFileSync(p); } catch (e) {
+    let fd;
+    try {
+      if (!NOFOLLOW) {                                               // Windows: check first (a race stays)
+        const st = lstat(p);
+        if (st && (st.isSymbolicLink() || st.isDirectory())) throw new NotAFile(p, kind(st));
+      }
+      fd = fs.openSync(p, C.O_RDONLY | NOFOLLOW | NONBLOCK);
+    } catch (e) {
+      if (e instanceof NotAFile) throw e;
       if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return null;
+      if (e.code === 'ELOOP' || e.code === 'EMLINK') throw new NotAFile(p, 'a symbolic link');
+      if (e.code === 'EISDIR') throw new NotAFile(p, 'a folder');
+      if (e.code === 'ENXIO') throw new NotAFile(p, 'a device or socket');
       if (!PASSING.has(e.code) || i >= 4) throw e;
       sleep(10 * (i + 1));
+      continue;
     }
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new NotAFile(p, kind(st));
+      let buf = Buffer.alloc(Math.min(limit + 1, Math.max(st.size, 0) + 1));
+      let got = 0;
+      for (;;) {
+        if (got === buf.length) {                                     // grew since fstat
+          if (buf.length >= limit + 1) break;
+          const bigger = Buffer.alloc(Math.min(limit + 1, buf.length * 2 + 4096));
+          buf.copy(bigger, 0, 0, got);
+          buf = bigger;
+        }
+        const n = fs.readSync(fd, buf, got, buf.length - got, null);
+        if (n === 0) break;
+        got += n;
+      }
+      return buf.subarray(0, got);
+    } catch (e) {
+      if (e instanceof NotAFile || !PASSING.has(e.code) || i >= 4) throw e;
+      sleep(10 * (i + 1));
+    } finally { fs.closeSync(fd); }
   }
 }
-function readText(p) { const b = readBytes(p); return b === null ? null : b.toString('utf8'); }
-function readInt(p) {                                                 // R3
+function readText(p) { const b = readBytes(p, 4096); return b === null ? null : b.toString('utf8'); }
+// R3, A: a number record that is missing, not a plain file, not a number or longer than 12
+// digits counts as 0
+function readInt(p) {
   let t;
   try { t = readText(p); } catch (e) { return 0; }
   if (t === null) return 0;
   t = t.trim();
-  return /^[0-9]+$/.test(t) ? parseInt(t, 10) : 0;
+  return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
 }
 function fields(text) {
-  const f = {};
+  const f = Object.create(null);
   for (const line of (text || '').split('\n')) {
     const i = line.indexOf(': ');
     if (i > 0) f[line.slice(0, i)] = line.slice(i + 2).trim();
   }
   return f;
 }
-function exists(p) { try { fs.lstatSync(p); return true; } catch (e) { return false; } }
+function exists(p) { return lstat(p) !== null; }
 function present(p) {                                                // B3: by opening, not a cached stat
-  try { fs.closeSync(fs.openSync(p, 'r')); return true; } catch (e) {
+  try { fs.closeSync(fs.openSync(p, C.O_RDONLY | NOFOLLOW | NONBLOCK)); return true; } catch (e) {
     if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return false;
-    return exists(p);
+    return exists(p);                                                // a link, a folder (Windows), busy...
   }
 }
 function remove(p) { try { fs.unlinkSync(p); return true; } catch (e) { return false; } }
-function removeTree(p) { try { fs.rmSync(p, { recursive: true, force: true }); } catch (e) { /* later */ } }
+
+// Remove a file or a folder tree without ever following a link: every entry is looked at with
+// lstat, a link (or FIFO, device) is unlinked as itself, and a folder is entered through its
+// own descriptor on Linux (/proc/self/fd), so a folder swapped for a link after the lstat is
+// not followed either. Elsewhere a race stays open between the lstat and the listing.
+function removeTree(p, depth = 0) {
+  const st = lstat(p);
+  if (!st) return;
+  if (!st.isDirectory()) { remove(p); return; }
+  if (depth > 32) return;                                            // leave absurd depths for later
+  let fd = null;
+  let dir = p;
+  if (PROC_FD && DIRECTORY && NOFOLLOW) {
+    try { fd = fs.openSync(p, C.O_RDONLY | DIRECTORY | NOFOLLOW); } catch (e) { return; }   // swapped: leave it
+    dir = `/proc/self/fd/${fd}`;
+  }
+  try {
+    let entries = [];
+    try { entries = fs.readdirSync(dir); } catch (e) { /* later */ }
+    for (const e of entries) removeTree(path.join(dir, e), depth + 1);
+  } finally { if (fd !== null) fs.closeSync(fd); }
+  try { fs.rmdirSync(p); } catch (e) { /* a link now (ENOTDIR), or busy: later */ }
+}
 
 function writeScratch(dir, data, durable) {                          // B2
   const p = path.join(dir, `${HOST}-${process.pid}-${token()}.tmp`);
-  const fd = fs.openSync(p, 'wx');
+  // O_EXCL: never through a link planted under this name
+  const fd = fs.openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, 0o666);
   try {
     fs.writeSync(fd, data);
     if (durable) fs.fsyncSync(fd);
@@ -96,7 +235,8 @@ function writeScratch(dir, data, durable) {                          // B2
 }
 function replaceWith(dir, target, data, durable) {                   // R2
   const t = writeScratch(dir, data, durable);
-  // SMB refuses to replace a file another client has open: retry briefly
+  // SMB refuses to replace a file another client has open: retry briefly.
+  // A rename replaces a link at `target` itself: it never writes through it.
   for (let i = 0; ; i++) {
     try { fs.renameSync(t, target); return; } catch (e) {
       if (i >= 20 || !['EEXIST', 'EBUSY', 'EACCES', 'EPERM', 'EIO', 'EAGAIN'].includes(e.code)) { remove(t); throw e; }
@@ -122,35 +262,83 @@ function crc32(buf) {
 
 function msgName(seq) { return String(seq).padStart(12, '0') + '.msg'; }
 
-function frame(sender, senderRun, to, toRun, seq, data) {            // M1
-  const head = `cardstand-msg ${VERSION}\nfrom: ${sender}\nfrom-run: ${senderRun}\nto: ${to}\n` +
-    `to-run: ${toRun}\nseq: ${seq}\nlength: ${data.length}\ncrc32: ${crc32(data).toString(16).padStart(8, '0')}\n\n`;
-  return Buffer.concat([Buffer.from(head, 'ascii'), data]);
+function frame(sender, senderRun, to, toRun, seq, data, secret = null) {   // M1, A2
+  let head = `cardstand-msg ${VERSION}\nfrom: ${sender}\nfrom-run: ${senderRun}\nto: ${to}\n` +
+    `to-run: ${toRun}\nseq: ${seq}\nlength: ${data.length}\ncrc32: ${crc32(data).toString(16).padStart(8, '0')}\n`;
+  if (secret) head += `mac: ${macOf(secret, sender, senderRun, to, toRun, String(seq), data)}\n`;
+  return Buffer.concat([Buffer.from(head + '\n', 'ascii'), data]);
 }
 
-function unframe(raw) {                                              // M1, M4
+// M1, M4, A3: parse the file numbered `seq` in the mailbox `key`; Damaged for a file that
+// does not parse, Rejected for a missing or wrong MAC when `secret` is given.
+const RUN_RE = /^[A-Za-z0-9_-]{0,64}$/;
+const DIGITS_RE = /^[0-9]{1,12}$/;
+function unframe(raw, seq = null, key = null, secret = null) {
   const end = raw.indexOf('\n\n');
-  if (end < 0) throw new Error('no header end');
-  const lines = raw.slice(0, end).toString('latin1').split('\n');
-  if (lines[0] !== `cardstand-msg ${VERSION}`) throw new Error('not a version-1 message');
-  const f = {};
+  if (end < 0) throw new Damaged('no header end');
+  if (end > 4096) throw new Damaged('header too long');
+  const head = raw.subarray(0, end);
+  if (head.some((b) => b > 0x7f)) throw new Damaged('header is not ASCII');
+  const lines = head.toString('latin1').split('\n');
+  if (lines[0] !== `cardstand-msg ${VERSION}`) throw new Damaged('not a version-1 message');
+  const f = Object.create(null);
   for (const line of lines.slice(1)) {
     const i = line.indexOf(': ');
-    if (i <= 0) throw new Error('bad header line');
-    f[line.slice(0, i)] = line.slice(i + 2);
+    if (i < 0) throw new Damaged('bad header line');
+    const k = line.slice(0, i);
+    if (k in f) throw new Damaged(`header key ${JSON.stringify(visible(k, 40))} given twice`);
+    f[k] = line.slice(i + 2);
   }
-  const data = raw.slice(end + 2);
-  if (!/^[0-9]+$/.test(f.length || '') || parseInt(f.length, 10) !== data.length) throw new Error('wrong length');
-  if (!/^[0-9a-f]{8}$/.test(f.crc32 || '') || parseInt(f.crc32, 16) !== crc32(data)) throw new Error('checksum mismatch');
-  checkName(f.from);
-  const body = new TextDecoder('utf-8', { fatal: true }).decode(data);
-  return { sender: f.from, body, seq: parseInt(f.seq, 10), toRun: f['to-run'] || '', senderRun: f['from-run'] || '' };
+  for (const k of ['from', 'from-run', 'to', 'seq', 'length', 'crc32']) {
+    if (!(k in f)) throw new Damaged(`no ${k}`);
+  }
+  if (!DIGITS_RE.test(f.seq) || !DIGITS_RE.test(f.length) || !/^[0-9a-f]{8}$/.test(f.crc32)) throw new Damaged('seq, length or crc32 malformed');
+  try { checkName(f.from); checkName(f.to); } catch (e) { throw new Damaged('bad member name'); }
+  if (!f['from-run'] || !RUN_RE.test(f['from-run']) || !RUN_RE.test(f['to-run'] || '')) throw new Damaged('run id malformed');
+  if (key !== null && f.to.toLowerCase() !== key) throw new Damaged(`addressed to ${f.to}, found in the mailbox of ${key}`);
+  if (seq !== null && parseInt(f.seq, 10) !== seq) throw new Damaged(`numbered ${f.seq}, found as message ${seq} (a copy?)`);
+  const data = raw.subarray(end + 2);
+  if (parseInt(f.length, 10) !== data.length) throw new Damaged(`truncated: ${data.length} of ${f.length} bytes`);
+  if (parseInt(f.crc32, 16) !== crc32(data)) throw new Damaged('checksum mismatch');
+  let body;
+  try { body = new TextDecoder('utf-8', { fatal: true }).decode(data); } catch (e) { throw new Damaged('body is not UTF-8'); }
+  const signed = f.mac !== undefined;
+  if (secret) {                                                      // A3: constant-time compare
+    if (!signed) throw new Rejected(f.from, f['from-run'], seq, 'no MAC (the sender has no shared secret)');
+    const want = Buffer.from(macOf(secret, f.from, f['from-run'], f.to, f['to-run'] || '', f.seq, data), 'latin1');
+    const got = Buffer.from(f.mac, 'latin1');
+    if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) {
+      throw new Rejected(f.from, f['from-run'], seq, 'wrong MAC (another secret, or a forged message)');
+    }
+  }
+  return { sender: f.from, body, seq: parseInt(f.seq, 10), toRun: f['to-run'] || '', senderRun: f['from-run'], signed };
+}
+
+// Run fn(prefix) where prefix names the folder p itself, never a link: on Linux through a
+// descriptor opened with O_DIRECTORY|O_NOFOLLOW (/proc/self/fd/N), elsewhere after an lstat
+// (a race stays open there: p could be swapped for a link between the lstat and fn's calls).
+// undefined when p is not a real folder.
+function withDir(p, fn) {
+  if (PROC_FD && DIRECTORY && NOFOLLOW) {
+    let fd;
+    try { fd = fs.openSync(p, C.O_RDONLY | DIRECTORY | NOFOLLOW); } catch (e) { return undefined; }
+    try { return fn(`/proc/self/fd/${fd}`); } finally { fs.closeSync(fd); }
+  }
+  const st = lstat(p);
+  if (!st || !st.isDirectory()) return undefined;
+  return fn(p);
+}
+
+function writeNew(p, data) {                                         // a new file, never through a link
+  const fd = fs.openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, 0o666);
+  try { fs.writeSync(fd, data); } finally { fs.closeSync(fd); }
 }
 
 class Lease {                                                        // section 5
-  constructor(folder, scratch, staleAfter, who) {
-    this.path = path.join(folder, 'lock');
-    this.scratch = scratch;
+  constructor(board, staleAfter, who) {
+    this.board = board;
+    this.path = path.join(board.folder, 'lock');
+    this.scratch = board.tmp;
     this.staleAfter = staleAfter;
     this.who = who;
     this.token = null;
@@ -159,13 +347,38 @@ class Lease {                                                        // section 
     this.since = 0;
   }
 
+  // What is at `lock`: a link there is never a lock (no holder makes one) and is set aside at
+  // once, never followed; a plain file (or FIFO...) is judged like a lock whose pair never
+  // changes (L4); only a real folder is read through.
+  lockStat(p) {
+    const st = lstat(p);
+    if (st && st.isSymbolicLink() && p === this.path) {
+      this.board.setAside(p, 'a symbolic link', 'the lock');
+      return lstat(p);
+    }
+    return st;
+  }
+
   signature(p = this.path) {
-    let owner;
-    try { owner = readBytes(path.join(p, 'owner')); } catch (e) { return ['<unreadable>', '']; }
-    if (owner === null && !exists(p)) return null;
-    let beat = null;
-    try { beat = readBytes(path.join(p, 'beat')); } catch (e) { return ['<unreadable>', '']; }
-    return [owner ? owner.toString('base64') : '', beat ? beat.toString('base64') : ''];
+    const st = this.lockStat(p);
+    if (!st) return null;
+    if (!st.isDirectory()) return [Buffer.from(`<${kind(st)}>`).toString('base64'), ''];
+    // (a race stays open: `lock` may be swapped for a link after the lstat; these are reads
+    // of at most 1 MB of plain files, opened without following a final link and non-blocking)
+    const part = (name) => {
+      try {
+        const b = readBytes(path.join(p, name));
+        return b ? b.toString('base64') : '';
+      } catch (e) {
+        if (e instanceof NotAFile) return Buffer.from(`<${e.what}>`).toString('base64');
+        return null;
+      }
+    };
+    const owner = part('owner');
+    if (owner === null) return ['<unreadable>', ''];
+    const beat = part('beat');
+    if (beat === null) return ['<unreadable>', ''];
+    return [owner, beat];
   }
 
   // A share may answer a read with an error now and then: read again for up to 2 s.
@@ -186,7 +399,7 @@ class Lease {                                                        // section 
     const tok = token();
     const mine = path.join(this.scratch, 'lock-' + tok);
     fs.mkdirSync(mine);
-    fs.writeFileSync(path.join(mine, 'owner'), record(
+    writeNew(path.join(mine, 'owner'), record(
       `cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: \npid: ${process.pid}`));
     try { fs.renameSync(mine, this.path); } catch (e) { /* B5: read back */ }
     if (this.ownerToken(this.settledSignature()) === tok) { this.token = tok; return true; }
@@ -195,19 +408,24 @@ class Lease {                                                        // section 
   }
 
   // L5/L6 where the folder cannot be renamed (SMB, when the client lost track of a file it
-  // opened inside): move the owner record aside, check it, delete the rest.
+  // opened inside): move the owner record aside, check it, delete the rest. Only inside a
+  // real folder `lock` (withDir: never through a link).
   dismantle(owner64, label) {
     const aside = path.join(this.scratch, label + '-owner');
-    if (owner64) {
-      try { fs.renameSync(path.join(this.path, 'owner'), aside); } catch (e) { return false; }
-      let moved = null;
-      try { moved = readBytes(aside); } catch (e) { moved = null; }
-      if (!moved || moved.toString('base64') !== owner64) {
-        try { fs.renameSync(aside, path.join(this.path, 'owner')); } catch (e) { /* its holder will notice */ }
-        return false;
+    const done = withDir(this.path, (lock) => {
+      if (owner64) {
+        try { fs.renameSync(path.join(lock, 'owner'), aside); } catch (e) { return false; }
+        let moved = null;
+        try { moved = readBytes(aside); } catch (e) { moved = null; }
+        if (!moved || moved.toString('base64') !== owner64) {
+          try { fs.renameSync(aside, path.join(lock, 'owner')); } catch (e) { /* its holder will notice */ }
+          return false;
+        }
       }
-    }
-    try { fs.unlinkSync(path.join(this.path, 'beat')); } catch (e) { /* none */ }
+      try { fs.unlinkSync(path.join(lock, 'beat')); } catch (e) { /* none */ }
+      return true;
+    });
+    if (!done) return false;
     try { fs.rmdirSync(this.path); } catch (e) { /* an empty lock folder is judged like any other */ }
     removeTree(aside);
     return true;
@@ -215,7 +433,7 @@ class Lease {                                                        // section 
 
   breakStale(sig) {                                                  // L5
     const aside = path.join(this.scratch, 'stale-' + token());
-    try { fs.renameSync(this.path, aside); } catch (e) {
+    try { fs.renameSync(this.path, aside); } catch (e) {            // moves a link or file as itself
       if (e.code !== 'ENOENT' && sig[0] !== '<unreadable>') this.dismantle(sig[0], path.basename(aside));
       return;
     }
@@ -224,7 +442,7 @@ class Lease {                                                        // section 
       try { fs.renameSync(aside, this.path); } catch (e) { /* its holder will notice */ }
       return;
     }
-    removeTree(aside);
+    removeTree(aside);                                               // never follows a link inside
   }
 
   acquire(timeout) {                                                 // L3, L4
@@ -269,8 +487,10 @@ class Lease {                                                        // section 
   }
 }
 
+function defaultLog(text) { try { process.stderr.write(`cardstand: ${text}\n`); } catch (e) { /* no stderr */ } }
+
 class Board {
-  constructor(folder, name, { staleAfter = 10, lockTimeout = 10 } = {}) {
+  constructor(folder, name, { staleAfter = 10, lockTimeout = 10, secret = null, log = defaultLog } = {}) {
     this.name = checkName(name);
     this.key = name.toLowerCase();
     this.folder = folder;
@@ -279,34 +499,118 @@ class Board {
     this.tmp = path.join(folder, 'tmp');
     this.trash = path.join(folder, 'trash');
     this.lockTimeout = lockTimeout;
-    this.lease = new Lease(folder, this.tmp, staleAfter, this.key);
+    this.secret = secret === null || secret === undefined ? null : Buffer.from(secret);
+    if (this.secret !== null && !this.secret.length) throw new InvalidArgument('the shared secret is empty');
+    this.log = log;
+    this.lease = new Lease(this, staleAfter, this.key);
     this.run = null;
     this.lastError = '';
     this.beats = 0;
+    this.rejected = [];
+  }
+
+  // -- nothing outside the board -------------------------------------------------------------
+  // Whether folder/parts... is a real folder at every step (lstat: no step is a link).
+  sound(parts) {
+    let p = this.folder;
+    for (const part of parts) {
+      p = path.join(p, part);
+      const st = lstat(p);
+      if (!st || !st.isDirectory()) return st ? kind(st) : 'missing';
+    }
+    return '';
+  }
+
+  // Something that is not a folder where a fixed folder belongs (a link, a file, a FIFO), or a
+  // message that is not a file, is moved as itself into trash/ (tmp/ when trash/ itself is the
+  // problem); if that fails it is unlinked (a link's target is never touched).
+  setAside(p, what, role = null) {
+    const base = path.basename(p);
+    let done = false;
+    for (const d of [this.trash, this.tmp]) {
+      if (d === p || this.sound([path.basename(d)])) continue;
+      try { fs.renameSync(p, path.join(d, `${token()}-${base}.aside`)); done = true; break; } catch (e) {
+        if (e.code === 'ENOENT') return;                              // someone else did it
+      }
+    }
+    if (!done) { const st = lstat(p); if (st && !st.isDirectory()) done = remove(p); }
+    this.log(`${p}${role ? ` (${role})` : ''} was ${what}: ${done ? 'set aside' : 'could not be set aside'}`);
+  }
+
+  // A fixed folder (box, tmp, trash, box/<key>): made a real folder at every step.
+  fixDir(parts) {
+    let p = this.folder;
+    for (const part of parts) {
+      p = path.join(p, part);
+      let st = lstat(p);
+      if (st && !st.isDirectory()) { this.setAside(p, kind(st), 'not a folder'); st = lstat(p); }
+      if (!st) {
+        try { fs.mkdirSync(p); } catch (e) { if (e.code !== 'EEXIST') throw e; }
+        st = lstat(p);
+        if (!st || !st.isDirectory()) throw new Error(`${p} is ${kind(st)}, not a folder`);
+      }
+    }
+    return p;
+  }
+
+  ready() {
+    this.fixDir(['tmp']);
+    this.fixDir(['trash']);
+    this.fixDir(['box']);
+    if (this.run !== null) this.fixDir(['box', this.key]);
+  }
+
+  // head and tail of a mailbox (R3); a head more than MAX_UNREAD above tail was never written
+  // by a sender (M3 stops there) and is ignored, so it can neither stop the search nor fake a
+  // full mailbox. A read error other than "missing" or "not a file" fails the operation.
+  counters(dir) {
+    const num = (name) => {
+      let t;
+      try { t = readText(path.join(dir, name)); } catch (e) {
+        if (e instanceof NotAFile) return 0;
+        throw e;
+      }
+      if (t === null) return 0;
+      t = t.trim();
+      return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
+    };
+    const tail = num('tail');
+    let head = num('head');
+    if (head - tail > MAX_UNREAD) head = tail;
+    return { head, tail };
   }
 
   join() {                                                           // F2, I1
-    fs.mkdirSync(this.folder, { recursive: true });
+    fs.mkdirSync(this.folder, { recursive: true });                  // the folder itself is the user's choice
     const marker = path.join(this.folder, 'cardstand.board');
-    const m = readText(marker);
+    let m;
+    try { m = readText(marker); } catch (e) {
+      if (e instanceof NotAFile) throw new Error(`${marker} is not a cardstand board marker (${e.what})`);
+      throw e;
+    }
     if (m === null) replaceWith(this.folder, marker, Buffer.from(`cardstand-board ${VERSION}\n`), true);
     else {
       const w = m.trim().split(/\s+/);
       if (w.length !== 2 || w[0] !== 'cardstand-board' || !/^[0-9]+$/.test(w[1])) throw new Error(`${marker} is not a cardstand board marker`);
-      if (parseInt(w[1], 10) !== VERSION) throw new Error(`board of protocol version ${w[1]}; this program speaks ${VERSION}`);
+      if (parseInt(w[1], 10) !== VERSION) throw new Error(`board of protocol version ${visible(w[1], 20)}; this program speaks ${VERSION}`);
     }
-    for (const d of [this.box, this.tmp, this.trash]) fs.mkdirSync(d, { recursive: true });
+    this.ready();
     this.cleanScratch();
     const run = token();
     this.withLock(() => {
-      fs.mkdirSync(this.mine, { recursive: true });
+      this.fixDir(['box', this.key]);
       replaceWith(this.tmp, path.join(this.mine, 'member'), record(
         `cardstand-member ${VERSION}\nname: ${this.name}\nrun: ${run}\nhost: ${HOST}\npid: ${process.pid}`), true);
-      const tail = readInt(path.join(this.mine, 'tail'));            // G2
-      for (const e of fs.readdirSync(this.mine)) {
-        const mm = /^([0-9]{12})\.msg$/.exec(e);
-        if (mm && parseInt(mm[1], 10) <= tail) remove(path.join(this.mine, e));
-      }
+      const { tail } = this.counters(this.mine);                     // G2
+      withDir(this.mine, (dir) => {
+        for (const e of fs.readdirSync(dir)) {
+          const mm = /^([0-9]{12})\.msg$/.exec(e);
+          if (mm && parseInt(mm[1], 10) <= tail) {
+            const st = lstat(path.join(dir, e));
+            if (st && !st.isDirectory()) remove(path.join(dir, e));   // unlink never follows
+          }
+        }
+      });
     });
     this.run = run;
     return this;
@@ -315,12 +619,20 @@ class Board {
   cleanScratch() {                                                   // G1: the share's clock
     try {
       const probe = writeScratch(this.tmp, Buffer.alloc(0), false);
-      const nowShare = fs.statSync(probe).mtimeMs;
+      const st = lstat(probe);
       remove(probe);
-      for (const e of fs.readdirSync(this.tmp)) {
-        const p = path.join(this.tmp, e);
-        try { if (nowShare - fs.lstatSync(p).mtimeMs > 600e3) removeTree(p); } catch (err) { /* gone */ }
-      }
+      if (!st) return;
+      const nowShare = st.mtimeMs;
+      // old scratch, and scratch dated more than 10 minutes in the future (a planted file time)
+      const clean = (dir, age) => withDir(dir, (d) => {
+        for (const e of fs.readdirSync(d)) {
+          const p = path.join(d, e);
+          const s = lstat(p);
+          if (s && (nowShare - s.mtimeMs > age || s.mtimeMs - nowShare > SCRATCH_AGE)) removeTree(p);
+        }
+      });
+      clean(this.tmp, SCRATCH_AGE);
+      clean(this.trash, TRASH_AGE);
     } catch (e) { /* skip */ }
   }
 
@@ -329,23 +641,42 @@ class Board {
     try { return fn(); } finally { this.lease.release(); }
   }
 
+  trashMessage(p, k) {
+    const dest = path.join(this.trash, `${token()}-${this.key}-${msgName(k)}`);
+    try { fs.renameSync(p, dest); return; } catch (err) { /* below */ }
+    const st = lstat(p);
+    if (st && !st.isDirectory()) remove(p);
+  }
+
   oldest() {                                                         // M4
-    const tail = readInt(path.join(this.mine, 'tail'));
-    const head = readInt(path.join(this.mine, 'head'));
+    const { head, tail } = this.counters(this.mine);
     for (let k = tail + 1; ; k++) {
       const p = path.join(this.mine, msgName(k));
-      const raw = readBytes(p);
+      let raw;
+      try { raw = readBytes(p, MAX_FILE); } catch (e) {
+        if (!(e instanceof NotAFile)) throw e;
+        this.setAside(p, e.what, `message ${k}`);                    // a FIFO, a folder, a link...
+        continue;
+      }
       if (raw === null) {
         if (k <= head) continue;
         if (k - 1 !== tail) replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(k - 1)), false);
         return null;
       }
-      try { return { seq: k, msg: unframe(raw) }; } catch (e) {
-        const dest = path.join(this.trash, `${token()}-${this.key}-${msgName(k)}`);
-        try { fs.renameSync(p, dest); } catch (err) { remove(p); }
+      try {
+        if (raw.length > MAX_FILE) throw new Damaged('too big');
+        return { seq: k, msg: unframe(raw, k, this.key, this.secret) };
+      } catch (e) {
+        if (e instanceof Rejected) {                                 // A4
+          this.rejected.push(e.info);
+          this.log(`a message claiming to be from ${visible(e.info.sender, 40)} (run ${visible(e.info.senderRun, 40)}, #${k}) was refused: ${e.info.reason}`);
+        } else this.log(`damaged message ${p} set aside: ${e.message}`);
+        this.trashMessage(p, k);
       }
     }
   }
+
+  takeRejected() { const r = this.rejected; this.rejected = []; return r; }
 
   consume(seq) {                                                     // M5
     replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(seq)), false);
@@ -354,23 +685,37 @@ class Board {
 
   deliver(to, data) {                                                // M2, M3
     checkName(to, 'recipient');
-    const rbox = path.join(this.box, to.toLowerCase());
-    const member = readText(path.join(rbox, 'member'));
+    const rkey = to.toLowerCase();
+    const bad = this.sound(['box', rkey]);
+    if (bad === 'missing') return `${to} has not joined this board`;
+    if (bad) return `the mailbox of ${to} is ${bad}, not a folder: not used`;
+    const rbox = path.join(this.box, rkey);
+    let member;
+    try { member = readText(path.join(rbox, 'member')); } catch (e) {
+      if (e instanceof NotAFile) return `the mailbox of ${to} is damaged (member is ${e.what})`;
+      throw e;
+    }
     if (member === null) return `${to} has not joined this board`;
     const toRun = fields(member).run;
-    if (!toRun) return `the mailbox of ${to} is damaged`;
-    const head = readInt(path.join(rbox, 'head'));
-    const tail = readInt(path.join(rbox, 'tail'));
+    if (!toRun || !/^[0-9A-Za-z_-]{1,64}$/.test(toRun)) return `the mailbox of ${to} is damaged`;
+    const { head, tail } = this.counters(rbox);
     if (head - tail >= MAX_UNREAD) return `the mailbox of ${to} is full`;
     let k = Math.max(head, tail) + 1;
-    while (present(path.join(rbox, msgName(k)))) k++;
-    const framed = frame(this.name, this.run, to, toRun, k, data);
+    while (present(path.join(rbox, msgName(k)))) {
+      k++;
+      if (k - tail > MAX_UNREAD) return `the mailbox of ${to} is full`;
+    }
+    if (k > 999999999999) return `the mailbox of ${to} has used up its numbers`;   // M1: 12 digits
+    const framed = frame(this.name, this.run, to, toRun, k, data, this.secret);
     const target = path.join(rbox, msgName(k));
     const scratch = writeScratch(this.tmp, framed, true);
     try {
       if (!this.lease.isMine()) return 'lost the board lock before delivering';
+      // checked again just before the rename (a race stays open: no renameat in Node)
+      if (this.sound(['box', rkey])) return `the mailbox of ${to} is not a folder: not used`;
       try { fs.renameSync(scratch, target); } catch (e) {
-        const back = readBytes(target);
+        let back = null;
+        try { back = readBytes(target, MAX_FILE); } catch (err) { back = null; }
         if (!back || !back.equals(framed)) return `could not deliver to ${to}: ${e.message}`;
       }
     } finally { remove(scratch); }
@@ -379,20 +724,21 @@ class Board {
   }
 
   maybeWaiting() {                                                   // M6
-    const tail = readInt(path.join(this.mine, 'tail'));
+    const { head, tail } = this.counters(this.mine);
     if (present(path.join(this.mine, msgName(tail + 1)))) return true;
-    return readInt(path.join(this.mine, 'head')) > tail;
+    return head > tail;
   }
 
   talk(to, body) {                                                   // I3
     if (to !== '') checkName(to, 'recipient');
     const data = encodeBody(body);
-    if (to === '' && !this.maybeWaiting()) { this.lastError = ''; return [-1, '', '']; }
     let why = '';
     try {
+      this.ready();
+      if (to === '' && !this.maybeWaiting()) { this.lastError = ''; return [-1, '', '']; }
       const r = this.withLock(() => {
         const got = this.oldest();
-        if (got) { this.consume(got.seq); return [2, got.msg.sender, got.msg.body]; }
+        if (got) { this.consume(got.seq); this.lastMessage = got.msg; return [2, got.msg.sender, got.msg.body]; }
         if (to === '') return [-1, '', ''];
         why = this.deliver(to, data);
         return null;
@@ -408,7 +754,10 @@ class Board {
     checkName(to, 'recipient');
     const data = encodeBody(body);
     let why;
-    try { why = this.withLock(() => this.deliver(to, data)); } catch (e) {
+    try {
+      this.ready();
+      why = this.withLock(() => this.deliver(to, data));
+    } catch (e) {
       if (e instanceof InvalidArgument) throw e;
       why = e.message;
     }
@@ -418,8 +767,9 @@ class Board {
 
   receive() {
     this.lastError = '';
-    if (!this.maybeWaiting()) return null;
     try {
+      this.ready();
+      if (!this.maybeWaiting()) return null;
       return this.withLock(() => {
         const got = this.oldest();
         if (!got) return null;
@@ -442,6 +792,7 @@ class Board {
 
   quiet() {                                                          // I2
     let dropped = 0;
+    this.ready();
     this.withLock(() => {
       for (;;) {
         const got = this.oldest();
@@ -455,17 +806,30 @@ class Board {
 
   wipe() {
     let dropped = 0;
+    this.ready();
     this.withLock(() => { let g; while ((g = this.oldest())) { this.consume(g.seq); dropped++; } });
     return dropped;
+  }
+
+  memberRun(name) {                                                  // the run now reading `name`'s mailbox
+    checkName(name, 'member');
+    if (this.sound(['box', name.toLowerCase()])) return null;
+    let t;
+    try { t = readText(path.join(this.box, name.toLowerCase(), 'member')); } catch (e) { return null; }
+    return t === null ? null : (fields(t).run || null);
   }
 
   beat(state) {                                                      // P2
     this.beats++;
     try {
+      this.ready();
       replaceWith(this.tmp, path.join(this.mine, 'alive'), record(
         `cardstand-alive ${VERSION}\nrun: ${this.run}\nbeat: ${this.beats}\nstate: ${state}`), false);
     } catch (e) { /* presence is best effort */ }
   }
 }
 
-module.exports = { Board, InvalidArgument, LockTimeout, checkName, sleep, now, token, VERSION };
+module.exports = {
+  Board, InvalidArgument, LockTimeout, checkName, sleep, now, token, visible, loadSecret, macOf,
+  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
+};

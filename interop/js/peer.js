@@ -2,14 +2,20 @@
 'use strict';
 // A second, independent peer on plain Node.js, written from docs/PROTOCOL.md.
 //
-//   node peer.js serve --board DIR --name NAME [--stale-after S] [--lock-timeout S]
-//   node peer.js play  --board DIR --color black|white [--size N] [--name NAME]
+//   node peer.js serve --board DIR --name NAME [--stale-after S] [--lock-timeout S] [--secret-file F]
+//   node peer.js play  --board DIR --color black|white [--size N] [--name NAME] [--secret-file F]
 //
 // 'serve' answers the conformance kit's JSON requests; 'play' plays one game
-// (the first legal move, in row-major order) and exits 0 when it ends.
+// (the first legal move, in row-major order) and exits 0 when it ends, 3 when
+// the game is refused (either side), 2 on a usage or board error, 4 when the
+// other side left for good.
+//
+// The shared secret (A1): --secret-file FILE, else the environment variable
+// CARDSTAND_SECRET. With one, every message is signed and unsigned or wrongly
+// signed ones are refused; a side with a secret and a side without refuse to play.
 
 const fs = require('fs');
-const { Board, InvalidArgument, sleep, now, token } = require('./cardstand.js');
+const { Board, InvalidArgument, sleep, now, token, visible, loadSecret } = require('./cardstand.js');
 
 function args(argv) {
   const out = { _: [] };
@@ -42,8 +48,10 @@ function serve(a) {
   let me;
   try {
     me = new Board(a.board, a.name, { staleAfter: parseFloat(a['stale-after'] || '10'),
-                                      lockTimeout: parseFloat(a['lock-timeout'] || '10') });
+                                      lockTimeout: parseFloat(a['lock-timeout'] || '10'),
+                                      secret: loadSecret(a['secret-file'] || null) });
   } catch (e) { say({ ok: false, error: e.message }); return 2; }
+  const rejected = () => me.takeRejected().map((r) => ({ sender: r.sender, run: r.senderRun, seq: r.seq, reason: r.reason }));
   for (const line of lines()) {
     if (!line.trim()) continue;
     let ans;
@@ -52,9 +60,14 @@ function serve(a) {
       switch (req.op) {
         case 'init': me.join(); ans = { ok: true }; break;
         case 'quiet': ans = { ok: true, result: me.quiet() }; break;
-        case 'talk': { const r = me.talk(req.to || '', req.body || ''); ans = { ok: true, result: r[0], sender: r[1], body: r[2], error: me.lastError }; break; }
+        case 'talk': { const r = me.talk(req.to || '', req.body || ''); ans = { ok: true, result: r[0], sender: r[1], body: r[2], error: me.lastError, rejected: rejected() }; break; }
         case 'send': ans = { ok: true, result: me.send(req.to, req.body || '') ? 1 : 0, error: me.lastError }; break;
-        case 'recv': { const m = me.receive(); ans = { ok: true, result: m ? 2 : (me.lastError ? 0 : -1), sender: m ? m.sender : '', body: m ? m.body : '', error: me.lastError }; break; }
+        case 'recv': {
+          const m = me.receive();
+          ans = { ok: true, result: m ? 2 : (me.lastError ? 0 : -1), sender: m ? m.sender : '', body: m ? m.body : '',
+                  signed: m ? m.signed : false, error: me.lastError, rejected: rejected() };
+          break;
+        }
         case 'wipe': ans = { ok: true, result: me.wipe() }; break;
         case 'quit': say({ ok: true }); return 0;
         default: ans = { ok: false, error: `unknown op ${req.op}` };
@@ -90,7 +103,12 @@ class Rules {
   moves(c = this.turn) { const m = []; for (let s = 0; s < this.n * this.n; s++) if (this.flips(s, c).length) m.push(s); return m; }
   over() { return !this.moves(0).length && !this.moves(1).length; }
   play(sq) {                                                   // sq -1: pass
-    if (sq < 0) { if (this.moves().length || this.over()) throw new Error('you cannot pass: there is a legal move'); this.turn ^= 1; return; }
+    if (sq < 0) {
+      if (this.over()) throw new Error('the game is over');
+      if (this.moves().length) throw new Error('you cannot pass: there is a legal move');
+      this.turn ^= 1;
+      return;
+    }
     if (this.cells[sq] !== -1) throw new Error(`${this.name(sq)} is already taken`);
     const f = this.flips(sq, this.turn);
     if (!f.length) throw new Error(`${this.name(sq)} flips nothing`);
@@ -100,10 +118,10 @@ class Rules {
   }
   name(sq) { return sq < 0 ? 'pass' : String.fromCharCode(97 + sq % this.n) + (Math.floor(sq / this.n) + 1); }
   parse(t) {
-    t = t.toLowerCase();
+    t = String(t).toLowerCase();
     if (t === 'pass') return -1;
     const m = /^([a-z])([0-9]{1,2})$/.exec(t);
-    if (!m) throw new Error(`not a square: ${t}`);
+    if (!m) throw new Error(`not a square: ${visible(t, 20)}`);
     const x = m[1].charCodeAt(0) - 97, y = parseInt(m[2], 10) - 1;
     if (x >= this.n || y < 0 || y >= this.n) throw new Error(`${t} is off the board`);
     return y * this.n + x;
@@ -112,116 +130,396 @@ class Rules {
 }
 
 // -- game messages (P3, P4) --------------------------------------------------------------------
-function control(verb, f = {}) {
-  return ['#cardstand', verb, ...Object.entries(f).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)].join(' ');
+// P4: every byte outside A-Z a-z 0-9 - . _ ~ as %XX (of its UTF-8); never throws
+function quote(v) {
+  let out = '';
+  for (const b of Buffer.from(String(v), 'utf8')) {
+    const c = String.fromCharCode(b);
+    out += /[A-Za-z0-9\-._~]/.test(c) ? c : '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
 }
+// P4, the reader's side, as lenient as Python's urllib.parse.unquote: a '%' not followed by two
+// hex digits stays as it is, bytes that are not UTF-8 become U+FFFD; never throws
+function unquote(s) {
+  if (!s.includes('%')) return s;
+  const parts = [];
+  let bytes = [];
+  const flush = () => { if (bytes.length) { parts.push(Buffer.from(bytes).toString('utf8')); bytes = []; } };
+  for (let i = 0; i < s.length;) {
+    if (s[i] === '%' && /^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else {
+      flush();
+      const j = s.indexOf('%', i + 1);
+      const end = j < 0 ? s.length : j;
+      parts.push(s.slice(i, end));
+      i = end;
+    }
+  }
+  flush();
+  return parts.join('');
+}
+function control(verb, f = {}) {
+  return ['#cardstand', verb, ...Object.entries(f).map(([k, v]) => `${k}=${quote(v)}`)].join(' ');
+}
+const VERBS = new Set(['hello', 'welcome', 'refuse', 'refused', 'resign', 'bye', 'say', 'result']);
+// P5: a move number or time of more than 9 digits makes the line junk
+const MOVE_RE = /^\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*$/;
+// Classify a body; never throws (P5: anything else is junk). Keys are kept in an object
+// without a prototype, so a key like "__proto__" or "constructor" is just a key.
 function parse(body) {
-  const m = /^\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]+))?\s*(?:t=([0-9]+))?\s*$/.exec(body);
-  if (m) return { kind: 'move', square: m[1].toLowerCase(), n: m[2] === undefined ? null : parseInt(m[2], 10) };
+  const f = Object.create(null);
+  if (typeof body !== 'string') return { kind: 'junk', f };
+  const m = MOVE_RE.exec(body);
+  if (m) return { kind: 'move', square: m[1].toLowerCase(), n: m[2] === undefined ? null : Number(m[2]), f };
   const w = body.trim().split(' ');
-  const verbs = ['hello', 'welcome', 'refuse', 'refused', 'resign', 'bye', 'say', 'result'];
-  if (w.length >= 2 && w[0] === '#cardstand' && verbs.includes(w[1])) {
-    const f = {};
+  if (w.length >= 2 && w[0] === '#cardstand' && VERBS.has(w[1])) {
     for (const kv of w.slice(2)) {
       const i = kv.indexOf('=');
-      if (i <= 0) return { kind: 'junk' };
-      try { f[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { return { kind: 'junk' }; }
+      if (i <= 0) return { kind: 'junk', f: Object.create(null) };
+      f[kv.slice(0, i)] = unquote(kv.slice(i + 1));
     }
     return { kind: w[1], f };
   }
-  return { kind: 'junk' };
+  return { kind: 'junk', f };
 }
-function splitTranscript(t) { return (t || '').toLowerCase().match(/pass|[a-z][0-9]{1,2}/g) || []; }
+// A transcript with passes written out ("f5d6c3passd3"): the list of plies, or null when it is
+// not one (H2)
+function splitTranscript(t) {
+  if (t === undefined) return [];
+  if (typeof t !== 'string' || t.length > 4 * 26 * 26 * 2) return null;
+  const s = t.toLowerCase();
+  if (!/^(?:pass|[a-z][0-9]{1,2})*$/.test(s)) return null;
+  return s.match(/pass|[a-z][0-9]{1,2}/g) || [];
+}
+// Game ids become file names (records/<game>.game): [A-Za-z0-9._-]{1,64}, not starting with '.'
+const GAME_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id); }
+
+class Leave extends Error {                                   // end the game with an exit code
+  constructor(code) { super(`leave ${code}`); this.code = code; }
+}
+
+const SECRET_HINT = 'give both sides the same CARDSTAND_SECRET or --secret-file';
+const NAME_LIMIT = 64;                                       // P5: a name from the board is cut to this
+// Refusal reasons, in the words of peer/texts.py (English on the wire)
+const REASONS = {
+  no_secret_there: (o) => `${o.other} plays without the shared secret; ${SECRET_HINT}`,
+  no_secret_here: (o) => `${o.other} plays with a shared secret and this side has none: ${SECRET_HINT}`,
+  other_secret: (o) => `${o.other} plays with a different shared secret (its messages fail the MAC check); ${SECRET_HINT}`,
+  bad_game_id: (o) => `bad game id '${o.id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')`,
+  bad_size: (o) => `bad board size '${o.size}'`,
+  bad_moves: (o) => `the moves '${o.moves}' do not replay: ${o.reason}`,
+  bad_version: (o) => `protocol version ${o.v} is not supported (this program speaks 1)`,
+  size_wanted: (o) => `white wants a ${o.theirs}x${o.theirs} board, black proposes ${o.mine}x${o.mine}`,
+  size_proposed: (o) => `black proposes a ${o.theirs}x${o.theirs} board, white wants ${o.mine}x${o.mine}`,
+  records_differ: () => 'the two sides remember different games (records differ)',
+};
+function parseSize(t) {                                      // H2: an even number 4..26, else null
+  if (typeof t !== 'string' || !/^[0-9]{1,3}$/.test(t)) return null;
+  const n = parseInt(t, 10);
+  return n % 2 === 0 && n >= 4 && n <= 26 ? n : null;
+}
+const has = (f, k) => Object.prototype.hasOwnProperty.call(f, k);
+
+class Player {
+  constructor(board, colour, { name = 'js', size = 8, wantSize = null, log = (s) => process.stdout.write(s + '\n') } = {}) {
+    this.board = board;
+    this.colour = colour;
+    this.me = colour ? 'white' : 'black';
+    this.other = colour ? 'black' : 'white';
+    this.name = name;
+    this.theirName = this.other;
+    this.wantSize = wantSize;
+    this.log = log;
+    this.rules = new Rules(size);
+    this.moves = [];
+    this.gid = colour === 0 ? 'js-' + token() : null;
+    this.bound = null;                                        // H8: the opponent's run that shook hands
+    this.shaken = false;
+    this.leftAt = null;
+    this.lastBeat = 0;
+    this.foreignShown = new Map();
+  }
+
+  get hasSecret() { return !!this.board.secret; }
+
+  beat() {
+    if (now() - this.lastBeat > 1) {
+      this.board.beat(this.rules.turn === this.colour ? 'thinking' : 'waiting');
+      this.lastBeat = now();
+    }
+  }
+
+  trySend(body) {
+    try { return this.board.send(this.other, body); } catch (e) {
+      if (e instanceof InvalidArgument) { this.log(`not sent: ${e.message}`); return true; }
+      throw e;
+    }
+  }
+
+  send(body) { while (!this.trySend(body)) { this.beat(); sleep(200); } }
+
+  // refuse the game (H4, H7): tell the other side, say why here, exit code 3
+  refuse(key, o = {}) {
+    const reason = REASONS[key] ? REASONS[key](o) : key;
+    this.trySend(control('refuse', { reason }));
+    this.log(`cannot play: ${visible(reason, 300)}`);
+    throw new Leave(3);
+  }
+
+  hello() {
+    return this.colour === 0
+      ? control('hello', { v: 1, role: 'black', name: this.name, size: this.rules.n, game: this.gid, moves: this.moves.join('') })
+      : control('hello', { v: 1, role: 'white', name: this.name, ...(this.wantSize ? { size: this.wantSize } : {}) });
+  }
+
+  welcome() {
+    return control('welcome', { v: 1, role: 'white', name: this.name, game: this.gid, moves: this.moves.join('') });
+  }
+
+  // -- who sent it (H7, H8) -----------------------------------------------------------------
+  isMemberRun(run) {                                          // the opponent's current run on the board?
+    let current;
+    try { current = this.board.memberRun(this.other); } catch (e) { return true; }   // no news: checked again later
+    return current !== null && current !== undefined && current === run;
+  }
+
+  greetingRun(run) { return (this.bound === null || run !== this.bound) && this.isMemberRun(run); }
+
+  // Messages the board refused (A3): during a handshake, the opponent's own run refused for its
+  // MAC means the secrets differ: refuse the game (H7). Otherwise shown and ignored.
+  checkRejected() {
+    let list = [];
+    try { list = this.board.takeRejected ? this.board.takeRejected() : []; } catch (e) { list = []; }
+    for (const r of list) {
+      const sender = String(r.sender || '');
+      const reason = String(r.reason || '');
+      if (sender.toLowerCase() === this.other && this.hasSecret && this.greetingRun(r.senderRun)) {
+        if (reason.startsWith('no MAC')) this.refuse('no_secret_there', { other: this.other });
+        if (reason.startsWith('wrong MAC')) this.refuse('other_secret', { other: this.other });
+      }
+      this.log(`a message claiming to be from ${visible(sender, NAME_LIMIT)} was refused: ${visible(reason, 200)}`);
+    }
+  }
+
+  otherRun(m) {                                               // H8: shown (a few per run), not applied
+    const n = this.foreignShown.get(m.senderRun) || 0;
+    if (n >= 5) return;
+    this.foreignShown.set(m.senderRun, n + 1);
+    this.log(`'${visible(m.body, 80)}' from another run of ${this.other}, not the one that joined this game, was ignored.`);
+  }
+
+  // The next message from the other side (or null)
+  next(timeout) {
+    const m = this.board.wait(timeout);
+    this.checkRejected();
+    if (!m) return null;
+    if (String(m.sender).toLowerCase() !== this.other) {
+      this.log(`ignored a message from ${visible(m.sender, NAME_LIMIT)}`);
+      return null;
+    }
+    return m;
+  }
+
+  // -- greetings (H2-H5) ------------------------------------------------------------------------
+  basics(m, msg) {                                            // checks of any greeting
+    if (!this.hasSecret && m.signed) return ['no_secret_here', { other: this.other }];
+    const v = msg.f.v;
+    if (v !== '1') return ['bad_version', { v: visible(v || '?', 20) }];
+    return null;
+  }
+
+  // [problem, rules]: problem is null or [reason key, values]; rules the greeting's transcript
+  // replayed (or null when it carries none). Nothing in a greeting is used before this.
+  greetingCheck(m, msg) {
+    const basic = this.basics(m, msg);
+    if (basic) return [basic, null];
+    const f = msg.f;
+    const hasGame = has(f, 'game');
+    if (hasGame || msg.kind === 'welcome' || this.colour === 1) {
+      if (!checkGameId(f.game)) return [['bad_game_id', { id: visible(f.game === undefined ? '' : f.game, 80) }], null];
+    }
+    let size = this.rules.n;
+    if (has(f, 'size') || this.colour === 1) {
+      size = parseSize(f.size || '8');
+      if (size === null) return [['bad_size', { size: visible(f.size, 20) }], null];
+      if (this.colour === 0 && msg.kind === 'hello' && size !== this.rules.n) return [['size_wanted', { theirs: size, mine: this.rules.n }], null];
+      if (this.colour === 1 && this.wantSize && size !== this.wantSize) return [['size_proposed', { theirs: size, mine: this.wantSize }], null];
+    }
+    if (!has(f, 'moves') || !hasGame) return [null, null];
+    const list = splitTranscript(f.moves);
+    const r = list === null ? 'not a transcript' : this.replayed(list, size);
+    if (typeof r === 'string') return [['bad_moves', { moves: visible(f.moves, 60), reason: visible(r, 200) }], null];
+    return [null, { rules: r, moves: list }];
+  }
+
+  // A greeting that cannot be used: in a handshake refuse (and stop), else answer `refused`
+  badGreeting(m, problem, strict) {
+    const [key, o] = problem;
+    if (strict) this.refuse(key, o);
+    const reason = REASONS[key](o);
+    this.log(`${visible(this.theirName, NAME_LIMIT)}'s greeting was not applied: ${visible(reason, 200)}`);
+    this.trySend(control('refused', { move: m.body.slice(0, 200), reason }));
+  }
+
+  takeName(msg) { this.theirName = String(msg.f.name || this.other).slice(0, NAME_LIMIT); }
+
+  // Replay a transcript from the start on a board of `size`: the new Rules, or an error text
+  replayed(list, size) {
+    const r = new Rules(size);
+    try {
+      for (const t of list) r.play(r.parse(t));
+    } catch (e) { return e.message; }
+    return r;
+  }
+
+  // H5: our transcript and theirs must agree (one a prefix of the other); take the longer
+  adopt(theirs) {
+    if (theirs === null) return true;
+    const n = Math.min(theirs.moves.length, this.moves.length);
+    if (theirs.moves.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) return false;
+    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); }
+    return true;
+  }
+
+  bind(m) {
+    if (this.bound !== null && m.senderRun !== this.bound) this.log(`${this.other} restarted: the game goes on with its new run`);
+    this.bound = m.senderRun;
+    this.shaken = true;
+  }
+
+  blackGreeting(m, msg, strict) {                             // black gets a hello or a welcome
+    if (msg.kind === 'welcome' && msg.f.game !== this.gid) {
+      const basic = this.basics(m, msg);
+      if (basic) this.badGreeting(m, basic, strict);
+      return;                                                 // a welcome to an older hello
+    }
+    const [problem, theirs] = this.greetingCheck(m, msg);
+    if (problem) return this.badGreeting(m, problem, strict);
+    this.takeName(msg);
+    if (msg.kind === 'hello') { this.send(this.hello()); return; }   // answer a (re)started white
+    if (!this.adopt(theirs)) this.refuse('records_differ');
+    this.bind(m);
+  }
+
+  acceptBlack(m, msg, strict) {                               // white gets black's hello
+    const [problem, theirs] = this.greetingCheck(m, msg);
+    if (problem) return this.badGreeting(m, problem, strict);
+    this.takeName(msg);
+    const size = parseSize(msg.f.size || '8');
+    const gid = msg.f.game;
+    if (gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
+    if (gid !== this.gid) { this.gid = gid; this.rules = new Rules(size); this.moves = []; }   // a new game (H5)
+    if (!this.adopt(theirs)) this.refuse('records_differ');
+    this.bind(m);
+    this.send(this.welcome());
+  }
+
+  // One message from the other side, during the handshake or the game
+  handle(m) {
+    const msg = parse(m.body);
+    if (msg.kind === 'junk') return;                          // P5
+    if (!this.shaken) {                                       // section 13
+      if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
+      if (m.signed && !this.hasSecret) this.refuse('no_secret_here', { other: this.other });
+      if (msg.kind === 'hello' || msg.kind === 'welcome') {
+        if (this.colour === 0) return this.blackGreeting(m, msg, true);
+        if (msg.kind === 'hello') return this.acceptBlack(m, msg, true);
+        return;
+      }
+      if (msg.kind === 'refuse') { this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3); }
+      if (msg.kind === 'say') this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`);
+      return;
+    }
+    if (m.senderRun !== this.bound) {                         // H8
+      if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
+      if (msg.kind === 'hello') {                             // its new run: a restart
+        if (this.leftAt) { this.leftAt = null; this.log(`${visible(this.theirName, NAME_LIMIT)} is back`); }
+        return this.colour === 0 ? this.blackGreeting(m, msg, true) : this.acceptBlack(m, msg, true);
+      }
+      if (msg.kind === 'welcome' && this.colour === 0) return this.blackGreeting(m, msg, true);
+      return this.otherRun(m);
+    }
+    switch (msg.kind) {
+      case 'move': return this.theirMove(m, msg);
+      case 'resign': this.log(`${this.other} resigned`); throw new Leave(0);
+      case 'bye': this.leftAt = now(); this.log(`${visible(this.theirName, NAME_LIMIT)} left (it may come back)`); return;
+      case 'refuse': this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3);
+      case 'refused': this.log(`${this.other} refused ${visible(msg.f.move, 40)}: ${visible(msg.f.reason, 200)}`); return;
+      case 'say': this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`); return;
+      case 'hello': return this.colour === 0 ? this.blackGreeting(m, msg, false) : this.acceptBlack(m, msg, false);
+      case 'welcome': if (this.colour === 0 && msg.f.game === this.gid) this.blackGreeting(m, msg, false); return;
+      default: return;                                         // result
+    }
+  }
+
+  theirMove(m, msg) {                                          // G2
+    this.leftAt = null;
+    const expected = this.moves.length + 1;
+    const echo = m.body.slice(0, 200);
+    if (msg.n !== null && msg.n < expected) return;            // a duplicate
+    if (msg.n !== null && msg.n > expected) {
+      this.send(control('refused', { move: echo, reason: `move ${msg.n} arrived but ${expected} was expected` }));
+      return;
+    }
+    if (this.rules.turn === this.colour || this.rules.over()) {
+      this.send(control('refused', { move: echo, reason: 'not your turn' }));
+      return;
+    }
+    try { this.rules.play(this.rules.parse(msg.square)); } catch (e) {
+      this.send(control('refused', { move: echo, reason: e.message }));
+      return;
+    }
+    this.moves.push(msg.square);
+  }
+
+  myMove() {
+    const legal = this.rules.moves();
+    const sq = legal.length ? legal[0] : -1;
+    this.rules.play(sq);
+    this.moves.push(this.rules.name(sq));
+    this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+  }
+
+  run() {
+    this.board.quiet();
+    this.trySend(this.hello());
+    let nextHello = now() + 2;
+    while (!this.shaken) {                                     // section 13
+      this.beat();
+      const m = this.next(0.2);
+      if (m) { this.handle(m); continue; }
+      if (now() > nextHello) { this.trySend(this.hello()); nextHello = now() + 2; }
+    }
+    this.log(`game ${this.gid} on ${this.rules.n}x${this.rules.n} as ${this.me}`);
+    while (!this.rules.over()) {                               // section 14
+      this.beat();
+      if (this.rules.turn === this.colour) { this.myMove(); continue; }
+      const m = this.next(0.5);
+      if (m) { this.handle(m); continue; }
+      if (this.leftAt && now() - this.leftAt > 60) { this.log('the other side left'); return 4; }
+    }
+    const [b, w] = this.rules.count();
+    this.trySend(control('result', { black: b, white: w }));
+    this.log(`game over: black ${b} - white ${w}`);
+    return 0;
+  }
+}
 
 function play(a) {
   const colour = a.color === 'white' ? 1 : 0;
-  const me = colour ? 'white' : 'black', other = colour ? 'black' : 'white';
-  const board = new Board(a.board, me).join();
-  board.quiet();
-  const log = (s) => process.stdout.write(s + '\n');
-  let rules = new Rules(parseInt(a.size || '8', 10));
-  let moves = [];
-  let gid = null;
-  let lastBeat = 0;
-  const beat = () => { if (now() - lastBeat > 1) { board.beat(rules.turn === colour ? 'thinking' : 'waiting'); lastBeat = now(); } };
-  const send = (body) => { while (!board.send(other, body)) { beat(); sleep(200); } };
-  const replay = (list, size) => {                         // H5: take a longer transcript
-    const r = new Rules(size);
-    for (const t of list) r.play(r.parse(t));
-    rules = r; moves = list.slice();
-  };
-  const refuse = (reason) => { board.send(other, control('refuse', { reason })); log(`cannot play: ${reason}`); process.exit(3); };
-
-  // -- handshake (section 13)
-  if (colour === 0) gid = 'js-' + token();
-  const hello = () => colour === 0
-    ? control('hello', { v: 1, role: 'black', name: a.name || 'js', size: rules.n, game: gid, moves: moves.join('') })
-    : control('hello', { v: 1, role: 'white', name: a.name || 'js' });
-  board.send(other, hello());
-  let nextHello = now() + 2;
-  for (let done = false; !done;) {
-    beat();
-    const m = board.wait(0.2);
-    if (!m) { if (now() > nextHello) { board.send(other, hello()); nextHello = now() + 2; } continue; }
-    const msg = parse(m.body);
-    if (msg.kind === 'hello' || msg.kind === 'welcome') {
-      if (msg.f.v !== '1') refuse(`protocol version ${msg.f.v} is not supported (this program speaks 1)`);
-      if (colour === 0) {
-        if (msg.kind === 'hello') { send(hello()); continue; }
-        if (msg.f.game !== gid) continue;
-        done = true;
-      } else if (msg.kind === 'hello') {
-        const size = parseInt(msg.f.size || '8', 10);
-        if (!(size >= 4 && size <= 26 && size % 2 === 0)) refuse(`bad board size ${msg.f.size}`);
-        gid = msg.f.game;
-        try { replay(splitTranscript(msg.f.moves), size); } catch (e) { refuse(`bad transcript: ${e.message}`); }
-        send(control('welcome', { v: 1, role: 'white', name: a.name || 'js', game: gid, moves: moves.join('') }));
-        done = true;
-      }
-    } else if (msg.kind === 'refuse') { log(`refused: ${msg.f.reason}`); process.exit(3); }
+  const secret = loadSecret(a['secret-file'] || null);
+  const size = a.size === undefined ? 8 : parseInt(a.size, 10);
+  if (!(size >= 4 && size <= 26 && size % 2 === 0)) throw new InvalidArgument(`bad board size ${a.size}`);
+  const board = new Board(a.board, colour ? 'white' : 'black', { secret }).join();
+  const p = new Player(board, colour, { name: a.name || 'js', size, wantSize: colour && a.size !== undefined ? size : null });
+  try { return p.run(); } catch (e) {
+    if (e instanceof Leave) return e.code;
+    throw e;
   }
-  log(`game ${gid} on ${rules.n}x${rules.n} as ${me}`);
-
-  // -- moves (section 14)
-  let leftAt = null;
-  while (!rules.over()) {
-    beat();
-    if (rules.turn === colour) {
-      const legal = rules.moves();
-      const sq = legal.length ? legal[0] : -1;
-      rules.play(sq);
-      moves.push(rules.name(sq));
-      send(`${rules.name(sq)} #${moves.length} t=0`);
-      continue;
-    }
-    const m = board.wait(0.5);
-    if (!m) { if (leftAt && now() - leftAt > 60) { log('the other side left'); process.exit(4); } continue; }
-    const msg = parse(m.body);
-    if (msg.kind === 'move') {
-      leftAt = null;
-      const expected = moves.length + 1;
-      if (msg.n !== null && msg.n < expected) continue;                       // a duplicate
-      if (msg.n !== null && msg.n > expected) { send(control('refused', { move: m.body, reason: `move ${msg.n} arrived but ${expected} was expected` })); continue; }
-      try { rules.play(rules.parse(msg.square)); } catch (e) {
-        send(control('refused', { move: m.body, reason: e.message }));
-        continue;
-      }
-      moves.push(msg.square);
-    } else if (msg.kind === 'resign') { log(`${other} resigned`); return 0; }
-    else if (msg.kind === 'bye') leftAt = now();
-    else if (msg.kind === 'refuse') { log(`refused: ${msg.f.reason}`); return 3; }
-    else if (msg.kind === 'hello') {
-      if (colour === 0) send(hello());
-      else send(control('welcome', { v: 1, role: 'white', name: a.name || 'js', game: gid, moves: moves.join('') }));
-    } else if (msg.kind === 'welcome' && msg.f.game === gid) {
-      const theirs = splitTranscript(msg.f.moves);
-      if (theirs.length > moves.length && theirs.slice(0, moves.length).join() === moves.join()) replay(theirs, rules.n);
-    }
-  }
-  const [b, w] = rules.count();
-  board.send(other, control('result', { black: b, white: w }));
-  log(`game over: black ${b} - white ${w}`);
-  return 0;
 }
 
 function main() {
@@ -234,8 +532,10 @@ function main() {
     process.stderr.write(`error: ${e.message}\n`);
     return 2;
   }
-  process.stderr.write('usage: node peer.js serve --board DIR --name NAME | play --board DIR --color black|white\n');
+  process.stderr.write('usage: node peer.js serve --board DIR --name NAME | play --board DIR --color black|white [--secret-file FILE]\n');
   return 2;
 }
 
-process.exitCode = main();
+module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave };
+
+if (require.main === module) process.exitCode = main();

@@ -1,0 +1,96 @@
+"""In-process stand-ins for a board and a player, to drive ``Session`` without processes."""
+import io
+import os
+from types import SimpleNamespace
+
+from peer.session import Session
+from peer.ui import Screen
+
+
+class Exhausted(Exception):
+    """The scripted messages ran out."""
+
+
+class FakeBoard:
+    """What ``Session`` uses of ``comm.Board``; messages to read are scripted, sent ones kept."""
+
+    def __init__(self, folder, runs=None):
+        self.folder = folder
+        os.makedirs(os.path.join(folder, "tmp"), exist_ok=True)
+        self.inbox = []             # comm-Message-like objects still to deliver
+        self.rejected = []          # comm.Rejected-like objects still to report
+        self.sent = []              # (to, body)
+        self.runs = dict(runs or {"black": "b" * 16, "white": "w" * 16})
+        self.last_error = ""
+        self.lock_timeout = 10.0
+        self.empty_polls = 0
+
+    def push(self, sender, body, run=None, signed=False, after=None):
+        """Script a message; ``body`` may be a function of the board (the last hello sent, ...).
+
+        ``after``: a function of the board; the message (and those behind it) waits until it is true.
+        """
+        self.inbox.append(SimpleNamespace(sender=sender, body=body, seq=0, to_run="",
+                                          sender_run=self.runs.get(sender.lower(), "") if run is None else run,
+                                          signed=signed, after=after))
+
+    def moves_sent(self):
+        return sum(1 for _, body in self.sent if not body.startswith("#"))
+
+    def last_sent(self, prefix="#cardstand hello"):
+        return next((b for _, b in reversed(self.sent) if b.startswith(prefix)), "")
+
+    def wait(self, timeout=None):
+        if self.inbox and (self.inbox[0].after is None or self.inbox[0].after(self)):
+            m = self.inbox.pop(0)
+            if callable(m.body):
+                m.body = m.body(self)
+            return m
+        self.empty_polls += 1
+        if self.empty_polls > 3:
+            raise Exhausted()
+        return None
+
+    receive = wait
+
+    def take_rejected(self):
+        out, self.rejected = self.rejected, []
+        return out
+
+    def send(self, to, body):
+        self.sent.append((to, body))
+        return True
+
+    def member_run(self, name):
+        return self.runs.get(name.lower())
+
+    def alive(self, name):
+        return None
+
+    def beat(self, state=""):
+        pass
+
+    def join(self):
+        return self
+
+    def quiet(self):
+        return 0
+
+    def close(self):
+        pass
+
+
+class FirstLegal:
+    kind = "computer"
+
+    def choose(self, position):
+        return position.legal_moves()[0], ""
+
+
+def session(folder, colour, **kw):
+    """(Session, FakeBoard, output stream) for ``colour`` (0 black, 1 white) on ``folder``."""
+    out = io.StringIO()
+    board = FakeBoard(folder)
+    s = Session(folder, colour, FirstLegal(), Screen("en", colour=False, stream=out), board=board,
+                classic_after=1e9, **kw)
+    return s, board, out
