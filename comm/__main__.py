@@ -3,7 +3,6 @@ import argparse
 import logging
 import sys
 
-from . import fsops
 from .board import Board, InvalidArgument, check_name, load_secret
 from .text import visible
 
@@ -19,11 +18,11 @@ def cmd_status(args):
         print(f"lock    : held by {who['name']} (pid {who['pid']} on {who['host']})")
     for name in b.members():
         try:
-            box = b.box / check_name(name).lower()
+            box = f"box/{check_name(name).lower()}"
         except InvalidArgument:
             print(f"member  : {visible(name, 40)} (not a valid name: ignored)")
             continue
-        head, tail = fsops.read_int(box / "head"), fsops.read_int(box / "tail")
+        head, tail = b.root.read_int(f"{box}/head"), b.root.read_int(f"{box}/tail")
         print(f"member  : {name:20s} unread {max(0, head - tail)}")
     return 0
 

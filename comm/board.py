@@ -16,6 +16,7 @@ import hmac
 import logging
 import os
 import re
+import stat
 import time
 import zlib
 from pathlib import Path
@@ -30,11 +31,24 @@ VERSION = 1
 MAX_BODY = 64 * 1024
 MAX_UNREAD = 1000
 RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
-SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock
+SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
+TRASH_MAX_AGE = 7 * 86400.0
+MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
-_RESERVED = {"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in range(1, 10)}
+# Windows device names, refused in any case (N1): CON PRN AUX NUL, COM1-COM9 and LPT1-LPT9 with
+# the superscript digits ¹ ² ³ (Microsoft, "Naming Files, Paths, and Namespaces"), and COM0 and
+# LPT0, which an earlier revision of that page listed and other tools reserve.  The one list.
+_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in "0123456789¹²³"})
 _MSG_FILE = re.compile(r"([0-9]{12})\.msg")
+_POINTER = re.compile(r"[0-9]{1,12}")
+# What clean-up may remove (G1), and nothing else (F3): in tmp/, scratch files and the
+# private, stale and released lock folders with their moved owner records; in trash/, what
+# was set aside.  (Through a link that a share's server follows, clean-up can only ever
+# reach names of these forms.)
+_SCRATCH_FILE = re.compile(r"[^/]+\.tmp|(stale|released)-[0-9A-Za-z]+-owner")
+_SCRATCH_DIR = re.compile(r"(lock|stale|released)-[0-9A-Za-z]+")
+_TRASH_ENTRY = re.compile(r"[0-9A-Za-z]+-[^/]+")
 
 
 class InvalidArgument(ValueError):
@@ -239,6 +253,10 @@ class Board:
         self.mine = self.box / self.key
         self.tmp = self.folder / "tmp"
         self.trash = self.folder / "trash"
+        # every name under the folder is reached through the Root, never following a link
+        self.root = fsops.Root.for_folder(self.folder)
+        self._mine = f"box/{self.key}"
+        self._member = None
         self.lock_timeout = lock_timeout
         self.max_body = max_body
         self.max_unread = max_unread
@@ -263,11 +281,13 @@ class Board:
     # -- joining -----------------------------------------------------------------
     def join(self):
         """Create the board if needed and become the current reader of this name (``Init``)."""
+        root = self.root
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            self._check_marker()
-            for d in (self.box, self.tmp, self.trash):
-                d.mkdir(exist_ok=True)
+            self._make_folder()
+            with root.batch():
+                self._check_marker()
+                for d in ("trash", "tmp", "box"):   # a link or a file in their place is set aside
+                    root.ensure_dir(d)
         except BoardError:
             raise
         except OSError as e:
@@ -277,57 +297,75 @@ class Board:
         member = fsops.record(f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\n"
                               f"host: {fsops.HOST[:64]}\npid: {os.getpid()}")
         try:
-            with self.lease.hold(self.lock_timeout):
-                self.mine.mkdir(exist_ok=True)
-                fsops.replace_with(self.tmp, self.mine / "member", member)
+            with root.batch(), self.lease.hold(self.lock_timeout):
+                root.ensure_dir(self._mine)
+                root.replace(f"{self._mine}/member", member)
+                self._member = member
                 self._clean_consumed()
         except (LockTimeout, OSError) as e:
             raise BoardError(getattr(e, "errno", None), f"cannot join {self.folder} as {self.name}: {e}") from None
         self.run = run
         return self
 
+    def _make_folder(self):
+        """The board folder itself, as the user named it (it may be a link: their choice)."""
+        try:
+            self.folder.mkdir(parents=True)
+        except FileExistsError:
+            return
+        fsops.make_group_writable(self.folder)   # ours: writable by its group (F2)
+
     def _check_marker(self):
         marker = self.folder / "cardstand.board"
-        text = fsops.read_text(marker)
+        try:
+            text = self.root.read_text("cardstand.board", strict=True)
+        except fsops.NotRegular as e:
+            self.root.ensure_dir("trash")
+            self.root.set_aside("cardstand.board", f"the board marker is {e.strerror}")
+            text = None
         if text is None:
-            fsops.replace_with(self.folder, marker, f"cardstand-board {VERSION}\n".encode())
+            self.root.replace("cardstand.board", f"cardstand-board {VERSION}\n".encode(), scratch="")
             return
         words = text.split()
         if len(words) != 2 or words[0] != "cardstand-board" or not words[1].isdigit():
             raise BoardError(None, f"{marker} is not a cardstand board marker: choose another folder")
         if int(words[1]) != VERSION:
-            raise BoardError(None, f"{self.folder} is a board of protocol version {words[1]}; "
+            raise BoardError(None, f"{self.folder} is a board of protocol version {words[1][:20]}; "
                                    f"this program speaks version {VERSION}")
 
     def _clean_scratch(self):
-        """Remove scratch left by crashed writers, judged old by the share's own clock."""
+        """Remove scratch left by crashed writers, judged old by the share's own clock (and
+        scratch dated more than as much in the future), and old trash.  Never follows a link."""
+        root = self.root
         try:
-            probe = fsops.write_scratch(self.tmp, b"")
-            now = probe.stat().st_mtime
-            fsops.remove(probe)
-            for entry in os.scandir(self.tmp):
-                try:
-                    age = now - entry.stat(follow_symlinks=False).st_mtime
-                except OSError:
-                    continue
-                if age > SCRATCH_MAX_AGE:
-                    (fsops.remove_tree if entry.is_dir(follow_symlinks=False) else fsops.remove)(entry.path)
-            for entry in os.scandir(self.trash):
-                try:
-                    if now - entry.stat(follow_symlinks=False).st_mtime > 7 * 86400:
-                        fsops.remove(entry.path)
-                except OSError:
-                    continue
+            with root.batch():
+                probe = root.write_scratch("tmp", b"", durable=False)
+                st = root.lstat(probe)
+                root.remove(probe)
+                if st is None:
+                    return
+                now = st.st_mtime
+                for folder, max_age in (("tmp", SCRATCH_MAX_AGE), ("trash", TRASH_MAX_AGE)):
+                    for name, est in root.scan(folder):
+                        if est is None or not _cleanable(folder, name, est):
+                            continue
+                        age = now - est.st_mtime
+                        if age > max_age or age < -SCRATCH_MAX_AGE:
+                            root.remove_tree(f"{folder}/{name}")
         except OSError as e:
             log.debug("scratch clean-up skipped: %s", e)
 
     def _clean_consumed(self):
         """Message files at or below ``tail`` were consumed by a reader killed before deleting them."""
-        tail = fsops.read_int(self.mine / "tail")
-        for entry in os.scandir(self.mine):
-            m = _MSG_FILE.fullmatch(entry.name)
-            if m and int(m.group(1)) <= tail:
-                fsops.remove(entry.path)
+        tail, _ = self._pointers(self._mine)
+        for name in self.root.listdir(self._mine):
+            n = _msg_number(name)
+            if n is not None and n <= tail:
+                rel = f"{self._mine}/{name}"
+                if not self.root.remove(rel):
+                    st = self.root.lstat(rel)
+                    if st is not None and stat.S_ISDIR(st.st_mode):
+                        self._set_aside(rel, "a folder named like a consumed message")
 
     def _need_join(self):
         if self.run is None:
@@ -336,11 +374,10 @@ class Board:
     # -- the mailbox protocol (call with the lock held) -------------------------------
     def _oldest(self):
         """(seq, Message) of the oldest valid message for me, or None; sets aside damaged ones."""
-        tail = fsops.read_int(self.mine / "tail")
-        head = fsops.read_int(self.mine / "head")
+        tail, head = self._pointers(self._mine)
         k = tail + 1
         while True:
-            raw = fsops.read_bytes(self.mine / msg_name(k), self.max_body + 4096)
+            raw = self._read_msg(k)
             if raw is None:
                 if k <= head:
                     k += 1
@@ -359,55 +396,136 @@ class Board:
                 self._set_aside(self.mine / msg_name(k), f"damaged message: {e}")
             k += 1
 
+    def _read_msg(self, k):
+        """The bytes of message ``k`` of my mailbox, or None when there is none.  Anything
+        but a regular file under that name (a FIFO, a folder, a link...) is moved to the
+        trash and counts as missing: it never blocks, loops or jams the mailbox."""
+        rel = f"{self._mine}/{msg_name(k)}"
+        try:
+            return self.root.read(rel, self.max_body + 4096, strict=True)
+        except fsops.NotRegular as e:
+            self._set_aside(rel, f"not a message: {e.strerror}")
+            return None
+
+    def _pointers(self, box):
+        """``(tail, head)`` of the mailbox folder ``box`` (under the lock).
+
+        Damaged values (not 1-12 decimal digits, above ``MAX_SEQ``, not a regular file, or a
+        head further above the tail than any real mailbox gets) are never trusted to loop or
+        to say "full": they are repaired by looking (M8), logged, and written back when the
+        mailbox is mine.
+        """
+        if box == self._mine and self._member is not None:
+            self._own_box()
+        tail, tail_ok = self._read_pointer(f"{box}/tail")
+        head, head_ok = self._read_pointer(f"{box}/head")
+        if tail_ok and head_ok and head - tail <= self._span():
+            return tail, head
+        return self._repair_pointers(box, tail if tail_ok else None, head if head_ok else None)
+
+    def _span(self):
+        return 2 * max(self.max_unread, MAX_UNREAD)
+
+    def _read_pointer(self, rel):
+        """(value, sane) of a number record: missing counts as 0 (R3)."""
+        try:
+            text = self.root.read_text(rel, strict=True)
+        except fsops.NotRegular:
+            return 0, False
+        if text is None:
+            return 0, True
+        text = text.strip()
+        if _POINTER.fullmatch(text) and int(text) <= MAX_SEQ:
+            return int(text), True
+        return 0, False
+
+    def _listed(self, box):
+        """Message numbers in a mailbox's listing (a listing may be stale: a hint only)."""
+        return sorted(n for n in map(_msg_number, self.root.listdir(box)) if n is not None)
+
+    def _repair_pointers(self, box, tail, head):
+        """Rebuild damaged pointers (None) from the listing and by probing names."""
+        before = (tail, head)
+        nums = self._listed(box)
+        if tail is None:
+            tail = nums[0] - 1 if nums else (head if head is not None else 0)
+        span = self._span()
+        if head is None or head - tail > span:
+            near = [n for n in nums if tail < n <= tail + span]
+            head = near[-1] if near else tail
+            while head < tail + span and self.root.present(f"{box}/{msg_name(head + 1)}"):
+                head += 1
+        log.warning("mailbox %r: damaged pointers (tail %s, head %s): repaired to tail %d, head %d",
+                    box, "damaged" if before[0] is None else before[0],
+                    "damaged" if before[1] is None else before[1], tail, head)
+        if box == self._mine:
+            for name, value in (("tail", tail), ("head", head)):
+                self.root.replace(f"{box}/{name}", fsops.record(str(value)), durable=False)
+        return tail, head
+
+    def _own_box(self):
+        """My mailbox is a real folder (under the lock): one set aside (it was a link or a file)
+        is rebuilt, with my member record, and said so."""
+        if self.root.ensure_dir(self._mine):
+            log.warning("the mailbox %r was missing or not a folder: rebuilt", self._mine)
+            self.root.replace(f"{self._mine}/member", self._member)
+
     def _consume(self, seq):
         # Not forced to disk: a process killed at any instant leaves it intact;
         # only a power cut could bring back a consumed message (see PROTOCOL.md).
-        fsops.replace_with(self.tmp, self.mine / "tail", fsops.record(str(seq)), durable=False)
-        fsops.remove(self.mine / msg_name(seq))
+        self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
+        self.root.remove(f"{self._mine}/{msg_name(seq)}")
 
     def _set_aside(self, path, why):
-        dest = self.trash / f"{fsops.new_token()}-{path.parent.name}-{path.name}"
-        log.warning("moved %s to %s: %s", path, dest, why)
-        try:
-            fsops.retry(os.rename, path, dest)
-        except OSError:
-            fsops.remove(path)
+        rel = path if isinstance(path, str) else Path(path).relative_to(self.folder).as_posix()
+        self.root.set_aside(rel, why)
 
     def _deliver(self, to, data):
         """Put one message in ``to``'s mailbox; returns the failure reason or ''."""
         check_name(to, "recipient")
-        rbox = self.box / to.lower()
-        member = fsops.read_text(rbox / "member")
+        root = self.root
+        rbox = f"box/{to.lower()}"
+        try:
+            member = root.read_text(f"{rbox}/member", strict=True)
+        except fsops.NotRegular as e:
+            return f"the mailbox of {to} is damaged (its member record is {e.strerror})"
         if member is None:
             return f"{to} has not joined this board"
         runs = [line[5:].strip() for line in member.splitlines() if line.startswith("run: ")]
         if not runs or not runs[0] or not _RUN.fullmatch(runs[0]):
             return f"the mailbox of {to} is damaged (no valid run in its member file)"
-        head = fsops.read_int(rbox / "head")
-        tail = fsops.read_int(rbox / "tail")
+        tail, head = self._pointers(rbox)
         if head - tail >= self.max_unread:
-            return f"the mailbox of {to} is full ({self.max_unread} unread messages)"
+            waiting = sum(1 for n in self._listed(rbox) if tail < n <= head)
+            if waiting >= self.max_unread:
+                return f"the mailbox of {to} is full ({self.max_unread} unread messages)"
+            log.warning("mailbox %r: head %d is %d above tail but %d messages wait: not full",
+                        rbox, head, head - tail, waiting)
         k = max(head, tail) + 1
-        while fsops.present(rbox / msg_name(k)):
+        while root.present(f"{rbox}/{msg_name(k)}"):   # never blocks: a FIFO there is just taken
             k += 1
         framed = frame(self.name, self.run, to, runs[0], k, data, self.secret)
-        target = rbox / msg_name(k)
-        scratch = fsops.write_scratch(self.tmp, framed)
+        target = f"{rbox}/{msg_name(k)}"
+        scratch = root.write_scratch("tmp", framed)
         try:
             if not self.lease.is_mine():
                 return "lost the board lock before delivering"
             try:
-                fsops.retry(os.rename, scratch, target)
+                root.rename(scratch, target)
             except OSError as e:
                 # A share may report an error for a rename it did: look before failing.
-                if fsops.read_bytes(target, len(framed) + 1) != framed:
+                try:
+                    back = root.read(target, len(framed) + 1, strict=True)
+                except OSError:
+                    back = None
+                if back != framed:
                     return f"could not deliver to {to}: {e}"
         finally:
-            fsops.remove(scratch)
+            root.remove(scratch)
         # Published: from here on the message counts as sent, whatever else fails.
         try:
-            fsops.fsync_dir(rbox)
-            fsops.replace_with(self.tmp, rbox / "head", fsops.record(str(k)), durable=False)  # a hint
+            root.fsync_dir(rbox)
+            root.replace(f"{rbox}/head", fsops.record(str(k)), durable=False)  # a hint
         except OSError as e:
             log.warning("delivered to %s, but could not update its head pointer: %s", to, e)
         return ""
@@ -419,10 +537,24 @@ class Board:
 
     def _maybe_waiting(self):
         """Lock-free look: is there possibly a message for me?  Opens files by name only."""
-        tail = fsops.read_int(self.mine / "tail")
-        if fsops.present(self.mine / msg_name(tail + 1)):
-            return True
-        return fsops.read_int(self.mine / "head") > tail
+        root = self.root
+        with root.batch():
+            try:
+                tail_text = root.read_text(f"{self._mine}/tail", strict=True)
+                head_text = None
+                if tail_text is not None and not _POINTER.fullmatch(tail_text.strip()):
+                    return True   # damaged: look under the lock, which repairs it
+                tail = int(tail_text) if tail_text is not None else 0
+                if root.present(f"{self._mine}/{msg_name(tail + 1)}"):
+                    return True
+                head_text = root.read_text(f"{self._mine}/head", strict=True)
+            except fsops.NotRegular:
+                return True
+            if head_text is None:
+                # no pointers yet, or no mailbox at all (set aside?): look under the lock then
+                return tail_text is None and root.lstat(self._mine) is None
+            head_text = head_text.strip()
+            return not _POINTER.fullmatch(head_text) or int(head_text) > tail
 
     def _fail(self, why):
         self.last_error = why
@@ -443,7 +575,7 @@ class Board:
         if to == "" and not self._safe_peek():
             return TalkResult(NOTHING, "", "") if not self.last_error else TalkResult(FAILED, "", "")
         try:
-            with self.lease.hold(self.lock_timeout):
+            with self.root.batch(), self.lease.hold(self.lock_timeout):
                 got = self._oldest()
                 if got:
                     self._consume(got[0])
@@ -467,7 +599,7 @@ class Board:
         check_name(to, "recipient")
         data = encode_body(body, self.max_body)
         try:
-            with self.lease.hold(self.lock_timeout):
+            with self.root.batch(), self.lease.hold(self.lock_timeout):
                 why = self._deliver(to, data)
         except (LockTimeout, OSError) as e:
             why = str(e)
@@ -486,7 +618,7 @@ class Board:
         if not self._safe_peek():
             return None
         try:
-            with self.lease.hold(self.lock_timeout):
+            with self.root.batch(), self.lease.hold(self.lock_timeout):
                 got = self._oldest()
                 if got:
                     self._consume(got[0])
@@ -534,7 +666,7 @@ class Board:
         """
         self._need_join()
         dropped = 0
-        with self.lease.hold(self.lock_timeout):
+        with self.root.batch(), self.lease.hold(self.lock_timeout):
             while True:
                 got = self._oldest()
                 if not got or got[1].to_run == self.run:
@@ -546,7 +678,7 @@ class Board:
         """``WipeMessage``: discard every message waiting for this name; returns how many."""
         self._need_join()
         dropped = 0
-        with self.lease.hold(self.lock_timeout):
+        with self.root.batch(), self.lease.hold(self.lock_timeout):
             while got := self._oldest():
                 self._consume(got[0])
                 dropped += 1
@@ -563,7 +695,7 @@ class Board:
         self._beats = getattr(self, "_beats", 0) + 1
         text = f"cardstand-alive {VERSION}\nrun: {self.run}\nbeat: {self._beats}\nstate: {state[:64]}"
         try:
-            fsops.replace_with(self.tmp, self.mine / "alive", fsops.record(text), durable=False)
+            self.root.replace(f"{self._mine}/alive", fsops.record(text), durable=False)
         except OSError as e:
             self._fail(f"cannot write presence: {e}")
 
@@ -575,10 +707,7 @@ class Board:
         when the record cannot be read just now (a share's passing error is no news).
         """
         check_name(name)
-        try:
-            text = fsops.read_text(self.box / name.lower() / "alive")
-        except OSError:
-            return None
+        text = self._quiet_read(f"box/{name.lower()}/alive")
         if text is None:
             return None
         fields = {}
@@ -588,9 +717,17 @@ class Board:
                 fields[key] = value.strip()
         return fields
 
+    def _quiet_read(self, rel):
+        """A record's text, or None when missing, unreadable just now, or not a regular file
+        (no log line: presence is polled every second)."""
+        try:
+            return self.root.read_text(rel, strict=True)
+        except OSError:
+            return None
+
     def member_run(self, name):
         """The run id of ``name``'s latest ``join``, or None if it never joined."""
-        text = fsops.read_text(self.box / check_name(name).lower() / "member")
+        text = self._quiet_read(f"box/{check_name(name).lower()}/member")
         for line in (text or "").splitlines():
             if line.startswith("run: "):
                 return line[5:].strip()
@@ -599,12 +736,29 @@ class Board:
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
         out = []
-        try:
-            for entry in os.scandir(self.box):
-                text = fsops.read_text(Path(entry.path) / "member")
-                for line in (text or "").splitlines():
-                    if line.startswith("name: "):
-                        out.append(line[6:].strip())
-        except OSError:
-            pass
+        for key in self.root.listdir("box"):
+            if not _NAME.fullmatch(key) or key.lower() != key:
+                continue
+            text = self._quiet_read(f"box/{key}/member")
+            for line in (text or "").splitlines():
+                if line.startswith("name: "):
+                    out.append(line[6:].strip())
         return sorted(out)
+
+
+def _cleanable(folder, name, st):
+    """Whether clean-up may remove ``folder/name`` (a link is never followed: it goes alone)."""
+    if folder == "trash":
+        return bool(_TRASH_ENTRY.fullmatch(name))
+    is_dir = stat.S_ISDIR(st.st_mode)
+    return bool((_SCRATCH_DIR if is_dir else _SCRATCH_FILE).fullmatch(name)
+                or not is_dir and _SCRATCH_DIR.fullmatch(name))
+
+
+def _msg_number(name):
+    """The sequence number of a message file name, or None."""
+    m = _MSG_FILE.fullmatch(name)
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return n if n <= MAX_SEQ else None

@@ -1,19 +1,120 @@
-"""Small file operations that behave the same on local disks and network shares.
+"""Small file operations that behave the same on local disks and network shares, and never
+follow a link planted in a folder that other people can write.
 
-Only operations that NFS and SMB clients honour are used: mkdir, write,
-fsync, rename, unlink.  Files are always closed before they are renamed or
-removed (SMB refuses to unlink an open file), and files are found by opening
-their known names rather than by trusting a (possibly cached) listing.
+Only operations that NFS and SMB clients honour are used: mkdir, write, fsync, rename,
+unlink.  Files are always closed before they are renamed or removed (SMB refuses to unlink
+an open file), and files are found by opening their known names rather than by trusting a
+(possibly cached) listing.
+
+**A folder others can write** (the board, see docs/PROTOCOL.md B6-B8): ``Root(folder)`` reaches
+everything below ``folder`` one name at a time from directory handles, so that no symbolic
+link (or Windows junction / reparse point) below it is ever followed, not even one swapped in
+between a check and an act:
+
+* POSIX: each folder is opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to its parent's
+  descriptor, and files are opened, created, renamed, removed and listed with ``dir_fd=``
+  (``openat``, ``renameat``, ``unlinkat``, ...).  A link is then an error, never a way out.
+* Windows has no ``dir_fd``: every name is checked with ``lstat`` (a link, or any reparse
+  point such as a junction, is refused) just before it is used.  **The race is open there**:
+  a link swapped in between the check and the act is followed.
+
+Files are opened ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: only regular files
+are read (a FIFO never blocks, a folder or device is refused), at most the size the caller
+asks for.  What is not what it should be raises ``NotRegular`` (or reads as missing, for
+callers that do not ask).  The folder ``folder`` itself may be a link: that is the user's
+choice.
+
+The API for code that keeps its own files on the board (``peer`` keeps ``records/``)::
+
+    root = fsops.Root.for_folder(board_folder)     # one per folder and process
+    root.replace("records/current", data)          # scratch file in tmp/, then one rename
+    text = root.read_text("records/current")       # None when missing or not a regular file
+    root.ensure_dir("records")                     # a real folder: a link is set aside first
+
+Paths given to a ``Root`` are relative, ``/``-separated, and may not contain ``..``, ``.``,
+empty or absolute parts (``ValueError``).  The older path-taking helpers below
+(``replace_with``, ``read_text``, ``read_bytes``, ``remove``, ``remove_tree``, ...) route a path
+under a folder opened with ``Root.for_folder`` through that ``Root``; any other path is handled
+the same way below its parent folder (only the last names are protected then).
 """
 import errno
+import logging
 import os
+import re
 import socket
+import stat
+import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
+log = logging.getLogger("comm")
+
 HOST = socket.gethostname() or "host"
+_HOST_IN_NAMES = re.sub(r"[^A-Za-z0-9.-]", "_", HOST)[:24] or "host"
 _RETRY_ERRNOS = {errno.EBUSY, errno.EACCES, errno.EPERM, errno.EIO, errno.EAGAIN}
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+_O_PATH = getattr(os, "O_PATH", 0)          # Linux: a handle for *at() calls, opens nothing
+
+# Directory handles close the race between checking a name and using it.  Tests switch this
+# off to run the portable (Windows) code on POSIX too.
+USE_DIR_FD = (os.name != "nt" and bool(_O_NOFOLLOW and _O_DIRECTORY)
+              and {os.open, os.mkdir, os.rename, os.unlink, os.rmdir, os.stat} <= os.supports_dir_fd
+              and os.scandir in os.supports_fd)
+
+_WALK = (_O_PATH or os.O_RDONLY) | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+_LIST = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+_READ = os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY
+# what open(O_NOFOLLOW) says about a link: Linux/macOS ELOOP, FreeBSD EMLINK, NetBSD EFTYPE
+_LINK_ERRNOS = {errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)}
+_REPARSE = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+
+FILE_MODE = 0o664        # board files: the folder's group can replace and remove them
+DIR_MODE = 0o2775        # board folders: group-writable, new entries keep the folder's group
+
+
+def _read_umask():
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    if os.name == "nt":
+        return 0
+    old = os.umask(0o022)   # no way to read it without setting it (at import: no threads yet)
+    os.umask(old)
+    return old
+
+
+_UMASK = _read_umask()
+_CHMOD_FILES = os.name != "nt" and bool(_UMASK & (FILE_MODE & 0o777))
+_CHMOD_DIRS = os.name != "nt"
+
+
+def make_group_writable(folder):
+    """chmod a folder this process just made to ``DIR_MODE``, through a handle opened without
+    following a link (a link swapped in is never chmodded).  Errors are ignored (shares)."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, _LIST)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, DIR_MODE)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def new_token():
@@ -21,12 +122,661 @@ def new_token():
     return uuid.uuid4().hex[:16]
 
 
+class NotRegular(OSError):
+    """A name on the board that is not what it should be: a link where a file or folder
+    belongs, a FIFO, device, socket or folder where a file belongs, a file where a folder
+    belongs, or a file that cannot be opened at all.  ``filename`` is the relative path."""
+
+
+def _kind(st):
+    """What a file is, in words, from its lstat."""
+    if st is None:
+        return "missing"
+    m = st.st_mode
+    if stat.S_ISLNK(m) or getattr(st, "st_file_attributes", 0) & _REPARSE:
+        return "a symbolic link" if stat.S_ISLNK(m) else "a reparse point (junction or link)"
+    for test, word in ((stat.S_ISDIR, "a folder"), (stat.S_ISREG, "a file"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+        if test(m):
+            return word
+    return "not a regular file"
+
+
+def _is_link(st):
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE)
+
+
+def _split(rel):
+    """Check a relative board path; returns its parts."""
+    if not isinstance(rel, str):
+        raise ValueError(f"not a relative board path: {rel!r}")
+    if rel == "":
+        return []
+    parts = rel.split("/")
+    for p in parts:
+        if p in ("", ".", "..") or "\0" in p or "\\" in p or (os.name == "nt" and ":" in p):
+            raise ValueError(f"not a relative board path: {rel!r}")
+    return parts
+
+
+def _parent(rel):
+    parent, _, name = rel.rpartition("/")
+    return parent, name
+
+
+def _join(folder, name):
+    return f"{folder}/{name}" if folder else name
+
+
+def retry(fn, *args, attempts=5, delay=0.01, also=(), **kw):
+    """Call ``fn``, retrying transient share errors (busy, EIO, and ``also``) a few times."""
+    for i in range(attempts):
+        try:
+            return fn(*args, **kw)
+        except (FileNotFoundError, NotRegular):
+            raise
+        except OSError as e:
+            if (e.errno not in _RETRY_ERRNOS and e.errno not in also) or i == attempts - 1:
+                raise
+            time.sleep(min(delay * (i + 1), 0.05))
+
+
+class Root:
+    """A folder whose contents others may write: every operation below it is made without
+    following links.  Thread-safe; one per folder and process (``Root.for_folder``)."""
+
+    _registry = {}
+    _registry_lock = threading.Lock()
+    # fixed folders: a link or non-folder found in their place is set aside and, for the
+    # first set, recreated
+    CREATE = frozenset({"tmp", "trash", "box", "records"})
+    TRASH = "trash"
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self._tls = threading.local()
+
+    def __repr__(self):
+        return f"Root({str(self.folder)!r})"
+
+    @classmethod
+    def for_folder(cls, folder):
+        """The ``Root`` of ``folder`` (shared: the path helpers below find it by path)."""
+        key = os.path.abspath(folder)
+        with cls._registry_lock:
+            r = cls._registry.get(key)
+            if r is None:
+                r = cls._registry[key] = cls(folder)
+            return r
+
+    def path(self, rel):
+        """A path for messages and for people (never used to reach the file)."""
+        return self.folder / rel if rel else self.folder
+
+    # -- directory handles ---------------------------------------------------------------
+    @contextmanager
+    def batch(self):
+        """Keep directory handles open until the outermost ``batch`` ends (per thread).
+
+        Only fixed folders are kept (the root, ``box``, ``box/<key>``, ``tmp``, ``trash``,
+        ``records``): others (``lock``) are replaced by other processes and are opened anew
+        for every operation.
+        """
+        t = self._tls
+        depth = getattr(t, "depth", 0)
+        if depth == 0:
+            t.dirs = {}
+        t.depth = depth + 1
+        try:
+            yield self
+        finally:
+            t.depth -= 1
+            if t.depth == 0:
+                dirs, t.dirs = t.dirs, {}
+                for h in dirs.values():
+                    self._close(h)
+
+    @staticmethod
+    def _keep(rel):
+        parts = rel.split("/") if rel else []
+        return len(parts) <= 1 and rel != "lock" or len(parts) == 2 and parts[0] == "box"
+
+    def _forget(self, rel):
+        """Close kept handles of ``rel`` and below (before it is renamed or removed)."""
+        dirs = getattr(self._tls, "dirs", None)
+        if not dirs:
+            return
+        for k in [k for k in dirs if k == rel or k.startswith(rel + "/") or rel == ""]:
+            self._close(dirs.pop(k))
+
+    @staticmethod
+    def _close(h):
+        if isinstance(h, int):
+            try:
+                os.close(h)
+            except OSError:
+                pass
+
+    @contextmanager
+    def _dir(self, rel):
+        """A handle of the folder ``rel``: a descriptor (POSIX) or a checked path (portable).
+
+        FileNotFoundError when it is missing; ``NotRegular`` when it (or a folder on the way)
+        is a link or not a folder.  A fixed folder found so is set aside (and recreated).
+        """
+        dirs = getattr(self._tls, "dirs", None)
+        if dirs is not None and rel in dirs:
+            yield dirs[rel]
+            return
+        h = self._open_dir(rel)
+        keep = dirs is not None and self._keep(rel)
+        if keep:
+            dirs[rel] = h
+        try:
+            yield h
+        finally:
+            if not keep:
+                self._close(h)
+
+    def _open_dir(self, rel, healed=False):
+        if rel == "":
+            if USE_DIR_FD:
+                return os.open(self.folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)  # may be a link
+            if not os.path.isdir(self.folder):
+                raise FileNotFoundError(errno.ENOENT, "no such folder", str(self.folder))
+            return str(self.folder)
+        parent, name = _parent(rel)
+        try:
+            with self._dir(parent) as ph:
+                return self._open_sub(ph, name, rel)
+        except NotRegular as e:
+            if healed or e.filename != rel or not self._fixed(rel):
+                raise
+        self._heal(rel)
+        return self._open_dir(rel, healed=True)
+
+    def _open_sub(self, ph, name, rel):
+        if USE_DIR_FD:
+            try:
+                return os.open(name, _WALK, dir_fd=ph)
+            except OSError as e:
+                if e.errno not in (errno.ENOTDIR, *_LINK_ERRNOS):
+                    raise
+                try:
+                    st = os.stat(name, dir_fd=ph, follow_symlinks=False)
+                except FileNotFoundError:
+                    raise FileNotFoundError(errno.ENOENT, "no such folder", rel) from None
+                raise NotRegular(e.errno, f"{_kind(st)}, not a folder", rel) from None
+        # Portable: check, then use the path.  The race is open here (no dir_fd on Windows).
+        p = os.path.join(ph, name)
+        st = os.lstat(p)
+        if _is_link(st) or not stat.S_ISDIR(st.st_mode):
+            raise NotRegular(errno.ENOTDIR, f"{_kind(st)}, not a folder", rel)
+        return p
+
+    def _fixed(self, rel):
+        parts = rel.split("/")
+        return rel in self.CREATE or (len(parts) == 2 and parts[0] == "box")
+
+    def _heal(self, rel):
+        st = self.lstat(rel)
+        if st is not None and stat.S_ISDIR(st.st_mode) and not _is_link(st):
+            return  # someone else put a real folder there meanwhile
+        self.set_aside(rel, f"{_kind(st)} where the folder {rel!r} belongs")
+        if rel in self.CREATE:
+            try:
+                self.mkdir(rel)
+            except FileExistsError:
+                pass
+
+    # -- primitives on (parent handle, name) ------------------------------------------------
+    @staticmethod
+    def _p(ph, name):
+        return os.path.join(ph, name)
+
+    def _lstat_at(self, ph, name):
+        if USE_DIR_FD:
+            return os.stat(name, dir_fd=ph, follow_symlinks=False)
+        return os.lstat(self._p(ph, name))
+
+    def _open_file_at(self, ph, name, rel):
+        """Open a regular file for reading; NotRegular for anything else."""
+        if USE_DIR_FD:
+            try:
+                fd = os.open(name, _READ, dir_fd=ph)
+            except OSError as e:
+                if e.errno in _LINK_ERRNOS:
+                    raise NotRegular(e.errno, "a symbolic link, not a file", rel) from None
+                if e.errno in (errno.ENXIO, errno.EOPNOTSUPP, errno.ENODEV):   # socket, device
+                    raise NotRegular(e.errno, "not a regular file", rel) from None
+                raise
+        else:
+            # Portable: lstat first (a link or reparse point is refused), then open and compare.
+            # The race is open here: a link swapped in between is followed.
+            p = self._p(ph, name)
+            st0 = os.lstat(p)
+            if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+                raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
+            fd = os.open(p, _READ)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotRegular(errno.EINVAL, f"{_kind(st)}, not a regular file", rel)
+            if not USE_DIR_FD and (st.st_ino, st.st_dev) != (st0.st_ino, st0.st_dev) and st0.st_ino:
+                raise NotRegular(errno.EINVAL, "replaced while being opened", rel)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def _create_at(self, ph, name, rel):
+        if USE_DIR_FD:
+            fd = os.open(name, _CREATE, FILE_MODE, dir_fd=ph)
+        else:
+            fd = os.open(self._p(ph, name), _CREATE, FILE_MODE)  # O_EXCL: never through a link
+        if _CHMOD_FILES:
+            try:
+                os.fchmod(fd, FILE_MODE)
+            except OSError:
+                pass  # a share may not keep modes
+        return fd
+
+    def _unlink_at(self, ph, name):
+        if USE_DIR_FD:
+            os.unlink(name, dir_fd=ph)
+        else:
+            p = self._p(ph, name)
+            try:
+                os.unlink(p)     # a link itself, never its target
+            except (IsADirectoryError, PermissionError):
+                st = os.lstat(p)
+                if not _is_link(st):
+                    raise
+                os.rmdir(p)      # Windows: a directory link or junction goes with rmdir, alone
+
+    def _rmdir_at(self, ph, name):
+        if USE_DIR_FD:
+            os.rmdir(name, dir_fd=ph)
+        else:
+            os.rmdir(self._p(ph, name))
+
+    def _mkdir_at(self, ph, name):
+        if USE_DIR_FD:
+            os.mkdir(name, 0o775, dir_fd=ph)
+            if _CHMOD_DIRS:
+                try:
+                    fd = os.open(name, _LIST, dir_fd=ph)   # chmod through a handle: never a link
+                    try:
+                        if stat.S_IMODE(os.fstat(fd).st_mode) != DIR_MODE:
+                            os.fchmod(fd, DIR_MODE)
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    pass
+        else:
+            os.mkdir(self._p(ph, name), 0o775)
+
+    def _rename_at(self, sh, sname, dh, dname, replace):
+        fn = os.replace if replace else os.rename
+        if USE_DIR_FD:
+            fn(sname, dname, src_dir_fd=sh, dst_dir_fd=dh)
+        else:
+            fn(self._p(sh, sname), self._p(dh, dname))   # moves a link itself, never its target
+
+    # -- public operations ----------------------------------------------------------------------
+    def lstat(self, rel):
+        """``lstat`` of ``rel`` (a link is not followed), or None when it is missing."""
+        parent, name = _parent(rel)
+        with self.batch():
+            try:
+                with self._dir(parent) as ph:
+                    return self._lstat_at(ph, name)
+            except (FileNotFoundError, NotADirectoryError):
+                return None
+            except NotRegular:
+                return None
+
+    def read(self, rel, limit=1 << 20, strict=False):
+        """The bytes of the regular file ``rel`` (at most ``limit``), or None when missing.
+
+        A link, FIFO, folder, device or socket, or a file that cannot be opened: ``NotRegular``
+        when ``strict``, else None (and a log line).  Passing share errors are retried.
+        """
+        _split(rel)
+        parent, name = _parent(rel)
+
+        def once():
+            with self._dir(parent) as ph:
+                fd = self._open_file_at(ph, name, rel)
+                try:
+                    chunks, left = [], limit
+                    while left > 0:
+                        b = os.read(fd, min(left, 1 << 20))
+                        if not b:
+                            break
+                        chunks.append(b)
+                        left -= len(b)
+                    return b"".join(chunks)
+                finally:
+                    os.close(fd)
+        with self.batch():
+            try:
+                return retry(once)
+            except (FileNotFoundError, NotADirectoryError):
+                return None
+            except PermissionError as e:
+                err = NotRegular(e.errno, "cannot be opened (permission denied)", rel)
+            except NotRegular as e:
+                err = e
+        if strict:
+            raise err
+        log.warning("ignored %r on the board: %s", err.filename, err.strerror)
+        return None
+
+    def read_text(self, rel, limit=4096, strict=False):
+        data = self.read(rel, limit, strict)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def read_int(self, rel, default=0):
+        """An integer kept in a record; ``default`` when missing, unreadable or not a number."""
+        text = self.read_text(rel)
+        try:
+            return int(text.strip()) if text is not None else default
+        except ValueError:
+            return default
+
+    def present(self, rel):
+        """Whether something is there (a file, folder, link, FIFO...), by opening its name
+        without following or blocking: a share's client may answer ``stat`` from a stale cache."""
+        parent, name = _parent(rel)
+        with self.batch():
+            try:
+                with self._dir(parent) as ph:
+                    try:
+                        self._close(self._open_file_at(ph, name, rel))
+                        return True
+                    except NotRegular:
+                        return True
+                    except (FileNotFoundError, NotADirectoryError):
+                        return False
+                    except OSError:
+                        return self._lstat_at(ph, name) is not None
+            except (FileNotFoundError, NotADirectoryError):
+                return False
+            except NotRegular:
+                return False
+            except OSError:
+                return False
+
+    def create(self, rel, data, durable=False):
+        """Write a new file ``rel`` (never through an existing name or a link)."""
+        parent, name = _parent(rel)
+        _split(rel)
+        with self.batch(), self._dir(parent) as ph:
+            fd = self._create_at(ph, name, rel)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if durable:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def write_scratch(self, dir_rel, data, durable=True):
+        """Write ``data`` to a fresh scratch file in ``dir_rel``; returns its relative path."""
+        rel = _join(dir_rel, f"{_HOST_IN_NAMES}-{os.getpid()}-{new_token()}.tmp")
+        try:
+            self.create(rel, data, durable)
+        except BaseException:
+            self.remove(rel)
+            raise
+        return rel
+
+    def rename(self, src, dst, replace=False, attempts=5, also=()):
+        """Rename ``src`` to ``dst`` (a link is moved itself, never followed).  ``replace``:
+        replace an existing file also on Windows (POSIX always does)."""
+        sp, sn = _parent(src)
+        dp, dn = _parent(dst)
+        _split(src), _split(dst)
+        with self.batch():
+            self._forget(src)
+            self._forget(dst)
+            with self._dir(sp) as sh, self._dir(dp) as dh:
+                retry(self._rename_at, sh, sn, dh, dn, replace, attempts=attempts, also=also)
+
+    def replace(self, rel, data, durable=True, scratch="tmp"):
+        """Atomically make ``rel`` hold ``data``: scratch file, fsync, one rename.
+
+        ``durable=False`` skips the fsync, for hints that readers can rebuild.  A folder
+        found where the file belongs is set aside first.
+        """
+        with self.batch():
+            tmp = self.write_scratch(scratch, data, durable)
+            try:
+                for attempt in range(2):
+                    try:
+                        # SMB refuses to replace a file another client has open (EEXIST, EACCES)
+                        self.rename(tmp, rel, replace=True, attempts=20, also=(errno.EEXIST,))
+                        return
+                    except (IsADirectoryError, NotADirectoryError, OSError) as e:
+                        if attempt or e.errno not in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST,
+                                                      errno.EACCES, errno.EPERM):
+                            raise
+                        st = self.lstat(rel)
+                        if st is None or not stat.S_ISDIR(st.st_mode):
+                            raise
+                        self.set_aside(rel, f"a folder where the file {rel!r} belongs")
+            except BaseException:
+                self.remove(tmp)
+                raise
+
+    def remove(self, rel):
+        """Remove a file or a link (never what it points to); False when not removed."""
+        parent, name = _parent(rel)
+        with self.batch():
+            try:
+                with self._dir(parent) as ph:
+                    retry(self._unlink_at, ph, name)
+                return True
+            except OSError:
+                return False
+
+    def rmdir(self, rel):
+        parent, name = _parent(rel)
+        with self.batch():
+            self._forget(rel)
+            with self._dir(parent) as ph:
+                self._rmdir_at(ph, name)
+
+    def remove_tree(self, rel, _depth=0):
+        """Remove ``rel`` and what is inside: folders are entered only through handles opened
+        without following links, so a link anywhere in it is removed, never followed.  What
+        cannot be removed now is left for later."""
+        parent, name = _parent(rel)
+        with self.batch():
+            self._forget(rel)
+            try:
+                with self._dir(parent) as ph:
+                    st = self._lstat_at(ph, name)
+                    if not stat.S_ISDIR(st.st_mode) or _is_link(st):
+                        retry(self._unlink_at, ph, name)
+                        return
+                    if _depth < 32:
+                        for entry in self.listdir(rel):
+                            self.remove_tree(_join(rel, entry), _depth + 1)
+                    retry(self._rmdir_at, ph, name)
+            except OSError:
+                pass
+
+    def mkdir(self, rel):
+        """Create the folder ``rel``, writable by the folder's group (FileExistsError if there)."""
+        parent, name = _parent(rel)
+        _split(rel)
+        with self.batch(), self._dir(parent) as ph:
+            self._mkdir_at(ph, name)
+
+    def ensure_dir(self, rel):
+        """Make sure ``rel`` is a real folder: create it when missing; set aside a link or a
+        non-folder in its place first.  True when it was (re)created."""
+        created = False
+        with self.batch():
+            for _ in range(4):
+                try:
+                    with self._dir(rel):
+                        return created
+                except FileNotFoundError:
+                    parent, _ = _parent(rel)
+                    if parent and self.lstat(parent) is None:
+                        self.ensure_dir(parent)
+                    try:
+                        self.mkdir(rel)
+                        created = True
+                    except FileExistsError:
+                        pass
+                except NotRegular:
+                    self._heal(rel)
+                    if rel not in self.CREATE:
+                        try:
+                            self.mkdir(rel)
+                            created = True
+                        except FileExistsError:
+                            pass
+        raise NotRegular(errno.ENOTDIR, "keeps being replaced by something that is not a folder", rel)
+
+    def listdir(self, rel):
+        """Names in the folder ``rel`` ([] when missing): informational, a listing may be stale."""
+        with self.batch():
+            try:
+                if USE_DIR_FD:
+                    if rel == "":
+                        fd = os.open(self.folder, _LIST & ~_O_NOFOLLOW)
+                    else:
+                        parent, name = _parent(rel)
+                        with self._dir(parent) as ph:
+                            fd = os.open(name, _LIST, dir_fd=ph)
+                    try:
+                        return [e.name for e in os.scandir(fd)]
+                    finally:
+                        os.close(fd)
+                with self._dir(rel) as h:
+                    return [e.name for e in os.scandir(h)]
+            except (FileNotFoundError, NotADirectoryError, NotRegular):
+                return []
+
+    def scan(self, rel):
+        """[(name, lstat or None)] of the folder ``rel`` (links are not followed)."""
+        out = []
+        with self.batch():
+            names = self.listdir(rel)
+            try:
+                with self._dir(rel) as h:
+                    for n in names:
+                        try:
+                            out.append((n, self._lstat_at(h, n)))
+                        except OSError:
+                            out.append((n, None))
+            except OSError:
+                pass
+        return out
+
+    def fsync_dir(self, rel):
+        """Make a rename in ``rel`` durable where the platform allows (not on Windows)."""
+        if os.name == "nt":
+            return
+        with self.batch():
+            try:
+                if USE_DIR_FD:
+                    parent, name = _parent(rel)
+                    with self._dir(parent) as ph:
+                        fd = os.open(name, _LIST, dir_fd=ph) if rel else os.open(self.folder, _LIST & ~_O_NOFOLLOW)
+                else:
+                    with self._dir(rel) as h:
+                        fd = os.open(h, os.O_RDONLY)
+            except OSError:
+                return
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass  # some network filesystems refuse fsync on directories
+            finally:
+                os.close(fd)
+
+    def set_aside(self, rel, why):
+        """Move ``rel`` (whatever it is: a link is moved itself) into ``trash/``, with a log
+        line.  Falls back to removing it.  True when it is gone from ``rel``."""
+        token = new_token()
+        flat = rel.replace("/", "-")
+        with self.batch():
+            try:
+                if rel == self.TRASH:
+                    # the trash itself: out of the way, a new trash, then into it
+                    aside = f"{self.TRASH}-{token}.aside"
+                    self.rename(rel, aside)
+                    try:
+                        self.mkdir(self.TRASH)
+                    except FileExistsError:
+                        pass
+                    dest = f"{self.TRASH}/{token}-{flat}"
+                    try:
+                        self.rename(aside, dest)
+                    except OSError:
+                        dest = aside
+                else:
+                    dest = f"{self.TRASH}/{token}-{flat}"
+                    self.rename(rel, dest)
+                log.warning("moved %r to %r on the board %s: %s", rel, dest, str(self.folder), why)
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError as e:
+                if self.remove(rel):
+                    log.warning("removed %r on the board %s: %s", rel, str(self.folder), why)
+                    return True
+                log.warning("could not set aside %r on the board %s (%s): %s", rel, str(self.folder),
+                            e.strerror or e, why)
+                return False
+
+    # -- finding the Root of a path (for the path helpers) -----------------------------------
+    @classmethod
+    def locate(cls, path):
+        """(Root, rel) for a path below a folder opened with ``for_folder``; (None, None) when
+        there is none.  ValueError when the path climbs out of it with ``..``."""
+        if not cls._registry:
+            return None, None
+        raw = os.path.join(os.getcwd(), os.fspath(path))
+        parts = Path(raw).parts
+        for i in range(len(parts) - 1, 0, -1):
+            r = cls._registry.get(os.path.abspath(os.path.join(*parts[:i])))
+            if r is not None:
+                rest = parts[i:]
+                if any(p in ("..", ".") for p in rest):
+                    raise ValueError(f"{os.fspath(path)!r} leaves the board folder {str(r.folder)!r}")
+                return r, "/".join(rest)
+        return None, None
+
+
+# -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------
+def _at(*paths):
+    """A Root and relative paths for ``paths``: the registered board folder holding them, or
+    else their common parent folder (followed as given: only the names below it are protected)."""
+    located = [Root.locate(p) for p in paths]
+    roots = {r for r, _ in located}
+    if len(roots) == 1 and None not in roots:
+        return roots.pop(), [rel for _, rel in located]
+    parents = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    base = os.path.commonpath(parents)
+    root = Root(base)
+    rels = [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
+    return root, rels
+
+
 def fsync_dir(path):
     """Make a rename in ``path`` durable where the platform allows (not on Windows)."""
     if os.name == "nt":
         return
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     except OSError:
         return
     try:
@@ -39,29 +789,29 @@ def fsync_dir(path):
 
 def write_scratch(scratch_dir, data, durable=True):
     """Write ``data`` (bytes) to a fresh scratch file (flushed to disk when ``durable``)."""
-    path = Path(scratch_dir) / f"{HOST[:24]}-{os.getpid()}-{new_token()}.tmp"
-    with open(path, "xb") as f:
-        f.write(data)
-        if durable:
-            f.flush()
-            os.fsync(f.fileno())
-    return path
+    root, (rel,) = _at(Path(scratch_dir) / "x")
+    parent, _ = _parent(rel)
+    return root.path(root.write_scratch(parent, data, durable))
 
 
 def replace_with(scratch_dir, target, data, durable=True):
     """Atomically make ``target`` hold ``data``: scratch file, fsync, one rename.
 
-    ``durable=False`` skips the fsync, for hints that readers can rebuild.  The
-    rename is not forced to disk: after a power cut the old content may return,
-    which every file written this way tolerates.
+    ``durable=False`` skips the fsync, for hints that readers can rebuild.  The rename is
+    not forced to disk: after a power cut the old content may return, which every file
+    written this way tolerates.  Under a board folder the target's folder is made a real
+    folder first (a link there is set aside) and nothing is ever written through a link.
     """
-    tmp = write_scratch(scratch_dir, data, durable)
     try:
-        # SMB refuses to replace a file another client has open (EEXIST, EACCES): retry briefly
-        retry(os.replace, tmp, target, attempts=20, also=(errno.EEXIST,))
-    except BaseException:
-        remove(tmp)
-        raise
+        root, (srel, trel) = _at(Path(scratch_dir) / "x", target)
+    except ValueError as e:
+        raise OSError(errno.EINVAL, str(e), str(target)) from None
+    sdir, _ = _parent(srel)
+    tdir, _ = _parent(trel)
+    with root.batch():
+        if tdir and root is Root._registry.get(os.path.abspath(root.folder)):
+            root.ensure_dir(tdir)
+        root.replace(trel, data, durable, scratch=sdir)
 
 
 RECORD = 256
@@ -80,30 +830,26 @@ def record(text):
 
 
 def read_bytes(path, limit=1 << 20):
-    """The bytes of ``path`` opened by name, or None when it does not exist.
+    """The bytes of the regular file ``path``, or None when it does not exist or is not a
+    regular file (a link, FIFO, folder...: never followed, never blocks; logged).
 
     A share's passing error (busy, EIO) is retried a few times before it is raised.
     """
-    def read():
-        with open(path, "rb") as f:
-            return f.read(limit)
     try:
-        return retry(read)
-    except (FileNotFoundError, NotADirectoryError):
+        root, (rel,) = _at(path)
+    except ValueError as e:
+        log.warning("ignored %s", e)
         return None
+    return root.read(rel, limit)
 
 
 def present(path):
-    """Whether a file exists, by opening it: a share's client may answer ``stat`` from a stale cache."""
+    """Whether something is there, by opening it (never blocking, never through a link)."""
     try:
-        with open(path, "rb"):
-            return True
-    except (FileNotFoundError, NotADirectoryError):
+        root, (rel,) = _at(path)
+    except ValueError:
         return False
-    except IsADirectoryError:
-        return True
-    except OSError:
-        return os.path.lexists(path)
+    return root.present(rel)
 
 
 def read_text(path):
@@ -128,42 +874,19 @@ def read_int(path, default=0):
 
 
 def remove(path):
-    """Remove a file if it exists (retrying briefly while a share says it is busy)."""
+    """Remove a file or a link if it exists (retrying briefly while a share says it is busy)."""
     try:
-        retry(os.unlink, path)
-        return True
-    except FileNotFoundError:
+        root, (rel,) = _at(path)
+    except ValueError:
         return False
-    except OSError:
-        return False
+    return root.remove(rel)
 
 
 def remove_tree(path):
-    """Remove a directory of plain files; what cannot be removed now is left for later."""
-    p = Path(path)
+    """Remove a folder and what is inside, never following a link; what cannot be removed now
+    is left for later."""
     try:
-        entries = list(p.iterdir())
-    except OSError:
+        root, (rel,) = _at(path)
+    except ValueError:
         return
-    for e in entries:
-        if e.is_dir():
-            remove_tree(e)
-        else:
-            remove(e)
-    try:
-        retry(os.rmdir, p)
-    except OSError:
-        pass
-
-
-def retry(fn, *args, attempts=5, delay=0.01, also=()):
-    """Call ``fn``, retrying transient share errors (busy, EIO, and ``also``) a few times."""
-    for i in range(attempts):
-        try:
-            return fn(*args)
-        except FileNotFoundError:
-            raise
-        except OSError as e:
-            if (e.errno not in _RETRY_ERRNOS and e.errno not in also) or i == attempts - 1:
-                raise
-            time.sleep(min(delay * (i + 1), 0.05))
+    root.remove_tree(rel)

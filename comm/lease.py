@@ -1,8 +1,10 @@
 """The board's lock: exclusive across processes and across computers sharing the folder.
 
-Two layers.  On one host, ``filelock.FileLock`` on a file in the local temp
-folder queues the local processes.  Across hosts, a lease in the board folder
-built from operations network shares honour:
+Two layers.  On one host, ``filelock.FileLock`` on a file in this user's own
+folder under the local temp folder queues this user's processes (see
+``local_lock_dir``).  Across hosts and users, a lease in the board folder built
+from operations network shares honour (every name reached without following
+links, see ``fsops.Root``):
 
 * take: write ``owner`` into a private scratch folder, then rename that folder
   to ``lock``.  The rename fails while ``lock`` exists; whatever it returned,
@@ -16,10 +18,12 @@ built from operations network shares honour:
 * break: rename ``lock`` aside, check that what moved is what was judged
   stale (else put it back), delete it.
 * release: rename ``lock`` aside, then delete it.
+* ``lock`` as a symbolic link is moved to the trash at once (no holder makes one).
 """
 import hashlib
 import logging
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -54,20 +58,78 @@ def _pid_alive(pid):
     return True
 
 
+def local_lock_dir():
+    """This user's folder for host-local lock files, or None when there is no safe one.
+
+    One folder per user (``<temp>/cardstand-locks-<uid>``, mode 0700, checked to be a real
+    folder owned by this user that nobody else can write): another user can neither plant
+    a link in it nor hold our lock files.  Processes of different users on one host do not
+    queue on each other then: the board's own lease (L1-L6) orders them.  Windows and macOS
+    give every user a temp folder of their own already.
+    """
+    base = tempfile.gettempdir()
+    if not hasattr(os, "geteuid"):
+        d = Path(base) / "cardstand-locks"
+        try:
+            d.mkdir(exist_ok=True)
+        except OSError:
+            d = None
+    else:
+        uid = os.geteuid()
+        d = Path(base) / f"cardstand-locks-{uid}"
+        try:
+            top = os.stat(base)
+            if top.st_mode & 0o002 and not top.st_mode & stat.S_ISVTX:
+                # others could rename our folder away and put theirs in its place
+                raise PermissionError(f"{base} is writable by everyone and not sticky")
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            log.warning("no host-local lock queue (%s); the board's lock alone orders processes", e)
+            d = None
+        if d is not None:
+            try:
+                st = os.lstat(d)
+                ok = stat.S_ISDIR(st.st_mode) and st.st_uid == uid and not st.st_mode & 0o022
+            except OSError:
+                ok = False
+            if not ok:
+                log.warning("not using %s for host-local locks: it is not a private folder of this "
+                            "user (a link, or made by someone else); the board's lock alone orders "
+                            "processes", d)
+                d = None
+    return d
+
+
+def local_lock(folder):
+    """The host-local lock (a ``filelock.FileLock``) of a board folder, or None (see above)."""
+    d = local_lock_dir()
+    if d is None:
+        return None
+    digest = hashlib.sha1(str(Path(folder).resolve()).encode("utf-8", "replace")).hexdigest()[:20]
+    return filelock.FileLock(str(d / f"{digest}.lock"))
+
+
 class Lease:
-    """The exclusive lock on one board folder.  Use ``with lease.hold(timeout):``."""
+    """The exclusive lock on one board folder.  Use ``with lease.hold(timeout):``.
+
+    Every name under the board is reached without following links (``fsops.Root``): a link
+    planted as ``lock``, inside it or under ``tmp/`` is moved or removed, never followed.
+    """
+
+    LINK = (b"<a link, not a folder>", b"")
 
     def __init__(self, folder, scratch, *, stale_after=10.0, who=""):
         self.folder = Path(folder)
+        self.root = fsops.Root.for_folder(folder)
         self.path = self.folder / "lock"
         self.scratch = Path(scratch)
+        self._tmp = Path(os.path.relpath(os.path.abspath(scratch), os.path.abspath(folder))).as_posix()
         self.stale_after = float(stale_after)
         self.who = who
         self.token = None
-        digest = hashlib.sha1(str(self.folder.resolve()).encode("utf-8", "replace")).hexdigest()[:20]
-        local_dir = Path(tempfile.gettempdir()) / "cardstand-locks"
-        local_dir.mkdir(parents=True, exist_ok=True)
-        self._local = filelock.FileLock(str(local_dir / f"{digest}.lock"))
+        self._local = local_lock(self.folder)
         self._cv = threading.Condition()
         self._beater = None
         self._beats = 0
@@ -77,33 +139,46 @@ class Lease:
         self._since = 0.0
 
     # -- reading the lock ----------------------------------------------------
-    def _signature(self, path=None):
-        """(owner bytes, beat bytes) of a lock folder; None when there is none."""
-        path = self.path if path is None else path
-        try:
-            owner = fsops.read_bytes(path / "owner", 4096)
-        except NotADirectoryError:
-            return (b"<not a folder>", b"")
-        except OSError as e:
-            return (b"<unreadable: %d>" % (e.errno or 0), b"")
-        if owner is None and not os.path.lexists(path):
-            return None
-        try:
-            beat = fsops.read_bytes(path / "beat", 64)
-        except OSError as e:
-            return (b"<unreadable: %d>" % (e.errno or 0), b"")
+    def _signature(self, rel="lock"):
+        """(owner bytes, beat bytes) of a lock folder; None when there is none.
+
+        What is not a plain lock reads as a fixed marker, so that it is judged stale (L4) and
+        broken like a lock whose holder is gone: ``lock`` as a file, FIFO or link (``LINK``),
+        ``owner`` or ``beat`` as a link or anything but a regular file.
+        """
+        root = self.root
+        with root.batch():
+            try:
+                owner = root.read(f"{rel}/owner", 4096, strict=True)
+            except fsops.NotRegular as e:
+                if e.filename == rel:
+                    st = root.lstat(rel)
+                    if st is None:
+                        return None
+                    return self.LINK if fsops._is_link(st) else (b"<not a folder>", b"")
+                owner = b"<owner: %s>" % e.strerror.encode("ascii", "replace")
+            except OSError as e:
+                return (b"<unreadable: %d>" % (e.errno or 0), b"")
+            if owner is None and root.lstat(rel) is None:
+                return None
+            try:
+                beat = root.read(f"{rel}/beat", 64, strict=True)
+            except fsops.NotRegular as e:
+                beat = b"<beat: %s>" % e.strerror.encode("ascii", "replace")
+            except OSError as e:
+                return (b"<unreadable: %d>" % (e.errno or 0), b"")
         return (owner, beat)
 
     @staticmethod
     def _unreadable(sig):
         return sig is not None and (sig[0] or b"").startswith(b"<unreadable")
 
-    def _settled_signature(self, path=None, patience=2.0):
+    def _settled_signature(self, rel="lock", patience=2.0):
         """The signature, read again while a share answers with errors (up to ``patience`` s)."""
         give_up = time.monotonic() + patience
         delay = 0.01
         while True:
-            sig = self._signature(path)
+            sig = self._signature(rel)
             if not self._unreadable(sig) or time.monotonic() >= give_up:
                 return sig
             time.sleep(delay)
@@ -135,24 +210,26 @@ class Lease:
 
     def _try_take(self):
         token = fsops.new_token()
-        mine = self.scratch / f"lock-{token}"
-        try:
-            os.mkdir(mine)
-            with open(mine / "owner", "wb") as f:  # no fsync: a lock does not outlive a reboot
-                f.write(self._owner_text(token))
-        except OSError as e:
-            fsops.remove_tree(mine)
-            raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: {e.strerror}")
-        try:
-            os.rename(mine, self.path)
-        except OSError:
-            pass  # refused because the lock exists, or an error a share made up: read back
-        sig = self._settled_signature()
-        if sig is not None and self._owner_fields(sig[0]).get("token") == token:
-            self.token = token
-            return True
-        fsops.remove_tree(mine)
-        return False
+        mine = f"{self._tmp}/lock-{token}"
+        root = self.root
+        with root.batch():
+            try:
+                root.mkdir(mine)
+                root.create(f"{mine}/owner", self._owner_text(token))  # no fsync: a lock does not outlive a reboot
+            except OSError as e:
+                root.remove_tree(mine)
+                raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
+                                       f"{e.strerror or e}") from None
+            try:
+                root.rename(mine, "lock", attempts=1)
+            except OSError:
+                pass  # refused because the lock exists, or an error a share made up: read back
+            sig = self._settled_signature()
+            if sig is not None and self._owner_fields(sig[0]).get("token") == token:
+                self.token = token
+                return True
+            root.remove_tree(mine)
+            return False
 
     def _dead_on_this_machine(self, owner):
         f = self._owner_fields(owner)
@@ -171,89 +248,108 @@ class Lease:
         and a client that lost track of an open (a timeout under load) keeps it so for good.
         True when the record was removed; the folder may stay behind, empty (L4 judges it).
         """
-        aside = self.scratch / f"{label}-owner"
-        if owner is not None:
-            try:
-                fsops.retry(os.rename, self.path / "owner", aside)
-            except OSError:
-                return False
-            moved = fsops.read_bytes(aside, 4096)
-            if moved != owner:
+        root = self.root
+        aside = f"{self._tmp}/{label}-owner"
+        with root.batch():
+            if owner is not None:
                 try:
-                    os.rename(aside, self.path / "owner")  # not the record we judged: put it back
+                    root.rename("lock/owner", aside)
                 except OSError:
-                    log.warning("lock changed while being taken apart; its holder will notice")
-                return False
-        fsops.remove(self.path / "beat")
-        try:
-            os.rmdir(self.path)
-        except OSError:
-            pass
-        fsops.remove(aside)
-        return True
+                    return False
+                try:
+                    moved = root.read(aside, 4096, strict=True)
+                except fsops.NotRegular as e:
+                    moved = b"<owner: %s>" % e.strerror.encode("ascii", "replace")
+                except OSError:
+                    moved = None
+                if moved != owner:
+                    try:
+                        root.rename(aside, "lock/owner", attempts=1)  # not the record we judged: put it back
+                    except OSError:
+                        log.warning("lock changed while being taken apart; its holder will notice")
+                    return False
+            root.remove("lock/beat")
+            try:
+                root.rmdir("lock")
+            except OSError:
+                pass
+            root.remove_tree(aside)
+            return True
 
     def _break(self, sig, why):
-        aside = self.scratch / f"stale-{fsops.new_token()}"
-        try:
-            os.rename(self.path, aside)
-        except FileNotFoundError:
-            return  # gone already
-        except OSError:
-            # refused: someone else is breaking it, or the share will not rename it at all
-            if not self._unreadable(sig) and self._dismantle(sig[0], aside.name):
-                self._report_break(sig, why)
-            return
-        if self._settled_signature(aside) != sig:
+        root = self.root
+        aside = f"{self._tmp}/stale-{fsops.new_token()}"
+        with root.batch():
             try:
-                os.rename(aside, self.path)  # it changed since we judged it: put it back
+                root.rename("lock", aside, attempts=1)
+            except FileNotFoundError:
+                return  # gone already
             except OSError:
-                log.warning("lock changed while being broken; its holder will notice")
-            return
-        self._report_break(sig, why)
-        if aside.is_dir():
-            fsops.remove_tree(aside)
-        else:
-            fsops.remove(aside)
+                # refused: someone else is breaking it, or the share will not rename it at all
+                if not self._unreadable(sig) and sig[0] != b"<not a folder>" and sig != self.LINK \
+                        and self._dismantle(sig[0], aside.rpartition("/")[2]):
+                    self._report_break(sig, why)
+                return
+            if self._settled_signature(aside) != sig:
+                try:
+                    root.rename(aside, "lock", attempts=1)  # it changed since we judged it: put it back
+                except OSError:
+                    log.warning("lock changed while being broken; its holder will notice")
+                return
+            self._report_break(sig, why)
+            root.remove_tree(aside)   # never follows a link planted inside
+
+    def _set_aside_link(self):
+        """``lock`` is a symbolic link (or reparse point): no holder ever makes one (L1 renames a
+        folder), so it is moved to the trash at once, never followed."""
+        self.root.set_aside("lock", "a symbolic link where the lock folder belongs")
 
     def _report_break(self, sig, why):
         f = self._owner_fields(sig[0])
-        log.warning("broke a stale lock of %s (pid %s on %s): %s", f.get("name", "?"),
+        log.warning("broke a stale lock of %r (pid %r on %r): %s", f.get("name", "?"),
                     f.get("pid", "?"), f.get("host", "?"), why)
 
     def acquire(self, timeout):
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not."""
         deadline = time.monotonic() + max(0.0, timeout)
-        try:
-            self._local.acquire(timeout=max(0.0, timeout), poll_interval=0.001)
-        except filelock.Timeout:
-            return False
+        local = self._local
+        if local is not None:
+            try:
+                local.acquire(timeout=max(0.0, timeout), poll_interval=0.001)
+            except filelock.Timeout:
+                return False
         try:
             delay = 0.0005
-            while True:
-                if self._try_take():
-                    self._start_beating()
-                    return True
-                sig = self._signature()
-                now = time.monotonic()
-                if sig is not None:
-                    # a read error is no news: it neither changes nor resets the observation
-                    if self._seen is None or (sig != self._seen and not self._unreadable(sig)):
-                        self._seen, self._since = sig, now
-                        if self._dead_on_this_machine(sig[0]):
-                            self._break(sig, "its process is gone")
-                            continue
-                    elif now - self._since >= self.stale_after:
-                        self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
-                        self._seen = None
+            with self.root.batch():
+                while True:
+                    if self._try_take():
+                        self._start_beating()
+                        return True
+                    sig = self._signature()
+                    now = time.monotonic()
+                    if sig == self.LINK:
+                        self._set_aside_link()
                         continue
-                if now >= deadline:
-                    self._local.release()
-                    return False
-                time.sleep(min(delay, max(0.0, deadline - now)))
-                delay = min(delay * 2, 0.01)
+                    if sig is not None:
+                        # a read error is no news: it neither changes nor resets the observation
+                        if self._seen is None or (sig != self._seen and not self._unreadable(sig)):
+                            self._seen, self._since = sig, now
+                            if self._dead_on_this_machine(sig[0]):
+                                self._break(sig, "its process is gone")
+                                continue
+                        elif now - self._since >= self.stale_after:
+                            self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
+                            self._seen = None
+                            continue
+                    if now >= deadline:
+                        if local is not None:
+                            local.release()
+                        return False
+                    time.sleep(min(delay, max(0.0, deadline - now)))
+                    delay = min(delay * 2, 0.01)
         except BaseException:
-            if self.token is None:
-                self._local.release()
+            if self.token is None and local is not None:
+                local.release()
             raise
 
     def release(self):
@@ -262,36 +358,39 @@ class Lease:
             self._cv.notify_all()
         if token is None:
             return
+        root = self.root
         try:
-            sig = self._settled_signature()
-            if sig is not None and self._owner_fields(sig[0]).get("token") == token:
-                aside = self.scratch / f"released-{token}"
-                # SMB refuses to rename a folder while another client reads a file in it (for a
-                # moment), or for good once its own client lost track of an open file inside:
-                # after two refusals, also try taking the lock apart (L5a)
-                for attempt in range(30):
-                    try:
-                        os.rename(self.path, aside)
-                        fsops.remove_tree(aside)
-                        break
-                    except FileNotFoundError:
-                        break
-                    except OSError as e:
-                        refusal = e
-                    if attempt >= 2 and self._dismantle(sig[0], aside.name):
-                        break
-                    time.sleep(min(0.01 * (attempt + 1), 0.05))
+            with root.batch():
+                sig = self._settled_signature()
+                if sig is not None and self._owner_fields(sig[0]).get("token") == token:
+                    aside = f"{self._tmp}/released-{token}"
+                    # SMB refuses to rename a folder while another client reads a file in it (for a
+                    # moment), or for good once its own client lost track of an open file inside:
+                    # after two refusals, also try taking the lock apart (L5a)
+                    for attempt in range(30):
+                        try:
+                            root.rename("lock", aside, attempts=1)
+                            root.remove_tree(aside)
+                            break
+                        except FileNotFoundError:
+                            break
+                        except OSError as e:
+                            refusal = e
+                        if attempt >= 2 and self._dismantle(sig[0], aside.rpartition("/")[2]):
+                            break
+                        time.sleep(min(0.01 * (attempt + 1), 0.05))
+                    else:
+                        log.warning("could not release the board lock (others will break it after "
+                                    "%g s): %s", self.stale_after, refusal)
+                elif self._unreadable(sig):
+                    log.warning("could not read the board lock to release it (others will break it "
+                                "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
                 else:
-                    log.warning("could not release the board lock (others will break it after "
-                                "%g s): %s", self.stale_after, refusal)
-            elif self._unreadable(sig):
-                log.warning("could not read the board lock to release it (others will break it "
-                            "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
-            else:
-                log.warning("the board lock was taken from us while we held it "
-                            "(stalled for over %g s?)", self.stale_after)
+                    log.warning("the board lock was taken from us while we held it "
+                                "(stalled for over %g s?)", self.stale_after)
         finally:
-            self._local.release()
+            if self._local is not None:
+                self._local.release()
 
     def hold(self, timeout):
         return _Held(self, timeout)
@@ -318,10 +417,11 @@ class Lease:
                 if self.token != token:
                     continue
             try:
-                if self.is_mine():
-                    self._beats += 1
-                    fsops.replace_with(self.scratch, self.path / "beat", fsops.record(str(self._beats)),
-                                       durable=False)
+                with self.root.batch():
+                    if self.is_mine():
+                        self._beats += 1
+                        self.root.replace("lock/beat", fsops.record(str(self._beats)), durable=False,
+                                          scratch=self._tmp)
             except OSError as e:
                 log.warning("heartbeat failed: %s", e)
 

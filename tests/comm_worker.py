@@ -6,7 +6,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from comm import Board  # noqa: E402
+from comm import Board, fsops  # noqa: E402
+
+if os.environ.get("COMM_PORTABLE"):
+    fsops.USE_DIR_FD = False   # the Windows code path (check with lstat, then act), on POSIX
 
 
 def send(board, name, to, count, log, stale):
@@ -66,6 +69,31 @@ def hold_and_die(board, name, stale):
     time.sleep(600)
 
 
+def do(board, name, actions, stale):
+    """Join, then run ``actions`` in turn, printing one line each:
+    ``send:TO:BODY`` -> "sent TO" or "failed REASON"; ``recv:SECONDS`` -> "got BODY" or "none";
+    ``quiet`` -> "quiet N"; ``beat`` -> "beat"."""
+    me = Board(board, name, stale_after=stale, lock_timeout=float(os.environ.get("COMM_LOCK_TIMEOUT", "20")))
+    me.join()
+    print("joined", flush=True)
+    for action in actions:
+        verb, _, arg = action.partition(":")
+        if verb == "send":
+            to, _, body = arg.partition(":")
+            print(f"sent {to}" if me.send(to, body) else f"failed {me.last_error}", flush=True)
+        elif verb == "recv":
+            m = me.wait(timeout=float(arg))
+            print(f"got {m.body}" if m else "none", flush=True)
+        elif verb == "quiet":
+            print(f"quiet {me.quiet()}", flush=True)
+        elif verb == "beat":
+            me.beat()
+            print("beat", flush=True)
+        else:
+            raise SystemExit(f"unknown action {action!r}")
+    me.close()
+
+
 if __name__ == "__main__":
     role, board = sys.argv[1], sys.argv[2]
     a = sys.argv[3:]
@@ -80,3 +108,5 @@ if __name__ == "__main__":
         hog(board, a[0], float(a[1]), stale)
     elif role == "hold_and_die":
         hold_and_die(board, a[0], stale)
+    elif role == "do":
+        do(board, a[0], a[1:], stale)
