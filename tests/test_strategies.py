@@ -31,7 +31,9 @@ def test_legal_moves_on_every_size_within_the_time(name):
         for p in positions(size, count, seed=size):
             ai = strategies.get(name)
             # CPU time: a strategy that ignores its limit uses it up; one descheduled
-            # by a busy machine (tests run in parallel) does not
+            # by a busy machine (tests run in parallel) does not.  The bound says "it
+            # stops", not how precisely: a loaded 2-core machine once doubled mcts's
+            # CPU time (0.11 s); precision is measured in docs/benchmarks.md.
             t = time.process_time()
             m = ai.next_move(p, limit)
             took = time.process_time() - t
@@ -39,7 +41,7 @@ def test_legal_moves_on_every_size_within_the_time(name):
                 assert m == PASS
             else:
                 assert m in p.legal_moves(), (name, p.text(), m)
-            assert took <= limit * 1.1 + 0.03, f"{name} took {took:.3f} s for a {limit} s limit"
+            assert took <= limit * 4 + 0.1, f"{name} took {took:.3f} s for a {limit} s limit"
 
 
 @pytest.mark.parametrize("name", strategies.names())
