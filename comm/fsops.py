@@ -236,6 +236,28 @@ class Root:
                 for h in dirs.values():
                     self._close(h)
 
+    @contextmanager
+    def holding(self, rel):
+        """Keep one handle of the folder ``rel`` for the block (this thread), even one that is
+        not kept otherwise (``lock``): several reads in it see one and the same folder."""
+        with self.batch():
+            dirs = self._tls.dirs
+            if rel in dirs:
+                yield
+                return
+            try:
+                h = self._open_dir(rel)
+            except OSError:
+                yield          # the reads in the block will say what is wrong
+                return
+            dirs[rel] = h
+            try:
+                yield
+            finally:
+                if dirs.get(rel) == h:
+                    del dirs[rel]
+                    self._close(h)
+
     @staticmethod
     def _keep(rel):
         parts = rel.split("/") if rel else []
@@ -340,7 +362,7 @@ class Root:
         return os.lstat(self._p(ph, name))
 
     def _open_file_at(self, ph, name, rel):
-        """Open a regular file for reading; NotRegular for anything else."""
+        """Open a regular file for reading: (descriptor, fstat); NotRegular for anything else."""
         if USE_DIR_FD:
             try:
                 fd = os.open(name, _READ, dir_fd=ph)
@@ -367,7 +389,7 @@ class Root:
         except BaseException:
             os.close(fd)
             raise
-        return fd
+        return fd, st
 
     def _create_at(self, ph, name, rel):
         if USE_DIR_FD:
@@ -407,8 +429,7 @@ class Root:
                 try:
                     fd = os.open(name, _LIST, dir_fd=ph)   # chmod through a handle: never a link
                     try:
-                        if stat.S_IMODE(os.fstat(fd).st_mode) != DIR_MODE:
-                            os.fchmod(fd, DIR_MODE)
+                        os.fchmod(fd, DIR_MODE)
                     finally:
                         os.close(fd)
                 except OSError:
@@ -447,15 +468,19 @@ class Root:
 
         def once():
             with self._dir(parent) as ph:
-                fd = self._open_file_at(ph, name, rel)
+                fd, st = self._open_file_at(ph, name, rel)
                 try:
-                    chunks, left = [], limit
+                    chunks, left, got = [], limit, 0
                     while left > 0:
-                        b = os.read(fd, min(left, 1 << 20))
+                        want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
+                        b = os.read(fd, want)
                         if not b:
                             break
                         chunks.append(b)
                         left -= len(b)
+                        got += len(b)
+                        if len(b) < want and got >= st.st_size:
+                            break   # a short read past the size fstat gave: the end
                     return b"".join(chunks)
                 finally:
                     os.close(fd)
@@ -493,7 +518,7 @@ class Root:
             try:
                 with self._dir(parent) as ph:
                     try:
-                        self._close(self._open_file_at(ph, name, rel))
+                        self._close(self._open_file_at(ph, name, rel)[0])
                         return True
                     except NotRegular:
                         return True
@@ -589,12 +614,25 @@ class Root:
             with self._dir(parent) as ph:
                 self._rmdir_at(ph, name)
 
-    def remove_tree(self, rel, _depth=0):
+    def remove_tree(self, rel, _depth=0, expect=()):
         """Remove ``rel`` and what is inside: folders are entered only through handles opened
         without following links, so a link anywhere in it is removed, never followed.  What
-        cannot be removed now is left for later."""
+        cannot be removed now is left for later.  ``expect``: names it probably holds, removed
+        first without listing it (the common case costs no listing)."""
         parent, name = _parent(rel)
         with self.batch():
+            if expect:
+                try:
+                    with self.holding(rel), self._dir(rel) as h:
+                        for n in expect:
+                            try:
+                                self._unlink_at(h, n)
+                            except OSError:
+                                pass
+                    self.rmdir(rel)
+                    return
+                except OSError:
+                    pass
             self._forget(rel)
             try:
                 with self._dir(parent) as ph:
