@@ -195,6 +195,7 @@ class Root:
     def __init__(self, folder):
         self.folder = Path(folder)
         self._tls = threading.local()
+        self._batch = _Batch(self)
 
     def __repr__(self):
         return f"Root({str(self.folder)!r})"
@@ -214,7 +215,6 @@ class Root:
         return self.folder / rel if rel else self.folder
 
     # -- directory handles ---------------------------------------------------------------
-    @contextmanager
     def batch(self):
         """Keep directory handles open until the outermost ``batch`` ends (per thread).
 
@@ -222,25 +222,13 @@ class Root:
         ``records``): others (``lock``) are replaced by other processes and are opened anew
         for every operation.
         """
-        t = self._tls
-        depth = getattr(t, "depth", 0)
-        if depth == 0:
-            t.dirs = {}
-        t.depth = depth + 1
-        try:
-            yield self
-        finally:
-            t.depth -= 1
-            if t.depth == 0:
-                dirs, t.dirs = t.dirs, {}
-                for h in dirs.values():
-                    self._close(h)
+        return self._batch
 
     @contextmanager
     def holding(self, rel):
         """Keep one handle of the folder ``rel`` for the block (this thread), even one that is
         not kept otherwise (``lock``): several reads in it see one and the same folder."""
-        with self.batch():
+        with self._batch:
             dirs = self._tls.dirs
             if rel in dirs:
                 yield
@@ -279,26 +267,12 @@ class Root:
             except OSError:
                 pass
 
-    @contextmanager
     def _dir(self, rel):
-        """A handle of the folder ``rel``: a descriptor (POSIX) or a checked path (portable).
-
-        FileNotFoundError when it is missing; ``NotRegular`` when it (or a folder on the way)
-        is a link or not a folder.  A fixed folder found so is set aside (and recreated).
-        """
-        dirs = getattr(self._tls, "dirs", None)
-        if dirs is not None and rel in dirs:
-            yield dirs[rel]
-            return
-        h = self._open_dir(rel)
-        keep = dirs is not None and self._keep(rel)
-        if keep:
-            dirs[rel] = h
-        try:
-            yield h
-        finally:
-            if not keep:
-                self._close(h)
+        """A handle of the folder ``rel`` (a context manager): a descriptor (POSIX) or a checked
+        path (portable).  FileNotFoundError when it is missing; ``NotRegular`` when it (or a
+        folder on the way) is a link or not a folder.  A fixed folder found so is set aside
+        (and recreated)."""
+        return _Dir(self, rel)
 
     def _open_dir(self, rel, healed=False):
         if rel == "":
@@ -448,7 +422,7 @@ class Root:
     def lstat(self, rel):
         """``lstat`` of ``rel`` (a link is not followed), or None when it is missing."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     return self._lstat_at(ph, name)
@@ -465,38 +439,46 @@ class Root:
         """
         _split(rel)
         parent, name = _parent(rel)
-
-        def once():
-            with self._dir(parent) as ph:
-                fd, st = self._open_file_at(ph, name, rel)
+        with self._batch:
+            for attempt in range(5):
                 try:
-                    chunks, left, got = [], limit, 0
-                    while left > 0:
-                        want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
-                        b = os.read(fd, want)
-                        if not b:
-                            break
-                        chunks.append(b)
-                        left -= len(b)
-                        got += len(b)
-                        if len(b) < want and got >= st.st_size:
-                            break   # a short read past the size fstat gave: the end
-                    return b"".join(chunks)
-                finally:
-                    os.close(fd)
-        with self.batch():
-            try:
-                return retry(once)
-            except (FileNotFoundError, NotADirectoryError):
-                return None
-            except PermissionError as e:
-                err = NotRegular(e.errno, "cannot be opened (permission denied)", rel)
-            except NotRegular as e:
-                err = e
+                    return self._read_once(parent, name, rel, limit)
+                except (FileNotFoundError, NotADirectoryError):
+                    return None
+                except NotRegular as e:
+                    err = e
+                    break
+                except OSError as e:
+                    if e.errno in _RETRY_ERRNOS and attempt < 4:
+                        time.sleep(min(0.01 * (attempt + 1), 0.05))
+                        continue
+                    if not isinstance(e, PermissionError):
+                        raise
+                    err = NotRegular(e.errno, "cannot be opened (permission denied)", rel)
+                    break
         if strict:
             raise err
         log.warning("ignored %r on the board: %s", err.filename, err.strerror)
         return None
+
+    def _read_once(self, parent, name, rel, limit):
+        with _Dir(self, parent) as ph:
+            fd, st = self._open_file_at(ph, name, rel)
+            try:
+                chunks, left, got = [], limit, 0
+                while left > 0:
+                    want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
+                    b = os.read(fd, want)
+                    if not b:
+                        break
+                    chunks.append(b)
+                    left -= len(b)
+                    got += len(b)
+                    if len(b) < want and got >= st.st_size:
+                        break   # a short read past the size fstat gave: the end
+                return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+            finally:
+                os.close(fd)
 
     def read_text(self, rel, limit=4096, strict=False):
         data = self.read(rel, limit, strict)
@@ -514,7 +496,7 @@ class Root:
         """Whether something is there (a file, folder, link, FIFO...), by opening its name
         without following or blocking: a share's client may answer ``stat`` from a stale cache."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     try:
@@ -537,7 +519,7 @@ class Root:
         """Write a new file ``rel`` (never through an existing name or a link)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self.batch(), self._dir(parent) as ph:
+        with self._batch, self._dir(parent) as ph:
             fd = self._create_at(ph, name, rel)
             try:
                 view = memoryview(data)
@@ -564,7 +546,7 @@ class Root:
         sp, sn = _parent(src)
         dp, dn = _parent(dst)
         _split(src), _split(dst)
-        with self.batch():
+        with self._batch:
             self._forget(src)
             self._forget(dst)
             with self._dir(sp) as sh, self._dir(dp) as dh:
@@ -576,7 +558,7 @@ class Root:
         ``durable=False`` skips the fsync, for hints that readers can rebuild.  A folder
         found where the file belongs is set aside first.
         """
-        with self.batch():
+        with self._batch:
             tmp = self.write_scratch(scratch, data, durable)
             try:
                 for attempt in range(2):
@@ -599,7 +581,7 @@ class Root:
     def remove(self, rel):
         """Remove a file or a link (never what it points to); False when not removed."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     retry(self._unlink_at, ph, name)
@@ -609,7 +591,7 @@ class Root:
 
     def rmdir(self, rel):
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             self._forget(rel)
             with self._dir(parent) as ph:
                 self._rmdir_at(ph, name)
@@ -620,7 +602,7 @@ class Root:
         cannot be removed now is left for later.  ``expect``: names it probably holds, removed
         first without listing it (the common case costs no listing)."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             if expect:
                 try:
                     with self.holding(rel), self._dir(rel) as h:
@@ -651,14 +633,14 @@ class Root:
         """Create the folder ``rel``, writable by the folder's group (FileExistsError if there)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self.batch(), self._dir(parent) as ph:
+        with self._batch, self._dir(parent) as ph:
             self._mkdir_at(ph, name)
 
     def ensure_dir(self, rel):
         """Make sure ``rel`` is a real folder: create it when missing; set aside a link or a
         non-folder in its place first.  True when it was (re)created."""
         created = False
-        with self.batch():
+        with self._batch:
             for _ in range(4):
                 try:
                     with self._dir(rel):
@@ -684,7 +666,7 @@ class Root:
 
     def listdir(self, rel):
         """Names in the folder ``rel`` ([] when missing): informational, a listing may be stale."""
-        with self.batch():
+        with self._batch:
             try:
                 if USE_DIR_FD:
                     if rel == "":
@@ -705,7 +687,7 @@ class Root:
     def scan(self, rel):
         """[(name, lstat or None)] of the folder ``rel`` (links are not followed)."""
         out = []
-        with self.batch():
+        with self._batch:
             names = self.listdir(rel)
             try:
                 with self._dir(rel) as h:
@@ -722,7 +704,7 @@ class Root:
         """Make a rename in ``rel`` durable where the platform allows (not on Windows)."""
         if os.name == "nt":
             return
-        with self.batch():
+        with self._batch:
             try:
                 if USE_DIR_FD:
                     parent, name = _parent(rel)
@@ -745,7 +727,7 @@ class Root:
         line.  Falls back to removing it.  True when it is gone from ``rel``."""
         token = new_token()
         flat = rel.replace("/", "-")
-        with self.batch():
+        with self._batch:
             try:
                 if rel == self.TRASH:
                     # the trash itself: out of the way, a new trash, then into it
@@ -792,6 +774,58 @@ class Root:
                     raise ValueError(f"{os.fspath(path)!r} leaves the board folder {str(r.folder)!r}")
                 return r, "/".join(rest)
         return None, None
+
+
+class _Batch:
+    """``Root.batch()``: directory handles kept until the outermost one ends (per thread)."""
+    __slots__ = ("root",)
+
+    def __init__(self, root):
+        self.root = root
+
+    def __enter__(self):
+        t = self.root._tls
+        depth = getattr(t, "depth", 0)
+        if depth == 0:
+            t.dirs = {}
+        t.depth = depth + 1
+        return self.root
+
+    def __exit__(self, *exc):
+        t = self.root._tls
+        t.depth -= 1
+        if t.depth == 0:
+            dirs, t.dirs = t.dirs, {}
+            for h in dirs.values():
+                Root._close(h)
+        return False
+
+
+class _Dir:
+    """``Root._dir(rel)``: a folder's handle, kept in the batch or closed at the end."""
+    __slots__ = ("root", "rel", "h", "owned")
+
+    def __init__(self, root, rel):
+        self.root, self.rel, self.owned = root, rel, False
+
+    def __enter__(self):
+        root, rel = self.root, self.rel
+        dirs = getattr(root._tls, "dirs", None)
+        if dirs is not None:
+            h = dirs.get(rel)
+            if h is not None:
+                return h
+        h = root._open_dir(rel)
+        if dirs is not None and root._keep(rel):
+            dirs[rel] = h
+        else:
+            self.h, self.owned = h, True
+        return h
+
+    def __exit__(self, *exc):
+        if self.owned:
+            Root._close(self.h)
+        return False
 
 
 # -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------
