@@ -536,14 +536,21 @@ class Board:
         return out
 
     def _maybe_waiting(self):
-        """Lock-free look: is there possibly a message for me?  Opens files by name only."""
+        """Lock-free look: is there possibly a message for me?  Opens files by name only.
+
+        True also when something needs repair (a damaged pointer, a missing or replaced
+        mailbox): the look under the lock repairs it."""
         root = self.root
         with root.batch():
             try:
+                with root._dir(self._mine):
+                    pass
+            except (FileNotFoundError, fsops.NotRegular):
+                return True
+            try:
                 tail_text = root.read_text(f"{self._mine}/tail", strict=True)
-                head_text = None
                 if tail_text is not None and not _POINTER.fullmatch(tail_text.strip()):
-                    return True   # damaged: look under the lock, which repairs it
+                    return True
                 tail = int(tail_text) if tail_text is not None else 0
                 if root.present(f"{self._mine}/{msg_name(tail + 1)}"):
                     return True
@@ -551,8 +558,7 @@ class Board:
             except fsops.NotRegular:
                 return True
             if head_text is None:
-                # no pointers yet, or no mailbox at all (set aside?): look under the lock then
-                return tail_text is None and root.lstat(self._mine) is None
+                return False
             head_text = head_text.strip()
             return not _POINTER.fullmatch(head_text) or int(head_text) > tail
 

@@ -195,6 +195,7 @@ class Root:
     def __init__(self, folder):
         self.folder = Path(folder)
         self._tls = threading.local()
+        self._batch = _Batch(self)
 
     def __repr__(self):
         return f"Root({str(self.folder)!r})"
@@ -214,7 +215,6 @@ class Root:
         return self.folder / rel if rel else self.folder
 
     # -- directory handles ---------------------------------------------------------------
-    @contextmanager
     def batch(self):
         """Keep directory handles open until the outermost ``batch`` ends (per thread).
 
@@ -222,18 +222,28 @@ class Root:
         ``records``): others (``lock``) are replaced by other processes and are opened anew
         for every operation.
         """
-        t = self._tls
-        depth = getattr(t, "depth", 0)
-        if depth == 0:
-            t.dirs = {}
-        t.depth = depth + 1
-        try:
-            yield self
-        finally:
-            t.depth -= 1
-            if t.depth == 0:
-                dirs, t.dirs = t.dirs, {}
-                for h in dirs.values():
+        return self._batch
+
+    @contextmanager
+    def holding(self, rel):
+        """Keep one handle of the folder ``rel`` for the block (this thread), even one that is
+        not kept otherwise (``lock``): several reads in it see one and the same folder."""
+        with self._batch:
+            dirs = self._tls.dirs
+            if rel in dirs:
+                yield
+                return
+            try:
+                h = self._open_dir(rel)
+            except OSError:
+                yield          # the reads in the block will say what is wrong
+                return
+            dirs[rel] = h
+            try:
+                yield
+            finally:
+                if dirs.get(rel) == h:
+                    del dirs[rel]
                     self._close(h)
 
     @staticmethod
@@ -257,26 +267,12 @@ class Root:
             except OSError:
                 pass
 
-    @contextmanager
     def _dir(self, rel):
-        """A handle of the folder ``rel``: a descriptor (POSIX) or a checked path (portable).
-
-        FileNotFoundError when it is missing; ``NotRegular`` when it (or a folder on the way)
-        is a link or not a folder.  A fixed folder found so is set aside (and recreated).
-        """
-        dirs = getattr(self._tls, "dirs", None)
-        if dirs is not None and rel in dirs:
-            yield dirs[rel]
-            return
-        h = self._open_dir(rel)
-        keep = dirs is not None and self._keep(rel)
-        if keep:
-            dirs[rel] = h
-        try:
-            yield h
-        finally:
-            if not keep:
-                self._close(h)
+        """A handle of the folder ``rel`` (a context manager): a descriptor (POSIX) or a checked
+        path (portable).  FileNotFoundError when it is missing; ``NotRegular`` when it (or a
+        folder on the way) is a link or not a folder.  A fixed folder found so is set aside
+        (and recreated)."""
+        return _Dir(self, rel)
 
     def _open_dir(self, rel, healed=False):
         if rel == "":
@@ -340,7 +336,7 @@ class Root:
         return os.lstat(self._p(ph, name))
 
     def _open_file_at(self, ph, name, rel):
-        """Open a regular file for reading; NotRegular for anything else."""
+        """Open a regular file for reading: (descriptor, fstat); NotRegular for anything else."""
         if USE_DIR_FD:
             try:
                 fd = os.open(name, _READ, dir_fd=ph)
@@ -367,7 +363,7 @@ class Root:
         except BaseException:
             os.close(fd)
             raise
-        return fd
+        return fd, st
 
     def _create_at(self, ph, name, rel):
         if USE_DIR_FD:
@@ -407,8 +403,7 @@ class Root:
                 try:
                     fd = os.open(name, _LIST, dir_fd=ph)   # chmod through a handle: never a link
                     try:
-                        if stat.S_IMODE(os.fstat(fd).st_mode) != DIR_MODE:
-                            os.fchmod(fd, DIR_MODE)
+                        os.fchmod(fd, DIR_MODE)
                     finally:
                         os.close(fd)
                 except OSError:
@@ -427,7 +422,7 @@ class Root:
     def lstat(self, rel):
         """``lstat`` of ``rel`` (a link is not followed), or None when it is missing."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     return self._lstat_at(ph, name)
@@ -444,34 +439,46 @@ class Root:
         """
         _split(rel)
         parent, name = _parent(rel)
-
-        def once():
-            with self._dir(parent) as ph:
-                fd = self._open_file_at(ph, name, rel)
+        with self._batch:
+            for attempt in range(5):
                 try:
-                    chunks, left = [], limit
-                    while left > 0:
-                        b = os.read(fd, min(left, 1 << 20))
-                        if not b:
-                            break
-                        chunks.append(b)
-                        left -= len(b)
-                    return b"".join(chunks)
-                finally:
-                    os.close(fd)
-        with self.batch():
-            try:
-                return retry(once)
-            except (FileNotFoundError, NotADirectoryError):
-                return None
-            except PermissionError as e:
-                err = NotRegular(e.errno, "cannot be opened (permission denied)", rel)
-            except NotRegular as e:
-                err = e
+                    return self._read_once(parent, name, rel, limit)
+                except (FileNotFoundError, NotADirectoryError):
+                    return None
+                except NotRegular as e:
+                    err = e
+                    break
+                except OSError as e:
+                    if e.errno in _RETRY_ERRNOS and attempt < 4:
+                        time.sleep(min(0.01 * (attempt + 1), 0.05))
+                        continue
+                    if not isinstance(e, PermissionError):
+                        raise
+                    err = NotRegular(e.errno, "cannot be opened (permission denied)", rel)
+                    break
         if strict:
             raise err
         log.warning("ignored %r on the board: %s", err.filename, err.strerror)
         return None
+
+    def _read_once(self, parent, name, rel, limit):
+        with _Dir(self, parent) as ph:
+            fd, st = self._open_file_at(ph, name, rel)
+            try:
+                chunks, left, got = [], limit, 0
+                while left > 0:
+                    want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
+                    b = os.read(fd, want)
+                    if not b:
+                        break
+                    chunks.append(b)
+                    left -= len(b)
+                    got += len(b)
+                    if len(b) < want and got >= st.st_size:
+                        break   # a short read past the size fstat gave: the end
+                return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+            finally:
+                os.close(fd)
 
     def read_text(self, rel, limit=4096, strict=False):
         data = self.read(rel, limit, strict)
@@ -489,11 +496,11 @@ class Root:
         """Whether something is there (a file, folder, link, FIFO...), by opening its name
         without following or blocking: a share's client may answer ``stat`` from a stale cache."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     try:
-                        self._close(self._open_file_at(ph, name, rel))
+                        self._close(self._open_file_at(ph, name, rel)[0])
                         return True
                     except NotRegular:
                         return True
@@ -512,7 +519,7 @@ class Root:
         """Write a new file ``rel`` (never through an existing name or a link)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self.batch(), self._dir(parent) as ph:
+        with self._batch, self._dir(parent) as ph:
             fd = self._create_at(ph, name, rel)
             try:
                 view = memoryview(data)
@@ -539,7 +546,7 @@ class Root:
         sp, sn = _parent(src)
         dp, dn = _parent(dst)
         _split(src), _split(dst)
-        with self.batch():
+        with self._batch:
             self._forget(src)
             self._forget(dst)
             with self._dir(sp) as sh, self._dir(dp) as dh:
@@ -551,7 +558,7 @@ class Root:
         ``durable=False`` skips the fsync, for hints that readers can rebuild.  A folder
         found where the file belongs is set aside first.
         """
-        with self.batch():
+        with self._batch:
             tmp = self.write_scratch(scratch, data, durable)
             try:
                 for attempt in range(2):
@@ -574,7 +581,7 @@ class Root:
     def remove(self, rel):
         """Remove a file or a link (never what it points to); False when not removed."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             try:
                 with self._dir(parent) as ph:
                     retry(self._unlink_at, ph, name)
@@ -584,17 +591,30 @@ class Root:
 
     def rmdir(self, rel):
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
             self._forget(rel)
             with self._dir(parent) as ph:
                 self._rmdir_at(ph, name)
 
-    def remove_tree(self, rel, _depth=0):
+    def remove_tree(self, rel, _depth=0, expect=()):
         """Remove ``rel`` and what is inside: folders are entered only through handles opened
         without following links, so a link anywhere in it is removed, never followed.  What
-        cannot be removed now is left for later."""
+        cannot be removed now is left for later.  ``expect``: names it probably holds, removed
+        first without listing it (the common case costs no listing)."""
         parent, name = _parent(rel)
-        with self.batch():
+        with self._batch:
+            if expect:
+                try:
+                    with self.holding(rel), self._dir(rel) as h:
+                        for n in expect:
+                            try:
+                                self._unlink_at(h, n)
+                            except OSError:
+                                pass
+                    self.rmdir(rel)
+                    return
+                except OSError:
+                    pass
             self._forget(rel)
             try:
                 with self._dir(parent) as ph:
@@ -613,14 +633,14 @@ class Root:
         """Create the folder ``rel``, writable by the folder's group (FileExistsError if there)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self.batch(), self._dir(parent) as ph:
+        with self._batch, self._dir(parent) as ph:
             self._mkdir_at(ph, name)
 
     def ensure_dir(self, rel):
         """Make sure ``rel`` is a real folder: create it when missing; set aside a link or a
         non-folder in its place first.  True when it was (re)created."""
         created = False
-        with self.batch():
+        with self._batch:
             for _ in range(4):
                 try:
                     with self._dir(rel):
@@ -646,7 +666,7 @@ class Root:
 
     def listdir(self, rel):
         """Names in the folder ``rel`` ([] when missing): informational, a listing may be stale."""
-        with self.batch():
+        with self._batch:
             try:
                 if USE_DIR_FD:
                     if rel == "":
@@ -667,7 +687,7 @@ class Root:
     def scan(self, rel):
         """[(name, lstat or None)] of the folder ``rel`` (links are not followed)."""
         out = []
-        with self.batch():
+        with self._batch:
             names = self.listdir(rel)
             try:
                 with self._dir(rel) as h:
@@ -684,7 +704,7 @@ class Root:
         """Make a rename in ``rel`` durable where the platform allows (not on Windows)."""
         if os.name == "nt":
             return
-        with self.batch():
+        with self._batch:
             try:
                 if USE_DIR_FD:
                     parent, name = _parent(rel)
@@ -707,7 +727,7 @@ class Root:
         line.  Falls back to removing it.  True when it is gone from ``rel``."""
         token = new_token()
         flat = rel.replace("/", "-")
-        with self.batch():
+        with self._batch:
             try:
                 if rel == self.TRASH:
                     # the trash itself: out of the way, a new trash, then into it
@@ -754,6 +774,58 @@ class Root:
                     raise ValueError(f"{os.fspath(path)!r} leaves the board folder {str(r.folder)!r}")
                 return r, "/".join(rest)
         return None, None
+
+
+class _Batch:
+    """``Root.batch()``: directory handles kept until the outermost one ends (per thread)."""
+    __slots__ = ("root",)
+
+    def __init__(self, root):
+        self.root = root
+
+    def __enter__(self):
+        t = self.root._tls
+        depth = getattr(t, "depth", 0)
+        if depth == 0:
+            t.dirs = {}
+        t.depth = depth + 1
+        return self.root
+
+    def __exit__(self, *exc):
+        t = self.root._tls
+        t.depth -= 1
+        if t.depth == 0:
+            dirs, t.dirs = t.dirs, {}
+            for h in dirs.values():
+                Root._close(h)
+        return False
+
+
+class _Dir:
+    """``Root._dir(rel)``: a folder's handle, kept in the batch or closed at the end."""
+    __slots__ = ("root", "rel", "h", "owned")
+
+    def __init__(self, root, rel):
+        self.root, self.rel, self.owned = root, rel, False
+
+    def __enter__(self):
+        root, rel = self.root, self.rel
+        dirs = getattr(root._tls, "dirs", None)
+        if dirs is not None:
+            h = dirs.get(rel)
+            if h is not None:
+                return h
+        h = root._open_dir(rel)
+        if dirs is not None and root._keep(rel):
+            dirs[rel] = h
+        else:
+            self.h, self.owned = h, True
+        return h
+
+    def __exit__(self, *exc):
+        if self.owned:
+            Root._close(self.h)
+        return False
 
 
 # -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------

@@ -147,7 +147,7 @@ class Lease:
         ``owner`` or ``beat`` as a link or anything but a regular file.
         """
         root = self.root
-        with root.batch():
+        with root.holding(rel):     # owner and beat of one and the same folder
             try:
                 owner = root.read(f"{rel}/owner", 4096, strict=True)
             except fsops.NotRegular as e:
@@ -297,7 +297,7 @@ class Lease:
                     log.warning("lock changed while being broken; its holder will notice")
                 return
             self._report_break(sig, why)
-            root.remove_tree(aside)   # never follows a link planted inside
+            root.remove_tree(aside, expect=("owner", "beat"))   # never follows a link planted inside
 
     def _set_aside_link(self):
         """``lock`` is a symbolic link (or reparse point): no holder ever makes one (L1 renames a
@@ -370,7 +370,7 @@ class Lease:
                     for attempt in range(30):
                         try:
                             root.rename("lock", aside, attempts=1)
-                            root.remove_tree(aside)
+                            root.remove_tree(aside, expect=("owner", "beat"))
                             break
                         except FileNotFoundError:
                             break
