@@ -190,6 +190,7 @@ class Root:
     # fixed folders: a link or non-folder found in their place is set aside and, for the
     # first set, recreated
     CREATE = frozenset({"tmp", "trash", "box", "records"})
+    REMAKE = frozenset({"tmp", "trash", "box"})      # made again when found missing in use
     TRASH = "trash"
 
     def __init__(self, folder):
@@ -284,11 +285,20 @@ class Root:
         parent, name = _parent(rel)
         try:
             with self._dir(parent) as ph:
-                return self._open_sub(ph, name, rel)
+                try:
+                    return self._open_sub(ph, name, rel)
+                except FileNotFoundError:
+                    if healed or rel not in self.REMAKE:
+                        raise
+                    log.warning("the folder %r was missing on the board %s: made again", rel, str(self.folder))
+                    try:
+                        self._mkdir_at(ph, name)
+                    except FileExistsError:
+                        pass
         except NotRegular as e:
             if healed or e.filename != rel or not self._fixed(rel):
                 raise
-        self._heal(rel)
+            self._heal(rel)
         return self._open_dir(rel, healed=True)
 
     def _open_sub(self, ph, name, rel):

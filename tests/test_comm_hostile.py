@@ -551,3 +551,20 @@ def test_links_planted_from_another_computer(kind, request):
     assert out == ["sent bob"], err
     out, err = run(board_a, "bob", "recv:30", timeout=120)
     assert out == ["got across"], err
+
+
+def test_fixed_folders_deleted_while_in_use_are_made_again(board):
+    import shutil
+    for name in ("tmp", "trash"):
+        shutil.rmtree(board / name)
+    out, err = run(board, "alice", "send:bob:still", timeout=30)   # joins: made again anyway
+    (board / "box" / "bob" / "000000000002.msg").write_bytes(b"junk for the trash")
+    shutil.rmtree(board / "tmp")
+    shutil.rmtree(board / "trash")
+    from comm import Board
+    bob = Board(board, "bob", stale_after=STALE)
+    bob.run = "x" * 16           # as if joined before the folders went away
+    bob._member = b""
+    assert bob.receive().body == "still"
+    assert bob.receive() is None               # the junk went to a trash made again
+    assert (board / "tmp").is_dir() and len(list((board / "trash").iterdir())) == 1
