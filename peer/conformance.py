@@ -641,7 +641,7 @@ def _link(target, where, mtime=None):
 
 
 def s_links(cmd, d):
-    """B6 F4 G1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
+    """B6 F2 G1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
     board, victim = d / "board", d / "victim"
     _victim(victim)
     before = _snapshot(victim)
@@ -669,7 +669,7 @@ def s_links(cmd, d):
         check(impl.ask(op="init", timeout=40).get("ok"), "init failed on a board with planted links")
         check(_snapshot(victim) == before, "init changed the folder outside the board")
         mine = board / "box" / "impl"
-        check(mine.is_dir() and not mine.is_symlink(), "box/impl is still a link after init (F4: set aside, recreated)")
+        check(mine.is_dir() and not mine.is_symlink(), "box/impl is still a link after init (F2: set aside, recreated)")
         a = impl.ask(op="send", to="kit", body="through the links", timeout=40)
         check(a.get("result") == 1, f"send answered {a}")
         got = kit.receive()
