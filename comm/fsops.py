@@ -275,7 +275,7 @@ class Root:
         (and recreated)."""
         return _Dir(self, rel)
 
-    def _open_dir(self, rel, healed=False):
+    def _open_dir(self, rel, healed=False, remake=True):
         if rel == "":
             if USE_DIR_FD:
                 return os.open(self.folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)  # may be a link
@@ -288,7 +288,7 @@ class Root:
                 try:
                     return self._open_sub(ph, name, rel)
                 except FileNotFoundError:
-                    if healed or rel not in self.REMAKE:
+                    if healed or not remake or rel not in self.REMAKE:
                         raise
                     log.warning("the folder %r was missing on the board %s: made again", rel, str(self.folder))
                     try:
@@ -653,7 +653,7 @@ class Root:
         with self._batch:
             for _ in range(4):
                 try:
-                    with self._dir(rel):
+                    with _Dir(self, rel, remake=False):
                         return created
                 except FileNotFoundError:
                     parent, _ = _parent(rel)
@@ -813,10 +813,10 @@ class _Batch:
 
 class _Dir:
     """``Root._dir(rel)``: a folder's handle, kept in the batch or closed at the end."""
-    __slots__ = ("root", "rel", "h", "owned")
+    __slots__ = ("root", "rel", "h", "owned", "remake")
 
-    def __init__(self, root, rel):
-        self.root, self.rel, self.owned = root, rel, False
+    def __init__(self, root, rel, remake=True):
+        self.root, self.rel, self.owned, self.remake = root, rel, False, remake
 
     def __enter__(self):
         root, rel = self.root, self.rel
@@ -825,7 +825,7 @@ class _Dir:
             h = dirs.get(rel)
             if h is not None:
                 return h
-        h = root._open_dir(rel)
+        h = root._open_dir(rel, remake=self.remake)
         if dirs is not None and root._keep(rel):
             dirs[rel] = h
         else:

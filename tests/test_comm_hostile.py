@@ -568,3 +568,14 @@ def test_fixed_folders_deleted_while_in_use_are_made_again(board):
     assert bob.receive().body == "still"
     assert bob.receive() is None               # the junk went to a trash made again
     assert (board / "tmp").is_dir() and len(list((board / "trash").iterdir())) == 1
+
+
+def test_a_fresh_board_says_nothing(tmp_path):
+    """Making a board and using it normally logs no warning (a warning means something was
+    wrong on the board: tools print them)."""
+    out, err = run(tmp_path / "fresh", "alice")
+    assert err == "", err
+    out, err = run(tmp_path / "fresh", "bob", "send:alice:hi")
+    assert out == ["sent alice"] and err == "", err
+    out, err = run(tmp_path / "fresh", "alice", "recv:10")
+    assert out == ["got hi"] and err == "", err
