@@ -55,6 +55,8 @@ def cmd_serve(args):
     for line in sys.stdin:
         try:
             req = json.loads(line)
+            if not isinstance(req, dict):
+                raise ValueError("a request is a JSON object, like {\"op\": \"init\"}")
             op = req.get("op")
             if op == "init":
                 me.join()

@@ -58,6 +58,9 @@ class InvalidArgument(ValueError):
 class BoardError(OSError):
     """The board folder cannot be used (missing, unreadable, foreign)."""
 
+    def __str__(self):
+        return self.strerror if self.strerror and self.errno is None else super().__str__()
+
 
 class Message(NamedTuple):
     sender: str
@@ -90,12 +93,17 @@ class TalkResult(NamedTuple):
     body: str
 
 
+def is_device_name(name):
+    """Whether Windows takes ``name`` (even with an extension: ``nul.game``) for a device (N1)."""
+    return name.split(".", 1)[0].rstrip(" ").lower() in _RESERVED
+
+
 def check_name(name, what="name"):
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InvalidArgument(
             f"invalid {what} {name!r}: use 1-32 letters, digits, '-' or '_', starting with a letter "
             "or digit (no spaces, '/', '..' or control characters)")
-    if name.lower() in _RESERVED:
+    if is_device_name(name):
         raise InvalidArgument(f"invalid {what} {name!r}: reserved as a device name on Windows")
     return name
 
@@ -327,7 +335,7 @@ class Board:
             self.root.replace("cardstand.board", f"cardstand-board {VERSION}\n".encode(), scratch="")
             return
         words = text.split()
-        if len(words) != 2 or words[0] != "cardstand-board" or not words[1].isdigit():
+        if len(words) != 2 or words[0] != "cardstand-board" or not re.fullmatch(r"[0-9]{1,9}", words[1]):
             raise BoardError(None, f"{marker} is not a cardstand board marker: choose another folder")
         if int(words[1]) != VERSION:
             raise BoardError(None, f"{self.folder} is a board of protocol version {words[1][:20]}; "

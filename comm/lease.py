@@ -23,6 +23,7 @@ links, see ``fsops.Root``):
 import hashlib
 import logging
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -235,9 +236,12 @@ class Lease:
         f = self._owner_fields(owner)
         if not MACHINE or f.get("machine") != MACHINE:
             return False
+        pid = f.get("pid", "")
+        if not re.fullmatch(r"[1-9][0-9]{0,9}", pid) or int(pid) > 2**31 - 1:
+            return False    # not a pid this machine could have: judged by its heartbeat (L4)
         try:
-            return not _pid_alive(int(f.get("pid", "")))
-        except ValueError:
+            return not _pid_alive(int(pid))
+        except (OverflowError, ValueError):
             return False
 
     def _dismantle(self, owner, label):

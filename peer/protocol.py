@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
+from comm.board import is_device_name
+
 VERSION = 1
 PREFIX = "#cardstand"
 VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "result")
@@ -44,10 +46,14 @@ def game_id_problem(gid):
     from ``A-Z a-z 0-9 . _ -``, not starting with ``.`` (no ``..``, no hidden
     files, no separators, no drive letters, nothing to escape).
 
+    A Windows device name (``CON``, ``nul.x``, ``COM1``) is refused too.
+
     >>> game_id_problem("20261122-045500-ab12cd"), game_id_problem("../../x"), game_id_problem(".x")
     ('', 'bad game id', 'bad game id')
+    >>> game_id_problem("CON"), game_id_problem("nul.1")
+    ('bad game id', 'bad game id')
     """
-    if not isinstance(gid, str) or not _GAME_ID.fullmatch(gid) or gid.startswith("."):
+    if not isinstance(gid, str) or not _GAME_ID.fullmatch(gid) or gid.startswith(".") or is_device_name(gid):
         return "bad game id"
     return ""
 

@@ -7,9 +7,7 @@ control characters (C0, DEL, C1), the bidi controls and the line and
 paragraph separators -> ``\\xHH`` / ``\\uHHHH``.  ``Record.parse`` undoes it exactly.
 """
 import logging
-import os
 import re
-import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,11 +125,6 @@ def _ggf_text(s):
     return visible(s).replace("\\", "\\\\").replace("]", "\\]")
 
 
-def _is_link(st):
-    """A symbolic link, or on Windows any reparse point (a junction too)."""
-    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & 0x400)
-
-
 def n_squares(size):
     return size * size
 
@@ -146,56 +139,39 @@ class Records:
 
     def __init__(self, board_folder):
         self.dir = Path(board_folder) / "records"
-        self.tmp = Path(board_folder) / "tmp"
+        self.root = fsops.Root.for_folder(board_folder)
+        self._warned = set()        # problems already logged (a watcher reads ten times a second)
 
     def path(self, gid):
+        """Where the record of ``gid`` is (for people); ValueError for a bad id."""
+        return self.root.path(self._rel(gid))
+
+    @staticmethod
+    def _rel(gid):
         if game_id_problem(gid):
             raise ValueError(f"bad game id {str(gid)[:80]!r}")
-        return self.dir / f"{gid}.game"
+        return f"records/{gid}.game"
 
-    def _dir_problem(self, create=False):
-        """Why the records folder cannot be used ('' when it can)."""
+    def _read(self, rel):
         try:
-            st = os.lstat(self.dir)
-        except FileNotFoundError:
-            if not create:
-                return "no records yet"
-            try:
-                os.mkdir(self.dir)
-            except FileExistsError:
-                pass
-            st = os.lstat(self.dir)
-        if _is_link(st):
-            return f"{self.dir} is a link: not used"
-        if not stat.S_ISDIR(st.st_mode):
-            return f"{self.dir} is not a folder: not used"
-        return ""
-
-    def _read(self, path):
-        why = self._dir_problem()
-        if why:
-            if why != "no records yet":
-                log.warning("%s", why)
+            return self.root.read_text(rel, MAX_RECORD, strict=True)
+        except fsops.NotRegular as e:
+            if rel not in self._warned:
+                self._warned.add(rel)
+                log.warning("%s: not used (%s)", self.root.path(rel), e)
             return None
-        try:
-            if _is_link(os.lstat(path)):
-                log.warning("%s is a link: not read", path)
-                return None
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        return fsops.read_text_full(path, MAX_RECORD)
 
     def save(self, record):
-        target = self.path(record.id)
-        why = self._dir_problem(create=True)
-        if why:
-            raise OSError(why)
-        fsops.replace_with(self.tmp, target, record.text().encode("utf-8"), durable=False)
-        fsops.replace_with(self.tmp, self.dir / "current", fsops.record(record.id), durable=False)
+        """Write the record and point ``records/current`` at it.  A ``records`` that is a link
+        or not a folder is set aside into ``trash/`` and made again (F2), never followed."""
+        rel = self._rel(record.id)
+        self.root.ensure_dir("records")
+        self.root.replace(rel, record.text().encode("utf-8"), durable=False)
+        self.root.replace("records/current", fsops.record(record.id), durable=False)
 
     def load(self, gid):
         """The record of game ``gid``, or None; ValueError for a bad id or a damaged record."""
-        text = self._read(self.path(gid))
+        text = self._read(self._rel(gid))
         if text is None:
             return None
         rec = Record.parse(text)
@@ -205,7 +181,7 @@ class Records:
 
     def current(self):
         """The latest game on this board, or None (a damaged record or a bad id counts as none)."""
-        gid = self._read(self.dir / "current")
+        gid = self._read("records/current")
         if not gid or not gid.strip():
             return None
         try:

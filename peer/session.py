@@ -81,6 +81,7 @@ class Session:
         self.pending = []           # messages read but not handled yet
         self.classic_run = None     # the classic opponent's run id, to notice it restarting
         self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
+        self.save_failed = None     # why the last save of the record failed (None: it did not)
         self.foreign_shown = {}     # run -> messages from it shown (not applied)
         self.stop = threading.Event()
 
@@ -171,8 +172,10 @@ class Session:
                         who, visible(r.sender_run, 40), r.seq, visible(r.reason))
             if r.sender.lower() != self.other:
                 continue
-            if self.secret and self._greeting_run(r.sender_run):
-                # The opponent itself (its current run) during a handshake: the secrets differ.
+            if self.secret and self.bound_run is None and self._greeting_run(r.sender_run):
+                # The opponent itself (its current run) during the handshake: the secrets differ.
+                # Once the game is bound, nobody can stop it this way: member records are not
+                # signed, so "its current run" is only a claim (A6).
                 if r.reason.startswith("no MAC"):
                     self._refuse_game("no_secret_there", other=self.other)
                 if r.reason.startswith("wrong MAC"):
@@ -214,8 +217,12 @@ class Session:
             r.status, r.result = "over", f"{b}-{w}"
         try:
             self.records.save(r)
+            self.save_failed = None
         except (OSError, ValueError) as e:
             log.warning("could not save the game record: %s", e)
+            if self.save_failed is None:
+                self.say("record_failed", reason=e)
+            self.save_failed = str(e)
 
     def _load(self, gid):
         """The record of ``gid`` on this board, or None (a damaged one is reported and not used)."""
@@ -714,7 +721,8 @@ class Session:
         self.say("over", b=b, w=w, verdict=verdict)
         if self.mode == "full":
             self.board.send(self.other, protocol.control("result", black=b, white=w))
-        self.say("record", path=self.records.path(self.gid))
+        if self.save_failed is None:
+            self.say("record", path=self.records.path(self.gid))
 
     def run(self):
         """Play until the game ends or the player leaves; returns an exit code."""

@@ -50,6 +50,9 @@ TEXTS = {
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
     "record": ("Game record: {path}", "棋譜: {path}"),
+    "record_failed": ("The game record could not be saved (the game goes on; it cannot be resumed "
+                      "from this board): {reason}",
+                      "棋譜を保存できませんでした（対局は続きますが、この伝言台からは再開できません）：{reason}"),
     "engine_failed": ("The external engine failed ({reason}); playing {move} instead.",
                       "外部エンジンが失敗しました（{reason}）。代わりに {move} に打ちます。"),
     "thinking": ("thinking", "考慮中"),

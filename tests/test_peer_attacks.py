@@ -235,6 +235,9 @@ def test_a_records_folder_that_is_a_link_is_not_followed(tmp_path):
     rw, ow = finish(w)
     assert rb == rw == 0 and final_line(ob) == final_line(ow) is not None
     assert tree_hashes(victim) == before
+    # the link was set aside and a real records folder made: the game has its record (F2)
+    assert not (board / "records").is_symlink() and Records(board).current().status == "over"
+    assert "Game record:" in ob and "could not be saved" not in ob
 
 
 # -- the shared secret -------------------------------------------------------------------------------
@@ -292,3 +295,31 @@ def test_an_unusable_secret_is_a_clear_error(tmp_path):
         code, out = finish(player("black", tmp_path / "b", "--ai", "random", *args, env=env), timeout=60)
         assert code == 2 and "Cannot use the shared secret" in out and want in out, out
     assert not (tmp_path / "b").exists()
+
+
+def test_a_forger_cannot_stop_a_secret_game_by_planting_a_member_run(tmp_path):
+    """Member records are not signed: a forger without the secret writes a new run into white's
+    member record and posts an unsigned message from it.  Before the game was bound that would
+    read as "white has no secret"; once it is bound it is only reported, and the game goes on."""
+    board = tmp_path / "b"
+    env = {"CARDSTAND_SECRET": "s3cret"}
+    b = player("black", board, "--ai", "greedy", "--time", "0.05", env=env)
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "1.0", env=env)
+    end = time.monotonic() + 60
+    while not (Records(board).current() and len(Records(board).current().moves) >= 3):
+        assert time.monotonic() < end, "the game did not start"
+        time.sleep(0.05)
+    me = Board(board, "forger").join()
+    try:
+        with me.lease.hold(10):
+            fsops.replace_with(board / "tmp", board / "box" / "white" / "member",
+                               fsops.record("cardstand-member 1\nname: white\nrun: deadbeefdeadbeef\nhost: x\npid: 1"))
+    finally:
+        me.close()
+    forge(board, "black", "#cardstand hello v=1 role=white name=mallory", run="deadbeefdeadbeef")
+    forge(board, "black", "c4 #99", run="deadbeefdeadbeef")
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert "was refused: no MAC" in ob
+    assert final_line(ob) == final_line(ow) is not None

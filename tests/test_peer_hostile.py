@@ -173,9 +173,12 @@ def test_records_never_read_or_write_outside_the_board(tmp_path):
     (board / "records").rmdir()
     os.symlink(victim, board / "records")
     assert recs.current() is None
-    with pytest.raises(OSError):
-        recs.save(Record(id="x", black="Mallory"))
+    # saving sets the link aside (into trash/, as itself) and makes a real records folder (F2)
+    recs.save(Record(id="x", black="Mallory"))
     assert _snapshot(victim) == before
+    assert (board / "records").is_dir() and not (board / "records").is_symlink()
+    assert recs.load("x").black == "Mallory"
+    assert any(p.is_symlink() for p in (board / "trash").iterdir())
 
 
 # -- the session: handshake and game, driven in-process ----------------------------------------------

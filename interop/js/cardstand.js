@@ -585,8 +585,10 @@ class Board {
     const marker = path.join(this.folder, 'cardstand.board');
     let m;
     try { m = readText(marker); } catch (e) {
-      if (e instanceof NotAFile) throw new Error(`${marker} is not a cardstand board marker (${e.what})`);
-      throw e;
+      if (!(e instanceof NotAFile)) throw e;
+      this.fixDir(['trash']);                                        // F2: set aside, written anew
+      this.setAside(marker, e.what, 'the board marker');
+      m = null;
     }
     if (m === null) replaceWith(this.folder, marker, Buffer.from(`cardstand-board ${VERSION}\n`), true);
     else {

@@ -196,7 +196,8 @@ function splitTranscript(t) {
 }
 // Game ids become file names (records/<game>.game): [A-Za-z0-9._-]{1,64}, not starting with '.'
 const GAME_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
-function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id); }
+const DEVICES = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *$/i;   // Windows (N1)
+function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id) && !DEVICES.test(id.split('.')[0]); }
 
 class Leave extends Error {                                   // end the game with an exit code
   constructor(code) { super(`leave ${code}`); this.code = code; }
@@ -289,15 +290,16 @@ class Player {
 
   greetingRun(run) { return (this.bound === null || run !== this.bound) && this.isMemberRun(run); }
 
-  // Messages the board refused (A3): during a handshake, the opponent's own run refused for its
-  // MAC means the secrets differ: refuse the game (H7). Otherwise shown and ignored.
+  // Messages the board refused (A3): during the first handshake, the opponent's own run refused
+  // for its MAC means the secrets differ: refuse the game (H7). Otherwise shown and ignored.
   checkRejected() {
     let list = [];
     try { list = this.board.takeRejected ? this.board.takeRejected() : []; } catch (e) { list = []; }
     for (const r of list) {
       const sender = String(r.sender || '');
       const reason = String(r.reason || '');
-      if (sender.toLowerCase() === this.other && this.hasSecret && this.greetingRun(r.senderRun)) {
+      // once the game is bound, never: member records are not signed, "its current run" is a claim (A6)
+      if (sender.toLowerCase() === this.other && this.hasSecret && this.bound === null && this.greetingRun(r.senderRun)) {
         if (reason.startsWith('no MAC')) this.refuse('no_secret_there', { other: this.other });
         if (reason.startsWith('wrong MAC')) this.refuse('other_secret', { other: this.other });
       }
