@@ -725,12 +725,7 @@ class Root:
                         fd = os.open(h, os.O_RDONLY)
             except OSError:
                 return
-            try:
-                os.fsync(fd)
-            except OSError:
-                pass  # some network filesystems refuse fsync on directories
-            finally:
-                os.close(fd)
+            _fsync_and_close(fd)
 
     def set_aside(self, rel, why):
         """Move ``rel`` (whatever it is: a link is moved itself) into ``trash/``, with a log
@@ -861,6 +856,10 @@ def fsync_dir(path):
         fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     except OSError:
         return
+    _fsync_and_close(fd)
+
+
+def _fsync_and_close(fd):
     try:
         os.fsync(fd)
     except OSError:
