@@ -428,10 +428,7 @@ def s_refused_move(cmd, d, play_cmd):
               f"after f5 the reply was {reply.text!r}: the refused move changed its board")
         kit.send("white", "#cardstand resign")
     finally:
-        try:
-            theirs.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            theirs.kill()
+        _reap(theirs)
 
 
 def s_version(cmd, d, play_cmd):
@@ -840,6 +837,14 @@ def _kit_game(kit, colour, proc, timeout=120):
     kit.send(other, protocol.control("result", black=game.position.discs()[0], white=game.position.discs()[1]))
 
 
+def _reap(proc, timeout=20):
+    """Let a scenario's program end by itself for ``timeout`` s, then kill it."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def _exit_code(proc, timeout=30):
     try:
         proc.wait(timeout=timeout)
@@ -996,10 +1001,7 @@ def s_runs(cmd, d, play_cmd):
               f"after the real move 3 the reply was {reply.text!r}: the forged move was applied")
         kit.send("white", "#cardstand resign")
     finally:
-        try:
-            theirs.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            theirs.kill()
+        _reap(theirs)
 
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,

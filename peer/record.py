@@ -16,7 +16,7 @@ from comm import fsops
 from comm.text import visible
 from engine import Game
 
-from .protocol import game_id_problem
+from .protocol import game_id_problem, parse_size
 
 log = logging.getLogger("peer")
 
@@ -90,10 +90,10 @@ class Record:
             raise ValueError("damaged game record: no id")
         if game_id_problem(f["id"]):
             raise ValueError(f"damaged game record: bad game id {f['id'][:80]!r}")
-        size = f.get("size", "8")
-        if not re.fullmatch(r"[0-9]{1,3}", size) or int(size) % 2 or not 4 <= int(size) <= 26:
-            raise ValueError(f"damaged game record: bad size {size[:20]!r}")
-        return cls(id=f["id"], size=int(size), black=f.get("black", "black"),
+        size = parse_size(f.get("size", "8"))
+        if size is None:
+            raise ValueError(f"damaged game record: bad size {f['size'][:20]!r}")
+        return cls(id=f["id"], size=size, black=f.get("black", "black"),
                    white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
                    moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""))
 

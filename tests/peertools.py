@@ -1,4 +1,5 @@
 """Helpers to run players as real processes."""
+import hashlib
 import os
 import subprocess
 import sys
@@ -24,3 +25,15 @@ def finish(proc, timeout=120):
 def final_line(out):
     lines = [l for l in out.splitlines() if l.startswith("Game over")]
     return lines[-1] if lines else None
+
+
+def file_hashes(top, skip=None):
+    """sha256 of every file under ``top`` (not under ``skip``): proves a folder unchanged byte for byte."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        if skip and Path(dirpath).resolve().is_relative_to(Path(skip).resolve()):
+            continue
+        for f in filenames:
+            p = Path(dirpath) / f
+            out[str(p.relative_to(top))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out

@@ -1,5 +1,4 @@
 """Issue 10 through real processes: forged moves, hostile control lines, paths from the board."""
-import hashlib
 import os
 import subprocess
 import sys
@@ -15,21 +14,9 @@ from peer import protocol
 from peer.conformance import _expect as expect
 from peer.record import Record, Records
 
-from peertools import ROOT, final_line, finish, player
+from peertools import ROOT, file_hashes, final_line, finish, player
 
 RAW_ESC = "\x1b"
-
-
-def tree_hashes(top, skip=None):
-    """sha256 of every file under ``top`` (not under ``skip``): proves a folder unchanged byte for byte."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(top):
-        if skip and Path(dirpath).resolve().is_relative_to(Path(skip).resolve()):
-            continue
-        for f in filenames:
-            p = Path(dirpath) / f
-            out[str(p.relative_to(top))] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
 
 
 def forge(board, to, body, sender="white", run="f" * 16, key=None):
@@ -189,7 +176,7 @@ def test_a_hello_with_a_path_for_game_id_writes_nothing_outside(tmp_path, gid):
     if gid == "ABS":
         gid = protocol.quote(str(victim / "x"), safe="") if hasattr(protocol, "quote") else \
             str(victim / "x").replace("/", "%2F")
-    before = tree_hashes(tmp_path, skip=board)
+    before = file_hashes(tmp_path, skip=board)
     w = player("white", board, "--ai", "random")
     evil = Board(board, "black").join()
     deadline = time.monotonic() + 30
@@ -200,7 +187,7 @@ def test_a_hello_with_a_path_for_game_id_writes_nothing_outside(tmp_path, gid):
     assert r.get("reason").startswith("bad game id")
     code, out = finish(w)
     assert code == 3 and "Cannot play: bad game id" in out
-    assert tree_hashes(tmp_path, skip=board) == before
+    assert file_hashes(tmp_path, skip=board) == before
     assert not (board / "records").exists() or os.listdir(board / "records") == []
 
 
@@ -228,13 +215,13 @@ def test_a_records_folder_that_is_a_link_is_not_followed(tmp_path):
     board = tmp_path / "b"
     board.mkdir()
     os.symlink(victim, board / "records")
-    before = tree_hashes(victim)
+    before = file_hashes(victim)
     b = player("black", board, "--ai", "greedy", "--size", "6", "--time", "0.05")
     w = player("white", board, "--ai", "random", "--time", "0.05")
     rb, ob = finish(b)
     rw, ow = finish(w)
     assert rb == rw == 0 and final_line(ob) == final_line(ow) is not None
-    assert tree_hashes(victim) == before
+    assert file_hashes(victim) == before
     # the link was set aside and a real records folder made: the game has its record (F2)
     assert not (board / "records").is_symlink() and Records(board).current().status == "over"
     assert "Game record:" in ob and "could not be saved" not in ob

@@ -19,10 +19,10 @@ from engine import BLACK, WHITE, Game
 from peer import protocol
 from peer.cli import follow
 from peer.record import Record, Records, escape, unescape
-from peer.session import Leave
 from peer.ui import Screen
 
 from peerfakes import Exhausted, session
+from peertools import file_hashes
 
 FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=120,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -63,16 +63,6 @@ def bodies(draw):
         out = sq + (f" #{n}" if n is not None else "") + (f" t={t}" if n is not None and t is not None else "")
         return out
     return draw(st.text(max_size=80))
-
-
-def _snapshot(top):
-    """Every file under ``top`` (path -> bytes): proves nothing was written outside the board."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(top):
-        for f in filenames:
-            p = Path(dirpath) / f
-            out[str(p.relative_to(top))] = p.read_bytes()
-    return out
 
 
 # -- the decoder --------------------------------------------------------------------------------------
@@ -167,7 +157,7 @@ def test_records_never_read_or_write_outside_the_board(tmp_path):
     # a record file that is a link is not read; a records folder that is a link is not used
     os.symlink(victim / "x.game", board / "records" / "y.game")
     assert recs.load("y") is None
-    before = _snapshot(victim)
+    before = file_hashes(victim)
     (board / "records" / "y.game").unlink()
     (board / "records" / "current").unlink()
     (board / "records").rmdir()
@@ -175,7 +165,7 @@ def test_records_never_read_or_write_outside_the_board(tmp_path):
     assert recs.current() is None
     # saving sets the link aside (into trash/, as itself) and makes a real records folder (F2)
     recs.save(Record(id="x", black="Mallory"))
-    assert _snapshot(victim) == before
+    assert file_hashes(victim) == before
     assert (board / "records").is_dir() and not (board / "records").is_symlink()
     assert recs.load("x").black == "Mallory"
     assert any(p.is_symlink() for p in (board / "trash").iterdir())
@@ -200,7 +190,7 @@ def _check_output(out, top, before):
     text = out.getvalue()
     assert not RAW.search(text), repr(RAW.search(text).group(0))
     assert "Traceback" not in text
-    after = _snapshot(top)
+    after = file_hashes(top)
     outside = {k for k in set(after) | set(before) if not k.startswith("b" + os.sep)}
     assert {k: after.get(k) for k in outside} == {k: before.get(k) for k in outside}
     for name in os.listdir(Path(top) / "b" / "records") if (Path(top) / "b" / "records").exists() else ():
@@ -217,7 +207,7 @@ def test_session_survives_any_message_sequence(colour, before, after, signed):
     """Hostile messages before and after the handshake: the session ends with a code or keeps playing."""
     with tempfile.TemporaryDirectory() as top:
         (Path(top) / "outside.txt").write_text("keep")
-        snap = _snapshot(top)
+        snap = file_hashes(top)
         s, b, out = session(Path(top) / "b", colour)
         other = "white" if colour == BLACK else "black"
         runs = {"bound": b.runs[other], "member-new": "n" * 16, "foreign": "f" * 16}
