@@ -1,0 +1,215 @@
+"""The session: joining the board, the phases of a run, and routing each message to its rule."""
+import logging
+import threading
+import time
+
+import comm
+from comm.text import visible
+from engine import BLACK, WHITE
+
+from .. import protocol
+from ..protocol import NAME_LIMIT
+from ..record import Records
+from .commands import Commands
+from .handshake import ROLES, Handshake
+from .leave import Leave
+from .moves import Moves
+from .presence import Presence
+from .recording import Recording
+from .runs import Runs
+
+log = logging.getLogger("peer")
+
+COLOURS = ("black", "white")
+
+
+class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
+    """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
+
+    Options (all optional): ``name``, ``size`` (None: black proposes 8, white
+    accepts black's), ``new`` (do not resume), ``classic_after`` (seconds to
+    wait for a greeting before speaking the classic protocol), ``gone_after``,
+    ``patience`` (seconds a computer waits for a vanished opponent; None: forever),
+    ``stats`` (file for per-move overhead figures), ``secret`` (the shared
+    secret, bytes, or None: see docs/PROTOCOL.md A1-A6), ``board`` (a
+    ``comm.Board``-like object to use instead of joining ``folder``; for tests).
+
+    The game is bound to the opponent's run that completed the handshake
+    (``bound_run``): messages from any other run are shown, logged and not applied.
+    """
+
+    def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
+                 classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
+                 secret=None, board=None):
+        self.colour = colour
+        self.role = ROLES[colour]
+        self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
+        self.player = player
+        self.screen = screen
+        self.my_name = name or self.me
+        self.their_name = self.other
+        self.size = size
+        self.want_size = size       # the size asked for on the command line, if any
+        self.new = new
+        self.classic_after = classic_after
+        self.gone_after = gone_after
+        self.patience = patience
+        self.stats = stats
+        self.secret = secret or None
+        if board is None:
+            board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret)
+        self.board = board
+        self.records = Records(folder)
+        self.mode = None            # "full" after a handshake, "classic" without one
+        self.game = None
+        self.record = None
+        self.gid = None
+        self.last = None
+        self.flipped = 0
+        self.prompted = False
+        self.alive_seen = None      # (record, monotonic time it last changed)
+        self.gone = False
+        self.left_at = None
+        self.sent_at = None         # when our last move was sent (for --stats)
+        self.pending = []           # messages read but not handled yet
+        self.classic_run = None     # the classic opponent's run id, to notice it restarting
+        self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
+        self.save_failed = None     # why the last save of the record failed (None: it did not)
+        self.foreign_shown = {}     # run -> messages from it shown (not applied)
+        self.stop = threading.Event()
+
+    # -- plumbing ------------------------------------------------------------------
+    def say(self, key, **kw):
+        self.screen.say(key, **kw)
+
+    def send(self, body):
+        """Send until delivered: nothing we decided to send is dropped."""
+        warned = False
+        while not self.board.send(self.other, body):
+            if not warned:
+                self.say("send_retry", reason=self.board.last_error)
+                warned = True
+            self._check_input_only()
+            time.sleep(0.5)
+
+    def _next_message(self, timeout):
+        if self.pending:
+            return self.pending.pop(0)
+        m = self.board.wait(timeout=timeout)
+        self._check_rejected()
+        if m is None:
+            return None
+        if m.sender.lower() != self.other:
+            log.info("ignored a message from %s", visible(m.sender, NAME_LIMIT))
+            return None
+        msg = protocol.parse(m.body)
+        msg.run = m.sender_run or ""
+        msg.signed = m.signed
+        return msg
+
+    # -- routing a message during the game ---------------------------------------------
+    def _handle(self, msg):
+        if msg.kind == "junk":
+            log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
+            return
+        if not self._from_bound_run(msg):
+            return
+        k = msg.kind
+        if k == "move":
+            return self._their_move(msg)
+        if k == "say":
+            return self.say("chat", name=self.their_name, text=msg.get("text"))
+        if k == "resign":
+            return self._they_resigned()
+        if k == "bye":
+            self.left_at = time.monotonic()
+            return self.say("left", name=self.their_name)
+        if k == "refused":
+            return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
+        if k == "refuse":
+            self.say("cannot_play", reason=msg.get("reason"))
+            raise Leave(3)
+        if k in ("hello", "welcome"):
+            return self.role.in_game(self, msg)
+        if k == "result":
+            return
+        log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
+
+    # -- the phases of a run ---------------------------------------------------------
+    def run(self):
+        """Play until the game ends or the player leaves; returns an exit code."""
+        try:
+            self.board.join()
+        except comm.BoardError as e:
+            self.say("cannot_play", reason=e)
+            return 2
+        presence = threading.Thread(target=self._presence_loop, name="presence", daemon=True)
+        self.board.beat("waiting")
+        presence.start()
+        try:
+            # Messages left for an earlier run go; a resumed game is re-synchronised by
+            # the handshake, which carries each side's whole transcript.
+            self.board.quiet()
+            for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
+                log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
+            self._handshake()
+            names = {self.me: self.my_name, self.other: self.their_name}
+            self.say("game_on", black=names["black"], white=names["white"], size=self.size,
+                     bd=self.screen.disc(BLACK), wd=self.screen.disc(WHITE))
+            self._show()
+            return self._play()
+        except Leave as e:
+            return e.code
+        except KeyboardInterrupt:
+            self.say("bye")
+            try:
+                self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
+                self.board.send(self.other, protocol.control("bye"))
+            except Exception:  # leaving anyway
+                pass
+            return 130
+        finally:
+            self.stop.set()
+            self.board.close()
+
+    def _play(self):
+        """Section 14: moves until the game is over (exit code 0) or the opponent stays away."""
+        next_presence = 0.0
+        while True:
+            pos = self.game.position
+            if pos.is_game_over():
+                self._over()
+                return 0
+            if self.pending:
+                self._handle(self.pending.pop(0))
+                continue
+            mine = pos.turn == self.colour
+            if mine and pos.must_pass():
+                self._my_move()  # pass first: a classic opponent's next move follows at once
+            elif mine:
+                self._drain(0)
+                if self.game.position.turn == self.colour and not self.game.position.is_game_over():
+                    self._my_move()
+            else:
+                if self.mode == "classic" and pos.must_pass():
+                    self._their_classic_pass()
+                    continue
+                self._check_input_only()
+                msg = self._next_message(0.1)
+                if msg is not None:
+                    self._handle(msg)
+            now = time.monotonic()
+            if now >= next_presence:
+                next_presence = now + 1.0
+                self._check_presence()
+                if self.left_at and self.patience is not None and now - self.left_at > self.patience:
+                    self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+                    return 4
+
+    def _drain(self, timeout):
+        """Handle messages that arrived while it is our turn (chat, resign, a restarted peer...)."""
+        while True:
+            msg = self._next_message(timeout)
+            if msg is None:
+                return
+            self._handle(msg)

@@ -1,0 +1,319 @@
+"""H1-H6: greetings sent, checked and answered; refusals; resuming; the classic fallback.
+
+Black and white differ only here, in ``Black`` and ``White`` (``ROLES[colour]``):
+black's ``hello`` defines the game, white answers it with ``welcome``.
+"""
+import logging
+import time
+
+import comm
+from comm.text import visible
+from engine import BLACK, PASS, WHITE, Game, notation
+
+from .. import protocol, texts
+from ..protocol import NAME_LIMIT, game_id_problem
+from .leave import Leave
+from .recording import new_gid
+
+log = logging.getLogger("peer")
+
+
+class Black:
+    """Black proposes the game (H2) and binds on white's ``welcome`` (H3)."""
+
+    colour = BLACK
+    takes_welcome = True        # a welcome is an answer to our hello
+    falls_back_to_classic = True    # H6: our hello delivered, no welcome in time
+
+    def hello_fields(self, s):
+        return dict(size=s.size, game=s.gid, moves=s.game.transcript(passes=True) if s.game else "")
+
+    def start(self, s, resume):
+        """Before the first ``hello``: the game is resumed, or a new one made up."""
+        s.size = resume.size if resume else (s.size or 8)
+        gid = resume.id if resume else new_gid()
+        s._start_game(gid, s.size, resume.moves if resume else "")
+        if resume:
+            s.say("resume", id=gid, n=len(s.game.moves) + 1)
+
+    def needs_game_id(self, msg):
+        return "game" in msg.fields or msg.kind == "welcome"
+
+    def reads_size(self, msg):
+        return "size" in msg.fields
+
+    def size_problem(self, s, size):
+        if size != s.size:
+            return "size_wanted", {"theirs": size, "mine": s.size}
+        return None
+
+    def greeting(self, s, msg, strict):
+        """A ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
+        return s._black_greeting(msg, strict)
+
+    def in_game(self, s, msg):
+        """A greeting from the bound run during the game."""
+        if msg.kind == "hello" or msg.get("game") == s.gid:
+            s._black_greeting(msg, strict=False)
+
+
+class White:
+    """White takes black's game (H2) and answers with ``welcome`` (H3)."""
+
+    colour = WHITE
+    takes_welcome = False
+    falls_back_to_classic = False
+
+    def hello_fields(self, s):
+        fields = {}
+        if s.want_size:
+            fields["size"] = s.want_size
+        if s.game:
+            fields.update(game=s.gid, moves=s.game.transcript(passes=True))
+        return fields
+
+    def start(self, s, resume):
+        if resume:
+            s.size = resume.size
+            s._start_game(resume.id, resume.size, resume.moves)
+            s.say("resume", id=resume.id, n=len(s.game.moves) + 1)
+
+    def needs_game_id(self, msg):
+        return True
+
+    def reads_size(self, msg):
+        return True
+
+    def size_problem(self, s, size):
+        if s.want_size and size != s.want_size:
+            return "size_proposed", {"theirs": size, "mine": s.want_size}
+        return None
+
+    def greeting(self, s, msg, strict):
+        if msg.kind != "hello":
+            return False
+        s._accept_black(msg, strict)
+        return True
+
+    def in_game(self, s, msg):
+        if msg.kind == "hello":
+            s._accept_black(msg, strict=False)
+
+
+ROLES = (Black(), White())
+
+
+class Handshake:
+    """Mixed into ``Session``: section 13."""
+
+    # -- refusals (H4) ---------------------------------------------------------------------
+    def _reason(self, key, **kw):
+        """(English text for the wire, text in this screen's language) of a refusal reason."""
+        return texts.text("en", key, **kw), self.screen.t(key, **kw)
+
+    def _refuse_game(self, key, **kw):
+        """``refuse`` the game (H4): tell the other side in English, show why here, exit code 3."""
+        wire, here = self._reason(key, **kw)
+        try:
+            self.board.send(self.other, protocol.control("refuse", reason=wire))
+        except (comm.InvalidArgument, OSError) as e:
+            log.warning("could not send refuse: %s", e)
+        self.say("cannot_play", reason=here)
+        raise Leave(3)
+
+    def _conflict(self):
+        self._refuse_game("records_differ")
+
+    def _bad_greeting(self, msg, problem, strict):
+        """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
+        key, kw = problem
+        if strict:
+            self._refuse_game(key, **kw)
+        wire, here = self._reason(key, **kw)
+        log.warning("greeting not applied: %s", wire)
+        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
+        try:
+            self.board.send(self.other, protocol.control("refused", move=msg.text[:200], reason=wire))
+        except (comm.InvalidArgument, OSError) as e:
+            log.warning("could not send refused: %s", e)
+
+    # -- greetings (H2) --------------------------------------------------------------------
+    def _hello(self, verb="hello"):
+        fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name}
+        fields.update(self.role.hello_fields(self))
+        return protocol.control(verb, **fields)
+
+    def _greeting(self, msg):
+        """Check a ``hello``/``welcome``: (problem, game).
+
+        ``problem`` is None or ``(key, fields)`` of a refusal reason (texts.py);
+        ``game`` is the greeting's transcript replayed (a ``Game``), or None when it
+        carries none.  Nothing from the message is trusted before this.
+        """
+        problem = self._greeting_basics(msg)
+        if problem:
+            return problem, None
+        has_game = "game" in msg.fields
+        if self.role.needs_game_id(msg) and game_id_problem(msg.get("game")):
+            return ("bad_game_id", {"id": visible(msg.get("game"), 80)}), None
+        size = self.size
+        if self.role.reads_size(msg):
+            size = protocol.parse_size(msg.get("size") or "8")
+            if size is None:
+                return ("bad_size", {"size": visible(msg.get("size"), 20)}), None
+            problem = self.role.size_problem(self, size)
+            if problem:
+                return problem, None
+        if "moves" not in msg.fields or not has_game:
+            return None, None
+        try:
+            return None, Game.from_transcript(msg.get("moves"), size=size or 8)
+        except ValueError as e:
+            return ("bad_moves", {"moves": visible(msg.get("moves"), 60), "reason": visible(e, 200)}), None
+
+    def _greeting_basics(self, msg):
+        """The checks of any greeting, even one for another game: the secret, the version."""
+        if not self.secret and msg.signed:
+            return "no_secret_here", {"other": self.other}
+        v = msg.get("v")
+        if v != str(protocol.VERSION):
+            return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
+        return None
+
+    def _take_name(self, msg):
+        self.their_name = (msg.get("name") or self.other)[:NAME_LIMIT]
+
+    # -- the handshake (H1) ---------------------------------------------------------------
+    def _handshake(self):
+        self.role.start(self, self._resumable())
+        hello = self._hello()
+        sent = self.board.send(self.other, hello)
+        joined_at = time.monotonic() if sent else None
+        next_hello = time.monotonic() + 2.0
+        self.say("waiting_join" if not sent else "waiting_hello", other=self.other, board=self.board.folder)
+        while True:
+            self._check_input_only()
+            msg = self._next_message(0.2)
+            now = time.monotonic()
+            if msg is None:
+                if now >= next_hello:
+                    was = sent
+                    sent = self.board.send(self.other, self._hello())
+                    next_hello = now + 2.0
+                    if sent and not was:
+                        joined_at = now
+                        self.say("waiting_hello", other=self.other)
+                if self.role.falls_back_to_classic and joined_at and now - joined_at > self.classic_after:
+                    self.mode = "classic"
+                    self._bind_classic()
+                    self.say("classic", other=self.other)
+                    return
+                continue
+            if msg.kind == "junk":
+                log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
+                continue
+            if not self._is_member_run(msg.run):
+                self._other_run(msg)        # not from the opponent that joined the board
+                continue
+            if msg.signed and not self.secret:
+                self._refuse_game("no_secret_here", other=self.other)
+            if msg.kind in ("hello", "welcome"):
+                if self.role.greeting(self, msg, strict=True):
+                    return
+                continue
+            if msg.kind == "refuse":
+                self.say("cannot_play", reason=msg.get("reason"))
+                raise Leave(3)
+            if msg.kind == "move" and "n" not in msg.fields:
+                self._classic_move_first(msg)
+                return
+            if msg.kind == "say":
+                self.say("chat", name=self.their_name, text=msg.get("text"))
+
+    def _black_greeting(self, msg, strict):
+        """Black gets a ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
+        if msg.kind == "welcome" and msg.get("game") != self.gid:
+            problem = self._greeting_basics(msg)
+            if problem:
+                self._bad_greeting(msg, problem, strict)
+            else:
+                log.info("a welcome for game %r, not %s: ignored", visible(msg.get("game"), 80), self.gid)
+            return False  # a welcome to an older hello
+        problem, theirs = self._greeting(msg)
+        if problem:
+            self._bad_greeting(msg, problem, strict)
+            return False
+        self._take_name(msg)
+        if msg.kind == "hello":
+            self.send(self._hello())  # answer a (re)started white
+            return False
+        self.mode = "full"
+        self._refresh_names()
+        if theirs is not None and not self._adopt(theirs):
+            self._conflict()
+        self.bound_run = msg.run
+        return True
+
+    def _accept_black(self, msg, strict):
+        """White gets black's ``hello``: the game it defines is started or resumed (H5), then ``welcome``."""
+        problem, theirs = self._greeting(msg)
+        if problem:
+            return self._bad_greeting(msg, problem, strict)
+        self._take_name(msg)
+        size = protocol.parse_size(msg.get("size") or "8")
+        gid = msg.get("game")
+        if self.game is not None and gid == self.gid and size != self.size:
+            return self._conflict()
+        if self.game is None or gid != self.gid:
+            old = self._load(gid)
+            if old is not None and old.size != size:
+                return self._conflict()     # the same game id on another board size
+            self.size = size
+            self._start_game(gid, size, old.moves if old and old.status == "playing" else "", old=old)
+        self.mode = "full"
+        self._refresh_names()
+        if theirs is not None and not self._adopt(theirs):
+            return self._conflict()
+        self.bound_run = msg.run
+        self.send(self._hello("welcome"))
+
+    def _restart(self, msg):
+        """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
+        log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
+        if self.left_at:
+            self.left_at = None
+            self.say("back", name=self.their_name)
+        self.role.greeting(self, msg, strict=True)   # black binds on the welcome that follows
+
+    # -- classic mode (H6) ----------------------------------------------------------------
+    def _classic_move_first(self, msg):
+        """A bare move before any greeting: the opponent is a classic program."""
+        self.mode = "classic"
+        self.bound_run = self.classic_run = msg.run
+        self.say("classic", other=self.other)
+        if self.game is None:
+            self._start_game(new_gid(), self.size or 8)
+        self.pending.insert(0, msg)
+
+    def _bind_classic(self):
+        try:
+            self.bound_run = self.classic_run = self.board.member_run(self.other)
+        except OSError as e:
+            log.info("cannot read %s's member record yet: %s", self.other, e)
+
+    def _follow_classic_run(self):
+        """A classic game is bound to the opponent's member run; one that restarted gets our move again."""
+        if self.mode != "classic" or self.game is None:
+            return
+        try:
+            run = self.board.member_run(self.other)
+        except OSError:
+            return  # the share failed a read: no news
+        if self.classic_run is not None and run != self.classic_run:
+            # A classic program that (re)started dropped what we sent before: repeat our move.
+            pos = self.game.position
+            if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
+                self.send(notation.square_name(self.game.moves[-1], self.size))
+        self.classic_run = run
+        if run is not None:
+            self.bound_run = run    # a classic game is bound to the opponent's member run
