@@ -10,10 +10,11 @@ Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
 from .backend import core
 from .game import Game
 from .notation import PASS, parse_square, square_name
-from .position import BLACK, WHITE, IllegalMove, Position
+from .position import BLACK, WHITE, IllegalMove, Position, check_size, parse_size, size_option
 
 __all__ = ["BLACK", "WHITE", "PASS", "Game", "IllegalMove", "Position", "perft",
-           "parse_square", "square_name", "core_name"]
+           "parse_square", "square_name", "core_name", "check_size", "parse_size",
+           "size_option"]
 
 
 def perft(position, depth, bulk=False):

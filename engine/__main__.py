@@ -6,7 +6,7 @@ import sys
 import time
 
 from . import backend
-from .position import Position
+from .position import Position, size_option
 
 PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
@@ -211,7 +211,7 @@ def main(argv=None):
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
     p.add_argument("depth", type=int, help="plies to search (a pass counts as a ply)")
-    p.add_argument("--size", type=int, default=8, help="even board size 4..26 (default 8)")
+    p.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
     p.add_argument("--bulk", action="store_true", help="count the last ply without making its moves")
     p.add_argument("--pure", action="store_true", help="use the pure-Python core")
     p.add_argument("--all", action="store_true", help="print every depth from 1")
@@ -237,7 +237,7 @@ def main(argv=None):
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
     t.add_argument("--games", type=int, default=10, help="games per pair, colours alternating (default 10)")
     t.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
-    t.add_argument("--size", type=int, default=8)
+    t.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
     t.add_argument("--opening", type=int, default=4, help="random plies before the players start (default 4)")
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
@@ -250,8 +250,6 @@ def main(argv=None):
     nb.add_argument("--time", type=float, default=2.0, help="seconds per move and per hint (default 2)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
-        if args.size % 2 or not 4 <= args.size <= 26:
-            ap.error("--size must be even, 4..26")
         if args.depth < 0:
             ap.error("depth must be >= 0")
     return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,

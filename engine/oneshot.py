@@ -4,7 +4,7 @@ Request (stdin): the side to move (``1`` black, ``-1`` white), the board size,
 then ``size`` rows of ``size`` cells (``0`` empty, ``1`` black, ``-1`` white),
 whitespace-separated.  Answer (stdout): ``x y``, 0-based column and row.
 """
-from .position import BLACK, WHITE, Position
+from .position import BLACK, WHITE, Position, parse_size
 
 
 def format_request(position):
@@ -28,11 +28,7 @@ def parse_request(text):
     side, size = words[0], words[1]
     if side not in ("1", "-1"):
         raise ValueError(f"side to move must be 1 (black) or -1 (white), not {side!r}")
-    if not size.isdigit():
-        raise ValueError(f"board size must be a number, not {size!r}")
-    n = int(size)
-    if n % 2 or not 4 <= n <= 26:
-        raise ValueError(f"board size must be even, 4..26: {n}")
+    n = parse_size(size)
     cells = words[2:]
     if len(cells) != n * n:
         raise ValueError(f"expected {n * n} cells, got {len(cells)}")

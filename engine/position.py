@@ -1,10 +1,50 @@
 """The position type: one board, two masks (side to move, opponent), who moves."""
+import argparse
+
 from . import notation
 from .backend import core
 from .notation import PASS
 
 BLACK, WHITE = 0, 1
 COLOUR_NAMES = ("black", "white")
+MIN_SIZE, MAX_SIZE = 4, 26
+
+
+def check_size(n):
+    """``n`` when it is a board size (an even whole number from 4 to 26), else ValueError.
+
+    The one size check of the project: the engine, its command line, ``othellotool``,
+    the players' options and every size read from a message or a record use it.
+
+    >>> check_size(8)
+    8
+    >>> check_size(7)
+    Traceback (most recent call last):
+    ...
+    ValueError: board size must be even, from 4 to 26 (not 7)
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n % 2 or not MIN_SIZE <= n <= MAX_SIZE:
+        raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {str(n)[:20]})")
+    return n
+
+
+def parse_size(text):
+    """A board size written in decimal (``"8"``): the number, else ValueError (``"08 "``, ``"٨"``, ``"7"``).
+
+    >>> parse_size("10")
+    10
+    """
+    if not isinstance(text, str) or not text.isascii() or not text.isdigit() or len(text) > 3:
+        raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {str(text)[:20]!r})")
+    return check_size(int(text))
+
+
+def size_option(text):
+    """``parse_size`` for a command-line option (``argparse``'s ``type=``)."""
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 class IllegalMove(ValueError):
@@ -27,8 +67,7 @@ class Position:
     __slots__ = ("size", "player", "opponent", "turn")
 
     def __init__(self, size, player, opponent, turn=BLACK):
-        if size % 2 or not 4 <= size <= 26:
-            raise ValueError(f"board size must be even, 4..26: {size}")
+        check_size(size)
         full = (1 << (size * size)) - 1
         if player < 0 or opponent < 0 or (player | opponent) & ~full:
             raise ValueError("disc masks do not fit the board")

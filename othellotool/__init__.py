@@ -18,7 +18,7 @@ size from the board.
 """
 from engine import _pure
 from engine.backend import core
-from engine.position import Position
+from engine.position import Position, check_size
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 
@@ -32,8 +32,10 @@ __all__ = ["SetBoard", "MsgToPos", "GetSeries", "GetDirLength", "RevDirLength",
 def _masks(board):
     """(size, black mask, white mask) of a board, checking its shape and cells."""
     n = len(board)
-    if n % 2 or not 4 <= n <= 26:
-        raise ValueError(f"board must have an even number of rows, 4..26 (it has {n})")
+    try:
+        check_size(n)
+    except ValueError:
+        raise ValueError(f"board must have an even number of rows, 4..26 (it has {n})") from None
     black = white = 0
     for y, row in enumerate(board):
         if len(row) != n:

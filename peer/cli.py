@@ -10,7 +10,7 @@ from pathlib import Path
 
 import comm
 from comm.text import visible
-from engine import BLACK, WHITE, strategies
+from engine import BLACK, WHITE, size_option, strategies
 
 from . import texts
 from .players import Computer, External, Human, describe
@@ -44,16 +44,6 @@ def _time(text):
     return v
 
 
-def _size(text):
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a board size: {text!r}") from None
-    if n % 2 or not 4 <= n <= 26:
-        raise argparse.ArgumentTypeError("the board size must be even, from 4 to 26")
-    return n
-
-
 def play_parser(colour=None):
     ap = argparse.ArgumentParser(
         prog={None: "python -m peer", "black": "python black.py", "white": "python white.py"}[colour],
@@ -71,7 +61,7 @@ def play_parser(colour=None):
     who.add_argument("--engine", metavar="CMD",
                      help="an external program plays this side (one-shot format: reads side, size "
                           "and rows on stdin, writes 'x y')")
-    ap.add_argument("--size", type=_size, help="board size, even 4..26 (black proposes, default 8; "
+    ap.add_argument("--size", type=size_option, help="board size, even 4..26 (black proposes, default 8; "
                                                "white refuses a different one if given)")
     ap.add_argument("--name", help="your name as the other side sees it")
     ap.add_argument("--lang", choices=texts.LANGS, default=None,
@@ -221,7 +211,7 @@ def demo(argv):
                                  description="Two computer players in two processes, shown as they play.")
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
     ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
-    ap.add_argument("--size", type=_size, default=8)
+    ap.add_argument("--size", type=size_option, default=8)
     ap.add_argument("--pace", type=float, default=0.4, help="at least this many seconds a move (default 0.4)")
     ap.add_argument("--time", type=_time, default=0.5, help="AI thinking time per move (default 0.5)")
     ap.add_argument("--board", default=None, help="board folder (default: a new temporary folder)")
@@ -268,7 +258,7 @@ def bench(argv):
     """Per-move messaging overhead between two processes with fast computer players."""
     ap = argparse.ArgumentParser(prog="python -m peer bench")
     ap.add_argument("--games", type=int, default=5)
-    ap.add_argument("--size", type=_size, default=8)
+    ap.add_argument("--size", type=size_option, default=8)
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)
     values = []

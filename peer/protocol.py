@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
+import engine
 from comm.board import is_device_name
 
 VERSION = 1
@@ -23,7 +24,6 @@ VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "resul
 # Move numbers and times of more than 9 digits are junk (int() of 5,000 digits raises).
 _MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
 _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
-_SIZE = re.compile(r"[0-9]{1,3}")
 NAME_LIMIT = 64             # a name from the board is cut to this many characters
 
 
@@ -63,11 +63,11 @@ def valid_game_id(gid):
 
 
 def parse_size(text):
-    """A board size field: an even number 4..26, or None when it is anything else."""
-    if not isinstance(text, str) or not _SIZE.fullmatch(text):
+    """A board size field (H2, D1): an even number 4..26 in decimal, or None when it is anything else."""
+    try:
+        return engine.parse_size(text)
+    except ValueError:
         return None
-    n = int(text)
-    return n if n % 2 == 0 and 4 <= n <= 26 else None
 
 
 def move(square_text, number=None, think_ms=None):
