@@ -268,3 +268,97 @@ def test_a_full_disk(small_disk):
     assert a.send("b", "room again") and a.problem == ""
     assert b.receive().body == "room again"
     assert a.receive() is None and a.problem == ""
+
+
+# -- the same in interop/js ---------------------------------------------------------------------
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+JS = str(ROOT / "interop" / "js" / "cardstand.js")
+
+
+def node(script, *args, timeout=120):
+    """Run ``script`` with ``cs`` (cardstand.js) and ``args`` (strings); its printed JSON."""
+    import json
+    r = subprocess.run(["node", "-e", f"const cs = require({json.dumps(JS)}); const args = process.argv.slice(1);\n"
+                        f"const out = (x) => console.log(JSON.stringify(x));\n{script}", *map(str, args)],
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@needs_node
+@posix_only
+@pytest.mark.parametrize("form", ["record", "owner is a folder", "garbage", "lock is a file"])
+def test_javascript_fresh_process_breaks_a_lock_left_behind(tmp_path, form):
+    board = tmp_path / "board"
+    Board(board, "first").join().close()
+    leave_lock(board, form)
+    got = node("const b = new cs.Board(args[0], 'fresh', { staleAfter: 1, lockTimeout: 0.5, log: () => {} });"
+               "b.join(); out({ sent: b.send('first', 'hi'), error: b.lastError });", board)
+    assert got == {"sent": True, "error": ""}
+    assert Board(board, "first").join().receive().body == "hi"
+
+
+@needs_node
+def test_javascript_lock_timeout_names_the_holder(tmp_path):
+    board = Board(tmp_path / "board", "me", stale_after=L).join()
+    holder = Beating(board.folder)
+    try:
+        got = node("const b = new cs.Board(args[0], 'js', { staleAfter: 1, lockTimeout: 0.3, log: () => {} });"
+                   "let joined = true; try { b.join(); } catch (e) { joined = e.message; }"
+                   "out({ joined, sent: b.run ? b.send('me', 'x') : null, error: b.lastError, problem: b.problem });",
+                   board.folder)
+    finally:
+        holder.end()
+    assert "far (pid 4242 on elsewhere, machine elsewhere/other-boot)" in str(got["joined"]), got
+    assert "unchanged for" in got["joined"], got
+
+
+@needs_node
+@pytest.mark.parametrize("how", ["deleted", "emptied (a share no longer mounted)"])
+def test_javascript_board_that_goes_away(tmp_path, how):
+    folder = tmp_path / "board"
+    Board(folder, "b").join().close()
+    got = node("""
+const b = new cs.Board(args[0], 'a', { staleAfter: 1, lockTimeout: 2, log: () => {} });
+b.join();
+require('fs').rmSync(args[0], { recursive: true });
+if (args[1] === 'emptied') require('fs').mkdirSync(args[0]);
+const r = {};
+r.send = [b.send('b', 'x'), b.problem, b.lastError];
+r.talk = [b.talk('b', 'x')[0], b.problem];
+r.receive = [b.receive(), b.problem];
+const t = cs.now(); r.wait = [b.wait(60), b.problem, cs.now() - t < 30];
+b.problem = ''; b.beat('x'); r.beat = b.problem;
+b.problem = ''; r.member = [b.memberRun('b'), b.problem];
+r.left = require('fs').existsSync(args[0]) ? require('fs').readdirSync(args[0]) : null;
+out(r);""", folder, how.split()[0])
+    assert got["send"][:2] == [False, "gone"] and "gone or unreachable" in got["send"][2], got
+    assert got["talk"] == [0, "gone"] and got["receive"] == [None, "gone"] and got["wait"] == [None, "gone", True]
+    assert got["beat"] == "gone" and got["member"] == [None, "gone"]
+    assert got["left"] == (None if how == "deleted" else []), "the JS board wrote into a gone board"
+
+
+@needs_node
+def test_javascript_full_disk(small_disk):
+    folder = small_disk / "board"
+    got = node("""
+const fs = require('fs');
+const a = new cs.Board(args[0], 'a', { staleAfter: 1, lockTimeout: 2, log: () => {} }).join();
+const b = new cs.Board(args[0], 'b', { staleAfter: 1, lockTimeout: 2, log: () => {} }).join();
+for (let i = 0; i < 3; i++) a.send('b', 'm' + i);
+b.receive();
+const fd = fs.openSync(args[1], 'w');
+try { for (;;) fs.writeSync(fd, Buffer.alloc(4096)); } catch (e) { fs.closeSync(fd); }
+const r = {};
+r.send = [a.send('b', 'no room'), a.problem, a.lastError];
+a.send('b', 'no room'); a.send('b', 'no room');
+r.got = [b.receive(), b.receive()].map((m) => m && m.body);
+r.receiveProblem = b.problem;
+r.tmp = fs.readdirSync(args[0] + '/tmp');
+fs.unlinkSync(args[1]);
+r.after = [a.send('b', 'room again'), (b.receive() || {}).body];
+out(r);""", folder, small_disk / "filler")
+    assert got["send"][:2] == [False, "full"] and "no space left on the board's disk" in got["send"][2], got
+    assert got["got"] == ["m1", "m2"] and got["receiveProblem"] == "", got
+    assert len(got["tmp"]) <= 2 and all(n.startswith("lock-") for n in got["tmp"]), got["tmp"]
+    assert got["after"] == [True, "room again"], got
