@@ -25,7 +25,9 @@ links, see ``fsops.Root``):
   the lease alone decides (a holder stopped with SIGSTOP keeps its local lock).
 * break: rename ``lock`` aside, check that what moved is what was judged
   stale (else put it back), delete it.
-* release: rename ``lock`` aside, then delete it.
+* release: rename ``lock`` to our next private folder (a new token written over the
+  old in place); where that fails, aside and delete it.  False when it was taken
+  from us (we stalled for over ``stale_after``).
 * ``lock`` as a symbolic link is moved to the trash at once (no holder makes one).
 """
 import hashlib
