@@ -18,10 +18,10 @@ Text read from a board is shown to a person through ``comm.text.visible``.
 """
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
                     BoardError, InvalidArgument, Message, Rejected, TalkResult, check_name, load_secret)
-from .lease import Lease, LockTimeout
+from .lease import Lease, LockLost, LockTimeout
 
 __all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage", "LastError",
-           "Board", "BoardError", "InvalidArgument", "LockTimeout", "Lease", "Message",
+           "Board", "BoardError", "InvalidArgument", "LockTimeout", "LockLost", "Lease", "Message",
            "TalkResult", "Rejected", "load_secret", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
            "VERSION", "check_name"]
 

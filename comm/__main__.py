@@ -2,12 +2,25 @@
 import argparse
 import logging
 import sys
+import time
 
 from .board import Board, InvalidArgument, check_name, load_secret
 from .text import visible
 
 
+def _no_board(folder):
+    """Why ``folder`` is not a board to look at (missing, unreachable, no marker), or ''."""
+    b = Board(folder, "status")
+    if b._gone():
+        return f"no board at {folder}: the folder or its marker cardstand.board is missing or unreachable"
+    return ""
+
+
 def cmd_status(args):
+    why = _no_board(args.board)
+    if why:
+        print(f"python -m comm status: {why}", file=sys.stderr)
+        return 1
     b = Board(args.board, "status")
     holder = b.lease.holder()
     print(f"board   : {b.folder}")
@@ -34,10 +47,18 @@ def cmd_echo(args):
         n = 0
         while args.count == 0 or n < args.count:
             m = me.wait()
+            if m is None:       # the board is gone, or this name was taken over
+                print(f"python -m comm echo: {me.last_error}", file=sys.stderr)
+                return 1
             if m.body == "__stop__":
                 break
+            pause = 0.001
             while not me.send(m.sender, m.body):
-                pass
+                if me.problem in Board.LASTING:
+                    print(f"python -m comm echo: {me.last_error}", file=sys.stderr)
+                    return 1
+                time.sleep(pause)
+                pause = min(2 * pause, 2.0)
             n += 1
     return 0
 

@@ -11,6 +11,7 @@ Folder layout (see docs/PROTOCOL.md for the full specification)::
     BOARD/tmp/                     scratch files, renamed into place when complete
     BOARD/trash/                   damaged or foreign files moved out of the way
 """
+import errno
 import hashlib
 import hmac
 import logging
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import fsops
-from .lease import Lease, LockTimeout
+from .lease import Lease, LockLost, LockTimeout
 
 log = logging.getLogger("comm")
 
@@ -34,6 +35,7 @@ RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
 SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
 TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
+_NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 # Windows device names, refused in any case (N1): CON PRN AUX NUL, COM1-COM9 and LPT1-LPT9 with
@@ -246,8 +248,23 @@ class Board:
     ``trash/``, logged, listed by ``take_rejected``) and never returned.
 
     Failures that can happen in normal use (lock busy, recipient absent,
-    share unreachable) return a failure value and set ``last_error``;
-    invalid arguments raise ``InvalidArgument``.
+    share unreachable, disk full) return a failure value and set ``last_error``
+    (a sentence for people) and ``problem`` (a short code for programs);
+    invalid arguments raise ``InvalidArgument``.  ``problem`` is one of:
+
+    * ``"gone"``: the board folder or its marker is missing or unreachable (deleted, or a
+      share no longer mounted).  comm never creates it again (only ``join`` does); operations
+      work again when it comes back.  ``wait`` returns None at once.
+    * ``"full"``: no space left on the board's disk.  Receiving still works (it needs no
+      space); retry sending with a growing pause (seconds, not milliseconds) or tell the user.
+    * ``"replaced"``: another run has taken this member's name: this run must stop.
+    * ``"locked"``: the lock was not obtained in time (``last_error`` names the holder), or
+      was lost while held (this process stalled for over ``stale_after``).
+    * ``"other"``: anything else (recipient absent, mailbox full, damaged records...).
+
+    ``send``, ``receive``, ``talk``, ``wait``, ``quiet`` and ``wipe`` set both, "" after a
+    success; ``beat`` and the member reads (``alive``, ``member_run``, ``members``) only
+    report failures (a gone board), never clear them.
     """
 
     def __init__(self, folder, name, *, secret=None, stale_after=10.0, lock_timeout=10.0,
@@ -270,6 +287,8 @@ class Board:
         self.max_unread = max_unread
         self.run = None
         self.last_error = ""
+        self.problem = ""
+        self._logged = None
         self.lease = Lease(self.folder, self.tmp, stale_after=stale_after, who=self.key)
 
     def __repr__(self):
@@ -284,7 +303,7 @@ class Board:
         self.close()
 
     def close(self):
-        self.lease.release()
+        self.lease.close()
 
     # -- joining -----------------------------------------------------------------
     def join(self):
@@ -292,14 +311,16 @@ class Board:
         root = self.root
         try:
             self._make_folder()
-            with root.batch():
+            with root.batch(), root.founding():
                 self._check_marker()
                 for d in ("trash", "tmp", "box"):   # a link or a file in their place is set aside
                     root.ensure_dir(d)
-        except BoardError:
+        except BoardError as e:
+            self._fail(str(e))
             raise
         except OSError as e:
-            raise BoardError(e.errno, f"cannot use {self.folder} as a board: {e.strerror or e}") from None
+            self._failed(e, f"cannot use {self.folder} as a board")
+            raise BoardError(e.errno, self.last_error) from None
         self._clean_scratch()
         run = fsops.new_token()
         member = fsops.record(f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\n"
@@ -311,7 +332,9 @@ class Board:
                 self._member = member
                 self._clean_consumed()
         except (LockTimeout, OSError) as e:
-            raise BoardError(getattr(e, "errno", None), f"cannot join {self.folder} as {self.name}: {e}") from None
+            self._failed(e, f"cannot join {self.folder} as {self.name}")
+            raise BoardError(getattr(e, "errno", None), self.last_error) from None
+        self._ok()
         self.run = run
         return self
 
@@ -391,7 +414,7 @@ class Board:
                     k += 1
                     continue
                 if k - 1 != tail:
-                    fsops.replace_with(self.tmp, self.mine / "tail", fsops.record(str(k - 1)), durable=False)
+                    self._write_tail(k - 1)
                 return None
             try:
                 return k, unframe(raw, box=self.key, number=k, key=self.secret)
@@ -481,8 +504,18 @@ class Board:
     def _consume(self, seq):
         # Not forced to disk: a process killed at any instant leaves it intact;
         # only a power cut could bring back a consumed message (see PROTOCOL.md).
-        self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
+        self._write_tail(seq)
         self.root.remove(f"{self._mine}/{msg_name(seq)}")
+
+    def _write_tail(self, seq):
+        """Replace my ``tail``.  On a full disk it cannot be written: the message is deleted
+        all the same, and the next search skips its missing number (M4, D2)."""
+        try:
+            self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
+        except OSError as e:
+            if e.errno not in _NO_SPACE:
+                raise
+            log.info("%s: tail not moved to %d (%s): the next search skips what is gone", self.name, seq, e)
 
     def _set_aside(self, path, why):
         rel = path if isinstance(path, str) else Path(path).relative_to(self.folder).as_posix()
@@ -517,7 +550,8 @@ class Board:
         scratch = root.write_scratch("tmp", framed)
         try:
             if not self.lease.is_mine():
-                return "lost the board lock before delivering"
+                raise LockLost("lost the board lock before delivering (this process stalled or was "
+                               f"stopped for over {self.lease.stale_after:g} s): nothing was sent")
             try:
                 root.rename(scratch, target)
             except OSError as e:
@@ -527,7 +561,7 @@ class Board:
                 except OSError:
                     back = None
                 if back != framed:
-                    return f"could not deliver to {to}: {e}"
+                    raise OSError(e.errno, f"could not deliver to {to}: {e.strerror or e}") from None
         finally:
             root.remove(scratch)
         # Published: from here on the message counts as sent, whatever else fails.
@@ -570,9 +604,38 @@ class Board:
             head_text = head_text.strip()
             return not _POINTER.fullmatch(head_text) or int(head_text) > tail
 
-    def _fail(self, why):
-        self.last_error = why
-        log.warning("%s: %s", self.name, why)
+    def _fail(self, why, problem="other"):
+        """Record a failure for the caller (``last_error``, ``problem``); logged once while it
+        stays the same (a waiter retries it many times)."""
+        self.last_error, self.problem = why, problem
+        if self._logged != (problem, why):
+            self._logged = (problem, why)
+            log.warning("%s: %s", self.name, why)
+
+    def _ok(self):
+        self.last_error, self.problem, self._logged = "", "", None
+
+    def _failed(self, e, doing=""):
+        """Record the failure an exception tells of, with its problem code (see the class)."""
+        what = f"{doing}: " if doing else ""
+        if isinstance(e, LockTimeout):
+            self._fail(f"{what}{e}", "locked")
+        elif getattr(e, "errno", None) in _NO_SPACE:
+            self._fail(f"{what}no space left on the board's disk ({self.folder}): {e}", "full")
+        elif self._gone():
+            self._fail(f"{what}the board folder {self.folder} is gone or unreachable (deleted, or a "
+                       f"share no longer mounted; comm does not make it again): {e}", "gone")
+        else:
+            self._fail(f"{what}{e}")
+
+    def _gone(self):
+        """Whether the board folder or its marker is missing or unreachable (reads only)."""
+        try:
+            return self.root.read(fsops.Root.MARKER, 64, strict=True) is None
+        except fsops.NotRegular:
+            return False        # something is there: the board is
+        except OSError:
+            return True
 
     # -- the API -------------------------------------------------------------------
     def talk(self, to, body=""):
@@ -580,35 +643,38 @@ class Board:
 
         Returns ``TalkResult(2, sender, body)`` when a message was received (and
         nothing sent), ``(1, '', '')`` when sent, ``(-1, '', '')`` when nothing
-        waited and ``to`` is ``''``, ``(0, '', '')`` on failure (see ``last_error``).
+        waited and ``to`` is ``''``, ``(0, '', '')`` on failure (see ``last_error``
+        and ``problem``).
         """
         self._need_join()
         if to != "":
             check_name(to, "recipient")
         data = encode_body(body, self.max_body)
         if to == "" and not self._safe_peek():
-            return TalkResult(NOTHING, "", "") if not self.last_error else TalkResult(FAILED, "", "")
+            return TalkResult(FAILED if self.problem else NOTHING, "", "")
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
                 got = self._oldest()
                 if got:
                     self._consume(got[0])
-                    self.last_error = ""
+                    self._ok()
                     return TalkResult(RECEIVED, got[1].sender, got[1].body)
                 if to == "":
-                    self.last_error = ""
+                    self._ok()
                     return TalkResult(NOTHING, "", "")
                 why = self._deliver(to, data)
         except (LockTimeout, OSError) as e:
-            why = str(e)
+            self._failed(e)
+            return TalkResult(FAILED, "", "")
         if why:
             self._fail(why)
             return TalkResult(FAILED, "", "")
-        self.last_error = ""
+        self._ok()
         return TalkResult(SENT, "", "")
 
     def send(self, to, body):
-        """``SendMessage``: deliver ``body`` to ``to``; True when delivered, else see ``last_error``."""
+        """``SendMessage``: deliver ``body`` to ``to``; True when delivered, else see
+        ``last_error`` and ``problem``."""
         self._need_join()
         check_name(to, "recipient")
         data = encode_body(body, self.max_body)
@@ -616,17 +682,18 @@ class Board:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
                 why = self._deliver(to, data)
         except (LockTimeout, OSError) as e:
-            why = str(e)
+            self._failed(e)
+            return False
         if why:
             self._fail(why)
             return False
-        self.last_error = ""
+        self._ok()
         return True
 
     def receive(self):
         """``RecvMessage``: the oldest waiting ``Message`` (removed from the board), or None.
 
-        None also on failure, with ``last_error`` set.
+        None also on failure, with ``last_error`` and ``problem`` set.  Works on a full disk.
         """
         self._need_join()
         if not self._safe_peek():
@@ -637,38 +704,51 @@ class Board:
                 if got:
                     self._consume(got[0])
         except (LockTimeout, OSError) as e:
-            self._fail(str(e))
+            self._failed(e)
             return None
-        self.last_error = ""
+        self._ok()
         return got[1] if got else None
 
     def _safe_peek(self):
         try:
             waiting = self._maybe_waiting()
         except OSError as e:
-            self._fail(f"cannot read the board: {e}")
+            self._failed(e, "cannot read the board")
             return False
-        self.last_error = ""
+        self._ok()
         return waiting
+
+    LASTING = ("gone", "replaced")   # problems ``wait`` does not wait out
 
     def wait(self, timeout=None):
         """Block until a message arrives (returned) or ``timeout`` seconds pass (None).
 
         Polls by opening known names: every millisecond at first, backing off
         to every 50 ms after a second of waiting, so an idle waiter costs well
-        under 1% of a core.
+        under 1% of a core.  Returns None at once when the board is gone or this member
+        was replaced (``problem`` says which); other failures (lock busy, disk full) are
+        retried with a pause that grows to 2 s, and ``problem`` stays set if the time ran
+        out on one.
         """
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
+        failures = 0
         while True:
             msg = self.receive()
             if msg is not None:
                 return msg
+            if self.problem in self.LASTING:
+                return None
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return None
             # the pause grows with the time already waited: 1 ms at first, 50 ms at most
             pause = min(0.001 + (now - start) / 20, 0.05)
+            if self.problem:
+                failures += 1
+                pause = min(0.05 * 2 ** min(failures, 6), 2.0)
+            else:
+                failures = 0
             if deadline is not None:
                 pause = min(pause, deadline - now)
             time.sleep(max(0.0, pause))
@@ -711,7 +791,7 @@ class Board:
         try:
             self.root.replace(f"{self._mine}/alive", fsops.record(text), durable=False)
         except OSError as e:
-            self._fail(f"cannot write presence: {e}")
+            self._failed(e, "cannot write presence")
 
     def alive(self, name):
         """The ``alive`` record of ``name`` as a dict (``run``, ``beat``, ``state``), or None.
@@ -733,11 +813,20 @@ class Board:
 
     def _quiet_read(self, rel):
         """A record's text, or None when missing, unreadable just now, or not a regular file
-        (no log line: presence is polled every second)."""
+        (no log line: presence is polled every second).  A gone board sets ``problem``."""
         try:
-            return self.root.read_text(rel, strict=True)
-        except OSError:
+            text = self.root.read_text(rel, strict=True)
+        except fsops.NotRegular:
             return None
+        except OSError as e:
+            text, err = None, e
+        else:
+            if text is not None:
+                return text
+            err = FileNotFoundError(errno.ENOENT, "no such record", rel)
+        if self._gone():
+            self._failed(err, f"cannot read {rel}")
+        return None
 
     def member_run(self, name):
         """The run id of ``name``'s latest ``join``, or None if it never joined."""
@@ -750,6 +839,9 @@ class Board:
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
         out = []
+        if self._gone():
+            self._failed(FileNotFoundError(errno.ENOENT, "no such folder", "box"), "cannot list the members")
+            return out
         for key in self.root.listdir("box"):
             if not _NAME.fullmatch(key) or key.lower() != key:
                 continue

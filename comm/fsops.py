@@ -192,9 +192,13 @@ class Root:
     CREATE = frozenset({"tmp", "trash", "box", "records"})
     REMAKE = frozenset({"tmp", "trash", "box"})      # made again when found missing in use
     TRASH = "trash"
+    MARKER = "cardstand.board"
 
-    def __init__(self, folder):
+    def __init__(self, folder, guarded=False):
         self.folder = Path(folder)
+        # a board folder (``for_folder``): nothing is created directly in it while its marker
+        # is missing, except by ``founding`` (Init)
+        self.guarded = guarded
         self._tls = threading.local()
         self._batch = _Batch(self)
 
@@ -208,8 +212,31 @@ class Root:
         with cls._registry_lock:
             r = cls._registry.get(key)
             if r is None:
-                r = cls._registry[key] = cls(folder)
+                r = cls._registry[key] = cls(folder, guarded=True)
             return r
+
+    @contextmanager
+    def founding(self):
+        """Allow creating in the board folder while its marker is missing (``Init`` only: it
+        writes the marker).  Per thread."""
+        self._tls.founding = getattr(self._tls, "founding", 0) + 1
+        try:
+            yield self
+        finally:
+            self._tls.founding -= 1
+
+    def _check_marked(self, ph):
+        """Nothing is created directly in a board folder that has lost its marker: it may be
+        the mount point of a share that is no longer mounted, or a folder someone deleted and
+        made again.  FileNotFoundError saying so; the folder itself missing raises too."""
+        if not self.guarded or getattr(self._tls, "founding", 0):
+            return
+        try:
+            self._lstat_at(ph, self.MARKER)
+        except FileNotFoundError:
+            raise FileNotFoundError(errno.ENOENT, f"the board's marker {self.MARKER} is missing: nothing "
+                                    "is created there (the board folder was deleted, or is a share no "
+                                    "longer mounted)", str(self.folder)) from None
 
     def path(self, rel):
         """A path for messages and for people (never used to reach the file)."""
@@ -290,6 +317,8 @@ class Root:
                 except FileNotFoundError:
                     if healed or not remake or rel not in self.REMAKE:
                         raise
+                    if not parent:
+                        self._check_marked(ph)
                     log.warning("the folder %r was missing on the board %s: made again", rel, str(self.folder))
                     try:
                         self._mkdir_at(ph, name)
@@ -530,6 +559,8 @@ class Root:
         parent, name = _parent(rel)
         _split(rel)
         with self._batch, self._dir(parent) as ph:
+            if not parent:
+                self._check_marked(ph)
             fd = self._create_at(ph, name, rel)
             try:
                 view = memoryview(data)
@@ -644,7 +675,39 @@ class Root:
         parent, name = _parent(rel)
         _split(rel)
         with self._batch, self._dir(parent) as ph:
+            if not parent:
+                self._check_marked(ph)
             self._mkdir_at(ph, name)
+
+    def overwrite(self, rel, data):
+        """Write ``data`` over the existing regular file ``rel`` of exactly that size, in place
+        (no new space needed on most filesystems; readers may see it half written: only for
+        files nobody else reads).  ``NotRegular`` for a link or anything but such a file."""
+        parent, name = _parent(rel)
+        _split(rel)
+        with self._batch, self._dir(parent) as ph:
+            if USE_DIR_FD:
+                try:
+                    fd = os.open(name, os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=ph)
+                except OSError as e:
+                    if e.errno in _LINK_ERRNOS or e.errno in (errno.ENXIO, errno.EISDIR):
+                        raise NotRegular(e.errno, "not a regular file", rel) from None
+                    raise
+            else:
+                p = self._p(ph, name)
+                st0 = os.lstat(p)
+                if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+                    raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
+                fd = os.open(p, os.O_WRONLY | _O_BINARY)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+                    raise NotRegular(errno.EINVAL, "not a regular file of the expected size", rel)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
 
     def ensure_dir(self, rel):
         """Make sure ``rel`` is a real folder: create it when missing; set aside a link or a

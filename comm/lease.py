@@ -8,16 +8,26 @@ links, see ``fsops.Root``):
 
 * take: write ``owner`` into a private scratch folder, then rename that folder
   to ``lock``.  The rename fails while ``lock`` exists; whatever it returned,
-  read ``lock/owner`` back: the lock is ours only if it names our token.
+  read ``lock/owner`` back: the lock is ours only if it names our token.  The
+  private folder is kept between tries, and a released lock becomes the next one
+  (its fixed-size owner record overwritten in place with a new token), so that
+  taking the lock needs no free space on the board's disk (a receiver can empty
+  its mailbox on a full disk).
 * hold: a background thread rewrites ``lock/beat`` every ``stale_after / 5`` s.
 * stale: an observer keeps the last (owner, beat) it read and when that
   changed, on its own monotonic clock.  Unchanged for ``stale_after`` s means
   the holder is gone (clocks of two computers never meet: file times are not
   used).  A holder on the observer's own machine (same host and boot) whose
-  process is gone is stale at once.
+  process is gone is stale at once.  A wait that starts with nothing watched
+  (a fresh process) lasts until the lock could be judged: ``stale_after`` plus
+  ``FRESH_MARGIN`` after its first look, whatever its timeout.
+* the host-local queue is waited for at most ``LOCAL_WAIT * stale_after``; then
+  the lease alone decides (a holder stopped with SIGSTOP keeps its local lock).
 * break: rename ``lock`` aside, check that what moved is what was judged
   stale (else put it back), delete it.
-* release: rename ``lock`` aside, then delete it.
+* release: rename ``lock`` to our next private folder (a new token written over the
+  old in place); where that fails, aside and delete it.  False when it was taken
+  from us (we stalled for over ``stale_after``).
 * ``lock`` as a symbolic link is moved to the trash at once (no holder makes one).
 """
 import hashlib
@@ -35,6 +45,9 @@ import filelock
 from . import fsops
 
 log = logging.getLogger("comm")
+
+FRESH_MARGIN = 1.0   # s: a first wait lasts at least L + this after its first look (L3)
+LOCAL_WAIT = 0.5     # the host-local queue is waited for at most this times L (L7)
 
 
 def _boot_id():
@@ -131,6 +144,9 @@ class Lease:
         self.who = who
         self.token = None
         self._local = local_lock(self.folder)
+        self._local_held = False
+        self._local_stuck = False       # the local queue was busy for LOCAL_WAIT * L (logged once)
+        self._spare = None              # token of our private lock folder in tmp/, ready to rename
         self._cv = threading.Condition()
         self._beater = None
         self._beats = 0
@@ -138,6 +154,7 @@ class Lease:
         # acquire() calls, so that operations giving up after T <= L still see a stale lock
         self._seen = None
         self._since = 0.0
+        self._unjudged = False          # a new observation not yet checked for a dead local holder
 
     # -- reading the lock ----------------------------------------------------
     def _signature(self, rel="lock"):
@@ -209,27 +226,39 @@ class Lease:
         return fsops.record(f"cardstand-lock 1\ntoken: {token}\nname: {self.who}\nhost: {fsops.HOST[:64]}\n"
                             f"machine: {MACHINE[:100]}\npid: {os.getpid()}")
 
-    def _try_take(self):
+    def _prepared(self):
+        """The token of our private lock folder ``tmp/lock-<token>`` (owner written), made now
+        if there is none: kept between tries, and refilled by ``release``, so that taking the
+        lock needs no free space."""
+        if self._spare is not None:
+            return self._spare
         token = fsops.new_token()
         mine = f"{self._tmp}/lock-{token}"
         root = self.root
+        try:
+            root.mkdir(mine)
+            root.create(f"{mine}/owner", self._owner_text(token))  # no fsync: a lock does not outlive a reboot
+        except OSError as e:
+            root.remove_tree(mine)
+            raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
+                                   f"{e.strerror or e}") from None
+        self._spare = token
+        return token
+
+    def _try_take(self):
+        root = self.root
         with root.batch():
+            token = self._prepared()
             try:
-                root.mkdir(mine)
-                root.create(f"{mine}/owner", self._owner_text(token))  # no fsync: a lock does not outlive a reboot
-            except OSError as e:
-                root.remove_tree(mine)
-                raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
-                                       f"{e.strerror or e}") from None
-            try:
-                root.rename(mine, "lock", attempts=1)
+                root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
+            except FileNotFoundError:
+                self._spare = None      # cleaned up under us (G1): made again at the next try
             except OSError:
                 pass  # refused because the lock exists, or an error a share made up: read back
             sig = self._settled_signature()
             if sig is not None and self._owner_fields(sig[0]).get("token") == token:
-                self.token = token
+                self.token, self._spare = token, None
                 return True
-            root.remove_tree(mine)
             return False
 
     def _dead_on_this_machine(self, owner):
@@ -313,15 +342,57 @@ class Lease:
         log.warning("broke a stale lock of %r (pid %r on %r): %s", f.get("name", "?"),
                     f.get("pid", "?"), f.get("host", "?"), why)
 
-    def acquire(self, timeout):
-        """Take the lock, waiting up to ``timeout`` seconds; False when it could not."""
-        deadline = time.monotonic() + max(0.0, timeout)
+    def _watch(self, sig, now):
+        """Note when the lock's (owner, beat) last changed, on our clock (L3); True when it is
+        new.  A read error is no news: it neither changes nor resets the observation."""
+        if sig is not None and (self._seen is None or (sig != self._seen and not self._unreadable(sig))):
+            self._seen, self._since, self._unjudged = sig, now, True
+            return True
+        return False
+
+    def _queue_locally(self, deadline):
+        """Wait for the host-local lock (L7), at most ``LOCAL_WAIT * stale_after`` and not past
+        ``deadline``, watching the board's lock meanwhile; True when it was obtained.
+
+        A holder stopped with SIGSTOP keeps its local lock for as long as it is stopped: the
+        others then go on with the board's lease alone, which breaks its lock after L.  Once
+        the queue was found stuck it is only tried, not waited for, until it is obtained again.
+        """
         local = self._local
-        if local is not None:
+        if local is None:
+            return False
+        now = time.monotonic()
+        bound = now + (0.0 if self._local_stuck else self.stale_after * LOCAL_WAIT)
+        until = min(deadline, bound)
+        while True:
             try:
-                local.acquire(timeout=max(0.0, timeout), poll_interval=0.001)
+                local.acquire(timeout=max(0.0, min(until - now, 0.25)), poll_interval=0.001)
+                self._local_stuck = False
+                return True
             except filelock.Timeout:
+                pass
+            now = time.monotonic()
+            if now >= until:
+                if until >= bound and not self._local_stuck:
+                    self._local_stuck = True
+                    log.warning("the host-local lock queue of %s has been busy for %g s (a process of "
+                                "this machine stopped while holding the board lock?): going on with "
+                                "the board's lock alone", self.folder, self.stale_after * LOCAL_WAIT)
                 return False
+            self._watch(self._signature(), now)
+
+    def acquire(self, timeout):
+        """Take the lock, waiting up to ``timeout`` seconds; False when it could not.
+
+        A wait that starts with nothing watched (this ``Lease``'s first, or the first after a
+        break) lasts until its first look at the lock is ``stale_after + FRESH_MARGIN`` old if
+        need be, so that a fresh process can judge a lock left behind (L3).  ``timeout_reason()``
+        then says who held the lock.
+        """
+        start = time.monotonic()
+        deadline = start + max(0.0, timeout)
+        fresh = self._seen is None
+        self._local_held = self._queue_locally(deadline)
         try:
             delay = 0.0005
             with self.root.batch():
@@ -334,67 +405,128 @@ class Lease:
                     if sig == self.LINK:
                         self._set_aside_link()
                         continue
-                    if sig is not None:
-                        # a read error is no news: it neither changes nor resets the observation
-                        if self._seen is None or (sig != self._seen and not self._unreadable(sig)):
-                            self._seen, self._since = sig, now
-                            if self._dead_on_this_machine(sig[0]):
-                                self._break(sig, "its process is gone")
-                                continue
-                        elif now - self._since >= self.stale_after:
-                            self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
-                            self._seen = None
+                    self._watch(sig, now)
+                    if self._unjudged and sig is not None:
+                        self._unjudged = False
+                        if self._dead_on_this_machine(sig[0]):
+                            self._break(sig, "its process is gone")
                             continue
+                    elif sig is not None and now - self._since >= self.stale_after:
+                        self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
+                        self._seen = None
+                        continue
+                    if fresh and self._seen is not None:
+                        fresh = False
+                        deadline = max(deadline, self._since + self.stale_after + FRESH_MARGIN)
                     if now >= deadline:
-                        if local is not None:
-                            local.release()
+                        self._timed_out = (timeout, now - start)
+                        self._release_local()
                         return False
                     time.sleep(min(delay, max(0.0, deadline - now)))
                     delay = min(delay * 2, 0.01)
         except BaseException:
-            if self.token is None and local is not None:
-                local.release()
+            if self.token is None:
+                self._release_local()
             raise
 
+    def _release_local(self):
+        if self._local_held:
+            self._local_held = False
+            self._local.release()
+
+    def timeout_reason(self):
+        """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""
+        timeout, waited = getattr(self, "_timed_out", (0.0, 0.0))
+        sig = self._seen
+        if sig is None:
+            return f"the board lock was not obtained within {waited:.3g} s (it kept changing hands)"
+        return (f"the board lock was not obtained within {waited:.3g} s: it is held by "
+                f"{self._describe(sig[0])}, unchanged for {time.monotonic() - self._since:.1f} s")
+
+    def _describe(self, owner):
+        """The holder named by an owner record, for people (text from the board made visible)."""
+        from .text import visible
+        if (owner or b"").startswith(b"<"):
+            return f"nobody known (its owner record is {visible(owner.decode('ascii', 'replace').strip('<>'), 80)})"
+        if owner is None:
+            return "nobody known (it has no owner record)"
+        f = self._owner_fields(owner)
+        if not f.get("name") and not f.get("pid"):
+            return "nobody known (its owner record is not one)"
+        v = {k: visible(f.get(k) or "?", 64) for k in ("name", "pid", "host")}
+        machine = f", machine {visible(f['machine'], 100)}" if f.get("machine") else ""
+        return f"{v['name']} (pid {v['pid']} on {v['host']}{machine})"
+
     def release(self):
+        """Leave the lock (L6).  False when it had been taken from us (we stalled for over L:
+        what we did under it after that is not to be trusted), True otherwise."""
         with self._cv:
             token, self.token = self.token, None
             self._cv.notify_all()
         if token is None:
-            return
+            return True
         root = self.root
+        lost = False
         try:
             with root.batch():
                 sig = self._settled_signature()
                 if sig is not None and self._owner_fields(sig[0]).get("token") == token:
-                    aside = f"{self._tmp}/released-{token}"
-                    # SMB refuses to rename a folder while another client reads a file in it (for a
-                    # moment), or for good once its own client lost track of an open file inside:
-                    # after two refusals, also try taking the lock apart (L5a)
-                    for attempt in range(30):
-                        try:
-                            root.rename("lock", aside, attempts=1)
-                            root.remove_tree(aside, expect=("owner", "beat"))
-                            break
-                        except FileNotFoundError:
-                            break
-                        except OSError as e:
-                            refusal = e
-                        if attempt >= 2 and self._dismantle(sig[0], aside.rpartition("/")[2]):
-                            break
-                        time.sleep(min(0.01 * (attempt + 1), 0.05))
-                    else:
-                        log.warning("could not release the board lock (others will break it after "
-                                    "%g s): %s", self.stale_after, refusal)
+                    self._leave(sig, token)
                 elif self._unreadable(sig):
                     log.warning("could not read the board lock to release it (others will break it "
                                 "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
                 else:
+                    lost = True
                     log.warning("the board lock was taken from us while we held it "
-                                "(stalled for over %g s?)", self.stale_after)
+                                "(stalled or stopped for over %g s?)", self.stale_after)
         finally:
-            if self._local is not None:
-                self._local.release()
+            self._release_local()
+        return not lost
+
+    def _leave(self, sig, token):
+        """Move our lock out of the way: it becomes our next private folder, its owner record
+        overwritten in place with a new token (a record keeps its size: no space needed); where
+        that fails it is deleted.  SMB refuses to rename a folder while another client reads a
+        file in it (for a moment), or for good once its own client lost track of an open file
+        inside: after two refusals, also try taking the lock apart (L5a)."""
+        root = self.root
+        nxt = fsops.new_token() if self._spare is None else None
+        aside = f"{self._tmp}/lock-{nxt}" if nxt else f"{self._tmp}/released-{token}"
+        for attempt in range(30):
+            try:
+                root.rename("lock", aside, attempts=1)
+                break
+            except FileNotFoundError:
+                return
+            except OSError as e:
+                refusal = e
+            if attempt >= 2 and self._dismantle(sig[0], f"released-{token}"):
+                return
+            time.sleep(min(0.01 * (attempt + 1), 0.05))
+        else:
+            log.warning("could not release the board lock (others will break it after "
+                        "%g s): %s", self.stale_after, refusal)
+            return
+        if nxt:
+            root.remove(f"{aside}/beat")
+            try:
+                root.overwrite(f"{aside}/owner", self._owner_text(nxt))
+                self._spare = nxt
+                return
+            except OSError:
+                pass
+        root.remove_tree(aside, expect=("owner", "beat"))
+
+    def close(self):
+        """Release the lock if held and remove our private folder from ``tmp/``."""
+        ok = self.release()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            try:
+                self.root.remove_tree(f"{self._tmp}/lock-{spare}", expect=("owner",))
+            except OSError:
+                pass
+        return ok
 
     def hold(self, timeout):
         return _Held(self, timeout)
@@ -436,7 +568,7 @@ class _Held:
 
     def __enter__(self):
         if not self.lease.acquire(self.timeout):
-            raise LockTimeout(f"the board lock was not obtained within {self.timeout:g} s")
+            raise LockTimeout(self.lease.timeout_reason())
         return self.lease
 
     def __exit__(self, *exc):
@@ -445,3 +577,8 @@ class _Held:
 
 class LockTimeout(TimeoutError):
     """The board lock could not be obtained in time."""
+
+
+class LockLost(LockTimeout):
+    """The board lock was taken from us while we held it (we stalled for over L): the
+    operation was abandoned before it changed anything."""

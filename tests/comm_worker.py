@@ -69,6 +69,25 @@ def hold_and_die(board, name, stale):
     time.sleep(600)
 
 
+def stall(board, name, to, seconds, stale):
+    """Join, then send to ``to`` pausing ``seconds`` inside the lock just before delivering
+    (the test stops this process there); prints "inside", then "sent" or "failed PROBLEM:
+    REASON", then sends once more and prints "sent again" (or the failure)."""
+    me = Board(board, name, stale_after=stale, lock_timeout=60).join()
+    real = Board._deliver
+
+    def slow(self, *args):
+        print("inside", flush=True)
+        time.sleep(seconds)
+        return real(self, *args)
+
+    Board._deliver = slow
+    print("sent" if me.send(to, "from the stalled one") else f"failed {me.problem}: {me.last_error}", flush=True)
+    Board._deliver = real
+    print("sent again" if me.send(to, "after") else f"failed {me.problem}: {me.last_error}", flush=True)
+    me.close()
+
+
 def do(board, name, actions, stale):
     """Join, then run ``actions`` in turn, printing one line each:
     ``send:TO:BODY`` -> "sent TO" or "failed REASON"; ``recv:SECONDS`` -> "got BODY" or "none";
@@ -108,5 +127,7 @@ if __name__ == "__main__":
         hog(board, a[0], float(a[1]), stale)
     elif role == "hold_and_die":
         hold_and_die(board, a[0], stale)
+    elif role == "stall":
+        stall(board, a[0], a[1], float(a[2]), stale)
     elif role == "do":
         do(board, a[0], a[1:], stale)

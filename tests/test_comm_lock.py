@@ -196,10 +196,16 @@ def test_lock_that_is_a_plain_file_is_cleared(board):
 
 
 def test_release_leaves_nothing_behind(board):
+    tokens = set()
     for _ in range(5):
         with board.lease.hold(1):
             assert (board.folder / "lock" / "owner").exists()
+            tokens.add(board.lease.token)
+    assert len(tokens) == 5, "a token was used twice"
     assert not (board.folder / "lock").exists()
+    # the released lock is kept as the next private folder (taking the lock needs no space)
+    assert [p.name for p in board.tmp.iterdir()] == [f"lock-{board.lease._spare}"]
+    board.close()
     assert [p.name for p in board.tmp.iterdir()] == []
 
 
@@ -211,7 +217,7 @@ def test_holder_sees_and_reports_a_stolen_lock(board, caplog):
     other._local = filelock.FileLock(str(board.folder.parent / "thief.lock"))  # as if on another host
     assert other.acquire(1)
     assert not lease.is_mine()
-    lease.release()
+    assert lease.release() is False
     assert "taken from us" in caplog.text
     assert other.is_mine()
     other.release()

@@ -37,6 +37,10 @@ function token() { return crypto.randomBytes(8).toString('hex'); }
 
 class InvalidArgument extends Error {}
 class LockTimeout extends Error {}
+class LockLost extends LockTimeout {}                                // L2: taken from us while held
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+const FRESH_MARGIN = 1;                                              // L3: s after L for a first wait
+const MARKER = 'cardstand.board';
 class NotAFile extends Error {                                       // a link, FIFO, device, folder...
   constructor(p, what) { super(`${p} is ${what}, not a plain file`); this.what = what; }
 }
@@ -228,10 +232,15 @@ function writeScratch(dir, data, durable) {                          // B2
   // O_EXCL: never through a link planted under this name
   const fd = fs.openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, 0o666);
   try {
-    fs.writeSync(fd, data);
-    if (durable) fs.fsyncSync(fd);
-  } finally { fs.closeSync(fd); }                                    // B4
+    try {
+      writeAll(fd, data);
+      if (durable) fs.fsyncSync(fd);
+    } finally { fs.closeSync(fd); }                                  // B4
+  } catch (e) { remove(p); throw e; }                                // D3: a failed write leaves nothing
   return p;
+}
+function writeAll(fd, data) {
+  for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off, data.length - off);
 }
 function replaceWith(dir, target, data, durable) {                   // R2
   const t = writeScratch(dir, data, durable);
@@ -331,7 +340,17 @@ function withDir(p, fn) {
 
 function writeNew(p, data) {                                         // a new file, never through a link
   const fd = fs.openSync(p, C.O_WRONLY | C.O_CREAT | C.O_EXCL | NOFOLLOW, 0o666);
-  try { fs.writeSync(fd, data); } finally { fs.closeSync(fd); }
+  try { writeAll(fd, data); } finally { fs.closeSync(fd); }
+}
+// Write a record over a regular file of exactly its size, in place (no new space needed on
+// most filesystems): only for our own private lock folder, which nobody else reads.
+function overwrite(p, data) {
+  const fd = fs.openSync(p, C.O_WRONLY | NOFOLLOW | NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size !== data.length) throw new Error(`${p} is not a record`);
+    for (let off = 0; off < data.length;) off += fs.writeSync(fd, data, off, data.length - off, off);
+  } finally { fs.closeSync(fd); }
 }
 
 class Lease {                                                        // section 5
@@ -342,9 +361,11 @@ class Lease {                                                        // section 
     this.staleAfter = staleAfter;
     this.who = who;
     this.token = null;
+    this.spare = null;                                               // our private lock folder's token (D2)
     // L3: what the lock looked like and since when, kept across acquire() calls
     this.seen = null;
     this.since = 0;
+    this.gaveUp = 0;
   }
 
   // What is at `lock`: a link there is never a lock (no holder makes one) and is set aside at
@@ -395,16 +416,48 @@ class Lease {                                                        // section 
 
   ownerToken(sig) { return sig ? fields(Buffer.from(sig[0], 'base64').toString('utf8')).token : undefined; }
 
-  tryTake() {                                                        // L1
+  ownerText(tok) {
+    return record(`cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: \npid: ${process.pid}`);
+  }
+
+  // Our private folder tmp/lock-<token>, owner written: kept between tries and refilled by
+  // release, so that taking the lock needs no free space (D2).
+  prepared() {
+    if (this.spare !== null) return this.spare;
     const tok = token();
     const mine = path.join(this.scratch, 'lock-' + tok);
     fs.mkdirSync(mine);
-    writeNew(path.join(mine, 'owner'), record(
-      `cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: \npid: ${process.pid}`));
-    try { fs.renameSync(mine, this.path); } catch (e) { /* B5: read back */ }
-    if (this.ownerToken(this.settledSignature()) === tok) { this.token = tok; return true; }
-    removeTree(mine);
+    try { writeNew(path.join(mine, 'owner'), this.ownerText(tok)); } catch (e) { removeTree(mine); throw e; }
+    this.spare = tok;
+    return tok;
+  }
+
+  tryTake() {                                                        // L1
+    const tok = this.prepared();
+    try { fs.renameSync(path.join(this.scratch, 'lock-' + tok), this.path); } catch (e) {
+      if (e.code === 'ENOENT') this.spare = null;                    // cleaned up under us (G1)
+      /* B5: read back */
+    }
+    if (this.ownerToken(this.settledSignature()) === tok) { this.token = tok; this.spare = null; return true; }
     return false;
+  }
+
+  // The holder an owner record names, for people (L3: a timeout names it).
+  describe(owner64) {
+    if (owner64 === '<unreadable>') return 'nobody known (its owner record cannot be read)';
+    const text = Buffer.from(owner64, 'base64').toString('utf8');
+    if (!text) return 'nobody known (it has no owner record)';
+    if (text.startsWith('<')) return `nobody known (its owner record is ${visible(text.replace(/^<|>$/g, ''), 80)})`;
+    const f = fields(text);
+    if (!f.name && !f.pid) return 'nobody known (its owner record is not one)';
+    const v = (k) => visible(f[k] || '?', 64);
+    return `${v('name')} (pid ${v('pid')} on ${v('host')}${f.machine ? `, machine ${visible(f.machine, 100)}` : ''})`;
+  }
+
+  timeoutReason() {
+    if (!this.seen) return `the board lock was not obtained within ${this.gaveUp.toFixed(2)} s (it kept changing hands)`;
+    return `the board lock was not obtained within ${this.gaveUp.toFixed(2)} s: it is held by ${this.describe(this.seen[0])}, ` +
+      `unchanged for ${(now() - this.since).toFixed(1)} s`;
   }
 
   // L5/L6 where the folder cannot be renamed (SMB, when the client lost track of a file it
@@ -446,7 +499,9 @@ class Lease {                                                        // section 
   }
 
   acquire(timeout) {                                                 // L3, L4
-    const deadline = now() + timeout;
+    const start = now();
+    let deadline = start + timeout;
+    let fresh = this.seen === null;                                  // nothing watched yet: wait until it can be judged
     let delay = 0.5;
     for (;;) {
       if (this.tryTake()) return true;
@@ -459,7 +514,8 @@ class Lease {                                                        // section 
           this.seen = sig; this.since = t;
         } else if (t - this.since >= this.staleAfter) { this.breakStale(seen); this.seen = null; continue; }
       }
-      if (t >= deadline) return false;
+      if (fresh && this.seen) { fresh = false; deadline = Math.max(deadline, this.since + this.staleAfter + FRESH_MARGIN); }
+      if (t >= deadline) { this.gaveUp = t - start; return false; }
       sleep(Math.min(delay, (deadline - t) * 1000));
       delay = Math.min(delay * 2, 10);
     }
@@ -467,23 +523,40 @@ class Lease {                                                        // section 
 
   isMine() { return this.token !== null && this.ownerToken(this.settledSignature()) === this.token; }
 
-  release() {                                                        // L6
-    if (this.token === null) return;
+  // L6; false when the lock had been taken from us (we stalled for over L)
+  release() {
+    if (this.token === null) return true;
     const sig = this.settledSignature();
-    if (this.ownerToken(sig) === this.token) {
-      const aside = path.join(this.scratch, 'released-' + this.token);
-      // SMB refuses to rename a folder while another client reads a file in it (for a moment),
-      // or for good once its own client lost track of an open file inside: after two
-      // refusals, also try taking the lock apart (L5a)
+    const mine = this.ownerToken(sig) === this.token;
+    if (mine) {
+      // the released lock becomes our next private folder, its owner record overwritten in
+      // place with a new token (D2); SMB refuses to rename a folder while another client reads
+      // a file in it (for a moment), or for good once its own client lost track of an open
+      // file inside: after two refusals, also try taking the lock apart (L5a)
+      const next = this.spare === null ? token() : null;
+      const aside = path.join(this.scratch, next ? 'lock-' + next : 'released-' + this.token);
       for (let i = 0; i < 30; i++) {
-        try { fs.renameSync(this.path, aside); removeTree(aside); break; } catch (e) {
+        try {
+          fs.renameSync(this.path, aside);
+          remove(path.join(aside, 'beat'));
+          try { if (!next) throw new Error('spare'); overwrite(path.join(aside, 'owner'), this.ownerText(next)); this.spare = next; } catch (e) { removeTree(aside); }
+          break;
+        } catch (e) {
           if (e.code === 'ENOENT') break;
         }
-        if (i >= 2 && this.dismantle(sig[0], path.basename(aside))) break;
+        if (i >= 2 && this.dismantle(sig[0], 'released-' + this.token)) break;
         sleep(Math.min(10 * (i + 1), 50));
       }
+    } else if (!sig || sig[0] !== '<unreadable>') {
+      this.board.log(`the board lock was taken from us while we held it (stalled or stopped for over ${this.staleAfter} s?)`);
     }
     this.token = null;
+    return mine || (sig !== null && sig[0] === '<unreadable>');
+  }
+
+  close() {
+    this.release();
+    if (this.spare !== null) { removeTree(path.join(this.scratch, 'lock-' + this.spare)); this.spare = null; }
   }
 }
 
@@ -505,6 +578,8 @@ class Board {
     this.lease = new Lease(this, staleAfter, this.key);
     this.run = null;
     this.lastError = '';
+    this.problem = '';                                               // '', gone, full, locked, other (D1)
+    this.logged = '';
     this.beats = 0;
     this.rejected = [];
   }
@@ -553,7 +628,18 @@ class Board {
     return p;
   }
 
+  // D1: the board folder or its marker missing or unreachable. Nothing is created in such a
+  // folder (it may be the mount point of a share no longer mounted); only join makes a board.
+  gone() {
+    try { return readBytes(path.join(this.folder, MARKER), 64) === null; } catch (e) { return !(e instanceof NotAFile); }
+  }
+
   ready() {
+    if (this.gone()) {
+      const e = new Error(`the board's marker ${MARKER} is missing: nothing is created there`);
+      e.code = 'ENOENT';
+      throw e;
+    }
     this.fixDir(['tmp']);
     this.fixDir(['trash']);
     this.fixDir(['box']);
@@ -639,8 +725,33 @@ class Board {
   }
 
   withLock(fn) {
-    if (!this.lease.acquire(this.lockTimeout)) throw new LockTimeout(`the board lock was not obtained within ${this.lockTimeout} s`);
+    if (!this.lease.acquire(this.lockTimeout)) throw new LockTimeout(this.lease.timeoutReason());
     try { return fn(); } finally { this.lease.release(); }
+  }
+
+  close() { this.lease.close(); }
+
+  // lastError and problem (D1): set by a failure, cleared by a success; logged once while the same
+  fail(why, problem = 'other') {
+    this.lastError = why;
+    this.problem = problem;
+    if (this.logged !== problem + why) { this.logged = problem + why; this.log(`${this.name}: ${why}`); }
+  }
+  ok() { this.lastError = ''; this.problem = ''; this.logged = ''; }
+  failed(e, doing = '') {
+    const what = doing ? `${doing}: ` : '';
+    if (e instanceof LockTimeout) this.fail(what + e.message, 'locked');
+    else if (NO_SPACE.has(e.code)) this.fail(`${what}no space left on the board's disk (${this.folder}): ${e.message}`, 'full');
+    else if (this.gone()) {
+      this.fail(`${what}the board folder ${this.folder} is gone or unreachable (deleted, or a share no longer mounted; ` +
+        `it is not made again): ${e.message}`, 'gone');
+    } else this.fail(what + e.message);
+  }
+
+  writeTail(seq) {                                                   // M5; D2: not on a full disk
+    try { replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(seq)), false); } catch (e) {
+      if (!NO_SPACE.has(e.code)) throw e;
+    }
   }
 
   trashMessage(p, k) {
@@ -662,7 +773,7 @@ class Board {
       }
       if (raw === null) {
         if (k <= head) continue;
-        if (k - 1 !== tail) replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(k - 1)), false);
+        if (k - 1 !== tail) this.writeTail(k - 1);
         return null;
       }
       try {
@@ -681,7 +792,7 @@ class Board {
   takeRejected() { const r = this.rejected; this.rejected = []; return r; }
 
   consume(seq) {                                                     // M5
-    replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(seq)), false);
+    this.writeTail(seq);
     remove(path.join(this.mine, msgName(seq)));
   }
 
@@ -712,13 +823,15 @@ class Board {
     const target = path.join(rbox, msgName(k));
     const scratch = writeScratch(this.tmp, framed, true);
     try {
-      if (!this.lease.isMine()) return 'lost the board lock before delivering';
+      if (!this.lease.isMine()) {
+        throw new LockLost(`lost the board lock before delivering (this process stalled or was stopped for over ${this.lease.staleAfter} s): nothing was sent`);
+      }
       // checked again just before the rename (a race stays open: no renameat in Node)
       if (this.sound(['box', rkey])) return `the mailbox of ${to} is not a folder: not used`;
       try { fs.renameSync(scratch, target); } catch (e) {
         let back = null;
         try { back = readBytes(target, MAX_FILE); } catch (err) { back = null; }
-        if (!back || !back.equals(framed)) return `could not deliver to ${to}: ${e.message}`;
+        if (!back || !back.equals(framed)) { e.message = `could not deliver to ${to}: ${e.message}`; throw e; }
       }
     } finally { remove(scratch); }
     try { replaceWith(this.tmp, path.join(rbox, 'head'), record(String(k)), false); } catch (e) { /* a hint */ }
@@ -737,7 +850,7 @@ class Board {
     let why = '';
     try {
       this.ready();
-      if (to === '' && !this.maybeWaiting()) { this.lastError = ''; return [-1, '', '']; }
+      if (to === '' && !this.maybeWaiting()) { this.ok(); return [-1, '', '']; }
       const r = this.withLock(() => {
         const got = this.oldest();
         if (got) { this.consume(got.seq); this.lastMessage = got.msg; return [2, got.msg.sender, got.msg.body]; }
@@ -745,10 +858,14 @@ class Board {
         why = this.deliver(to, data);
         return null;
       });
-      if (r) { this.lastError = ''; return r; }
-    } catch (e) { if (e instanceof InvalidArgument) throw e; why = e.message; }
-    if (why) { this.lastError = why; return [0, '', '']; }
-    this.lastError = '';
+      if (r) { this.ok(); return r; }
+    } catch (e) {
+      if (e instanceof InvalidArgument) throw e;
+      this.failed(e);
+      return [0, '', ''];
+    }
+    if (why) { this.fail(why); return [0, '', '']; }
+    this.ok();
     return [1, '', ''];
   }
 
@@ -761,34 +878,45 @@ class Board {
       why = this.withLock(() => this.deliver(to, data));
     } catch (e) {
       if (e instanceof InvalidArgument) throw e;
-      why = e.message;
+      this.failed(e);
+      return false;
     }
-    this.lastError = why;
-    return !why;
+    if (why) { this.fail(why); return false; }
+    this.ok();
+    return true;
   }
 
-  receive() {
-    this.lastError = '';
+  receive() {                                                        // works on a full disk (D2)
     try {
       this.ready();
-      if (!this.maybeWaiting()) return null;
-      return this.withLock(() => {
+      if (!this.maybeWaiting()) { this.ok(); return null; }
+      const m = this.withLock(() => {
         const got = this.oldest();
         if (!got) return null;
         this.consume(got.seq);
         return got.msg;
       });
-    } catch (e) { this.lastError = e.message; return null; }
+      this.ok();
+      return m;
+    } catch (e) { this.failed(e); return null; }
   }
 
+  // null at once when the board is gone (problem 'gone'); other failures are retried with a
+  // pause growing to 2 s (D1)
   wait(timeout) {
     const start = now();
+    let failures = 0;
     for (;;) {
       const m = this.receive();
       if (m) return m;
+      if (this.problem === 'gone' || this.problem === 'replaced') return null;
       const t = now();
       if (timeout !== undefined && t - start >= timeout) return null;
-      sleep(Math.min(1 + (t - start) * 50, 50));
+      let pause = Math.min(1 + (t - start) * 50, 50);
+      if (this.problem) pause = Math.min(50 * 2 ** Math.min(++failures, 6), 2000);
+      else failures = 0;
+      if (timeout !== undefined) pause = Math.min(pause, (start + timeout - t) * 1000);
+      sleep(pause);
     }
   }
 
@@ -815,23 +943,27 @@ class Board {
 
   memberRun(name) {                                                  // the run now reading `name`'s mailbox
     checkName(name, 'member');
-    if (this.sound(['box', name.toLowerCase()])) return null;
+    const goneNow = () => {
+      if (this.gone()) this.failed(Object.assign(new Error(`cannot read the member record of ${name}`), { code: 'ENOENT' }));
+      return null;
+    };
+    if (this.sound(['box', name.toLowerCase()])) return goneNow();
     let t;
-    try { t = readText(path.join(this.box, name.toLowerCase(), 'member')); } catch (e) { return null; }
-    return t === null ? null : (fields(t).run || null);
+    try { t = readText(path.join(this.box, name.toLowerCase(), 'member')); } catch (e) { return goneNow(); }
+    return t === null ? goneNow() : (fields(t).run || null);
   }
 
-  beat(state) {                                                      // P2
+  beat(state) {                                                      // P2; reports a failure, never clears one
     this.beats++;
     try {
       this.ready();
       replaceWith(this.tmp, path.join(this.mine, 'alive'), record(
         `cardstand-alive ${VERSION}\nrun: ${this.run}\nbeat: ${this.beats}\nstate: ${state}`), false);
-    } catch (e) { /* presence is best effort */ }
+    } catch (e) { this.failed(e, 'cannot write presence'); }
   }
 }
 
 module.exports = {
-  Board, InvalidArgument, LockTimeout, checkName, sleep, now, token, visible, loadSecret, macOf,
+  Board, InvalidArgument, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
   frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
 };
