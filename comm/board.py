@@ -509,7 +509,7 @@ class Board:
 
     def _write_tail(self, seq):
         """Replace my ``tail``.  On a full disk it cannot be written: the message is deleted
-        all the same, and the next search skips its missing number (M4, D2)."""
+        all the same, and the next search skips its missing number (M4, T2)."""
         try:
             self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
         except OSError as e:

@@ -236,7 +236,7 @@ function writeScratch(dir, data, durable) {                          // B2
       writeAll(fd, data);
       if (durable) fs.fsyncSync(fd);
     } finally { fs.closeSync(fd); }                                  // B4
-  } catch (e) { remove(p); throw e; }                                // D3: a failed write leaves nothing
+  } catch (e) { remove(p); throw e; }                                // T3: a failed write leaves nothing
   return p;
 }
 function writeAll(fd, data) {
@@ -361,7 +361,7 @@ class Lease {                                                        // section 
     this.staleAfter = staleAfter;
     this.who = who;
     this.token = null;
-    this.spare = null;                                               // our private lock folder's token (D2)
+    this.spare = null;                                               // our private lock folder's token (T2)
     // L3: what the lock looked like and since when, kept across acquire() calls
     this.seen = null;
     this.since = 0;
@@ -421,7 +421,7 @@ class Lease {                                                        // section 
   }
 
   // Our private folder tmp/lock-<token>, owner written: kept between tries and refilled by
-  // release, so that taking the lock needs no free space (D2).
+  // release, so that taking the lock needs no free space (T2).
   prepared() {
     if (this.spare !== null) return this.spare;
     const tok = token();
@@ -530,7 +530,7 @@ class Lease {                                                        // section 
     const mine = this.ownerToken(sig) === this.token;
     if (mine) {
       // the released lock becomes our next private folder, its owner record overwritten in
-      // place with a new token (D2); SMB refuses to rename a folder while another client reads
+      // place with a new token (T2); SMB refuses to rename a folder while another client reads
       // a file in it (for a moment), or for good once its own client lost track of an open
       // file inside: after two refusals, also try taking the lock apart (L5a)
       const next = this.spare === null ? token() : null;
@@ -578,7 +578,7 @@ class Board {
     this.lease = new Lease(this, staleAfter, this.key);
     this.run = null;
     this.lastError = '';
-    this.problem = '';                                               // '', gone, full, locked, other (D1)
+    this.problem = '';                                               // '', gone, full, locked, other (T1)
     this.logged = '';
     this.beats = 0;
     this.rejected = [];
@@ -628,7 +628,7 @@ class Board {
     return p;
   }
 
-  // D1: the board folder or its marker missing or unreachable. Nothing is created in such a
+  // T1: the board folder or its marker missing or unreachable. Nothing is created in such a
   // folder (it may be the mount point of a share no longer mounted); only join makes a board.
   gone() {
     try { return readBytes(path.join(this.folder, MARKER), 64) === null; } catch (e) { return !(e instanceof NotAFile); }
@@ -731,7 +731,7 @@ class Board {
 
   close() { this.lease.close(); }
 
-  // lastError and problem (D1): set by a failure, cleared by a success; logged once while the same
+  // lastError and problem (T1): set by a failure, cleared by a success; logged once while the same
   fail(why, problem = 'other') {
     this.lastError = why;
     this.problem = problem;
@@ -748,7 +748,7 @@ class Board {
     } else this.fail(what + e.message);
   }
 
-  writeTail(seq) {                                                   // M5; D2: not on a full disk
+  writeTail(seq) {                                                   // M5; T2: not on a full disk
     try { replaceWith(this.tmp, path.join(this.mine, 'tail'), record(String(seq)), false); } catch (e) {
       if (!NO_SPACE.has(e.code)) throw e;
     }
@@ -886,7 +886,7 @@ class Board {
     return true;
   }
 
-  receive() {                                                        // works on a full disk (D2)
+  receive() {                                                        // works on a full disk (T2)
     try {
       this.ready();
       if (!this.maybeWaiting()) { this.ok(); return null; }
@@ -902,7 +902,7 @@ class Board {
   }
 
   // null at once when the board is gone (problem 'gone'); other failures are retried with a
-  // pause growing to 2 s (D1)
+  // pause growing to 2 s (T1)
   wait(timeout) {
     const start = now();
     let failures = 0;
