@@ -1,10 +1,11 @@
 """In-process stand-ins for a board and a player, to drive ``Session`` without processes."""
 import io
-import os
 from types import SimpleNamespace
 
 from peer.session import Session
 from peer.ui import Screen
+
+from peertools import board_folder
 
 
 class Exhausted(Exception):
@@ -16,7 +17,7 @@ class FakeBoard:
 
     def __init__(self, folder, runs=None):
         self.folder = folder
-        os.makedirs(os.path.join(folder, "tmp"), exist_ok=True)
+        board_folder(folder)
         self.inbox = []             # comm-Message-like objects still to deliver
         self.rejected = []          # comm.Rejected-like objects still to report
         self.sent = []              # (to, body)

@@ -8,6 +8,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def board_folder(folder):
+    """``folder`` made into a bare board as ``comm.Init`` leaves it (its marker and ``tmp/``), without
+    joining: records and fakes need nothing more, and nothing is created in a folder without its marker."""
+    from comm.board import VERSION
+    folder = Path(folder)
+    (folder / "tmp").mkdir(parents=True, exist_ok=True)
+    (folder / "cardstand.board").write_text(f"cardstand-board {VERSION}\n")
+    return folder
+
+
 def player(colour, board, *args, stdin=None, env=None):
     base = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}   # only the secret a test gives
     env = dict(base, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", **(env or {}))

@@ -22,7 +22,7 @@ from peer.record import Record, Records, escape, unescape
 from peer.ui import Screen
 
 from peerfakes import Exhausted, session
-from peertools import file_hashes
+from peertools import board_folder, file_hashes
 
 FUZZ = settings(derandomize=True, database=None, deadline=None, max_examples=120,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -109,7 +109,7 @@ def test_escape_round_trips_on_one_line(s):
        white=st.one_of(st.sampled_from(HOSTILE_VALUES), st.text()), result=st.text(max_size=30))
 def test_a_hostile_record_round_trips_exactly(black, white, result):
     with tempfile.TemporaryDirectory() as d:
-        (Path(d) / "tmp").mkdir()
+        board_folder(d)
         r = Record(id="g-1", size=6, black=black, white=white, moves="c4", status="over", result=result)
         Records(d).save(r)
         raw = (Path(d) / "records" / "g-1.game").read_bytes().decode("utf-8")
@@ -120,7 +120,7 @@ def test_a_hostile_record_round_trips_exactly(black, white, result):
 
 
 def test_a_name_with_newlines_does_not_inject_lines(tmp_path):
-    (tmp_path / "tmp").mkdir()
+    board_folder(tmp_path)
     name = "Eve\nmoves: a1\nstatus: over\r\nresult: 64-0\\n\x1b]0;x\x07\u2028\x85"
     r = Record(id="g1", black="Bob", white=name, moves="f5")
     Records(tmp_path).save(r)
@@ -135,7 +135,7 @@ def test_a_name_with_newlines_does_not_inject_lines(tmp_path):
 
 def test_records_never_read_or_write_outside_the_board(tmp_path):
     board, victim = tmp_path / "board", tmp_path / "victim"
-    (board / "tmp").mkdir(parents=True)
+    board_folder(board)
     victim.mkdir()
     planted = Record(id="x", black="PLANTED", moves="f5").text()
     (victim / "x.game").write_text(planted)
