@@ -80,7 +80,7 @@ def cmd_serve(args):
                 raise ValueError("a request is a JSON object, like {\"op\": \"init\"}")
             op = req.get("op")
             if op == "init":
-                me.join()
+                me.join(take_over=bool(req.get("take_over")))
                 ans = {"ok": True}
             elif op == "quiet":
                 ans = {"ok": True, "result": me.quiet()}

@@ -72,6 +72,21 @@ def _pid_alive(pid):
     return True
 
 
+def pid_alive(fields):
+    """Whether the process a record names (``machine``, ``pid``) runs: True or False when it
+    is on this machine (same host and boot), None when that cannot be told here (another
+    machine, no boot id, or a pid no machine has: judged by a heartbeat instead)."""
+    if not MACHINE or fields.get("machine") != MACHINE:
+        return None
+    pid = fields.get("pid", "")
+    if not re.fullmatch(r"[1-9][0-9]{0,9}", pid) or int(pid) > 2**31 - 1:
+        return None
+    try:
+        return _pid_alive(int(pid))
+    except (OverflowError, ValueError):
+        return None
+
+
 def local_lock_dir():
     """This user's folder for host-local lock files, or None when there is no safe one.
 
@@ -262,16 +277,7 @@ class Lease:
             return False
 
     def _dead_on_this_machine(self, owner):
-        f = self._owner_fields(owner)
-        if not MACHINE or f.get("machine") != MACHINE:
-            return False
-        pid = f.get("pid", "")
-        if not re.fullmatch(r"[1-9][0-9]{0,9}", pid) or int(pid) > 2**31 - 1:
-            return False    # not a pid this machine could have: judged by its heartbeat (L4)
-        try:
-            return not _pid_alive(int(pid))
-        except (OverflowError, ValueError):
-            return False
+        return pid_alive(self._owner_fields(owner)) is False
 
     def _dismantle(self, owner, label):
         """Take the lock apart where its folder cannot be renamed: move ``owner`` aside (the

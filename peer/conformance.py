@@ -206,6 +206,79 @@ def s_quiet(cmd, d):
         impl.close()
 
 
+def _plant_member(d, name, run, machine, beat, state=""):
+    """A member record and an alive record for ``name`` as another computer's program writes them."""
+    box = d / "box" / name
+    box.mkdir(parents=True, exist_ok=True)
+    fsops.replace_with(d / "tmp", box / "member", fsops.record(
+        f"cardstand-member 1\nname: {name}\nrun: {run}\nhost: elsewhere\nmachine: {machine}\npid: 4242"), durable=False)
+    fsops.replace_with(d / "tmp", box / "alive", fsops.record(
+        f"cardstand-alive 1\nrun: {run}\nbeat: {beat}\nstate: {state}"), durable=False)
+
+
+def s_members(cmd, d):
+    """I6: one live run per name; a live one is refused, a dead one taken over, take_over replaces."""
+    kit = Board(other_view(d), "twin").join()       # alive: this process runs on this machine
+    impl = Served(cmd, d, "Twin", stale_after=1.0, lock_timeout=5.0)
+    first = second = None
+    try:
+        kit_run = kit.run
+        a = impl.ask(op="init")
+        check(not a.get("ok") and a.get("error"), f"init as Twin while twin runs here was answered {a} (I6)")
+        check(_run_of(d / "box" / "twin") == kit_run, "a refused init changed the member record (I6)")
+        # a program on another computer that keeps beating: refused; once silent: taken over
+        run = fsops.new_token()
+        _plant_member(d, "ghost", run, "elsewhere/0000", 1)
+        stop = threading.Event()
+
+        def beating():
+            n = 1
+            while not stop.wait(0.2):
+                n += 1
+                fsops.replace_with(d / "tmp", d / "box" / "ghost" / "alive", fsops.record(
+                    f"cardstand-alive 1\nrun: {run}\nbeat: {n}\nstate: "), durable=False)
+        t = threading.Thread(target=beating, daemon=True)
+        t.start()
+        ghost = Served(cmd, d, "ghost", stale_after=1.0, lock_timeout=5.0)
+        try:
+            a = ghost.ask(op="init", timeout=20)
+            check(not a.get("ok"), "init as a member whose heartbeat goes on (another computer) succeeded (I6)")
+            stop.set()
+            t.join()
+            started = time.monotonic()
+            a = ghost.ask(op="init", timeout=30)
+            check(a.get("ok"), f"init as a member whose heartbeat stopped was answered {a} (I6)")
+            check(time.monotonic() - started < 15, "a silent member was taken over only after 15 s (I6: L + margin)")
+        finally:
+            stop.set()
+            ghost.close()
+        # take_over: the first run stops taking messages; a killed run is taken over without it
+        first = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        check(first.ask(op="init").get("ok"), "init as dup failed")
+        second = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        check(not second.ask(op="init").get("ok"), "a second live run of dup was accepted (I6)")
+        check(second.ask(op="init", take_over=True).get("ok"), "init with take_over failed (I6)")
+        check(kit.send("dup", "for the new run"), f"the kit could not send to dup: {kit.last_error}")
+        a = first.ask(op="recv")
+        check(a.get("result") != 2, f"the replaced run still took a message: {a} (I6)")
+        check(first.ask(op="send", to="twin", body="from a replaced run").get("result") == 0,
+              "a replaced run could still send (I6)")
+        a = second.ask(op="recv")
+        check(a.get("body") == "for the new run", f"the new run got {a}")
+        second.proc.kill()
+        second.proc.wait()
+        third = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        try:
+            check(third.ask(op="init", timeout=20).get("ok"), "a killed run's name was not taken over (I6)")
+        finally:
+            third.close()
+    finally:
+        for p in (impl, first, second):
+            if p is not None:
+                p.close()
+        kit.close()
+
+
 def s_lock_held(cmd, d):
     """L1 L3: while someone (heartbeating) holds the lock, the implementation waits."""
     kit = Board(other_view(d), "kit", stale_after=1.0).join()
@@ -985,9 +1058,11 @@ def s_runs(cmd, d, play_cmd):
         g.play(notation.parse_square(reply.get("square"), 8))
         legal = g.position.legal_moves()
         forged, real = legal[-1], legal[0]
-        forger = Board(other_view(d), "black")          # another run of black: it never joined
-        forger.run = fsops.new_token()
-        check(forger.send("white", f"{square_name(forged, 8)} #3"), f"the forger could not send: {forger.last_error}")
+        # another run of black, which never joined: its message written as M1-M3 say, under the lock
+        white_box = other_view(d) / "box" / "white"
+        forger_run, white_run = fsops.new_token(), _run_of(white_box)
+        _place(kit, white_box, lambda k: _kit_frame("black", forger_run, "white", white_run, k,
+                                                    f"{square_name(forged, 8)} #3"))
         deadline = time.monotonic() + 2.5
         while time.monotonic() < deadline:
             m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
@@ -1004,7 +1079,7 @@ def s_runs(cmd, d, play_cmd):
         _reap(theirs)
 
 
-BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
+BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
 

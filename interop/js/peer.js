@@ -58,7 +58,7 @@ function serve(a) {
     try {
       const req = JSON.parse(line);
       switch (req.op) {
-        case 'init': me.join(); ans = { ok: true }; break;
+        case 'init': me.join(!!req.take_over); ans = { ok: true }; break;
         case 'quiet': ans = { ok: true, result: me.quiet() }; break;
         case 'talk': { const r = me.talk(req.to || '', req.body || ''); ans = { ok: true, result: r[0], sender: r[1], body: r[2], error: me.lastError, rejected: rejected() }; break; }
         case 'send': ans = { ok: true, result: me.send(req.to, req.body || '') ? 1 : 0, error: me.lastError }; break;
