@@ -165,8 +165,9 @@ def s_recv(cmd, d):
             check(a.get("result") == 2 and a.get("body") == b and a.get("sender") == "kit",
                   f"expected {b[:20]!r}, got {a}")
         check(impl.ask(op="recv").get("result") == -1, "a fifth message appeared (M5)")
+        check(impl.ask(op="quiet").get("result") == 0, "quiet dropped a message sent to this run (I2)")
         tail = fsops.read_int(d / "box" / "impl" / "tail")
-        check(tail == len(bodies), f"tail is {tail}, expected {len(bodies)} (M5)")
+        check(tail == len(bodies), f"tail is {tail} after a quiet, expected {len(bodies)} (M5)")
     finally:
         impl.close()
 
