@@ -1,12 +1,18 @@
 """A received message stays on the board until the receiver's next call (M5): a receiver killed
 before it was done with a message gets it again; within one run a message is returned once."""
+import json
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
 import comm
 from comm import Board
 from comm.board import frame, msg_name
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -199,3 +205,66 @@ def test_the_tutorial_api_gets_the_message_again_after_a_crash(tmp_path):
             comm._board.close()
         comm._board = None
 
+
+# -- the same in interop/js ---------------------------------------------------------------------
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+JS = str(ROOT / "interop" / "js" / "cardstand.js")
+
+
+def node(script, *args):
+    r = subprocess.run(["node", "-e", f"const cs = require({json.dumps(JS)}); const args = process.argv.slice(1);\n"
+                        "const out = (x) => console.log(JSON.stringify(x));\n"
+                        "const open = (name) => new cs.Board(args[0], name, { log: () => {} }).join();\n"
+                        "const body = (m) => m ? m.body : null;\n" + script, *map(str, args)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@needs_node
+def test_javascript_gets_a_message_again_after_a_crash(tmp_path):
+    board = tmp_path / "board"
+    alice = Board(board, "alice").join()
+    bob = Board(board, "bob").join()
+    for body in ("1", "2", "3"):
+        alice.send("bob", body)
+    got = node("""
+const b = open('bob');
+const r = { first: body(b.receive()), second: body(b.receive()) };
+r.files = require('fs').readdirSync(b.mine).filter((n) => n.endsWith('.msg'));
+out(r);""", board)                                            # it ends without close: killed
+    assert got == {"first": "1", "second": "2", "files": [msg_name(2), msg_name(3)]}
+    got = node("""
+const b = open('bob');
+out([body(b.receive()), body(b.receive()), body(b.receive()), b.talk('', '')[0]]);""", board)
+    assert got == ["2", "3", None, -1]
+    got = node("""
+const b = open('bob');
+const r = [body(b.receive())];
+const taken = [];
+const acquire = b.lease.acquire.bind(b.lease);
+b.lease.acquire = (...a) => { taken.push(1); return acquire(...a); };
+r.push(b.receive(), b.wait(0.05), taken.length, b.maybeWaiting());
+b.close();
+r.push(taken.length);
+out(r);""", board)
+    assert got == ["3", None, None, 0, False, 1]               # peeked past it; close acknowledged it
+    assert Board(board, "bob").join().receive() is None
+    alice.send("bob", "4")
+    assert bob.receive().body == "4"
+
+
+@needs_node
+def test_javascript_quiet_drops_a_message_handed_to_an_earlier_run(tmp_path):
+    board = tmp_path / "board"
+    alice = Board(board, "alice").join()
+    Board(board, "bob").join()
+    alice.send("bob", "old")
+    assert node("out(body(open('bob').receive()));", board) == "old"     # then killed
+    got = node("""
+const b = open('bob');
+const q = b.quiet();
+open('carol').send('bob', 'mine');
+out([q, body(b.receive()), b.quiet(), b.receive()]);""", board)
+    assert got == [1, "mine", 0, None]              # its own handed message: acknowledged, not dropped
+    assert node("out(open('bob').receive());", board) is None

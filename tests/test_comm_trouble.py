@@ -358,11 +358,14 @@ r.send = [a.send('b', 'no room'), a.problem, a.lastError];
 a.send('b', 'no room'); a.send('b', 'no room');
 r.got = [b.receive(), b.receive()].map((m) => m && m.body);
 r.receiveProblem = b.problem;
+r.quiet = b.quiet();                                          // consumes the last one received (M5)
+r.left = fs.readdirSync(b.mine).filter((n) => n.endsWith('.msg'));
 r.tmp = fs.readdirSync(args[0] + '/tmp');
 fs.unlinkSync(args[1]);
 r.after = [a.send('b', 'room again'), (b.receive() || {}).body];
 out(r);""", folder, small_disk / "filler")
     assert got["send"][:2] == [False, "full"] and "no space left on the board's disk" in got["send"][2], got
     assert got["got"] == ["m1", "m2"] and got["receiveProblem"] == "", got
+    assert got["quiet"] == 0 and got["left"] == [], got
     assert len(got["tmp"]) <= 2 and all(n.startswith("lock-") for n in got["tmp"]), got["tmp"]
     assert got["after"] == [True, "room again"], got
