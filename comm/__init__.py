@@ -62,7 +62,12 @@ def Quiet():
 def Talk(to, msg):
     """Under the board's lock: return ``(2, sender, body)`` for the oldest waiting message
     (sending nothing); else ``(-1, '', '')`` if ``to`` is ``''``; else deliver ``msg`` to
-    ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError)."""
+    ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError).
+
+    No message is lost if this program is killed: a message returned stays on the board
+    until the next Talk, RecvMessage, Quiet or WipeMessage (or a new Init) consumes it, so a
+    program killed before it was done with it gets it again after a restart (unless it calls
+    Quiet).  Within one run a message is returned once."""
     return tuple(_default().talk(to, msg))
 
 
@@ -73,7 +78,11 @@ def SendMessage(to, msg):
 
 def RecvMessage():
     """``(2, sender, body)`` for the oldest waiting message, ``(-1, '', '')`` when none,
-    ``(0, '', '')`` when the board could not be read (see LastError)."""
+    ``(0, '', '')`` when the board could not be read (see LastError).
+
+    Like Talk, it loses no message if this program is killed: the message returned stays on
+    the board until the next call (or a new Init) consumes it, and a restarted program gets
+    it again (unless it calls Quiet).  Within one run a message is returned once."""
     board = _default()
     m = board.receive()
     if m is not None:

@@ -37,6 +37,7 @@ SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in th
 TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
 BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
+CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
 _NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
@@ -323,6 +324,11 @@ class Board:
         self.last_error = ""
         self.problem = ""
         self._logged = None
+        # the message last returned to the caller and not yet acknowledged (M5): its number
+        # and its bytes; it stays on the board until this Board's next receive, talk, wait,
+        # quiet, wipe or close consumes it
+        self._handed = None
+        self._handed_raw = None
         self.lease = Lease(self.folder, self.tmp, stale_after=stale_after, who=self.key)
         self._state = ""
         self._beats = 0
@@ -342,9 +348,19 @@ class Board:
         self.close()
 
     def close(self):
-        """Leave: stop beating and remove this run's ``alive`` record (I6: a closed run is not
-        alive, though its process may go on), release the lock's resources."""
+        """Leave the board: acknowledge the message last returned (consume it, M5) if the lock
+        can be taken within ``CLOSE_WAIT`` s (if not, it is returned again to this name's next
+        run, unless that run calls ``quiet``); stop beating and remove this run's ``alive``
+        record (I6: a closed run is not alive, though its process may go on); then remove the
+        lock's private folder."""
         self._stop_beating()
+        if self._handed is not None:
+            try:
+                with self.root.batch(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
+                    self._acknowledge()
+            except (LockTimeout, OSError) as e:
+                log.info("%s: message %d not acknowledged at close (%s): it will be returned again",
+                         self.name, self._handed, e)
         if self.run is not None and self._replaced_by is None:
             try:
                 if self.alive(self.name).get("run") == self.run:
@@ -589,7 +605,8 @@ class Board:
 
     # -- the mailbox protocol (call with the lock held) -------------------------------
     def _oldest(self):
-        """(seq, Message) of the oldest valid message for me, or None; sets aside damaged ones.
+        """(seq, Message, bytes) of the oldest valid message for me, or None; sets aside
+        damaged ones.  Call ``_acknowledge`` first: the message last handed is still there.
         ``Replaced`` when another run has taken this name (its messages are not ours)."""
         self._check_member()
         tail, head = self._pointers(self._mine)
@@ -604,7 +621,7 @@ class Board:
                     self._write_tail(k - 1)
                 return None
             try:
-                return k, unframe(raw, box=self.key, number=k, key=self.secret)
+                return k, unframe(raw, box=self.key, number=k, key=self.secret), raw
             except Unauthentic as e:
                 m = e.message
                 self._set_aside(self.mine / msg_name(k), f"refused message from {m.sender}: {e}")
@@ -688,6 +705,33 @@ class Board:
             log.warning("the mailbox %r was missing or not a folder: rebuilt", self._mine)
             self.root.replace(f"{self._mine}/member", self._member)
 
+    def _hand(self, got):
+        """Return a message found by ``_oldest`` to the caller: it stays on the board (its file
+        and ``tail`` untouched) until the caller comes back (``_acknowledge``, M5), so that a
+        process killed before the message reached its caller gets it again."""
+        self._handed, self._handed_raw = got[0], got[2]
+        return got[1]
+
+    def _acknowledge(self):
+        """Consume the message last handed to the caller, if any (under the lock, M5).
+
+        Only that very message: when ``tail`` has passed it, or its file no longer holds the
+        bytes returned (another run of this name took it, it was set aside...), nothing is
+        touched.  If this raises, it is still handed and acknowledged by the next call."""
+        seq = self._handed
+        if seq is None:
+            return
+        tail, sane = self._read_pointer(f"{self._mine}/tail")
+        if not sane or tail < seq:
+            rel = f"{self._mine}/{msg_name(seq)}"
+            try:
+                now = self.root.read(rel, len(self._handed_raw) + 1, strict=True)
+            except fsops.NotRegular:
+                now = None
+            if now == self._handed_raw:
+                self._consume(seq)
+        self._handed = self._handed_raw = None
+
     def _consume(self, seq):
         # Not forced to disk: a process killed at any instant leaves it intact;
         # only a power cut could bring back a consumed message (see PROTOCOL.md).
@@ -768,6 +812,8 @@ class Board:
     def _maybe_waiting(self):
         """Lock-free look: is there possibly a message for me?  Opens files by name only.
 
+        It looks past the message last handed (M6): that one is still on the board until the
+        next call consumes it, and an idle waiter must not take the lock for it on every poll.
         True also when something needs repair (a damaged pointer, a missing or replaced
         mailbox): the look under the lock repairs it."""
         root = self.root
@@ -782,7 +828,8 @@ class Board:
                 if tail_text is not None and not _POINTER.fullmatch(tail_text.strip()):
                     return True
                 tail = int(tail_text) if tail_text is not None else 0
-                if root.present(f"{self._mine}/{msg_name(tail + 1)}"):
+                seen = max(tail, self._handed or 0)
+                if root.present(f"{self._mine}/{msg_name(seen + 1)}"):
                     return True
                 head_text = root.read_text(f"{self._mine}/head", strict=True)
             except fsops.NotRegular:
@@ -790,7 +837,7 @@ class Board:
             if head_text is None:
                 return False
             head_text = head_text.strip()
-            return not _POINTER.fullmatch(head_text) or int(head_text) > tail
+            return not _POINTER.fullmatch(head_text) or int(head_text) > seen
 
     def _fail(self, why, problem="other"):
         """Record a failure for the caller (``last_error``, ``problem``); logged once while it
@@ -834,7 +881,8 @@ class Board:
         Returns ``TalkResult(2, sender, body)`` when a message was received (and
         nothing sent), ``(1, '', '')`` when sent, ``(-1, '', '')`` when nothing
         waited and ``to`` is ``''``, ``(0, '', '')`` on failure (see ``last_error``
-        and ``problem``).
+        and ``problem``).  A message returned stays on the board until the next call, which
+        consumes it first, as ``receive`` says.
         """
         self._need_join()
         if to != "":
@@ -844,11 +892,12 @@ class Board:
             return TalkResult(FAILED if self.problem else NOTHING, "", "")
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 got = self._oldest()
                 if got:
-                    self._consume(got[0])
+                    m = self._hand(got)
                     self._ok()
-                    return TalkResult(RECEIVED, got[1].sender, got[1].body)
+                    return TalkResult(RECEIVED, m.sender, m.body)
                 if to == "":
                     self._ok()
                     return TalkResult(NOTHING, "", "")
@@ -881,23 +930,28 @@ class Board:
         return True
 
     def receive(self):
-        """``RecvMessage``: the oldest waiting ``Message`` (removed from the board), or None.
+        """``RecvMessage``: the oldest waiting ``Message``, or None.
 
-        None also on failure, with ``last_error`` and ``problem`` set.  Works on a full disk.
+        The message stays on the board until this Board's next ``receive``, ``talk``,
+        ``wait``, ``quiet``, ``wipe`` or ``close``, which consumes it first (M5): a process
+        killed before it was done with a message gets it again from its next ``receive``,
+        in its next run too (unless that run calls ``quiet``).  Within one run a message is
+        returned once.  None also on failure, with ``last_error`` and ``problem`` set.
+        Works on a full disk.
         """
         self._need_join()
         if not self._safe_peek():
             return None
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 got = self._oldest()
-                if got:
-                    self._consume(got[0])
+                m = self._hand(got) if got else None
         except (LockTimeout, OSError) as e:
             self._failed(e)
             return None
         self._ok()
-        return got[1] if got else None
+        return m
 
     def _safe_peek(self):
         try:
@@ -948,13 +1002,15 @@ class Board:
     def quiet(self):
         """``Quiet``: discard messages left for earlier runs of this name; returns how many.
 
-        Messages sent to this run (after ``join``) are never discarded.  A run that has been
-        replaced (I6) discards nothing (``problem`` "replaced").
+        Messages sent to this run (after ``join``) are never discarded.  A message an earlier
+        run received but did not acknowledge (it was killed, M5) is one of those discarded.
+        A run that has been replaced (I6) discards nothing (``problem`` "replaced").
         """
         self._need_join()
         dropped = 0
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 while True:
                     got = self._oldest()
                     if not got or got[1].to_run == self.run:
@@ -971,6 +1027,7 @@ class Board:
         dropped = 0
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 while got := self._oldest():
                     self._consume(got[0])
                     dropped += 1

@@ -387,17 +387,18 @@ class Lease:
                 return False
             self._watch(self._signature(), now)
 
-    def acquire(self, timeout):
+    def acquire(self, timeout, patient=True):
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not.
 
         A wait that starts with nothing watched (this ``Lease``'s first, or the first after a
         break) lasts until its first look at the lock is ``stale_after + FRESH_MARGIN`` old if
-        need be, so that a fresh process can judge a lock left behind (L3).  ``timeout_reason()``
-        then says who held the lock.
+        need be, so that a fresh process can judge a lock left behind (L3); not when
+        ``patient`` is False (a wait that may as well give up).  ``timeout_reason()`` then
+        says who held the lock.
         """
         start = time.monotonic()
         deadline = start + max(0.0, timeout)
-        fresh = self._seen is None
+        fresh = patient and self._seen is None
         self._local_held = self._queue_locally(deadline)
         try:
             delay = 0.0005
@@ -534,8 +535,8 @@ class Lease:
                 pass
         return ok
 
-    def hold(self, timeout):
-        return _Held(self, timeout)
+    def hold(self, timeout, patient=True):
+        return _Held(self, timeout, patient)
 
     # -- heartbeat -------------------------------------------------------------
     def _start_beating(self):
@@ -569,11 +570,11 @@ class Lease:
 
 
 class _Held:
-    def __init__(self, lease, timeout):
-        self.lease, self.timeout = lease, timeout
+    def __init__(self, lease, timeout, patient=True):
+        self.lease, self.timeout, self.patient = lease, timeout, patient
 
     def __enter__(self):
-        if not self.lease.acquire(self.timeout):
+        if not self.lease.acquire(self.timeout, self.patient):
             raise LockTimeout(self.lease.timeout_reason())
         return self.lease
 

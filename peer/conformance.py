@@ -113,6 +113,23 @@ class Served:
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
+    def end(self, timeout=20):
+        """End of input: the implementation closes its board and exits (its exit code)."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise Fail(f"serve did not exit within {timeout} s of the end of its input") from None
+
+    def kill(self):
+        """Kill it at once (SIGKILL where there are signals): it closes nothing."""
+        self.proc.kill()
+        self.proc.wait()
+
 
 # -- scenarios -------------------------------------------------------------------------------
 
@@ -165,8 +182,48 @@ def s_recv(cmd, d):
             check(a.get("result") == 2 and a.get("body") == b and a.get("sender") == "kit",
                   f"expected {b[:20]!r}, got {a}")
         check(impl.ask(op="recv").get("result") == -1, "a fifth message appeared (M5)")
+        check(impl.ask(op="quiet").get("result") == 0, "quiet dropped a message sent to this run (I2)")
         tail = fsops.read_int(d / "box" / "impl" / "tail")
-        check(tail == len(bodies), f"tail is {tail}, expected {len(bodies)} (M5)")
+        check(tail == len(bodies), f"tail is {tail} after a quiet, expected {len(bodies)} (M5)")
+    finally:
+        impl.close()
+
+
+def s_redeliver(cmd, d):
+    """M5 I2 9: a message received by a process killed before its next call comes back to its next run, once."""
+    kit = Board(other_view(d), "kit").join()
+    impl = Served(cmd, d, "impl")
+    try:
+        check(impl.ask(op="init").get("ok"), "init failed")
+        for body in ("first", "second", "third", "fourth"):
+            check(kit.send("impl", body), f"the kit could not send: {kit.last_error}")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "first", f"recv answered {a}")
+        impl.kill()                                     # before its next call: nothing acknowledged
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "first",
+              f"after the receiver was killed, its next run's recv answered {a}: the message it had "
+              "received was lost (M5: it stays until the next call; section 9)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "second",
+              f"a second recv in the same run answered {a} (M5: a message is returned once in a run)")
+        code = impl.end()                               # a clean end: close acknowledges "second"
+        check(code == 0, f"serve exited {code} at the end of its input")
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "third",
+              f"after a clean end (close), the next run's recv answered {a}, not the next message (M5)")
+        impl.kill()                                     # "third" handed, not acknowledged
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="quiet")
+        check(a.get("result") == 2, f"quiet in a new run answered {a}: it must drop the message handed to "
+                                    "the killed run and the one after, both sent to earlier runs (I2)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == -1, f"after quiet, recv answered {a} (I2)")
     finally:
         impl.close()
 
@@ -1079,7 +1136,7 @@ def s_runs(cmd, d, play_cmd):
         _reap(theirs)
 
 
-BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
+BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
 

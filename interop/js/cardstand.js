@@ -57,6 +57,7 @@ class LockTimeout extends Error {}
 class LockLost extends LockTimeout {}                                // L2: taken from us while held
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 const FRESH_MARGIN = 1;                                              // L3: s after L for a first wait
+const CLOSE_WAIT = 2;                                                // M5: s close() waits for the lock
 const MARKER = 'cardstand.board';
 class NotAFile extends Error {                                       // a link, FIFO, device, folder...
   constructor(p, what) { super(`${p} is ${what}, not a plain file`); this.what = what; }
@@ -515,10 +516,11 @@ class Lease {                                                        // section 
     removeTree(aside);                                               // never follows a link inside
   }
 
-  acquire(timeout) {                                                 // L3, L4
+  // `patient` false: no longer than `timeout` even with nothing watched yet (close, M5)
+  acquire(timeout, patient = true) {                                 // L3, L4
     const start = now();
     let deadline = start + timeout;
-    let fresh = this.seen === null;                                  // nothing watched yet: wait until it can be judged
+    let fresh = patient && this.seen === null;                       // nothing watched yet: wait until it can be judged
     let delay = 0.5;
     for (;;) {
       if (this.tryTake()) return true;
@@ -602,6 +604,11 @@ class Board {
     this.lastBeat = 0;
     this.replacedBy = null;
     this.rejected = [];
+    // M5: the message last returned to the caller and not yet acknowledged (its number and
+    // bytes); it stays on the board until this Board's next receive, talk, wait, quiet, wipe
+    // or close consumes it
+    this.handed = null;
+    this.handedRaw = null;
   }
 
   // -- nothing outside the board -------------------------------------------------------------
@@ -831,12 +838,20 @@ class Board {
     } catch (e) { /* skip */ }
   }
 
-  withLock(fn) {
-    if (!this.lease.acquire(this.lockTimeout)) throw new LockTimeout(this.lease.timeoutReason());
+  withLock(fn, timeout = this.lockTimeout, patient = true) {
+    if (!this.lease.acquire(timeout, patient)) throw new LockTimeout(this.lease.timeoutReason());
     try { return fn(); } finally { this.lease.release(); }
   }
 
-  close() {                                                          // I6: a closed run is not alive
+  // M5: the message last returned is acknowledged if the lock can be had within CLOSE_WAIT s;
+  // if not, it is returned again to this name's next run (unless that run calls quiet).
+  // I6: a closed run is not alive: its alive record goes.
+  close() {
+    if (this.handed !== null) {
+      try { this.withLock(() => this.acknowledge(), Math.min(this.lockTimeout, CLOSE_WAIT), false); } catch (e) {
+        this.log(`${this.name}: message ${this.handed} not acknowledged at close (${e.message}): it will be returned again`);
+      }
+    }
     try { if (this.run !== null && !this.replacedBy && this.aliveBeat(this.run) !== null) remove(path.join(this.mine, 'alive')); } catch (e) { /* leaving */ }
     this.lease.close();
   }
@@ -890,7 +905,7 @@ class Board {
       }
       try {
         if (raw.length > MAX_FILE) throw new Damaged('too big');
-        return { seq: k, msg: unframe(raw, k, this.key, this.secret) };
+        return { seq: k, msg: unframe(raw, k, this.key, this.secret), raw };
       } catch (e) {
         if (e instanceof Rejected) {                                 // A4
           this.rejected.push(e.info);
@@ -902,6 +917,33 @@ class Board {
   }
 
   takeRejected() { const r = this.rejected; this.rejected = []; return r; }
+
+  // M5: a message found by oldest() is returned to the caller but stays on the board (file and
+  // tail untouched) until the caller comes back: a process killed before the message reached
+  // its caller gets it again
+  hand(got) {
+    this.handed = got.seq;
+    this.handedRaw = got.raw;
+    return got.msg;
+  }
+
+  // M5: consume the message last handed (under the lock), and only that very message: when
+  // tail has passed it, or its file no longer holds the bytes returned (another run of this
+  // name took it, it was set aside...), nothing is touched. If this throws, it stays handed.
+  acknowledge() {
+    const seq = this.handed;
+    if (seq === null) return;
+    const { tail } = this.counters(this.mine);
+    if (tail < seq) {
+      let now = null;
+      try { now = readBytes(path.join(this.mine, msgName(seq)), this.handedRaw.length); } catch (e) {
+        if (!(e instanceof NotAFile)) throw e;
+      }
+      if (now && now.equals(this.handedRaw)) this.consume(seq);
+    }
+    this.handed = null;
+    this.handedRaw = null;
+  }
 
   consume(seq) {                                                     // M5
     this.writeTail(seq);
@@ -951,12 +993,13 @@ class Board {
     return '';
   }
 
-  maybeWaiting() {                                                   // M6
+  maybeWaiting() {                                                   // M6: past the message handed (M5)
     this.maybeBeat();
     if (this.replacedBy) this.checkMember();
     const { head, tail } = this.counters(this.mine);
-    if (present(path.join(this.mine, msgName(tail + 1)))) return true;
-    return head > tail;
+    const seen = Math.max(tail, this.handed || 0);
+    if (present(path.join(this.mine, msgName(seen + 1)))) return true;
+    return head > seen;
   }
 
   talk(to, body) {                                                   // I3
@@ -967,8 +1010,9 @@ class Board {
       this.ready();
       if (to === '' && !this.maybeWaiting()) { this.ok(); return [-1, '', '']; }
       const r = this.withLock(() => {
+        this.acknowledge();
         const got = this.oldest();
-        if (got) { this.consume(got.seq); this.lastMessage = got.msg; return [2, got.msg.sender, got.msg.body]; }
+        if (got) { const m = this.hand(got); return [2, m.sender, m.body]; }
         if (to === '') return [-1, '', ''];
         why = this.deliver(to, data);
         return null;
@@ -1006,10 +1050,9 @@ class Board {
       this.ready();
       if (!this.maybeWaiting()) { this.ok(); return null; }
       const m = this.withLock(() => {
+        this.acknowledge();
         const got = this.oldest();
-        if (!got) return null;
-        this.consume(got.seq);
-        return got.msg;
+        return got ? this.hand(got) : null;
       });
       this.ok();
       return m;
@@ -1040,6 +1083,7 @@ class Board {
     this.ready();
     try {
       this.withLock(() => {
+        this.acknowledge();
         for (;;) {
           const got = this.oldest();
           if (!got || got.msg.toRun === this.run) return;
@@ -1055,7 +1099,7 @@ class Board {
     let dropped = 0;
     this.ready();
     try {
-      this.withLock(() => { let g; while ((g = this.oldest())) { this.consume(g.seq); dropped++; } });
+      this.withLock(() => { this.acknowledge(); let g; while ((g = this.oldest())) { this.consume(g.seq); dropped++; } });
     } catch (e) { if (!(e instanceof Replaced)) throw e; this.failed(e); }
     return dropped;
   }

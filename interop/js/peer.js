@@ -69,12 +69,13 @@ function serve(a) {
           break;
         }
         case 'wipe': ans = { ok: true, result: me.wipe() }; break;
-        case 'quit': say({ ok: true }); return 0;
+        case 'quit': say({ ok: true }); me.close(); return 0;
         default: ans = { ok: false, error: `unknown op ${req.op}` };
       }
     } catch (e) { ans = { ok: false, error: e.message }; }
     say(ans);
   }
+  me.close();                                                        // acknowledges the last message (M5)
   return 0;
 }
 
@@ -521,7 +522,7 @@ function play(a) {
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;
-  }
+  } finally { board.close(); }                                      // acknowledges the last message (M5)
 }
 
 function main() {
