@@ -185,19 +185,13 @@ def unframe(raw, *, box=None, number=None, key=None):
     if not sep:
         raise ValueError("no header end")
     try:
-        lines = head.decode("ascii").split("\n")
+        text = head.decode("ascii")
     except UnicodeDecodeError:
         raise ValueError("header is not ASCII") from None
-    if lines[0] != f"cardstand-msg {VERSION}":
-        raise ValueError(f"not a version-{VERSION} message: {lines[0][:40]!r}")
-    f = {}
-    for line in lines[1:]:
-        k, s, value = line.partition(": ")
-        if not s:
-            raise ValueError(f"bad header line {line[:40]!r}")
-        if k in f:
-            raise ValueError(f"header key {k[:40]!r} given twice")
-        f[k] = value
+    first = text.partition("\n")[0]
+    if first != f"cardstand-msg {VERSION}":
+        raise ValueError(f"not a version-{VERSION} message: {first[:40]!r}")
+    f = fsops.parse_record(text, strict=True)[1]
     try:
         for k in ("from", "from-run", "to", "seq", "length", "crc32"):
             if k not in f:
@@ -576,8 +570,8 @@ class Board:
             return f"the mailbox of {to} is damaged (its member record is {e.strerror})"
         if member is None:
             return f"{to} has not joined this board"
-        runs = [line[5:].strip() for line in member.splitlines() if line.startswith("run: ")]
-        if not runs or not runs[0] or not _RUN.fullmatch(runs[0]):
+        to_run = fsops.record_fields(member).get("run", "")
+        if not to_run or not _RUN.fullmatch(to_run):
             return f"the mailbox of {to} is damaged (no valid run in its member file)"
         tail, head = self._pointers(rbox)
         if head - tail >= self.max_unread:
@@ -589,7 +583,7 @@ class Board:
         k = max(head, tail) + 1
         while root.present(f"{rbox}/{msg_name(k)}"):   # never blocks: a FIFO there is just taken
             k += 1
-        framed = frame(self.name, self.run, to, runs[0], k, data, self.secret)
+        framed = frame(self.name, self.run, to, to_run, k, data, self.secret)
         target = f"{rbox}/{msg_name(k)}"
         scratch = root.write_scratch("tmp", framed)
         try:
@@ -859,14 +853,7 @@ class Board:
         """
         check_name(name)
         text = self._quiet_read(f"box/{name.lower()}/alive")
-        if text is None:
-            return None
-        fields = {}
-        for line in text.splitlines()[1:]:
-            key, sep, value = line.partition(": ")
-            if sep:
-                fields[key] = value.strip()
-        return fields
+        return None if text is None else fsops.record_fields(text)
 
     def _quiet_read(self, rel):
         """A record's text, or None when missing, unreadable just now, or not a regular file
@@ -888,10 +875,7 @@ class Board:
     def member_run(self, name):
         """The run id of ``name``'s latest ``join``, or None if it never joined."""
         text = self._quiet_read(f"box/{check_name(name).lower()}/member")
-        for line in (text or "").splitlines():
-            if line.startswith("run: "):
-                return line[5:].strip()
-        return None
+        return fsops.record_fields(text).get("run")
 
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
@@ -902,10 +886,9 @@ class Board:
         for key in self.root.listdir("box"):
             if not _NAME.fullmatch(key) or key.lower() != key:
                 continue
-            text = self._quiet_read(f"box/{key}/member")
-            for line in (text or "").splitlines():
-                if line.startswith("name: "):
-                    out.append(line[6:].strip())
+            name = fsops.record_fields(self._quiet_read(f"box/{key}/member")).get("name")
+            if name is not None:
+                out.append(name)
         return sorted(out)
 
 
