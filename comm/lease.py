@@ -219,12 +219,7 @@ class Lease:
 
     @staticmethod
     def _owner_fields(owner):
-        fields = {}
-        for line in (owner or b"").decode("utf-8", "replace").splitlines():
-            key, sep, value = line.partition(": ")
-            if sep:
-                fields[key] = value.strip()
-        return fields
+        return fsops.record_fields((owner or b"").decode("utf-8", "replace"))
 
     def holder(self):
         """Who holds the lock now: a dict of the owner fields, or None."""

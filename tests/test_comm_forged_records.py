@@ -40,3 +40,53 @@ def test_serve_answers_a_request_that_is_not_an_object(tmp_path):
     answers = [json.loads(line) for line in r.stdout.splitlines()]
     assert r.returncode == 0 and [a["ok"] for a in answers] == [False, False, False, True], r.stderr
     assert "JSON object" in answers[0]["error"]
+
+
+# -- one reader of key: value lines (fsops.parse_record) ------------------------------------------
+
+def test_records_are_read_line_by_line_and_forgiving():
+    text = "cardstand-member 1\r\n name : Black\r\nrun: 11\nrun: 22\njunk\n\nstate:\nx: a: b\n"
+    first, f = fsops.parse_record(text)
+    assert first == "cardstand-member 1\r"
+    assert f == {"name": "Black", "run": "11", "state": "", "x": "a: b"}   # the first run wins
+    assert fsops.parse_record("") == ("", {})
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\r"])
+def test_only_a_newline_ends_a_record_line(sep):
+    """A name holding another line break cannot add a key (Python's splitlines would split there)."""
+    f = fsops.parse_record(f"cardstand-member 1\nname: x{sep}run: forged\nrun: real")[1]
+    assert f == {"name": f"x{sep}run: forged", "run": "real"}
+
+
+@pytest.mark.parametrize("header, why", [
+    ("from: a\nfrom: b", "header key 'from' given twice"),
+    ("from: a\nfrom:b", "bad header line 'from:b'"),
+    ("from: a\n", "bad header line ''"),
+    ("from: a\r", None),
+])
+def test_a_message_header_is_read_strictly(header, why):
+    if why is None:
+        assert fsops.parse_record("cardstand-msg 1\n" + header, strict=True)[1] == {"from": "a\r"}
+        return
+    with pytest.raises(ValueError) as e:
+        fsops.parse_record("cardstand-msg 1\n" + header, strict=True)
+    assert str(e.value) == why
+
+
+def test_every_record_reader_uses_the_same_rules(tmp_path):
+    """member, alive and the lock's owner: padding stripped, a forged second line ignored, a line
+    break other than a newline kept inside its value."""
+    board = tmp_path / "b"
+    a = Board(board, "alice").join()
+    b = Board(board, "bob").join()
+    member = b.mine / "member"
+    real = fsops.record_fields(member.read_text())["run"]
+    member.write_bytes(fsops.record(f"cardstand-member 1\nname: bob\u2028run: forged\nrun: {real}\nrun: second"))
+    assert a.member_run("bob") == real and a.members() == ["alice", "bob\u2028run: forged"]
+    assert a.send("bob", "to the real run") and b.receive().to_run == real
+    (b.mine / "alive").write_bytes(fsops.record("cardstand-alive 1\nrun: r\nbeat: 1\nbeat: 99\ngarbage\nstate:"))
+    assert a.alive("bob") == {"run": "r", "beat": "1", "state": ""}
+    owner = fsops.record("cardstand-lock 1\ntoken: abc\ntoken: def\nname: eve\u2028pid: 1\npid: 7")
+    assert a.lease._owner_fields(owner) == {"token": "abc", "name": "eve\u2028pid: 1", "pid": "7"}
+    assert a.lease._owner_fields(b"<owner: a symbolic link>") == {}

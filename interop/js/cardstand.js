@@ -205,11 +205,12 @@ function readInt(p) {
   t = t.trim();
   return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
 }
-function fields(text) {
+function fields(text) {                                             // R1: the first value of a key counts
   const f = Object.create(null);
-  for (const line of (text || '').split('\n')) {
+  for (const line of (text || '').split('\n').slice(1)) {
     const i = line.indexOf(': ');
-    if (i > 0) f[line.slice(0, i)] = line.slice(i + 2).trim();
+    const k = line.slice(0, i);
+    if (i > 0 && !(k in f)) f[k] = line.slice(i + 2).trim();
   }
   return f;
 }
