@@ -998,7 +998,9 @@ class Board:
 
         Messages sent to this run (after ``join``) are never discarded.  A message an earlier
         run received but did not acknowledge (it was killed, M5) is one of those discarded.
-        A run that has been replaced (I6) discards nothing (``problem`` "replaced").
+        A run that has been replaced (I6) discards nothing.  A failure (the lock not obtained,
+        the board gone, this run replaced) returns what was discarded until then, with
+        ``last_error`` and ``problem`` set.
         """
         self._need_join()
         dropped = 0
@@ -1008,15 +1010,18 @@ class Board:
                 while True:
                     got = self._oldest()
                     if not got or got[1].to_run == self.run:
-                        return dropped
+                        break
                     self._consume(got[0])
                     dropped += 1
-        except Replaced as e:
-            self._failed(e)
+        except (LockTimeout, OSError) as e:
+            self._failed(e, "cannot quiet")
             return dropped
+        self._ok()
+        return dropped
 
     def wipe(self):
-        """``WipeMessage``: discard every message waiting for this name; returns how many."""
+        """``WipeMessage``: discard every message waiting for this name; returns how many (on a
+        failure, how many until then, with ``last_error`` and ``problem`` set)."""
         self._need_join()
         dropped = 0
         try:
@@ -1025,8 +1030,10 @@ class Board:
                 while got := self._oldest():
                     self._consume(got[0])
                     dropped += 1
-        except Replaced as e:
-            self._failed(e)
+        except (LockTimeout, OSError) as e:
+            self._failed(e, "cannot wipe")
+            return dropped
+        self._ok()
         return dropped
 
     # -- presence ----------------------------------------------------------------

@@ -980,14 +980,14 @@ def parse_record(text, strict=False):
     Lines end at ``\n`` only (never at another line break a value may hold).  A value is the
     text after the first ``": "``, as written (readers of padded records strip it).
 
-    Not ``strict`` (records: damaged or forged lines never stop a reader): a CR before the
-    ``\n`` is dropped, keys are stripped, ``key:`` (its trailing space lost to an editor) is
-    an empty value, a line without ``": "`` is skipped, and a key given twice keeps its first
-    value.  ``strict`` (a message header): a line without ``": "`` or a key given twice raises
-    ``ValueError`` saying which; lines are taken exactly as they are.
+    Not ``strict`` (records: damaged or forged lines never stop a reader; R1): a CR before
+    the ``\n`` is dropped, a line without ``": "`` (or with nothing before it) is skipped, and
+    a key given twice keeps its first value; keys are taken as written.  ``strict`` (a message
+    header): a line without ``": "`` or a key given twice raises ``ValueError`` saying which;
+    lines are taken exactly as they are.
 
-    >>> parse_record("cardstand-member 1\nname: Black\nrun: 9e2f \nrun: other\njunk\r\nstate:")
-    ('cardstand-member 1', {'name': 'Black', 'run': '9e2f ', 'state': ''})
+    >>> parse_record("cardstand-member 1\nname: Black\nrun: 9e2f \nrun: other\njunk\r\nstate:\n run: x")
+    ('cardstand-member 1', {'name': 'Black', 'run': '9e2f ', ' run': 'x'})
     >>> parse_record("cardstand-msg 1\nfrom: a\nfrom: b", strict=True)
     Traceback (most recent call last):
     ValueError: header key 'from' given twice
@@ -1005,12 +1005,7 @@ def parse_record(text, strict=False):
             if line.endswith("\r"):
                 line = line[:-1]
             key, sep, value = line.partition(": ")
-            if not sep:
-                if not line.rstrip().endswith(":"):
-                    continue
-                key, value = line.rstrip()[:-1], ""
-            key = key.strip()
-            if key in fields:
+            if not sep or not key or key in fields:
                 continue
         fields[key] = value
     return first, fields
@@ -1019,7 +1014,7 @@ def parse_record(text, strict=False):
 def record_fields(text):
     """The ``key: value`` fields of a record (R1) as ``record`` writes it, values stripped of the
     padding (``parse_record``, not strict: damaged lines are skipped); {} for None."""
-    return {k: v.strip() for k, v in parse_record(text or "")[1].items()}
+    return {k: v.strip(" \t") for k, v in parse_record(text or "")[1].items()}
 
 
 def read_bytes(path, limit=1 << 20):
