@@ -427,6 +427,7 @@ def s_refused_move(cmd, d, play_cmd):
         check(reply.get("n") == 2 and g.position.is_legal(reply.get("square")),
               f"after f5 the reply was {reply.text!r}: the refused move changed its board")
         kit.send("white", "#cardstand resign")
+        kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:
         _reap(theirs)
 
@@ -776,20 +777,30 @@ def _send_until(kit, to, body, proc, timeout=30):
         time.sleep(0.1)
 
 
-def _kit_game(kit, colour, proc, timeout=120):
-    """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
-    other = "white" if colour == "black" else "black"
-    game = Game(8)
-    deadline = time.monotonic() + timeout
-    gid = f"conf-{uuid.uuid4().hex[:8]}"
+def _kit_board(folder, name, secret=None):
+    """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
+    kit = Board(folder, name, secret=secret).join()
+    kit.beat("waiting")
+    return kit
+
+
+def _kit_hello(colour, gid, moves="", size=8):
     if colour == "black":
-        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game=gid, moves="")
-    else:
-        hello = protocol.control("hello", v=1, role="white", name="kit")
+        return protocol.control("hello", v=1, role="black", name="kit", size=size, game=gid, moves=moves)
+    return protocol.control("hello", v=1, role="white", name="kit")
+
+
+def _kit_handshake(kit, colour, proc, gid=None, game=None):
+    """H1-H3 as ``colour`` against ``proc``; black offers ``game`` (a ``Game``, default a new one)
+    as ``gid``.  Returns (gid, the other side's greeting)."""
+    other = "white" if colour == "black" else "black"
+    gid = gid or f"conf-{uuid.uuid4().hex[:8]}"
+    moves = game.transcript(passes=True) if game is not None else ""
+    hello = _kit_hello(colour, gid, moves)
     _send_until(kit, other, hello, proc)
     next_hello = time.monotonic() + 2
     shake_by = time.monotonic() + 30
-    while True:                                             # H1-H3
+    while True:
         check(time.monotonic() < shake_by, "no handshake within 30 s")
         check(proc.poll() is None, f"the implementation exited {proc.returncode} during the handshake")
         m = kit.wait(timeout=0.2)
@@ -802,21 +813,30 @@ def _kit_game(kit, colour, proc, timeout=120):
         if colour == "black" and msg.kind == "hello":
             kit.send(other, hello)
         elif colour == "black" and msg.kind == "welcome" and msg.get("game") == gid:
-            break
+            return gid, msg
         elif colour == "white" and msg.kind == "hello" and msg.get("role") == "black":
             gid = msg.get("game")
-            check(not msg.get("moves"), "a new game with moves")
-            kit.send(other, protocol.control("welcome", v=1, role="white", name="kit", game=gid, moves=""))
-            break
+            kit.send(other, protocol.control("welcome", v=1, role="white", name="kit", game=gid,
+                                             moves=msg.get("moves")))
+            return gid, msg
         elif msg.kind == "refuse":
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
+
+
+def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False):
+    """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over.  With
+    ``hold_last`` the kit's own last ply, if it makes it, is not sent.  Returns whether one was held."""
+    other = "white" if colour == "black" else "black"
     me = 0 if colour == "black" else 1
+    deadline = time.monotonic() + timeout
     while not game.position.is_game_over():                 # G1-G4
         check(time.monotonic() < deadline, f"the game did not finish within {timeout} s")
         pos = game.position
         if pos.turn == me:
             move = PASS if pos.must_pass() else pos.legal_moves()[0]
             game.play(move)
+            if hold_last and game.position.is_game_over():
+                return True
             text = "pass" if move == PASS else square_name(move, 8)
             kit.send(other, protocol.move(text, len(game.moves), 0))
             continue
@@ -834,7 +854,21 @@ def _kit_game(kit, colour, proc, timeout=120):
             game.play(sq)
         elif msg.kind in ("refuse", "refused", "resign"):
             raise Fail(f"the implementation sent {m.body[:100]!r}")
-    kit.send(other, protocol.control("result", black=game.position.discs()[0], white=game.position.discs()[1]))
+    return False
+
+
+def _result_of(game, gid=None):
+    b, w = game.position.discs()
+    return protocol.control("result", black=b, white=w, game=gid)
+
+
+def _kit_game(kit, colour, proc, timeout=120):
+    """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
+    other = "white" if colour == "black" else "black"
+    game = Game(8)
+    gid, _ = _kit_handshake(kit, colour, proc)
+    _kit_play(kit, colour, proc, game, timeout)
+    kit.send(other, _result_of(game, gid))
 
 
 def _reap(proc, timeout=20):
@@ -1000,13 +1034,106 @@ def s_runs(cmd, d, play_cmd):
         check(reply.get("n") == 4 and g.position.is_legal(notation.parse_square(reply.get("square"), 8)),
               f"after the real move 3 the reply was {reply.text!r}: the forged move was applied")
         kit.send("white", "#cardstand resign")
+        kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:
         _reap(theirs)
 
 
+def _expect_from(kit, kind, proc, timeout=30, what=""):
+    """The next ``kind`` message; fails early when ``proc`` exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=0.5)
+        if m is not None:
+            msg = protocol.parse(m.body)
+            if msg.kind == kind:
+                return msg
+            if msg.kind == "refuse":
+                raise Fail(f"the implementation refused{what}: {msg.get('reason')!r}")
+        elif proc.poll() is not None and kit.receive() is None:
+            break
+    raise Fail(f"no {kind!r} message{what} within {timeout} s (the implementation "
+               f"{'exited ' + str(proc.returncode) if proc.poll() is not None else 'is still running'})")
+
+
+def _check_result(msg, game, what):
+    b, w = game.position.discs()
+    check((msg.get("black"), msg.get("white")) == (str(b), str(w)),
+          f"{what}: result black={msg.get('black')} white={msg.get('white')}, the board says {b}-{w} (G4)")
+
+
+def _check_finished(d, gid, colour, game, what):
+    """D1 D3: the implementation's record of ``gid`` is over with the whole game, its end acknowledged."""
+    rec = Records(d).load(gid)
+    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    check(rec.status == "over", f"{what}: its record says status {rec.status!r}, not 'over' (D1)")
+    check(Game.from_transcript(rec.moves).moves == game.moves, f"{what}: its record holds other moves (D1)")
+    check(Records(d).acknowledged(gid, colour),
+          f"{what}: no records/{gid}.ack-{colour} after the kit's result (D3)")
+
+
+def s_end_reoffer(cmd, d, play_cmd):
+    """G4 G6 H5: the last ply never sent (its mover died) reaches the implementation when the game is offered again."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        held = _kit_play(kit, "black", theirs, game, hold_last=True)
+        if not held:        # the implementation made the last ply: its result, but the kit says nothing
+            _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.close()
+        # the kit "restarts": a new run of black offers the whole game, its last ply included
+        kit = _kit_board(other_view(d), "black")
+        hello = _kit_hello("black", gid, game.transcript(passes=True))
+        _send_until(kit, "white", hello, theirs)
+        w = _expect_from(kit, "welcome", theirs, what=" to the game offered again")
+        check(w.get("game") == gid, f"welcome for game {w.get('game')!r}, not {gid} (H5)")
+        _check_result(_expect_from(kit, "result", theirs, what=" after the game was offered again (G6)"),
+                      game, "after the game was offered again")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+        _check_finished(d, gid, "white", game, "after the end")
+    finally:
+        _reap(theirs)
+
+
+def s_end_restart(cmd, d, play_cmd):
+    """G6 H5 D3: an end the opponent never acknowledged is offered again by the implementation's next start."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        theirs.kill()                   # the kit never acknowledged the end
+        theirs.wait()
+        check(not Records(d).acknowledged(gid, "white"), f"records/{gid}.ack-white without the kit's result (D3)")
+        theirs = _theirs(play_cmd, d, "white")
+        hello = _expect_from(kit, "hello", theirs, what=" from the restarted implementation")
+        check(hello.get("game") == gid and hello.get("moves").lower() == game.transcript(passes=True).lower(),
+              f"the restarted implementation offered game {hello.get('game')!r} with moves "
+              f"{hello.get('moves')[:40]!r}..., not the ended game {gid} whose end the kit never acknowledged (G6)")
+        kit.send("white", _kit_hello("black", gid, game.transcript(passes=True)))
+        _expect_from(kit, "welcome", theirs, what=" to the kit's hello")
+        _check_result(_expect_from(kit, "result", theirs, what=" after the restart (G6)"), game, "after the restart")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+        _check_finished(d, gid, "white", game, "after the restart")
+        theirs = _theirs(play_cmd, d, "white")      # finished now: its next start offers no old game
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started once more")
+        check(not hello.get("game"), f"after the acknowledged end, the next start offered game {hello.get('game')!r} again")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
+                  s_end_restart]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

@@ -11,7 +11,31 @@ TEXTS = {
                 "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size} の盤"),
     "classic": ("{other} speaks the classic protocol (bare coordinates only): classic mode.",
                 "{other} は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
-    "resume": ("Resuming game {id} at move {n}.", "対局 {id} を {n} 手目から再開します。"),
+    "resume": ("Resuming game {id} at move {n} ({size}x{size}, {colour}: {name}); the game comes from the "
+               "board's record.",
+               "対局 {id} を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
+               "伝言台の棋譜のとおりです。"),
+    "renamed_me": ("Your name in this game is now {name} (it was {old}).",
+                   "この対局でのあなたの名前は {name} になりました（前は {old}）。"),
+    "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name} になりました（前は {old}）。"),
+    "resigned_text": ("{colour} resigned", "{colour}の投了"),
+    "score_text": ("black {b} - white {w}", "黒 {b} - 白 {w}"),
+    "offer_end": ("Game {id} has ended ({result}), but {other} has not confirmed the end yet: offering the "
+                  "game again so that {other} sees it.",
+                  "対局 {id} は終わっています（{result}）が、{other} がまだ終局を確認していません。"
+                  "{other} に終局を伝えるため、この対局をもう一度提示します。"),
+    "ended_resigned": ("Game {id} has ended: {result}.", "対局 {id} は終わっています: {result}。"),
+    "waiting_ack": ("Waiting for {name} to confirm the end of the game ... (type 'quit' to leave: the end is "
+                    "offered again next time)",
+                    "{name} が終局を確認するのを待っています…（quit でやめられます。次に起動したとき、"
+                    "もう一度終局を伝えます）"),
+    "no_ack": ("{name} did not confirm the end within {secs} s: the game will be offered again the next time "
+               "this side starts.",
+               "{name} が {secs} 秒以内に終局を確認しませんでした。次にこちらを起動したとき、この対局をもう一度"
+               "提示します。"),
+    "already_over": ("The game is over.", "対局はもう終わっています。"),
+    "classic_not_told": ("{other} is a classic program: it cannot be told.",
+                         "{other} は昔ながらのプログラムなので、これは伝わりません。"),
     "your_turn": ("Your move ({colour}). Type a square like d3, or 'help'.",
                   "あなたの番です（{colour}）。d3 のように打つ場所を入力してください（help で説明）。"),
     "played": ("{name} played {move}.", "{name} は {move} に打ちました。"),

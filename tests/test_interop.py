@@ -150,3 +150,22 @@ def test_mac_is_the_same_in_javascript_and_python():
     assert js["checked"][0] == "ok ✓"
     assert js["checked"][1].startswith("refused: wrong MAC")
     assert js["checked"][2].startswith("refused: no MAC")
+
+
+def test_conformance_md_lists_every_scenario_with_its_clauses():
+    """docs/CONFORMANCE.md says how many scenarios there are and lists each with the clauses its code names."""
+    import re
+    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
+    scenarios = conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS
+    assert f"runs {len(scenarios)} scenarios" in text
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"\| ([a-z_]+(?:, [a-z_]+)*) \| ([A-Z0-9 -]+) \|", line)
+        if m:
+            for name in m.group(1).split(", "):
+                rows[name] = m.group(2).strip()
+    for fn in scenarios:
+        name = fn.__name__[2:]
+        clauses = fn.__doc__.partition(": ")[0].strip()
+        assert rows.get(name) == clauses, (name, rows.get(name), clauses)
+    assert set(rows) == {fn.__name__[2:] for fn in scenarios}

@@ -150,6 +150,7 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
         assert m.get("n") == len(g.moves) + 1
         g.play(m.get("square"))
     me.send(victim, protocol.control("resign"))
+    me.send(victim, protocol.control("result", black=2, white=2, game=gid))     # G4: the resigner's result
     code, out = finish(p)
     assert code == 0, out[-1500:]
     assert "Traceback" not in out and RAW_ESC not in out and "\x07" not in out
@@ -161,7 +162,7 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
     assert [line.partition(": ")[0] for line in raw[1:-1]] == [
         "id", "size", "black", "white", "date", "mode", "moves", "status", "result"]
     assert rec.id == gid and rec.result == f"{script} resigned" and Game.from_transcript(rec.moves).moves == g.moves
-    assert set(os.listdir(board / "records")) == {"current", f"{gid}.game"}
+    assert set(os.listdir(board / "records")) == {"current", f"{gid}.game", f"{gid}.ack-{victim}"}
     assert not Path("/tmp/cardstand-x.game").exists()
 
 

@@ -78,6 +78,7 @@ def test_illegal_duplicate_out_of_turn_and_garbage_are_refused(tmp_path):
     me.send("black", f"{mv2} #3")                                    # stale number for a new move: dropped
     me.send("black", "#cardstand say text=%E3%81%AF%E3%81%84")
     me.send("black", "#cardstand resign")
+    me.send("black", protocol.control("result", black=2, white=2))
     rb, ob = finish(b)
     assert rb == 0
     assert "white resigned" in Records(board).current().result

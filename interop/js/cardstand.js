@@ -953,6 +953,22 @@ class Board {
     return t === null ? goneNow() : (fields(t).run || null);
   }
 
+  // P2: the alive record of `name` (run, beat, state), or null when missing or unreadable just
+  // now; a gone board sets problem
+  alive(name) {
+    checkName(name, 'member');
+    const goneNow = () => {
+      if (this.gone()) this.failed(Object.assign(new Error(`cannot read the alive record of ${name}`), { code: 'ENOENT' }));
+      return null;
+    };
+    if (this.sound(['box', name.toLowerCase()])) return goneNow();
+    let t;
+    try { t = readText(path.join(this.box, name.toLowerCase(), 'alive')); } catch (e) { return goneNow(); }
+    if (t === null) return goneNow();
+    const f = fields(t.split('\n').slice(1).join('\n'));
+    return { run: f.run || '', beat: f.beat || '', state: f.state || '' };
+  }
+
   beat(state) {                                                      // P2; reports a failure, never clears one
     this.beats++;
     try {
@@ -966,4 +982,5 @@ class Board {
 module.exports = {
   Board, InvalidArgument, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
   frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
+  readBytes, replaceWith, record, fields,
 };

@@ -15,12 +15,16 @@
 // signed ones are refused; a side with a secret and a side without refuse to play.
 
 const fs = require('fs');
-const { Board, InvalidArgument, sleep, now, token, visible, loadSecret } = require('./cardstand.js');
+const path = require('path');
+const { Board, InvalidArgument, sleep, now, token, visible, loadSecret, readBytes, replaceWith, record } = require('./cardstand.js');
 
+const FLAGS = new Set(['new', 'take-over']);                 // options without a value
 function args(argv) {
   const out = { _: [] };
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i].startsWith('--')) out[argv[i].slice(2)] = argv[i + 1], i++;
+    const k = argv[i].slice(2);
+    if (argv[i].startsWith('--') && FLAGS.has(k)) out[k] = true;
+    else if (argv[i].startsWith('--')) out[k] = argv[i + 1], i++;
     else out._.push(argv[i]);
   }
   return out;
@@ -199,6 +203,109 @@ const GAME_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 const DEVICES = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *$/i;   // Windows (N1)
 function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id) && !DEVICES.test(id.split('.')[0]); }
 
+// -- game records (D1-D3) ----------------------------------------------------------------------
+const RECORD_MAGIC = 'cardstand-game 1';
+const ACK_MAGIC = 'cardstand-ack 1';
+const RECORD_KEYS = ['id', 'size', 'black', 'white', 'date', 'mode', 'moves', 'status', 'result'];
+const ENDED = new Set(['over', 'resigned']);                 // G6: offered again until acknowledged
+const CLOSED = new Set(['abandoned', 'refused']);            // never resumed
+const MAX_RECORD = 256 * 1024;
+// D1: one value on one line: \ n r t named, other C0 / DEL / C1 as \xHH, the bidi controls and
+// U+2028 U+2029 as \uHHHH (lower-case hex)
+const ESCAPE_ME = /[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+const NAMED = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function escapeValue(v) {
+  return String(v).replace(ESCAPE_ME, (c) => NAMED[c] || (c.charCodeAt(0) < 0x100
+    ? '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0') : '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')));
+}
+const UNNAMED = { '\\': '\\', n: '\n', r: '\r', t: '\t' };
+function unescapeValue(t) {
+  return t.replace(/\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([\s\S]))/g, (m, x, u, c) => {
+    if (x) return String.fromCharCode(parseInt(x, 16));
+    if (u) return String.fromCharCode(parseInt(u, 16));
+    return UNNAMED[c] !== undefined ? UNNAMED[c] : '\\' + c;
+  });
+}
+function recordText(r) { return RECORD_MAGIC + '\n' + RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join(''); }
+// A record from its text (D1); throws for anything that is not a sound record
+function parseRecord(text) {
+  const lines = text.split('\n');
+  if (lines[0].trim() !== RECORD_MAGIC) throw new Error('not a cardstand game record');
+  const f = Object.create(null);
+  for (let line of lines.slice(1)) {
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    const i = line.indexOf(': ');
+    if (i >= 0) f[line.slice(0, i).trim()] = unescapeValue(line.slice(i + 2));
+    else if (line.trim().endsWith(':')) f[line.trim().slice(0, -1)] = '';
+  }
+  if (!checkGameId(f.id)) throw new Error(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
+  const size = parseSize(f.size === undefined ? '8' : f.size);
+  if (size === null) throw new Error(`damaged game record: bad size ${visible(f.size, 20)}`);
+  const get = (k, d) => (f[k] === undefined ? d : f[k]);
+  return { id: f.id, size, black: get('black', 'black'), white: get('white', 'white'), date: get('date', ''),
+           mode: get('mode', 'full'), moves: get('moves', ''), status: get('status', 'playing'), result: get('result', '') };
+}
+function newRecord(id, size, black, white) {
+  return { id, size, black, white, date: new Date().toISOString().slice(0, 19) + 'Z', mode: 'full', moves: '',
+           status: 'playing', result: '' };
+}
+// The records folder of a board (D1-D3): only records/current, records/<valid id>.game and
+// records/<valid id>.ack-<colour> are opened, never through a link; a `records` that is a link
+// or not a folder is not used (and set aside when written, F2)
+class Records {
+  constructor(board) { this.board = board; this.dir = path.join(board.folder, 'records'); }
+  file(id, suffix = 'game') {
+    if (!checkGameId(id)) throw new Error(`bad game id ${visible(id, 80)}`);
+    return path.join(this.dir, `${id}.${suffix}`);
+  }
+  read(p, limit = MAX_RECORD) {
+    if (this.board.sound(['records'])) return null;
+    const b = readBytes(p, limit);
+    if (b !== null && b.length > limit) throw new Error('too big for a game record');
+    return b === null ? null : b.toString('utf8');
+  }
+  writable() {
+    if (this.board.gone()) throw Object.assign(new Error(`the board folder ${this.board.folder} is gone or unreachable`), { code: 'ENOENT' });
+    this.board.fixDir(['records']);
+  }
+  save(r) {
+    this.writable();
+    replaceWith(this.board.tmp, this.file(r.id), Buffer.from(recordText(r), 'utf8'), false);
+    replaceWith(this.board.tmp, path.join(this.dir, 'current'), record(r.id), false);
+  }
+  load(id) {                                                  // the record of `id` or null; throws when damaged
+    const t = this.read(this.file(id));
+    if (t === null) return null;
+    const r = parseRecord(t);
+    if (r.id !== id) throw new Error(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
+    return r;
+  }
+  current() {                                                 // the latest game, or null (damaged: none)
+    try {
+      const t = this.read(path.join(this.dir, 'current'), 4096);
+      return t && t.trim() ? this.load(t.trim()) : null;
+    } catch (e) { return null; }
+  }
+  acknowledge(id, colour) {                                   // D3: written by `colour`'s side only
+    this.writable();
+    replaceWith(this.board.tmp, this.file(id, `ack-${colour}`), record(`${ACK_MAGIC}\ngame: ${id}`), false);
+  }
+  acknowledged(id, colour) {
+    try {
+      const lines = (this.read(this.file(id, `ack-${colour}`), 4096) || '').split('\n');
+      return lines[0].trim() === ACK_MAGIC && lines.slice(1).some((l) => l.trim() === `game: ${id}`);
+    } catch (e) { return false; }
+  }
+}
+// No records at all (the fuzzer's player): nothing is kept
+class NoRecords {
+  save() {}
+  load() { return null; }
+  current() { return null; }
+  acknowledge() {}
+  acknowledged() { return false; }
+}
+
 class Leave extends Error {                                   // end the game with an exit code
   constructor(code) { super(`leave ${code}`); this.code = code; }
 }
@@ -225,31 +332,49 @@ function parseSize(t) {                                      // H2: an even numb
 }
 const has = (f, k) => Object.prototype.hasOwnProperty.call(f, k);
 
+const ACK_WAIT = 20;                                          // G6: s to wait for the opponent's result
+
 class Player {
-  constructor(board, colour, { name = 'js', size = 8, wantSize = null, log = (s) => process.stdout.write(s + '\n') } = {}) {
+  constructor(board, colour, { name = null, size = 8, wantSize = null, records = null, newGame = false,
+                               log = (s) => process.stdout.write(s + '\n') } = {}) {
     this.board = board;
     this.colour = colour;
     this.me = colour ? 'white' : 'black';
     this.other = colour ? 'black' : 'white';
-    this.name = name;
+    this.nameGiven = name !== null && name !== undefined;      // else a resumed game keeps our recorded name
+    this.name = this.nameGiven ? name : 'js';
     this.theirName = this.other;
-    this.wantSize = wantSize;
+    this.theirNameKnown = false;                               // from a record or a greeting: a change is told
+    this.recordedName = null;
+    this.wantSize = wantSize;                                  // --size, if given
+    this.newGame = newGame;                                    // --new: do not resume
+    this.records = records || new NoRecords();
     this.log = log;
-    this.rules = new Rules(size);
+    this.rules = new Rules(wantSize || size);
     this.moves = [];
-    this.gid = colour === 0 ? 'js-' + token() : null;
-    this.bound = null;                                        // H8: the opponent's run that shook hands
+    this.gid = null;
+    this.rec = null;                                           // the game's record (D1)
+    this.bound = null;                                         // H8: the opponent's run that shook hands
     this.shaken = false;
+    this.mode = null;                                          // 'full' after a handshake
     this.leftAt = null;
     this.lastBeat = 0;
     this.foreignShown = new Map();
+    this.acked = false;                                        // G6: the opponent's result has come
+    this.endShown = false;
+    this.resumedEnd = false;
+    this.saveFailed = false;
+    if (colour === 0) {                                        // black's game until begin() (which may resume one)
+      this.gid = 'js-' + token();
+      this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
+    }
   }
 
   get hasSecret() { return !!this.board.secret; }
 
   beat() {
     if (now() - this.lastBeat > 1) {
-      this.board.beat(this.rules.turn === this.colour ? 'thinking' : 'waiting');
+      this.board.beat(this.rules.turn === this.colour && !this.ended() ? 'thinking' : 'waiting');
       this.lastBeat = now();
     }
   }
@@ -263,6 +388,75 @@ class Player {
 
   send(body) { while (!this.trySend(body)) { this.beat(); sleep(200); } }
 
+  // -- the record (D1-D3) ---------------------------------------------------------------------
+  save() {
+    const r = this.rec;
+    r.moves = this.moves.join('');
+    r.mode = this.mode || 'full';
+    if (this.rules.over() && r.status === 'playing') { const [b, w] = this.rules.count(); r.status = 'over'; r.result = `${b}-${w}`; }
+    try { this.records.save(r); this.saveFailed = false; } catch (e) {
+      if (!this.saveFailed) this.log(`the game record could not be saved: ${visible(e.message, 200)}`);
+      this.saveFailed = true;
+    }
+  }
+
+  loadRecord(id) {                                            // a record that replays, or null
+    try {
+      const r = this.records.load(id);
+      if (r && this.replayed(splitTranscript(r.moves) || ['?'], r.size) instanceof Rules) return r;
+      if (r) this.log(`the record of game ${visible(id, 80)} does not replay: not used`);
+    } catch (e) { this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`); }
+    return null;
+  }
+
+  // Start (or resume) game `id` of `size` from the plies `list`; `old`: its record, if any
+  startGame(id, size, list, old = undefined) {
+    this.gid = id;
+    this.rules = this.replayed(list, size);
+    this.moves = list.slice();
+    if (old === undefined) old = this.loadRecord(id);
+    if (old) {
+      this.recordedName = old[this.me];
+      if (!this.nameGiven) this.name = old[this.me];
+      if (!this.theirNameKnown) { this.theirName = old[this.other]; this.theirNameKnown = true; }
+    }
+    this.rec = old || newRecord(id, size, '', '');
+    this.rec[this.me] = this.name;
+    this.rec[this.other] = this.theirName;
+    this.acked = false;
+    this.endShown = false;
+    this.save();
+  }
+
+  // H5, G6: the game of records/current this run offers: unfinished, or ended without the
+  // opponent's result; null for a new game
+  resumable() {
+    if (this.newGame) return null;
+    const cur = this.records.current();
+    if (!cur || !(this.replayed(splitTranscript(cur.moves) || ['?'], cur.size) instanceof Rules)) return null;
+    if (cur.status === 'playing' && cur.moves) return this.wantSize && cur.size !== this.wantSize ? null : cur;
+    if (ENDED.has(cur.status) && cur.mode === 'full' && !this.records.acknowledged(cur.id, this.me)) {
+      this.resumedEnd = true;
+      return cur;
+    }
+    return null;
+  }
+
+  begin() {
+    const resume = this.resumable();
+    if (resume) {
+      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume);
+      if (this.resumedEnd) this.log(`game ${resume.id} has ended (${visible(resume.result, 40)}), but ${this.other} has not confirmed the end yet: offering it again`);
+      else this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
+      if (this.recordedName !== null && this.recordedName !== this.name) this.log(`your name in this game is now ${visible(this.name, NAME_LIMIT)} (it was ${visible(this.recordedName, NAME_LIMIT)})`);
+    } else if (this.colour === 0) {
+      this.startGame('js-' + token(), this.wantSize || 8, [], null);
+    } else {
+      this.gid = null;
+      this.rec = null;
+    }
+  }
+
   // refuse the game (H4, H7): tell the other side, say why here, exit code 3
   refuse(key, o = {}) {
     const reason = REASONS[key] ? REASONS[key](o) : key;
@@ -272,9 +466,13 @@ class Player {
   }
 
   hello() {
-    return this.colour === 0
-      ? control('hello', { v: 1, role: 'black', name: this.name, size: this.rules.n, game: this.gid, moves: this.moves.join('') })
-      : control('hello', { v: 1, role: 'white', name: this.name, ...(this.wantSize ? { size: this.wantSize } : {}) });
+    const f = { v: 1, role: this.me, name: this.name };
+    if (this.colour === 0) Object.assign(f, { size: this.rules.n, game: this.gid, moves: this.moves.join('') });
+    else {
+      if (this.wantSize) f.size = this.wantSize;
+      if (this.gid !== null) Object.assign(f, { game: this.gid, moves: this.moves.join('') });
+    }
+    return control('hello', f);
   }
 
   welcome() {
@@ -367,7 +565,15 @@ class Player {
     this.trySend(control('refused', { move: m.body.slice(0, 200), reason }));
   }
 
-  takeName(msg) { this.theirName = String(msg.f.name || this.other).slice(0, NAME_LIMIT); }
+  takeName(msg) {
+    const name = String(msg.f.name || this.other).slice(0, NAME_LIMIT);
+    if (this.theirNameKnown && name !== this.theirName) {
+      this.log(`${this.other} is now called ${visible(name, NAME_LIMIT)} (it was ${visible(this.theirName, NAME_LIMIT)})`);
+    }
+    this.theirName = name;
+    this.theirNameKnown = true;
+    if (this.rec) this.rec[this.other] = name;
+  }
 
   // Replay a transcript from the start on a board of `size`: the new Rules, or an error text
   replayed(list, size) {
@@ -383,7 +589,7 @@ class Player {
     if (theirs === null) return true;
     const n = Math.min(theirs.moves.length, this.moves.length);
     if (theirs.moves.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) return false;
-    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); }
+    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); this.save(); }
     return true;
   }
 
@@ -391,6 +597,8 @@ class Player {
     if (this.bound !== null && m.senderRun !== this.bound) this.log(`${this.other} restarted: the game goes on with its new run`);
     this.bound = m.senderRun;
     this.shaken = true;
+    this.mode = 'full';
+    this.save();
   }
 
   blackGreeting(m, msg, strict) {                             // black gets a hello or a welcome
@@ -413,8 +621,12 @@ class Player {
     this.takeName(msg);
     const size = parseSize(msg.f.size || '8');
     const gid = msg.f.game;
-    if (gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
-    if (gid !== this.gid) { this.gid = gid; this.rules = new Rules(size); this.moves = []; }   // a new game (H5)
+    if (this.gid !== null && gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
+    if (this.gid === null || gid !== this.gid) {              // a new game, or one this board has a record of (H5)
+      const old = this.loadRecord(gid);
+      if (old && old.size !== size) this.refuse('records_differ');
+      this.startGame(gid, size, old && (old.status === 'playing' || ENDED.has(old.status)) ? splitTranscript(old.moves) : [], old);
+    }
     if (!this.adopt(theirs)) this.refuse('records_differ');
     this.bind(m);
     this.send(this.welcome());
@@ -447,14 +659,15 @@ class Player {
     }
     switch (msg.kind) {
       case 'move': return this.theirMove(m, msg);
-      case 'resign': this.log(`${this.other} resigned`); throw new Leave(0);
+      case 'resign': return this.theyResigned();
+      case 'result': return this.theirResult(msg);
       case 'bye': this.leftAt = now(); this.log(`${visible(this.theirName, NAME_LIMIT)} left (it may come back)`); return;
       case 'refuse': this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3);
       case 'refused': this.log(`${this.other} refused ${visible(msg.f.move, 40)}: ${visible(msg.f.reason, 200)}`); return;
       case 'say': this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`); return;
       case 'hello': return this.colour === 0 ? this.blackGreeting(m, msg, false) : this.acceptBlack(m, msg, false);
       case 'welcome': if (this.colour === 0 && msg.f.game === this.gid) this.blackGreeting(m, msg, false); return;
-      default: return;                                         // result
+      default: return;
     }
   }
 
@@ -476,18 +689,70 @@ class Player {
       return;
     }
     this.moves.push(msg.square);
+    this.save();
   }
 
-  myMove() {
+  myMove() {                                                   // G1: applied and saved, then sent
     const legal = this.rules.moves();
     const sq = legal.length ? legal[0] : -1;
     this.rules.play(sq);
     this.moves.push(this.rules.name(sq));
+    this.save();
     this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+  }
+
+  // -- the end (G4, G6) ---------------------------------------------------------------------
+  ended() { return (this.rec !== null && ENDED.has(this.rec.status)) || this.rules.over(); }
+
+  theyResigned() {
+    if (this.rec.status === 'resigned') return;                // said again after a restart (G6)
+    this.rec.status = 'resigned';
+    this.rec.result = `${this.other} resigned`;
+    this.save();
+    this.log(`${this.other} resigned`);
+  }
+
+  theirResult(msg) {                                           // G6: the acknowledgement of the end
+    if (!this.ended() || (has(msg.f, 'game') && msg.f.game !== this.gid) || this.acked) return;
+    this.acked = true;
+    try { this.records.acknowledge(this.gid, this.me); } catch (e) { this.log(`the acknowledgement could not be noted: ${visible(e.message, 200)}`); }
+  }
+
+  sendEnd() {
+    if (this.rec.status === 'resigned' && this.rec.result.startsWith(this.me)) this.send(control('resign'));
+    const [b, w] = this.rules.count();
+    this.send(control('result', { black: b, white: w, game: this.gid }));
+  }
+
+  // G4, G6: show the end, send ours, wait (at most ACK_WAIT s after our last sending) for the
+  // opponent's result; true when done with the game, false when a new game replaced it (H5)
+  finish() {
+    if (!this.endShown) {
+      this.endShown = true;
+      const [b, w] = this.rules.count();
+      if (this.rec.status === 'resigned') this.log(`game over: ${visible(this.rec.result, 40)}`);
+      else this.log(`game over: black ${b} - white ${w}`);
+    }
+    if (this.mode !== 'full') return true;
+    let sentTo = null;
+    let sentAt = now();
+    while (!(this.acked && sentTo !== null)) {
+      if (!this.ended()) return false;
+      if (sentTo !== this.bound) { this.sendEnd(); sentTo = this.bound; sentAt = now(); continue; }
+      this.beat();
+      const m = this.next(0.2);
+      if (m) this.handle(m);
+      if (!this.acked && now() - sentAt > ACK_WAIT) {
+        this.log(`${this.other} did not confirm the end within ${ACK_WAIT} s: the game will be offered again next time`);
+        break;
+      }
+    }
+    return true;
   }
 
   run() {
     this.board.quiet();
+    this.begin();
     this.trySend(this.hello());
     let nextHello = now() + 2;
     while (!this.shaken) {                                     // section 13
@@ -497,27 +762,27 @@ class Player {
       if (now() > nextHello) { this.trySend(this.hello()); nextHello = now() + 2; }
     }
     this.log(`game ${this.gid} on ${this.rules.n}x${this.rules.n} as ${this.me}`);
-    while (!this.rules.over()) {                               // section 14
+    for (;;) {                                                 // section 14
+      if (this.ended()) { if (this.finish()) return 0; continue; }
       this.beat();
       if (this.rules.turn === this.colour) { this.myMove(); continue; }
       const m = this.next(0.5);
       if (m) { this.handle(m); continue; }
       if (this.leftAt && now() - this.leftAt > 60) { this.log('the other side left'); return 4; }
     }
-    const [b, w] = this.rules.count();
-    this.trySend(control('result', { black: b, white: w }));
-    this.log(`game over: black ${b} - white ${w}`);
-    return 0;
   }
 }
 
 function play(a) {
   const colour = a.color === 'white' ? 1 : 0;
   const secret = loadSecret(a['secret-file'] || null);
-  const size = a.size === undefined ? 8 : parseInt(a.size, 10);
-  if (!(size >= 4 && size <= 26 && size % 2 === 0)) throw new InvalidArgument(`bad board size ${a.size}`);
-  const board = new Board(a.board, colour ? 'white' : 'black', { secret }).join();
-  const p = new Player(board, colour, { name: a.name || 'js', size, wantSize: colour && a.size !== undefined ? size : null });
+  const wantSize = a.size === undefined ? null : parseSize(String(a.size));
+  if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
+  const board = new Board(a.board, colour ? 'white' : 'black', { secret });
+  const records = new Records(board);
+  board.join();
+  const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,
+                                        newGame: a.new !== undefined });
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;
@@ -538,6 +803,7 @@ function main() {
   return 2;
 }
 
-module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave };
+module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave, Records,
+                   parseRecord, recordText, escapeValue, unescapeValue };
 
 if (require.main === module) process.exitCode = main();

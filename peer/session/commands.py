@@ -53,7 +53,9 @@ class Commands:
             m = strategies.get("alphabeta").next_move(pos, 0.5)
             return self.say("hint", move=notation.square_name(m, self.size) if m != PASS else "pass")
         if cmd == "resign":
-            self._resign()
+            if self._ended():
+                return self.say("already_over")
+            return self._resign()
         try:
             sq = notation.parse_square(cmd, self.size)
         except ValueError as e:

@@ -12,6 +12,7 @@ from engine import BLACK, PASS, WHITE, Game, notation
 
 from .. import protocol, texts
 from ..protocol import NAME_LIMIT, game_id_problem
+from ..record import ENDED, PLAYING
 from .leave import Leave
 from .recording import new_gid
 
@@ -34,7 +35,7 @@ class Black:
         gid = resume.id if resume else new_gid()
         s._start_game(gid, s.size, resume.moves if resume else "")
         if resume:
-            s.say("resume", id=gid, n=len(s.game.moves) + 1)
+            s._say_resumed(resume)
 
     def needs_game_id(self, msg):
         return "game" in msg.fields or msg.kind == "welcome"
@@ -76,7 +77,7 @@ class White:
         if resume:
             s.size = resume.size
             s._start_game(resume.id, resume.size, resume.moves)
-            s.say("resume", id=resume.id, n=len(s.game.moves) + 1)
+            s._say_resumed(resume)
 
     def needs_game_id(self, msg):
         return True
@@ -180,8 +181,22 @@ class Handshake:
             return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
         return None
 
+    def _say_resumed(self, resume):
+        """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
+        if self.resumed_end:
+            self.say("offer_end", id=resume.id, result=self._result_text(resume), other=self.other)
+        else:
+            self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
+                     colour=self.screen.colour_name(1 - self.colour), name=self.their_name)
+        if self.recorded_name is not None and self.my_name != self.recorded_name:
+            self.say("renamed_me", name=self.my_name, old=self.recorded_name)
+
     def _take_name(self, msg):
-        self.their_name = (msg.get("name") or self.other)[:NAME_LIMIT]
+        name = (msg.get("name") or self.other)[:NAME_LIMIT]
+        if self.their_name_known and name != self.their_name:
+            self.say("renamed_them", colour=self.screen.colour_name(1 - self.colour), name=name,
+                     old=self.their_name)
+        self.their_name, self.their_name_known = name, True
 
     # -- the handshake (H1) ---------------------------------------------------------------
     def _handshake(self):
@@ -269,7 +284,7 @@ class Handshake:
             if old is not None and old.size != size:
                 return self._conflict()     # the same game id on another board size
             self.size = size
-            self._start_game(gid, size, old.moves if old and old.status == "playing" else "", old=old)
+            self._start_game(gid, size, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
         self.mode = "full"
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):

@@ -5,7 +5,7 @@ import uuid
 
 from engine import Game
 
-from ..record import Record
+from ..record import ENDED, PLAYING, Record
 
 log = logging.getLogger("peer")
 
@@ -23,7 +23,7 @@ class Recording:
         r.moves = self.game.transcript(passes=True)
         r.mode = self.mode or "full"
         pos = self.game.position
-        if pos.is_game_over() and r.status == "playing":
+        if pos.is_game_over() and r.status == PLAYING:
             b, w = pos.discs()
             r.status, r.result = "over", f"{b}-{w}"
         try:
@@ -48,7 +48,8 @@ class Recording:
             return None
 
     def _resumable(self):
-        """The unfinished game on this board that this run resumes (H5), or None."""
+        """The game of ``records/current`` that this run offers (H5): an unfinished one, or one that
+        ended without the opponent's ``result`` (G6); None for a new game."""
         if self.new:
             return None
         resume = self.records.current()
@@ -60,18 +61,27 @@ class Recording:
             log.warning("records/current not resumed: %s", e)
             self.say("bad_record", reason=e)
             return None
-        if resume.status != "playing" or not resume.moves or (self.want_size and resume.size != self.want_size):
-            return None
-        return resume
+        if resume.status == PLAYING and resume.moves:
+            return resume if not (self.want_size and resume.size != self.want_size) else None
+        if resume.status in ENDED and resume.mode == "full" and not self.records.acknowledged(resume.id, self.me):
+            self.resumed_end = True
+            return resume
+        return None
 
     def _start_game(self, gid, size, moves="", old=None):
         """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
         self.game = Game.from_transcript(moves, size=size) if moves else Game(size)
-        names = {self.me: self.my_name, self.other: self.their_name}
         if old is None:
             old = self._load(gid) if gid else None
+        if old is not None:         # the names the record knows (our --name, if given, replaces ours)
+            self.recorded_name = getattr(old, self.me)
+            if not self.name_given:
+                self.my_name = self.recorded_name
+            if not self.their_name_known:
+                self.their_name, self.their_name_known = getattr(old, self.other), True
+        names = {self.me: self.my_name, self.other: self.their_name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
         self.last = self.game.moves[-1] if self.game.moves else None
