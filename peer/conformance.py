@@ -409,7 +409,7 @@ def _expect(kit, kind, timeout=30):
 def s_refused_move(cmd, d, play_cmd):
     """G2: an illegal move is refused with a reason and not applied."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         deadline = time.monotonic() + 30
         hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1", moves="")
@@ -435,7 +435,7 @@ def s_refused_move(cmd, d, play_cmd):
 def s_version(cmd, d, play_cmd):
     """H4: a peer speaking another protocol version is refused, with the reason."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         deadline = time.monotonic() + 30
         hello = protocol.control("hello", v=2, role="black", name="future", size=8, game="v2", moves="")
@@ -953,7 +953,7 @@ def s_game_secret(cmd, d, play_cmd):
         sub.mkdir()
         theirs = _theirs(play_cmd, sub, colour, secret=secret)
         try:
-            kit = Board(other_view(sub), "black" if colour == "white" else "white", secret=key).join()
+            kit = _kit_board(other_view(sub), "black" if colour == "white" else "white", secret=key)
             _kit_game(kit, "black" if colour == "white" else "white", theirs)
             code = _exit_code(theirs)
             out = theirs.stdout.read()
@@ -968,7 +968,7 @@ def s_game_secret(cmd, d, play_cmd):
         theirs = _theirs(play_cmd, sub, colour, secret=secret if theirs_secret else None)
         kit_colour = "black" if colour == "white" else "white"
         try:
-            kit = Board(other_view(sub), kit_colour, secret=None if theirs_secret else key).join()
+            kit = _kit_board(other_view(sub), kit_colour, secret=None if theirs_secret else key)
             if kit_colour == "black":
                 hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-mixed", moves="")
             else:
@@ -1007,7 +1007,7 @@ def s_game_secret(cmd, d, play_cmd):
 def s_runs(cmd, d, play_cmd):
     """H8: after the handshake, a move from another run of the opponent is neither applied nor answered."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-runs", moves="")
         _send_until(kit, "white", hello, theirs)
@@ -1130,10 +1130,76 @@ def s_end_restart(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
+def _kit_classic_game(kit, colour, proc, timeout=150):
+    """The kit plays a classic program (H6) as ``colour``: bare squares, passes not sent, no state in
+    its alive record, never a greeting.  Everything the implementation sends must be a bare square."""
+    other = "white" if colour == "black" else "black"
+    me = 0 if colour == "black" else 1
+    game = Game(8)
+    deadline = time.monotonic() + timeout
+    while not game.position.is_game_over():
+        check(time.monotonic() < deadline, f"the classic game did not finish within {timeout} s")
+        pos = game.position
+        if pos.turn == me:
+            if pos.must_pass():
+                game.play(PASS)             # G3: a classic program does not send its pass
+                continue
+            move = pos.legal_moves()[0]
+            game.play(move)
+            _send_until(kit, other, square_name(move, 8), proc)
+            continue
+        if pos.must_pass():
+            game.play(PASS)                 # the implementation's pass, applied here
+            continue
+        m = kit.wait(timeout=1)
+        if m is None:
+            check(proc.poll() is None, f"the implementation exited {proc.returncode} in the middle of the game")
+            continue
+        check(not m.body.startswith("#"), f"a classic program was sent a control line: {m.body[:80]!r} (H9)")
+        msg = protocol.parse(m.body)
+        check(msg.kind == "move" and "n" not in msg.fields and msg.get("square") != "pass",
+              f"a classic program was sent {m.body[:80]!r}, not a bare square (H6)")
+        sq = notation.parse_square(msg.get("square"), 8)
+        check(pos.is_legal(sq), f"illegal move {m.body!r}")
+        game.play(sq)
+    code = _exit_code(proc, timeout=30)
+    check(code == 0, f"the implementation exited {code} after the classic game")
+    for m in iter(lambda: kit.receive(), None):
+        check(not m.body.startswith("#"), f"a classic program was sent a control line after the game: {m.body[:80]!r} (H9)")
+    return game
+
+
+def s_classic_white(cmd, d, play_cmd):
+    """H6 H9 G3: against a classic black (no greeting, no state) the implementation sends no control line, only bare squares."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = Board(other_view(d), "black").join()      # a classic program: Init, Quiet, Talk
+        deadline = time.monotonic() + 30
+        while kit.member_run("white") is None:
+            check(time.monotonic() < deadline and theirs.poll() is None, "the implementation never joined as white")
+            time.sleep(0.1)
+        time.sleep(1.5)         # it has seen us join: still it must send nothing
+        first = kit.receive()
+        check(first is None, f"before black's first move a classic program was sent {first and first.body[:80]!r} (H9)")
+        _kit_classic_game(kit, "black", theirs)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_classic_black(cmd, d, play_cmd):
+    """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
+    kit = Board(other_view(d), "white").join()          # a classic program: Init, Quiet, Talk
+    theirs = _theirs(play_cmd, d, "black")
+    try:
+        _kit_classic_game(kit, "white", theirs)
+    finally:
+        _reap(theirs, timeout=1)
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
-                  s_end_restart]
+                  s_end_restart, s_classic_white, s_classic_black]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

@@ -14,7 +14,7 @@ from peer import protocol
 from peer.conformance import _expect as expect
 from peer.record import Record, Records
 
-from peertools import ROOT, file_hashes, final_line, finish, player
+from peertools import ROOT, file_hashes, final_line, finish, game_board, player
 
 RAW_ESC = "\x1b"
 
@@ -87,7 +87,7 @@ EVIL_NAME = "Script\x1b]0;title\x07\nmoves: a1\nstatus: over"
 
 
 def handshake_as_white(board):
-    me = Board(board, "white").join()
+    me = game_board(board, "white")
     hello = expect(me, "hello")
     me.send("black", protocol.control("welcome", v=1, role="white", name=EVIL_NAME, game=hello.get("game"),
                                       moves=""))

@@ -336,7 +336,7 @@ const ACK_WAIT = 20;                                          // G6: s to wait f
 
 class Player {
   constructor(board, colour, { name = null, size = 8, wantSize = null, records = null, newGame = false,
-                               log = (s) => process.stdout.write(s + '\n') } = {}) {
+                               classicAfter = 10, log = (s) => process.stdout.write(s + '\n') } = {}) {
     this.board = board;
     this.colour = colour;
     this.me = colour ? 'white' : 'black';
@@ -364,6 +364,10 @@ class Player {
     this.endShown = false;
     this.resumedEnd = false;
     this.saveFailed = false;
+    this.classicAfter = classicAfter;                          // H6: s before black plays classic
+    this.greeted = new Set();                                  // H9: opponent runs that sent a greeting
+    this.helloToClassic = new Set();                           // H6: classic runs greeted once they showed a state
+    this.nextFollow = 0;
     if (colour === 0) {                                        // black's game until begin() (which may resume one)
       this.gid = 'js-' + token();
       this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
@@ -457,10 +461,57 @@ class Player {
     }
   }
 
-  // refuse the game (H4, H7): tell the other side, say why here, exit code 3
+  // -- H9: control lines only to an opponent that has shown it speaks them --------------------
+  // (a greeting from its current run, or its alive record with that run and a non-empty state)
+  memberRun() { try { return this.board.memberRun(this.other); } catch (e) { return null; } }
+
+  shown() {
+    const run = this.memberRun();
+    if (!run) return false;
+    if (this.greeted.has(run)) return true;
+    let a = null;
+    try { a = this.board.alive ? this.board.alive(this.other) : null; } catch (e) { a = null; }
+    return !!a && a.run === run && !!String(a.state || '').trim();
+  }
+
+  speaks() { return this.mode === 'full' ? true : this.mode === 'classic' ? false : this.shown(); }
+
+  // a control line (P4) to an opponent that speaks them; `retry`: until delivered. True when sent
+  controlTo(verb, f = {}, retry = true) {
+    if (!this.speaks()) return false;
+    if (retry) { this.send(control(verb, f)); return true; }
+    return this.trySend(control(verb, f));
+  }
+
+  // -- H6: classic mode: bare squares, passes not sent, no control line ----------------------
+  goClassic(run) {
+    this.mode = 'classic';
+    this.bound = run;
+    this.shaken = true;
+    if (this.gid === null) this.startGame('js-' + token(), this.wantSize || 8, []);
+    else this.save();
+    this.log(`${this.other} speaks the classic protocol (bare coordinates only): classic mode`);
+  }
+
+  // the classic game follows the opponent's member run: a restarted one gets our last move again,
+  // one that shows it speaks control lines gets our greeting (the numbered form, H6)
+  followClassic() {
+    if (this.mode !== 'classic' || now() < this.nextFollow) return;
+    this.nextFollow = now() + 1;
+    const run = this.memberRun();
+    if (!run) return;
+    if (run !== this.bound) {
+      const last = this.moves[this.moves.length - 1];
+      if (this.rules.turn !== this.colour && last && last !== 'pass') this.send(last);
+      this.bound = run;
+    }
+    if (!this.helloToClassic.has(run) && this.shown()) { this.helloToClassic.add(run); this.send(this.hello()); }
+  }
+
+  // refuse the game (H4, H7): tell the other side (if it speaks control lines), say why here, exit code 3
   refuse(key, o = {}) {
     const reason = REASONS[key] ? REASONS[key](o) : key;
-    this.trySend(control('refuse', { reason }));
+    this.controlTo('refuse', { reason }, false);
     this.log(`cannot play: ${visible(reason, 300)}`);
     throw new Leave(3);
   }
@@ -562,7 +613,7 @@ class Player {
     if (strict) this.refuse(key, o);
     const reason = REASONS[key](o);
     this.log(`${visible(this.theirName, NAME_LIMIT)}'s greeting was not applied: ${visible(reason, 200)}`);
-    this.trySend(control('refused', { move: m.body.slice(0, 200), reason }));
+    this.controlTo('refused', { move: m.body.slice(0, 200), reason }, false);
   }
 
   takeName(msg) {
@@ -636,9 +687,14 @@ class Player {
   handle(m) {
     const msg = parse(m.body);
     if (msg.kind === 'junk') return;                          // P5
+    if ((msg.kind === 'hello' || msg.kind === 'welcome') && this.isMemberRun(m.senderRun)) this.greeted.add(m.senderRun);
     if (!this.shaken) {                                       // section 13
       if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
       if (m.signed && !this.hasSecret) this.refuse('no_secret_here', { other: this.other });
+      if (msg.kind === 'move' && msg.n === null) {              // H6: a bare move before any greeting
+        this.goClassic(m.senderRun);
+        return this.theirMove(m, msg);
+      }
       if (msg.kind === 'hello' || msg.kind === 'welcome') {
         if (this.colour === 0) return this.blackGreeting(m, msg, true);
         if (msg.kind === 'hello') return this.acceptBlack(m, msg, true);
@@ -647,6 +703,9 @@ class Player {
       if (msg.kind === 'refuse') { this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3); }
       if (msg.kind === 'say') this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`);
       return;
+    }
+    if (m.senderRun !== this.bound && this.mode === 'classic' && this.isMemberRun(m.senderRun)) {
+      this.bound = m.senderRun;                                // a classic game follows the member run (H8)
     }
     if (m.senderRun !== this.bound) {                         // H8
       if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
@@ -671,23 +730,23 @@ class Player {
     }
   }
 
+  refusedMove(echo, reason) {                                 // G2: refused (only shown to a classic program)
+    this.log(`${visible(this.theirName, NAME_LIMIT)} sent '${visible(echo, 80)}', refused: ${visible(reason, 200)}`);
+    this.controlTo('refused', { move: echo, reason });
+  }
+
   theirMove(m, msg) {                                          // G2
     this.leftAt = null;
     const expected = this.moves.length + 1;
     const echo = m.body.slice(0, 200);
     if (msg.n !== null && msg.n < expected) return;            // a duplicate
-    if (msg.n !== null && msg.n > expected) {
-      this.send(control('refused', { move: echo, reason: `move ${msg.n} arrived but ${expected} was expected` }));
-      return;
-    }
-    if (this.rules.turn === this.colour || this.rules.over()) {
-      this.send(control('refused', { move: echo, reason: 'not your turn' }));
-      return;
-    }
-    try { this.rules.play(this.rules.parse(msg.square)); } catch (e) {
-      this.send(control('refused', { move: echo, reason: e.message }));
-      return;
-    }
+    if (msg.n !== null && msg.n > expected) return this.refusedMove(echo, `move ${msg.n} arrived but ${expected} was expected`);
+    if (this.rules.turn === this.colour || this.rules.over()) return this.refusedMove(echo, 'not your turn');
+    try {
+      const sq = this.rules.parse(msg.square);
+      if (sq < 0 && this.mode === 'classic') throw new Error('a classic program does not send its passes');
+      this.rules.play(sq);
+    } catch (e) { return this.refusedMove(echo, e.message); }
     this.moves.push(msg.square);
     this.save();
   }
@@ -698,7 +757,15 @@ class Player {
     this.rules.play(sq);
     this.moves.push(this.rules.name(sq));
     this.save();
-    this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+    if (this.mode === 'classic') { if (sq >= 0) this.send(this.rules.name(sq)); }   // G3: passes not sent
+    else this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+  }
+
+  theirClassicPass() {                                         // G3: a classic opponent's pass, applied here
+    this.rules.play(-1);
+    this.moves.push('pass');
+    this.save();
+    this.log(`${this.other} has no legal move and passes`);
   }
 
   // -- the end (G4, G6) ---------------------------------------------------------------------
@@ -719,9 +786,9 @@ class Player {
   }
 
   sendEnd() {
-    if (this.rec.status === 'resigned' && this.rec.result.startsWith(this.me)) this.send(control('resign'));
+    if (this.rec.status === 'resigned' && this.rec.result.startsWith(this.me)) this.controlTo('resign');
     const [b, w] = this.rules.count();
-    this.send(control('result', { black: b, white: w, game: this.gid }));
+    this.controlTo('result', { black: b, white: w, game: this.gid });
   }
 
   // G4, G6: show the end, send ours, wait (at most ACK_WAIT s after our last sending) for the
@@ -753,19 +820,35 @@ class Player {
   run() {
     this.board.quiet();
     this.begin();
-    this.trySend(this.hello());
-    let nextHello = now() + 2;
+    // H1, H9: greet once the opponent shows it speaks control lines, every 2 s until it answers;
+    // H6: black plays classic when white joined but shows nothing, or does not answer, in time
+    let joinedAt = this.memberRun() ? now() : null;
+    let greetedAt = null;
+    let nextHello = 0;
+    let nextLook = 0;
     while (!this.shaken) {                                     // section 13
       this.beat();
       const m = this.next(0.2);
       if (m) { this.handle(m); continue; }
-      if (now() > nextHello) { this.trySend(this.hello()); nextHello = now() + 2; }
+      const t = now();
+      if (t >= nextLook) {
+        nextLook = t + 0.5;
+        if (joinedAt === null && this.memberRun()) joinedAt = t;
+        if (joinedAt !== null && t >= nextHello && this.shown()) {
+          if (this.trySend(this.hello()) && greetedAt === null) greetedAt = t;
+          nextHello = t + 2;
+        }
+      }
+      const since = greetedAt !== null ? greetedAt : joinedAt;
+      if (this.colour === 0 && since !== null && t - since > this.classicAfter) this.goClassic(this.memberRun());
     }
     this.log(`game ${this.gid} on ${this.rules.n}x${this.rules.n} as ${this.me}`);
     for (;;) {                                                 // section 14
       if (this.ended()) { if (this.finish()) return 0; continue; }
       this.beat();
+      this.followClassic();
       if (this.rules.turn === this.colour) { this.myMove(); continue; }
+      if (this.mode === 'classic' && !this.rules.moves().length) { this.theirClassicPass(); continue; }
       const m = this.next(0.5);
       if (m) { this.handle(m); continue; }
       if (this.leftAt && now() - this.leftAt > 60) { this.log('the other side left'); return 4; }
@@ -781,8 +864,9 @@ function play(a) {
   const board = new Board(a.board, colour ? 'white' : 'black', { secret });
   const records = new Records(board);
   board.join();
+  const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
   const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,
-                                        newGame: a.new !== undefined });
+                                        newGame: a.new !== undefined, classicAfter });
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;

@@ -1,7 +1,6 @@
 """What a person types at the terminal: a move, hint, say, board, resign, quit, help."""
 from engine import PASS, IllegalMove, notation, strategies
 
-from .. import protocol
 from ..players import EOF_LINE, normalise
 from .leave import Leave
 
@@ -39,8 +38,10 @@ class Commands:
             return self.say("help")
         if cmd == "say":
             if rest.strip() and self.game is not None:
-                self.send(protocol.control("say", text=rest.strip()))
-                self.say("sent_chat")
+                if self._control("say", text=rest.strip()):
+                    self.say("sent_chat")
+                else:
+                    self.say("classic_not_told", other=self.other)
             return
         if self.game is None:
             return self.say("waiting_hello", other=self.other)
@@ -79,7 +80,7 @@ class Commands:
     def _leave(self):
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed."""
         try:
-            self.board.send(self.other, protocol.control("bye"))
+            self._control("bye", retry=False)
         finally:
             self.say("bye")
         raise Leave(0)

@@ -10,6 +10,7 @@ from engine import BLACK, WHITE
 from .. import protocol
 from ..protocol import NAME_LIMIT
 from ..record import Records
+from .classic import Classic
 from .commands import Commands
 from .handshake import ROLES, Handshake
 from .leave import Leave
@@ -23,7 +24,7 @@ log = logging.getLogger("peer")
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
+class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
@@ -77,6 +78,8 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
         self.classic_run = None     # the classic opponent's run id, to notice it restarting
+        self.greeted_runs = set()   # opponent runs that sent a greeting: they speak control lines (H9)
+        self.hello_to_classic = set()   # classic opponent runs greeted once they showed a state (H6)
         self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
         self.save_failed = None     # why the last save of the record failed (None: it did not)
         self.foreign_shown = {}     # run -> messages from it shown (not applied)
@@ -171,7 +174,7 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
             self.say("bye")
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
-                self.board.send(self.other, protocol.control("bye"))
+                self._control("bye", retry=False)
             except Exception:  # leaving anyway
                 pass
             return 130

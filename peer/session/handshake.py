@@ -1,4 +1,4 @@
-"""H1-H6: greetings sent, checked and answered; refusals; resuming; the classic fallback.
+"""H1-H5: greetings sent, checked and answered; refusals; resuming (H6 H9: ``classic``).
 
 Black and white differ only here, in ``Black`` and ``White`` (``ROLES[colour]``):
 black's ``hello`` defines the game, white answers it with ``welcome``.
@@ -6,9 +6,8 @@ black's ``hello`` defines the game, white answers it with ``welcome``.
 import logging
 import time
 
-import comm
 from comm.text import visible
-from engine import BLACK, PASS, WHITE, Game, notation
+from engine import BLACK, WHITE, Game
 
 from .. import protocol, texts
 from ..protocol import NAME_LIMIT, game_id_problem
@@ -113,12 +112,10 @@ class Handshake:
         return texts.text("en", key, **kw), self.screen.t(key, **kw)
 
     def _refuse_game(self, key, **kw):
-        """``refuse`` the game (H4): tell the other side in English, show why here, exit code 3."""
+        """``refuse`` the game (H4): tell the other side in English (if it speaks control lines,
+        H9), show why here, exit code 3."""
         wire, here = self._reason(key, **kw)
-        try:
-            self.board.send(self.other, protocol.control("refuse", reason=wire))
-        except (comm.InvalidArgument, OSError) as e:
-            log.warning("could not send refuse: %s", e)
+        self._control("refuse", retry=False, reason=wire)
         self.say("cannot_play", reason=here)
         raise Leave(3)
 
@@ -133,10 +130,7 @@ class Handshake:
         wire, here = self._reason(key, **kw)
         log.warning("greeting not applied: %s", wire)
         self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
-        try:
-            self.board.send(self.other, protocol.control("refused", move=msg.text[:200], reason=wire))
-        except (comm.InvalidArgument, OSError) as e:
-            log.warning("could not send refused: %s", e)
+        self._control("refused", retry=False, move=msg.text[:200], reason=wire)
 
     # -- greetings (H2) --------------------------------------------------------------------
     def _hello(self, verb="hello"):
@@ -199,26 +193,37 @@ class Handshake:
         self.their_name, self.their_name_known = name, True
 
     # -- the handshake (H1) ---------------------------------------------------------------
+    def _member_joined(self):
+        try:
+            return self.board.member_run(self.other) is not None
+        except OSError:
+            return False
+
     def _handshake(self):
+        """H1: greet the opponent once it has shown that it speaks control lines (H9), every 2 s
+        until it answers; H6: black plays classic when white joined but shows nothing, or does
+        not answer, within ``classic_after`` seconds."""
         self.role.start(self, self._resumable())
-        hello = self._hello()
-        sent = self.board.send(self.other, hello)
-        joined_at = time.monotonic() if sent else None
-        next_hello = time.monotonic() + 2.0
-        self.say("waiting_join" if not sent else "waiting_hello", other=self.other, board=self.board.folder)
+        joined_at = time.monotonic() if self._member_joined() else None
+        greeted_at = None           # when our first hello was delivered
+        next_hello = next_look = 0.0
+        self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
         while True:
             self._check_input_only()
             msg = self._next_message(0.2)
             now = time.monotonic()
             if msg is None:
-                if now >= next_hello:
-                    was = sent
-                    sent = self.board.send(self.other, self._hello())
-                    next_hello = now + 2.0
-                    if sent and not was:
+                if now >= next_look:
+                    next_look = now + 0.5
+                    if joined_at is None and self._member_joined():
                         joined_at = now
                         self.say("waiting_hello", other=self.other)
-                if self.role.falls_back_to_classic and joined_at and now - joined_at > self.classic_after:
+                    if joined_at is not None and now >= next_hello and self._shown():
+                        if self.board.send(self.other, self._hello()) and greeted_at is None:
+                            greeted_at = now
+                        next_hello = now + 2.0
+                since = greeted_at if greeted_at is not None else joined_at
+                if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after:
                     self.mode = "classic"
                     self._bind_classic()
                     self.say("classic", other=self.other)
@@ -230,6 +235,8 @@ class Handshake:
             if not self._is_member_run(msg.run):
                 self._other_run(msg)        # not from the opponent that joined the board
                 continue
+            if msg.kind in ("hello", "welcome"):
+                self._note_greeting(msg)
             if msg.signed and not self.secret:
                 self._refuse_game("no_secret_here", other=self.other)
             if msg.kind in ("hello", "welcome"):
@@ -294,41 +301,9 @@ class Handshake:
 
     def _restart(self, msg):
         """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
+        self._note_greeting(msg)
         log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
         if self.left_at:
             self.left_at = None
             self.say("back", name=self.their_name)
         self.role.greeting(self, msg, strict=True)   # black binds on the welcome that follows
-
-    # -- classic mode (H6) ----------------------------------------------------------------
-    def _classic_move_first(self, msg):
-        """A bare move before any greeting: the opponent is a classic program."""
-        self.mode = "classic"
-        self.bound_run = self.classic_run = msg.run
-        self.say("classic", other=self.other)
-        if self.game is None:
-            self._start_game(new_gid(), self.size or 8)
-        self.pending.insert(0, msg)
-
-    def _bind_classic(self):
-        try:
-            self.bound_run = self.classic_run = self.board.member_run(self.other)
-        except OSError as e:
-            log.info("cannot read %s's member record yet: %s", self.other, e)
-
-    def _follow_classic_run(self):
-        """A classic game is bound to the opponent's member run; one that restarted gets our move again."""
-        if self.mode != "classic" or self.game is None:
-            return
-        try:
-            run = self.board.member_run(self.other)
-        except OSError:
-            return  # the share failed a read: no news
-        if self.classic_run is not None and run != self.classic_run:
-            # A classic program that (re)started dropped what we sent before: repeat our move.
-            pos = self.game.position
-            if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
-                self.send(notation.square_name(self.game.moves[-1], self.size))
-        self.classic_run = run
-        if run is not None:
-            self.bound_run = run    # a classic game is bound to the opponent's member run

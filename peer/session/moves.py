@@ -74,7 +74,7 @@ class Moves:
 
     def _refuse(self, text, reason):
         self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
-        self.send(protocol.control("refused", move=text[:200], reason=reason))
+        self._control("refused", move=text[:200], reason=reason)     # not to a classic program (H9)
 
     def _their_move(self, msg):
         """G2: a move is checked against our own board before it is applied."""
@@ -169,9 +169,9 @@ class Moves:
     def _send_end(self):
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""
         if self.record.status == RESIGNED and self.record.result.startswith(self.me):
-            self.send(protocol.control("resign"))
+            self._control("resign")
         b, w = self.game.position.discs()
-        self.send(protocol.control("result", black=b, white=w, game=self.gid))
+        self._control("result", black=b, white=w, game=self.gid)
 
     def _their_result(self, msg):
         """G6: the opponent's ``result`` acknowledges the end (after the end on our board only)."""
