@@ -17,11 +17,12 @@ use directly (a context manager).  The folder format is in docs/PROTOCOL.md.
 Text read from a board is shown to a person through ``comm.text.visible``.
 """
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
-                    BoardError, InvalidArgument, Message, Rejected, TalkResult, check_name, load_secret)
+                    BoardError, InvalidArgument, MemberBusy, Message, Rejected, TalkResult, check_name,
+                    load_secret)
 from .lease import Lease, LockLost, LockTimeout
 
 __all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage", "LastError",
-           "Board", "BoardError", "InvalidArgument", "LockTimeout", "LockLost", "Lease", "Message",
+           "Board", "BoardError", "MemberBusy", "InvalidArgument", "LockTimeout", "LockLost", "Lease", "Message",
            "TalkResult", "Rejected", "load_secret", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
            "VERSION", "check_name"]
 
@@ -34,13 +35,16 @@ def _default():
     return _board
 
 
-def Init(name, board_dir="cardstand"):
+def Init(name, board_dir="cardstand", take_over=False):
     """Join the board folder ``board_dir`` (created if missing) as ``name``; returns the Board.
 
-    With ``CARDSTAND_SECRET`` set, messages are signed and checked with it (docs/PROTOCOL.md A1).
+    Raises ``MemberBusy`` (naming it) while another program that joined as ``name`` is still
+    running; ``take_over=True`` takes the name from it all the same (for one that is truly
+    gone but not yet judged so: docs/PROTOCOL.md I6).  With ``CARDSTAND_SECRET`` set,
+    messages are signed and checked with it (A1).
     """
     global _board
-    board = Board(board_dir, name, secret=load_secret()).join()
+    board = Board(board_dir, name, secret=load_secret(), take_over=take_over).join()
     if _board is not None:
         _board.close()
     _board = board
@@ -58,7 +62,12 @@ def Quiet():
 def Talk(to, msg):
     """Under the board's lock: return ``(2, sender, body)`` for the oldest waiting message
     (sending nothing); else ``(-1, '', '')`` if ``to`` is ``''``; else deliver ``msg`` to
-    ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError)."""
+    ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError).
+
+    No message is lost if this program is killed: a message returned stays on the board
+    until the next Talk, RecvMessage, Quiet or WipeMessage (or a new Init) consumes it, so a
+    program killed before it was done with it gets it again after a restart (unless it calls
+    Quiet).  Within one run a message is returned once."""
     return tuple(_default().talk(to, msg))
 
 
@@ -69,7 +78,11 @@ def SendMessage(to, msg):
 
 def RecvMessage():
     """``(2, sender, body)`` for the oldest waiting message, ``(-1, '', '')`` when none,
-    ``(0, '', '')`` when the board could not be read (see LastError)."""
+    ``(0, '', '')`` when the board could not be read (see LastError).
+
+    Like Talk, it loses no message if this program is killed: the message returned stays on
+    the board until the next call (or a new Init) consumes it, and a restarted program gets
+    it again (unless it calls Quiet).  Within one run a message is returned once."""
     board = _default()
     m = board.receive()
     if m is not None:

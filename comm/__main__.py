@@ -73,38 +73,41 @@ def cmd_serve(args):
     except InvalidArgument as e:
         print(json.dumps({"ok": False, "error": str(e)}), flush=True)
         return 2
-    for line in sys.stdin:
-        try:
-            req = json.loads(line)
-            if not isinstance(req, dict):
-                raise ValueError("a request is a JSON object, like {\"op\": \"init\"}")
-            op = req.get("op")
-            if op == "init":
-                me.join()
-                ans = {"ok": True}
-            elif op == "quiet":
-                ans = {"ok": True, "result": me.quiet()}
-            elif op == "talk":
-                r = me.talk(req.get("to", ""), req.get("body", ""))
-                ans = {"ok": True, "result": r.result, "sender": r.sender, "body": r.body, "error": me.last_error}
-            elif op == "send":
-                ans = {"ok": True, "result": 1 if me.send(req["to"], req.get("body", "")) else 0,
-                       "error": me.last_error}
-            elif op == "recv":
-                m = me.receive()
-                ans = {"ok": True, "result": 2 if m else (0 if me.last_error else -1),
-                       "sender": m.sender if m else "", "body": m.body if m else "", "error": me.last_error}
-            elif op == "wipe":
-                ans = {"ok": True, "result": me.wipe()}
-            elif op == "quit":
-                print(json.dumps({"ok": True}), flush=True)
-                return 0
-            else:
-                ans = {"ok": False, "error": f"unknown op {op!r}"}
-        except (InvalidArgument, BoardError, ValueError, KeyError, TimeoutError) as e:
-            ans = {"ok": False, "error": str(e)}
-        print(json.dumps(ans, ensure_ascii=False), flush=True)
-    return 0
+    try:
+        for line in sys.stdin:
+            try:
+                req = json.loads(line)
+                if not isinstance(req, dict):
+                    raise ValueError("a request is a JSON object, like {\"op\": \"init\"}")
+                op = req.get("op")
+                if op == "init":
+                    me.join(take_over=bool(req.get("take_over")))
+                    ans = {"ok": True}
+                elif op == "quiet":
+                    ans = {"ok": True, "result": me.quiet()}
+                elif op == "talk":
+                    r = me.talk(req.get("to", ""), req.get("body", ""))
+                    ans = {"ok": True, "result": r.result, "sender": r.sender, "body": r.body, "error": me.last_error}
+                elif op == "send":
+                    ans = {"ok": True, "result": 1 if me.send(req["to"], req.get("body", "")) else 0,
+                           "error": me.last_error}
+                elif op == "recv":
+                    m = me.receive()
+                    ans = {"ok": True, "result": 2 if m else (0 if me.last_error else -1),
+                           "sender": m.sender if m else "", "body": m.body if m else "", "error": me.last_error}
+                elif op == "wipe":
+                    ans = {"ok": True, "result": me.wipe()}
+                elif op == "quit":
+                    print(json.dumps({"ok": True}), flush=True)
+                    return 0
+                else:
+                    ans = {"ok": False, "error": f"unknown op {op!r}"}
+            except (InvalidArgument, BoardError, ValueError, KeyError, TimeoutError) as e:
+                ans = {"ok": False, "error": str(e)}
+            print(json.dumps(ans, ensure_ascii=False), flush=True)
+        return 0
+    finally:
+        me.close()    # acknowledges the message last returned (M5)
 
 
 def main(argv=None):

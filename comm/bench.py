@@ -54,14 +54,19 @@ def ping_pong(dir_a, dir_b, rounds, secret=None):
             echo.kill()
 
 
-def idle_cpu(folder, seconds):
-    """CPU seconds per second used by a process waiting on an idle board (measured inside it)."""
+def idle_cpu(folder, seconds, received=False):
+    """CPU seconds per second used by a process waiting on an idle board (measured inside it).
+
+    With ``received``, the waiter has first received one message (sent to itself), as a
+    program that goes back to waiting after a message does."""
     code = ("import sys, time; from comm import Board\n"
             "b = Board(sys.argv[1], 'idler').join()\n"
+            "if sys.argv[3] == '1':\n"
+            "    assert b.send('idler', 'one') and b.receive().body == 'one', b.last_error\n"
             "c = time.process_time(); b.wait(timeout=float(sys.argv[2]))\n"
             "print(time.process_time() - c)\n")
-    out = subprocess.run([sys.executable, "-c", code, str(folder), str(seconds)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", code, str(folder), str(seconds), "1" if received else "0"],
+                         check=True, capture_output=True, text=True).stdout
     return float(out.split()[-1]) / seconds
 
 
@@ -100,6 +105,8 @@ def run(args):
               flush=True)
         cpu = idle_cpu(Path(tmp) / "idle", args.idle)
         print(f"{'idle waiter, local disk':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
+        cpu = idle_cpu(Path(tmp) / "idle-after", args.idle, received=True)
+        print(f"{'idle waiter, after a message':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
     for label, a, b in shares:
         sub = f"bench-{os.getpid()}"
         try:

@@ -18,13 +18,14 @@ import logging
 import os
 import re
 import stat
+import threading
 import time
 import zlib
 from pathlib import Path
 from typing import NamedTuple
 
 from . import fsops
-from .lease import Lease, LockLost, LockTimeout
+from .lease import FRESH_MARGIN, MACHINE, Lease, LockLost, LockTimeout, pid_alive
 
 log = logging.getLogger("comm")
 
@@ -35,6 +36,8 @@ RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
 SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
 TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
+BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
+CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
 _NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
@@ -62,6 +65,31 @@ class BoardError(OSError):
 
     def __str__(self):
         return self.strerror if self.strerror and self.errno is None else super().__str__()
+
+
+class MemberBusy(BoardError):
+    """``join`` refused: the name's current run is alive (I6).  Nothing was changed.
+
+    ``name``, ``run``, ``host``, ``machine``, ``pid`` come from its member record (text from
+    the board, made visible); ``seen`` is how many seconds ago it last showed life on this
+    process's clock (None when judged by its running process); ``how`` says how it was judged.
+    """
+
+    def __init__(self, name, fields, seen, how):
+        from .text import visible
+        self.name = name
+        self.run, self.host, self.machine, self.pid = (visible(fields.get(k, ""), 100)
+                                                       for k in ("run", "host", "machine", "pid"))
+        self.seen = seen
+        self.how = how
+        where = f"pid {self.pid or '?'} on {self.host or '?'}" + (f", machine {self.machine}" if self.machine else "")
+        super().__init__(None, f"{name} is already on this board and alive ({where}; {how}): another "
+                               f"run of the same name would take its messages.  If that program is "
+                               f"truly gone, join again taking over its name (take_over=True)")
+
+
+class Replaced(BoardError):
+    """Another run has joined under this member's name (I6): this run must stop."""
 
 
 class Message(NamedTuple):
@@ -163,6 +191,12 @@ def mac(key, sender, sender_run, to, to_run, seq, data):
     """HMAC-SHA256 of a message (A2) as 64 lower-case hex digits."""
     signed = f"cardstand-mac {VERSION}\n{sender}\n{sender_run}\n{to}\n{to_run}\n{seq}\n".encode("ascii")
     return hmac.new(key, signed + data, hashlib.sha256).hexdigest()
+
+
+def member_mac(key, name, run):
+    """HMAC-SHA256 of a member record's name and run (I6, with a shared secret) as hex."""
+    return hmac.new(key, f"cardstand-member-mac {VERSION}\n{name}\n{run}\n".encode("utf-8"),
+                    hashlib.sha256).hexdigest()
 
 
 def frame(sender, sender_run, to, to_run, seq, data, key=None):
@@ -268,8 +302,9 @@ class Board:
     """
 
     def __init__(self, folder, name, *, secret=None, stale_after=10.0, lock_timeout=10.0,
-                 max_body=MAX_BODY, max_unread=MAX_UNREAD):
+                 max_body=MAX_BODY, max_unread=MAX_UNREAD, take_over=False):
         self.name = check_name(name)
+        self.take_over = take_over
         self.secret = _key(secret)
         self._rejected = []
         self.key = name.lower()
@@ -289,7 +324,17 @@ class Board:
         self.last_error = ""
         self.problem = ""
         self._logged = None
+        # the message last returned to the caller and not yet acknowledged (M5): its number
+        # and its bytes; it stays on the board until this Board's next receive, talk, wait,
+        # quiet, wipe or close consumes it
+        self._handed = None
+        self._handed_raw = None
         self.lease = Lease(self.folder, self.tmp, stale_after=stale_after, who=self.key)
+        self._state = ""
+        self._beats = 0
+        self._beat_lock = threading.Lock()
+        self._beat_stop = None
+        self._replaced_by = None     # the member record of the run that took our name
 
     def __repr__(self):
         return f"Board({str(self.folder)!r}, {self.name!r})"
@@ -303,11 +348,38 @@ class Board:
         self.close()
 
     def close(self):
+        """Leave the board: acknowledge the message last returned (consume it, M5) if the lock
+        can be taken within ``CLOSE_WAIT`` s (if not, it is returned again to this name's next
+        run, unless that run calls ``quiet``); stop beating and remove this run's ``alive``
+        record (I6: a closed run is not alive, though its process may go on); then remove the
+        lock's private folder."""
+        self._stop_beating()
+        if self._handed is not None:
+            try:
+                with self.root.batch(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
+                    self._acknowledge()
+            except (LockTimeout, OSError) as e:
+                log.info("%s: message %d not acknowledged at close (%s): it will be returned again",
+                         self.name, self._handed, e)
+        if self.run is not None and self._replaced_by is None:
+            try:
+                if self.alive(self.name).get("run") == self.run:
+                    self.root.remove(f"{self._mine}/alive")
+            except (OSError, AttributeError):
+                pass
         self.lease.close()
 
     # -- joining -----------------------------------------------------------------
-    def join(self):
-        """Create the board if needed and become the current reader of this name (``Init``)."""
+    def join(self, take_over=None):
+        """Create the board if needed and become the current reader of this name (``Init``).
+
+        Refused with ``MemberBusy`` while another run of this name is alive (I6), unless
+        ``take_over`` (default: the constructor's): then that run is replaced, and told so
+        by its next operation (``problem`` "replaced").  A run found gone is taken over
+        silently.  Judging a run on another machine watches its heartbeat: up to
+        ``stale_after`` plus a second when it is silent.
+        """
+        take_over = self.take_over if take_over is None else take_over
         root = self.root
         try:
             self._make_folder()
@@ -322,21 +394,150 @@ class Board:
             self._failed(e, f"cannot use {self.folder} as a board")
             raise BoardError(e.errno, self.last_error) from None
         self._clean_scratch()
+        self._stop_beating()
         run = fsops.new_token()
-        member = fsops.record(f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\n"
-                              f"host: {fsops.HOST[:64]}\npid: {os.getpid()}")
-        try:
-            with root.batch(), self.lease.hold(self.lock_timeout):
-                root.ensure_dir(self._mine)
-                root.replace(f"{self._mine}/member", member)
-                self._member = member
-                self._clean_consumed()
-        except (LockTimeout, OSError) as e:
-            self._failed(e, f"cannot join {self.folder} as {self.name}")
-            raise BoardError(getattr(e, "errno", None), self.last_error) from None
+        text = (f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\nhost: {fsops.HOST[:64]}\n"
+                f"machine: {MACHINE[:100]}\npid: {os.getpid()}")
+        if self.secret is not None:
+            text += f"\nmac: {member_mac(self.secret, self.name, run)}"
+        member = fsops.record(text)
+        judged = None
+        for _ in range(5):
+            if not take_over:
+                judged = self._member_fields()
+                self._refuse_if_alive(judged)
+            try:
+                with root.batch(), self.lease.hold(self.lock_timeout):
+                    if not take_over and self._member_fields().get("run") != judged.get("run"):
+                        continue        # another run joined while we judged: judge it in turn
+                    root.ensure_dir(self._mine)
+                    root.replace(f"{self._mine}/member", member)
+                    self._member = member
+                    self.run, self._replaced_by, self._beats = run, None, 0
+                    self._write_alive()
+                    self._clean_consumed()
+                    break
+            except (LockTimeout, OSError) as e:
+                self.run = None
+                self._failed(e, f"cannot join {self.folder} as {self.name}")
+                raise BoardError(getattr(e, "errno", None), self.last_error) from None
+        else:
+            self._fail(f"cannot join {self.folder} as {self.name}: the name keeps changing hands")
+            raise BoardError(None, self.last_error)
         self._ok()
-        self.run = run
+        self._start_beating()
         return self
+
+    def _member_fields(self):
+        """The fields of this name's ``member`` record ({} when there is none or it is damaged)."""
+        try:
+            text = self.root.read_text(f"{self._mine}/member", strict=True)
+        except (fsops.NotRegular, OSError):
+            return {}
+        return _fields(text)
+
+    def _refuse_if_alive(self, fields):
+        """I6: raise ``MemberBusy`` when the run named by ``fields`` is alive.
+
+        A run is alive when its ``alive`` record names it and either its process runs on this
+        machine, or (elsewhere) its beat changes while we watch, up to L plus a margin.  Its
+        process gone, its alive record gone (a clean close) or naming another run, or a beat
+        that stays still: it may be taken over."""
+        run = fields.get("run", "")
+        if not run or not _RUN.fullmatch(run) or run == self.run:
+            return
+        first = self._alive_of(run)
+        if first is None:
+            return
+        if fields.get("machine") == MACHINE and fields.get("pid") == str(os.getpid()):
+            return              # this process joins again: the earlier Board is replaced
+        local = pid_alive(fields)
+        if local is not None:
+            if local:
+                self._busy(fields, None, "its process runs on this machine")
+            return
+        start = time.monotonic()
+        while time.monotonic() - start < self.lease.stale_after + FRESH_MARGIN:
+            time.sleep(min(0.1, BEAT_EVERY / 5))
+            now = self._alive_of(run)
+            if now is None:
+                return
+            if now != first:
+                self._busy(fields, time.monotonic() - start, "its heartbeat goes on")
+
+    def _busy(self, fields, seen, how):
+        e = MemberBusy(self.name, fields, seen, how)
+        self._fail(str(e))
+        raise e
+
+    def _alive_of(self, run):
+        """The beat of this name's ``alive`` record when it names ``run``, else None."""
+        try:
+            text = self.root.read_text(f"{self._mine}/alive", strict=True)
+        except (fsops.NotRegular, OSError):
+            return None
+        f = _fields(text)
+        return f.get("beat", "") if f.get("run") == run else None
+
+    # -- presence (I6, P2) --------------------------------------------------------------
+    def _write_alive(self):
+        with self._beat_lock:
+            self._beats += 1
+            text = (f"cardstand-alive {VERSION}\nrun: {self.run}\nbeat: {self._beats}\n"
+                    f"state: {self._state[:64]}")
+            self.root.replace(f"{self._mine}/alive", fsops.record(text), durable=False)
+
+    def _start_beating(self):
+        stop = self._beat_stop = threading.Event()
+        every = min(BEAT_EVERY, self.lease.stale_after / 5)
+        threading.Thread(target=self._beat_loop, args=(stop, self.run, every), daemon=True,
+                         name=f"comm-alive-{self.key}").start()
+
+    def _stop_beating(self):
+        if self._beat_stop is not None:
+            self._beat_stop.set()
+            self._beat_stop = None
+
+    def _beat_loop(self, stop, run, every):
+        """Beat the alive record until stopped, or until another run takes the name."""
+        while not stop.wait(every):
+            try:
+                if self.run != run or self._taken_by() is not None:
+                    return
+                with self.root.batch():
+                    self._write_alive()
+            except Exception as e:      # a share's passing error, a gone board: no news here
+                log.debug("%s: beat skipped: %s", self.name, e)
+
+    def _taken_by(self):
+        """The member record of the run that has taken this name (I6), or None.  With a secret,
+        only a record signed with it counts (A6): a planted one is logged and ignored."""
+        if self._replaced_by is not None:
+            return self._replaced_by
+        fields = self._member_fields()
+        run = fields.get("run", self.run)
+        if run == self.run:
+            return None
+        if self.secret is not None and not hmac.compare_digest(
+                member_mac(self.secret, fields.get("name", ""), run), fields.get("mac", "")):
+            if self._logged != ("forged member", run):
+                self._logged = ("forged member", run)
+                log.warning("%s: a member record naming another run (%r) without the shared secret's "
+                            "MAC was ignored", self.name, run[:64])
+            return None
+        self._replaced_by = fields
+        self._stop_beating()
+        return fields
+
+    def _check_member(self):
+        """Under the lock: raise ``Replaced`` when another run has taken this name (I6)."""
+        fields = self._taken_by()
+        if fields is None:
+            return
+        from .text import visible
+        where = ", ".join(f"{k} {visible(fields.get(k, '?'), 64)}" for k in ("pid", "host"))
+        raise Replaced(None, f"another run of {self.name} ({where}) has joined this board and "
+                             "taken this name: this run must stop")
 
     def _make_folder(self):
         """The board folder itself, as the user named it (it may be a link: their choice)."""
@@ -404,7 +605,10 @@ class Board:
 
     # -- the mailbox protocol (call with the lock held) -------------------------------
     def _oldest(self):
-        """(seq, Message) of the oldest valid message for me, or None; sets aside damaged ones."""
+        """(seq, Message, bytes) of the oldest valid message for me, or None; sets aside
+        damaged ones.  Call ``_acknowledge`` first: the message last handed is still there.
+        ``Replaced`` when another run has taken this name (its messages are not ours)."""
+        self._check_member()
         tail, head = self._pointers(self._mine)
         k = tail + 1
         while True:
@@ -417,7 +621,7 @@ class Board:
                     self._write_tail(k - 1)
                 return None
             try:
-                return k, unframe(raw, box=self.key, number=k, key=self.secret)
+                return k, unframe(raw, box=self.key, number=k, key=self.secret), raw
             except Unauthentic as e:
                 m = e.message
                 self._set_aside(self.mine / msg_name(k), f"refused message from {m.sender}: {e}")
@@ -501,6 +705,33 @@ class Board:
             log.warning("the mailbox %r was missing or not a folder: rebuilt", self._mine)
             self.root.replace(f"{self._mine}/member", self._member)
 
+    def _hand(self, got):
+        """Return a message found by ``_oldest`` to the caller: it stays on the board (its file
+        and ``tail`` untouched) until the caller comes back (``_acknowledge``, M5), so that a
+        process killed before the message reached its caller gets it again."""
+        self._handed, self._handed_raw = got[0], got[2]
+        return got[1]
+
+    def _acknowledge(self):
+        """Consume the message last handed to the caller, if any (under the lock, M5).
+
+        Only that very message: when ``tail`` has passed it, or its file no longer holds the
+        bytes returned (another run of this name took it, it was set aside...), nothing is
+        touched.  If this raises, it is still handed and acknowledged by the next call."""
+        seq = self._handed
+        if seq is None:
+            return
+        tail, sane = self._read_pointer(f"{self._mine}/tail")
+        if not sane or tail < seq:
+            rel = f"{self._mine}/{msg_name(seq)}"
+            try:
+                now = self.root.read(rel, len(self._handed_raw) + 1, strict=True)
+            except fsops.NotRegular:
+                now = None
+            if now == self._handed_raw:
+                self._consume(seq)
+        self._handed = self._handed_raw = None
+
     def _consume(self, seq):
         # Not forced to disk: a process killed at any instant leaves it intact;
         # only a power cut could bring back a consumed message (see PROTOCOL.md).
@@ -524,6 +755,7 @@ class Board:
     def _deliver(self, to, data):
         """Put one message in ``to``'s mailbox; returns the failure reason or ''."""
         check_name(to, "recipient")
+        self._check_member()
         root = self.root
         rbox = f"box/{to.lower()}"
         try:
@@ -580,6 +812,8 @@ class Board:
     def _maybe_waiting(self):
         """Lock-free look: is there possibly a message for me?  Opens files by name only.
 
+        It looks past the message last handed (M6): that one is still on the board until the
+        next call consumes it, and an idle waiter must not take the lock for it on every poll.
         True also when something needs repair (a damaged pointer, a missing or replaced
         mailbox): the look under the lock repairs it."""
         root = self.root
@@ -594,7 +828,8 @@ class Board:
                 if tail_text is not None and not _POINTER.fullmatch(tail_text.strip()):
                     return True
                 tail = int(tail_text) if tail_text is not None else 0
-                if root.present(f"{self._mine}/{msg_name(tail + 1)}"):
+                seen = max(tail, self._handed or 0)
+                if root.present(f"{self._mine}/{msg_name(seen + 1)}"):
                     return True
                 head_text = root.read_text(f"{self._mine}/head", strict=True)
             except fsops.NotRegular:
@@ -602,7 +837,7 @@ class Board:
             if head_text is None:
                 return False
             head_text = head_text.strip()
-            return not _POINTER.fullmatch(head_text) or int(head_text) > tail
+            return not _POINTER.fullmatch(head_text) or int(head_text) > seen
 
     def _fail(self, why, problem="other"):
         """Record a failure for the caller (``last_error``, ``problem``); logged once while it
@@ -618,7 +853,9 @@ class Board:
     def _failed(self, e, doing=""):
         """Record the failure an exception tells of, with its problem code (see the class)."""
         what = f"{doing}: " if doing else ""
-        if isinstance(e, LockTimeout):
+        if isinstance(e, Replaced):
+            self._fail(f"{what}{e}", "replaced")
+        elif isinstance(e, LockTimeout):
             self._fail(f"{what}{e}", "locked")
         elif getattr(e, "errno", None) in _NO_SPACE:
             self._fail(f"{what}no space left on the board's disk ({self.folder}): {e}", "full")
@@ -644,7 +881,8 @@ class Board:
         Returns ``TalkResult(2, sender, body)`` when a message was received (and
         nothing sent), ``(1, '', '')`` when sent, ``(-1, '', '')`` when nothing
         waited and ``to`` is ``''``, ``(0, '', '')`` on failure (see ``last_error``
-        and ``problem``).
+        and ``problem``).  A message returned stays on the board until the next call, which
+        consumes it first, as ``receive`` says.
         """
         self._need_join()
         if to != "":
@@ -654,11 +892,12 @@ class Board:
             return TalkResult(FAILED if self.problem else NOTHING, "", "")
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 got = self._oldest()
                 if got:
-                    self._consume(got[0])
+                    m = self._hand(got)
                     self._ok()
-                    return TalkResult(RECEIVED, got[1].sender, got[1].body)
+                    return TalkResult(RECEIVED, m.sender, m.body)
                 if to == "":
                     self._ok()
                     return TalkResult(NOTHING, "", "")
@@ -691,26 +930,33 @@ class Board:
         return True
 
     def receive(self):
-        """``RecvMessage``: the oldest waiting ``Message`` (removed from the board), or None.
+        """``RecvMessage``: the oldest waiting ``Message``, or None.
 
-        None also on failure, with ``last_error`` and ``problem`` set.  Works on a full disk.
+        The message stays on the board until this Board's next ``receive``, ``talk``,
+        ``wait``, ``quiet``, ``wipe`` or ``close``, which consumes it first (M5): a process
+        killed before it was done with a message gets it again from its next ``receive``,
+        in its next run too (unless that run calls ``quiet``).  Within one run a message is
+        returned once.  None also on failure, with ``last_error`` and ``problem`` set.
+        Works on a full disk.
         """
         self._need_join()
         if not self._safe_peek():
             return None
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
                 got = self._oldest()
-                if got:
-                    self._consume(got[0])
+                m = self._hand(got) if got else None
         except (LockTimeout, OSError) as e:
             self._failed(e)
             return None
         self._ok()
-        return got[1] if got else None
+        return m
 
     def _safe_peek(self):
         try:
+            if self._replaced_by is not None:
+                self._check_member()
             waiting = self._maybe_waiting()
         except OSError as e:
             self._failed(e, "cannot read the board")
@@ -756,40 +1002,56 @@ class Board:
     def quiet(self):
         """``Quiet``: discard messages left for earlier runs of this name; returns how many.
 
-        Messages sent to this run (after ``join``) are never discarded.
+        Messages sent to this run (after ``join``) are never discarded.  A message an earlier
+        run received but did not acknowledge (it was killed, M5) is one of those discarded.
+        A run that has been replaced (I6) discards nothing (``problem`` "replaced").
         """
         self._need_join()
         dropped = 0
-        with self.root.batch(), self.lease.hold(self.lock_timeout):
-            while True:
-                got = self._oldest()
-                if not got or got[1].to_run == self.run:
-                    return dropped
-                self._consume(got[0])
-                dropped += 1
+        try:
+            with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
+                while True:
+                    got = self._oldest()
+                    if not got or got[1].to_run == self.run:
+                        return dropped
+                    self._consume(got[0])
+                    dropped += 1
+        except Replaced as e:
+            self._failed(e)
+            return dropped
 
     def wipe(self):
         """``WipeMessage``: discard every message waiting for this name; returns how many."""
         self._need_join()
         dropped = 0
-        with self.root.batch(), self.lease.hold(self.lock_timeout):
-            while got := self._oldest():
-                self._consume(got[0])
-                dropped += 1
+        try:
+            with self.root.batch(), self.lease.hold(self.lock_timeout):
+                self._acknowledge()
+                while got := self._oldest():
+                    self._consume(got[0])
+                    dropped += 1
+        except Replaced as e:
+            self._failed(e)
         return dropped
 
     # -- presence ----------------------------------------------------------------
-    def beat(self, state=""):
-        """Say "I am here" (and a short ``state``) in this member's ``alive`` record.
+    def beat(self, state=None):
+        """Say "I am here" now, with a short ``state`` kept for the beats that follow.
 
-        Others see it with ``alive(name)``; call it every second or so.  Takes
-        no lock: only this member writes its own record.
+        A joined Board beats its member's ``alive`` record by itself about every second
+        (I6); ``state`` (a game's "waiting", "thinking"; empty until given) tells others
+        more (P2).  Others read it with ``alive(name)``.  Takes no lock: only this member
+        writes its own record.  A failure is reported (``last_error``), never raised.
         """
         self._need_join()
-        self._beats = getattr(self, "_beats", 0) + 1
-        text = f"cardstand-alive {VERSION}\nrun: {self.run}\nbeat: {self._beats}\nstate: {state[:64]}"
+        if state is not None:
+            self._state = str(state)[:64]
+        if self._replaced_by is not None:
+            return
         try:
-            self.root.replace(f"{self._mine}/alive", fsops.record(text), durable=False)
+            with self.root.batch():
+                self._write_alive()
         except OSError as e:
             self._failed(e, "cannot write presence")
 
@@ -802,14 +1064,7 @@ class Board:
         """
         check_name(name)
         text = self._quiet_read(f"box/{name.lower()}/alive")
-        if text is None:
-            return None
-        fields = {}
-        for line in text.splitlines()[1:]:
-            key, sep, value = line.partition(": ")
-            if sep:
-                fields[key] = value.strip()
-        return fields
+        return None if text is None else _fields(text)
 
     def _quiet_read(self, rel):
         """A record's text, or None when missing, unreadable just now, or not a regular file
@@ -850,6 +1105,17 @@ class Board:
                 if line.startswith("name: "):
                     out.append(line[6:].strip())
         return sorted(out)
+
+
+def _fields(text):
+    """The ``key: value`` lines of a record after its first line (values stripped); lines
+    without ``": "`` are skipped."""
+    fields = {}
+    for line in (text or "").splitlines()[1:]:
+        key, sep, value = line.partition(": ")
+        if sep and key not in fields:
+            fields[key] = value.strip()
+    return fields
 
 
 def _cleanable(folder, name, st):

@@ -72,6 +72,21 @@ def _pid_alive(pid):
     return True
 
 
+def pid_alive(fields):
+    """Whether the process a record names (``machine``, ``pid``) runs: True or False when it
+    is on this machine (same host and boot), None when that cannot be told here (another
+    machine, no boot id, or a pid no machine has: judged by a heartbeat instead)."""
+    if not MACHINE or fields.get("machine") != MACHINE:
+        return None
+    pid = fields.get("pid", "")
+    if not re.fullmatch(r"[1-9][0-9]{0,9}", pid) or int(pid) > 2**31 - 1:
+        return None
+    try:
+        return _pid_alive(int(pid))
+    except (OverflowError, ValueError):
+        return None
+
+
 def local_lock_dir():
     """This user's folder for host-local lock files, or None when there is no safe one.
 
@@ -262,16 +277,7 @@ class Lease:
             return False
 
     def _dead_on_this_machine(self, owner):
-        f = self._owner_fields(owner)
-        if not MACHINE or f.get("machine") != MACHINE:
-            return False
-        pid = f.get("pid", "")
-        if not re.fullmatch(r"[1-9][0-9]{0,9}", pid) or int(pid) > 2**31 - 1:
-            return False    # not a pid this machine could have: judged by its heartbeat (L4)
-        try:
-            return not _pid_alive(int(pid))
-        except (OverflowError, ValueError):
-            return False
+        return pid_alive(self._owner_fields(owner)) is False
 
     def _dismantle(self, owner, label):
         """Take the lock apart where its folder cannot be renamed: move ``owner`` aside (the
@@ -381,17 +387,18 @@ class Lease:
                 return False
             self._watch(self._signature(), now)
 
-    def acquire(self, timeout):
+    def acquire(self, timeout, patient=True):
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not.
 
         A wait that starts with nothing watched (this ``Lease``'s first, or the first after a
         break) lasts until its first look at the lock is ``stale_after + FRESH_MARGIN`` old if
-        need be, so that a fresh process can judge a lock left behind (L3).  ``timeout_reason()``
-        then says who held the lock.
+        need be, so that a fresh process can judge a lock left behind (L3); not when
+        ``patient`` is False (a wait that may as well give up).  ``timeout_reason()`` then
+        says who held the lock.
         """
         start = time.monotonic()
         deadline = start + max(0.0, timeout)
-        fresh = self._seen is None
+        fresh = patient and self._seen is None
         self._local_held = self._queue_locally(deadline)
         try:
             delay = 0.0005
@@ -528,8 +535,8 @@ class Lease:
                 pass
         return ok
 
-    def hold(self, timeout):
-        return _Held(self, timeout)
+    def hold(self, timeout, patient=True):
+        return _Held(self, timeout, patient)
 
     # -- heartbeat -------------------------------------------------------------
     def _start_beating(self):
@@ -563,11 +570,11 @@ class Lease:
 
 
 class _Held:
-    def __init__(self, lease, timeout):
-        self.lease, self.timeout = lease, timeout
+    def __init__(self, lease, timeout, patient=True):
+        self.lease, self.timeout, self.patient = lease, timeout, patient
 
     def __enter__(self):
-        if not self.lease.acquire(self.timeout):
+        if not self.lease.acquire(self.timeout, self.patient):
             raise LockTimeout(self.lease.timeout_reason())
         return self.lease
 

@@ -113,6 +113,23 @@ class Served:
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
+    def end(self, timeout=20):
+        """End of input: the implementation closes its board and exits (its exit code)."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise Fail(f"serve did not exit within {timeout} s of the end of its input") from None
+
+    def kill(self):
+        """Kill it at once (SIGKILL where there are signals): it closes nothing."""
+        self.proc.kill()
+        self.proc.wait()
+
 
 # -- scenarios -------------------------------------------------------------------------------
 
@@ -165,8 +182,48 @@ def s_recv(cmd, d):
             check(a.get("result") == 2 and a.get("body") == b and a.get("sender") == "kit",
                   f"expected {b[:20]!r}, got {a}")
         check(impl.ask(op="recv").get("result") == -1, "a fifth message appeared (M5)")
+        check(impl.ask(op="quiet").get("result") == 0, "quiet dropped a message sent to this run (I2)")
         tail = fsops.read_int(d / "box" / "impl" / "tail")
-        check(tail == len(bodies), f"tail is {tail}, expected {len(bodies)} (M5)")
+        check(tail == len(bodies), f"tail is {tail} after a quiet, expected {len(bodies)} (M5)")
+    finally:
+        impl.close()
+
+
+def s_redeliver(cmd, d):
+    """M5 I2 9: a message received by a process killed before its next call comes back to its next run, once."""
+    kit = Board(other_view(d), "kit").join()
+    impl = Served(cmd, d, "impl")
+    try:
+        check(impl.ask(op="init").get("ok"), "init failed")
+        for body in ("first", "second", "third", "fourth"):
+            check(kit.send("impl", body), f"the kit could not send: {kit.last_error}")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "first", f"recv answered {a}")
+        impl.kill()                                     # before its next call: nothing acknowledged
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "first",
+              f"after the receiver was killed, its next run's recv answered {a}: the message it had "
+              "received was lost (M5: it stays until the next call; section 9)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "second",
+              f"a second recv in the same run answered {a} (M5: a message is returned once in a run)")
+        code = impl.end()                               # a clean end: close acknowledges "second"
+        check(code == 0, f"serve exited {code} at the end of its input")
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "third",
+              f"after a clean end (close), the next run's recv answered {a}, not the next message (M5)")
+        impl.kill()                                     # "third" handed, not acknowledged
+        impl = Served(cmd, d, "impl")
+        check(impl.ask(op="init").get("ok"), "init of a new run failed")
+        a = impl.ask(op="quiet")
+        check(a.get("result") == 2, f"quiet in a new run answered {a}: it must drop the message handed to "
+                                    "the killed run and the one after, both sent to earlier runs (I2)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == -1, f"after quiet, recv answered {a} (I2)")
     finally:
         impl.close()
 
@@ -204,6 +261,79 @@ def s_quiet(cmd, d):
         check(impl.ask(op="recv").get("result") == -1, "Quiet kept an old message")
     finally:
         impl.close()
+
+
+def _plant_member(d, name, run, machine, beat, state=""):
+    """A member record and an alive record for ``name`` as another computer's program writes them."""
+    box = d / "box" / name
+    box.mkdir(parents=True, exist_ok=True)
+    fsops.replace_with(d / "tmp", box / "member", fsops.record(
+        f"cardstand-member 1\nname: {name}\nrun: {run}\nhost: elsewhere\nmachine: {machine}\npid: 4242"), durable=False)
+    fsops.replace_with(d / "tmp", box / "alive", fsops.record(
+        f"cardstand-alive 1\nrun: {run}\nbeat: {beat}\nstate: {state}"), durable=False)
+
+
+def s_members(cmd, d):
+    """I6: one live run per name; a live one is refused, a dead one taken over, take_over replaces."""
+    kit = Board(other_view(d), "twin").join()       # alive: this process runs on this machine
+    impl = Served(cmd, d, "Twin", stale_after=1.0, lock_timeout=5.0)
+    first = second = None
+    try:
+        kit_run = kit.run
+        a = impl.ask(op="init")
+        check(not a.get("ok") and a.get("error"), f"init as Twin while twin runs here was answered {a} (I6)")
+        check(_run_of(d / "box" / "twin") == kit_run, "a refused init changed the member record (I6)")
+        # a program on another computer that keeps beating: refused; once silent: taken over
+        run = fsops.new_token()
+        _plant_member(d, "ghost", run, "elsewhere/0000", 1)
+        stop = threading.Event()
+
+        def beating():
+            n = 1
+            while not stop.wait(0.2):
+                n += 1
+                fsops.replace_with(d / "tmp", d / "box" / "ghost" / "alive", fsops.record(
+                    f"cardstand-alive 1\nrun: {run}\nbeat: {n}\nstate: "), durable=False)
+        t = threading.Thread(target=beating, daemon=True)
+        t.start()
+        ghost = Served(cmd, d, "ghost", stale_after=1.0, lock_timeout=5.0)
+        try:
+            a = ghost.ask(op="init", timeout=20)
+            check(not a.get("ok"), "init as a member whose heartbeat goes on (another computer) succeeded (I6)")
+            stop.set()
+            t.join()
+            started = time.monotonic()
+            a = ghost.ask(op="init", timeout=30)
+            check(a.get("ok"), f"init as a member whose heartbeat stopped was answered {a} (I6)")
+            check(time.monotonic() - started < 15, "a silent member was taken over only after 15 s (I6: L + margin)")
+        finally:
+            stop.set()
+            ghost.close()
+        # take_over: the first run stops taking messages; a killed run is taken over without it
+        first = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        check(first.ask(op="init").get("ok"), "init as dup failed")
+        second = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        check(not second.ask(op="init").get("ok"), "a second live run of dup was accepted (I6)")
+        check(second.ask(op="init", take_over=True).get("ok"), "init with take_over failed (I6)")
+        check(kit.send("dup", "for the new run"), f"the kit could not send to dup: {kit.last_error}")
+        a = first.ask(op="recv")
+        check(a.get("result") != 2, f"the replaced run still took a message: {a} (I6)")
+        check(first.ask(op="send", to="twin", body="from a replaced run").get("result") == 0,
+              "a replaced run could still send (I6)")
+        a = second.ask(op="recv")
+        check(a.get("body") == "for the new run", f"the new run got {a}")
+        second.proc.kill()
+        second.proc.wait()
+        third = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
+        try:
+            check(third.ask(op="init", timeout=20).get("ok"), "a killed run's name was not taken over (I6)")
+        finally:
+            third.close()
+    finally:
+        for p in (impl, first, second):
+            if p is not None:
+                p.close()
+        kit.close()
 
 
 def s_lock_held(cmd, d):
@@ -1019,9 +1149,11 @@ def s_runs(cmd, d, play_cmd):
         g.play(notation.parse_square(reply.get("square"), 8))
         legal = g.position.legal_moves()
         forged, real = legal[-1], legal[0]
-        forger = Board(other_view(d), "black")          # another run of black: it never joined
-        forger.run = fsops.new_token()
-        check(forger.send("white", f"{square_name(forged, 8)} #3"), f"the forger could not send: {forger.last_error}")
+        # another run of black, which never joined: its message written as M1-M3 say, under the lock
+        white_box = other_view(d) / "box" / "white"
+        forger_run, white_run = fsops.new_token(), _run_of(white_box)
+        _place(kit, white_box, lambda k: _kit_frame("black", forger_run, "white", white_run, k,
+                                                    f"{square_name(forged, 8)} #3"))
         deadline = time.monotonic() + 2.5
         while time.monotonic() < deadline:
             m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
@@ -1196,7 +1328,7 @@ def s_classic_black(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-BOARD_SCENARIOS = [s_init, s_send, s_recv, s_talk, s_quiet, s_lock_held, s_stale, s_stale_short, s_garbage,
+BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black]

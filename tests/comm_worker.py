@@ -12,8 +12,9 @@ if os.environ.get("COMM_PORTABLE"):
     fsops.USE_DIR_FD = False   # the Windows code path (check with lstat, then act), on POSIX
 
 
-def send(board, name, to, count, log, stale):
-    """Send ``name:run:i`` for i from where the log stops; log each i once ``send`` returned True."""
+def send(board, name, to, count, log, stale, pause=0.0):
+    """Send ``name:run:i`` for i from where the log stops; log each i once ``send`` returned True
+    (waiting ``pause`` s after each)."""
     done = Path(log).read_text().split() if Path(log).exists() else []
     start = int(done[-1]) + 1 if done else 0
     me = Board(board, name, stale_after=stale, lock_timeout=60).join()
@@ -24,6 +25,7 @@ def send(board, name, to, count, log, stale):
                 time.sleep(0.01)
             out.write(f"{i}\n")
             out.flush()
+            time.sleep(pause)
 
 
 def recv(board, name, count, out_path, stale):
@@ -118,7 +120,7 @@ if __name__ == "__main__":
     a = sys.argv[3:]
     stale = float(os.environ.get("COMM_STALE", "2"))
     if role == "send":
-        send(board, a[0], a[1], int(a[2]), a[3], stale)
+        send(board, a[0], a[1], int(a[2]), a[3], stale, float(a[4]) if len(a) > 4 else 0.0)
     elif role == "recv":
         recv(board, a[0], int(a[1]), a[2], stale)
     elif role == "counter":

@@ -8,9 +8,11 @@ implementation would do first:
   there, and it writes a note into its mailbox folder through whatever is there;
 - it peeks at its next message with a plain blocking ``open`` (a FIFO blocks it);
 - it trusts ``head`` and looks at every number up to it;
+- it consumes a message as soon as it takes it (closing its board after every ``recv``):
+  killed before its next call, it has lost the message (M5);
 
 and its ``play`` is our Python player with the secret taken away.
-The kit must fail it on the mac, links, fifo, pointers and game_secret scenarios.
+The kit must fail it on the mac, links, fifo, pointers, redeliver and game_secret scenarios.
 """
 import json
 import os
@@ -77,6 +79,7 @@ def serve():
             elif op == "recv":
                 naive_peek(board, name.lower())
                 m = me.receive()
+                me.close()                                           # consumed at once: the bug
                 ans = {"ok": True, "result": 2 if m else -1, "sender": m.sender if m else "", "body": m.body if m else ""}
             elif op == "talk":
                 r = me.talk(req.get("to", ""), req.get("body", ""))

@@ -563,7 +563,8 @@ def test_fixed_folders_deleted_while_in_use_are_made_again(board):
     shutil.rmtree(board / "trash")
     from comm import Board
     bob = Board(board, "bob", stale_after=STALE)
-    bob.run = "x" * 16           # as if joined before the folders went away
+    member = (board / "box" / "bob" / "member").read_text()
+    bob.run = next(l[5:].strip() for l in member.splitlines() if l.startswith("run: "))  # joined before
     bob._member = b""
     assert bob.receive().body == "still"
     assert bob.receive() is None               # the junk went to a trash made again

@@ -78,3 +78,45 @@ def test_senders_killed_at_random_then_restarted(tmp_path):
         assert set(logged) <= got, f"{n}: logged as sent but never arrived: {set(logged) - got}"
         assert set(range(total)) == got
     assert kills >= 10
+
+
+@pytest.mark.slow
+def test_receiver_killed_at_random_then_restarted(tmp_path):
+    """SIGKILL the receiver at random instants (inside and outside the lock) while a sender sends
+    numbered messages, and restart it under the same name without Quiet.
+
+    Every number arrives, in order; a number arrives twice only as the first message after a
+    restart: the one the killed run had been handed and not acknowledged (M5, section 9).
+    """
+    rng = random.Random(4321)
+    board = tmp_path / "board"
+    out = tmp_path / "received.txt"
+    reader = spawn("recv", board, "reader", 0, out, stale=1.0)
+    expect_line(reader, "ready")
+    total = 1500
+    sender = spawn("send", board, "s", "reader", total, tmp_path / "s.log", 0.01, stale=1.0)
+    kills = 0
+    deadline = time.monotonic() + 40
+    while sender.poll() is None and kills < 60 and time.monotonic() < deadline:
+        time.sleep(rng.uniform(0.05, 0.4))
+        reader.kill()                                   # SIGKILL: no clean-up of any kind
+        reader.wait()
+        kills += 1
+        with open(out, "a") as f:
+            f.write("restart\n")
+        reader = spawn("recv", board, "reader", 0, out, stale=1.0)
+    assert sender.wait(timeout=120) == 0, sender.stderr.read()
+    assert Board(board, "closer", lock_timeout=30).join().send("reader", "stop")
+    assert reader.wait(timeout=60) == 0, reader.stderr.read()
+    last, twice = -1, 0
+    for n, run in enumerate(out.read_text().split("restart\n")):
+        for j, line in enumerate(run.split()):
+            i = int(line.split(":")[2])
+            if j == 0 and i == last:
+                twice += 1                              # handed to the killed run, not acknowledged
+                continue
+            assert i == last + 1, f"run {n} of the receiver: {i} after {last} (lost, or twice within a run)"
+            last = i
+    assert last == total - 1
+    assert kills >= 20, f"only {kills} kills: the sender finished too soon"
+    print(f"{kills} kills, {twice} messages returned again after a restart")

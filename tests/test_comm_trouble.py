@@ -261,6 +261,10 @@ def test_a_full_disk(small_disk):
     assert [m.body for m in iter(b.receive, None)] == ["m1", "m2"]
     assert b.problem == ""
     assert b.wait(timeout=0.2) is None and b.problem == ""
+    # the last one received is consumed by the next call all the same (M5): its file goes
+    assert b.quiet() == 0 and b.problem == ""
+    assert not [p.name for p in b.mine.iterdir() if p.name.endswith(".msg")]
+    assert b.receive() is None
     left = sorted(p.name for p in (folder / "tmp").iterdir())
     assert len(left) <= 2 and all(n.startswith("lock-") for n in left), f"scratch leaked: {left}"
     # space again: everything works
@@ -354,11 +358,14 @@ r.send = [a.send('b', 'no room'), a.problem, a.lastError];
 a.send('b', 'no room'); a.send('b', 'no room');
 r.got = [b.receive(), b.receive()].map((m) => m && m.body);
 r.receiveProblem = b.problem;
+r.quiet = b.quiet();                                          // consumes the last one received (M5)
+r.left = fs.readdirSync(b.mine).filter((n) => n.endsWith('.msg'));
 r.tmp = fs.readdirSync(args[0] + '/tmp');
 fs.unlinkSync(args[1]);
 r.after = [a.send('b', 'room again'), (b.receive() || {}).body];
 out(r);""", folder, small_disk / "filler")
     assert got["send"][:2] == [False, "full"] and "no space left on the board's disk" in got["send"][2], got
     assert got["got"] == ["m1", "m2"] and got["receiveProblem"] == "", got
+    assert got["quiet"] == 0 and got["left"] == [], got
     assert len(got["tmp"]) <= 2 and all(n.startswith("lock-") for n in got["tmp"]), got["tmp"]
     assert got["after"] == [True, "room again"], got

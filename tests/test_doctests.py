@@ -13,7 +13,7 @@ def modules():
     for name in PACKAGES:
         pkg = importlib.import_module(name)
         yield name
-        for info in pkgutil.iter_modules(pkg.__path__, prefix=f"{name}."):
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{name}."):   # subpackages too
             if info.name not in SKIP and not info.name.endswith(".__main__"):  # scripts run on import
                 yield info.name
 

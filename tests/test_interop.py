@@ -43,10 +43,27 @@ def test_python_peer_passes_every_clause(tmp_path):
     assert not failed, text
 
 
+def test_the_documentation_lists_every_scenario():
+    """docs/CONFORMANCE.md says how many scenarios the kit runs and has a row for each, with its clauses."""
+    import re
+    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
+    scenarios = conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS
+    assert f"runs {len(scenarios)} scenarios" in text
+    rows = {}
+    for names, clauses in re.findall(r"^\| ([a-z_, ]+) \| ([^|]+) \|", text, re.M):
+        for name in names.split(", "):
+            rows[name] = clauses.strip()
+    for fn in scenarios:
+        name = fn.__name__[2:]
+        assert name in rows, f"no row for the scenario {name} in docs/CONFORMANCE.md"
+        assert rows[name] == fn.__doc__.partition(":")[0].strip(), f"{name}: the clauses differ"
+
+
 def test_the_kit_fails_a_broken_implementation(tmp_path):
     fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer.py'}"
-    results, failed, text = run_kit(fake, base=tmp_path, only=["init", "send", "recv", "talk", "quiet", "names"])
-    assert len(failed) == len(results) == 6, text
+    results, failed, text = run_kit(fake, base=tmp_path, only=["init", "send", "recv", "redeliver", "talk", "quiet",
+                                                               "names"])
+    assert len(failed) == len(results) == 7, text
     assert conformance.main(["--peer", fake, "--only", "init"]) == 1
 
 
@@ -66,9 +83,10 @@ def test_javascript_peer_through_two_mounts(kind):
 
 
 def test_the_kit_fails_a_naive_implementation(tmp_path):
-    """A peer that works but ignores the secret, follows links, blocks on FIFOs and trusts head."""
+    """A peer that works but ignores the secret, follows links, blocks on FIFOs, trusts head and
+    consumes a message at once."""
     naive = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_naive.py'}"
-    new = ["mac", "links", "fifo", "pointers", "game_secret"]
+    new = ["redeliver", "mac", "links", "fifo", "pointers", "game_secret"]
     results, failed, text = run_kit(naive, base=tmp_path, only=new)
     assert [r[0] for r in results] == new, text
     assert len(failed) == len(new), text
@@ -76,6 +94,7 @@ def test_the_kit_fails_a_naive_implementation(tmp_path):
     assert "no mac" in why["mac"], text
     assert "changed the folder outside the board" in why["links"], text
     assert "within 20 s" in why["fifo"] and "within 20 s" in why["pointers"], text
+    assert "was lost" in why["redeliver"], text
 
 
 @needs_node
@@ -151,21 +170,3 @@ def test_mac_is_the_same_in_javascript_and_python():
     assert js["checked"][1].startswith("refused: wrong MAC")
     assert js["checked"][2].startswith("refused: no MAC")
 
-
-def test_conformance_md_lists_every_scenario_with_its_clauses():
-    """docs/CONFORMANCE.md says how many scenarios there are and lists each with the clauses its code names."""
-    import re
-    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
-    scenarios = conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS
-    assert f"runs {len(scenarios)} scenarios" in text
-    rows = {}
-    for line in text.splitlines():
-        m = re.match(r"\| ([a-z_]+(?:, [a-z_]+)*) \| ([A-Z0-9 -]+) \|", line)
-        if m:
-            for name in m.group(1).split(", "):
-                rows[name] = m.group(2).strip()
-    for fn in scenarios:
-        name = fn.__name__[2:]
-        clauses = fn.__doc__.partition(": ")[0].strip()
-        assert rows.get(name) == clauses, (name, rows.get(name), clauses)
-    assert set(rows) == {fn.__name__[2:] for fn in scenarios}

@@ -22,6 +22,21 @@ for (const d of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '\u00b9', '\u
   RESERVED.add('com' + d); RESERVED.add('lpt' + d);
 }
 const HOST = (os.hostname() || 'host').slice(0, 24);
+// I6, L4: host name and boot id (Linux); empty where there is no boot id to read
+const MACHINE = (() => {
+  try { const b = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(); return b ? `${os.hostname()}/${b}` : ''; } catch (e) { return ''; }
+})();
+const BEAT_EVERY = 1;                                                // s between beats of `alive` (I6)
+// Whether the process a record names runs: true/false on this machine (same host and boot),
+// null when that cannot be told here (then a heartbeat decides)
+function pidAlive(f) {
+  if (!MACHINE || f.machine !== MACHINE || !/^[1-9][0-9]{0,9}$/.test(f.pid || '') || parseInt(f.pid, 10) > 2 ** 31 - 1) return null;
+  if (process.platform === 'win32') return null;
+  try { process.kill(parseInt(f.pid, 10), 0); return true; } catch (e) { return e.code !== 'ESRCH'; }
+}
+function memberMac(secret, name, run) {                              // I6 with a shared secret
+  return crypto.createHmac('sha256', secret).update(Buffer.from(`cardstand-member-mac ${VERSION}\n${name}\n${run}\n`, 'utf8')).digest('hex');
+}
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 const C = fs.constants;
 const NOFOLLOW = C.O_NOFOLLOW || 0;                                 // not on Windows
@@ -36,10 +51,13 @@ function now() { return Number(process.hrtime.bigint()) / 1e9; }   // monotonic 
 function token() { return crypto.randomBytes(8).toString('hex'); }
 
 class InvalidArgument extends Error {}
+class MemberBusy extends Error {}                                    // I6: the name's run is alive
+class Replaced extends Error {}                                      // I6: another run took our name
 class LockTimeout extends Error {}
 class LockLost extends LockTimeout {}                                // L2: taken from us while held
 const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
 const FRESH_MARGIN = 1;                                              // L3: s after L for a first wait
+const CLOSE_WAIT = 2;                                                // M5: s close() waits for the lock
 const MARKER = 'cardstand.board';
 class NotAFile extends Error {                                       // a link, FIFO, device, folder...
   constructor(p, what) { super(`${p} is ${what}, not a plain file`); this.what = what; }
@@ -417,7 +435,7 @@ class Lease {                                                        // section 
   ownerToken(sig) { return sig ? fields(Buffer.from(sig[0], 'base64').toString('utf8')).token : undefined; }
 
   ownerText(tok) {
-    return record(`cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: \npid: ${process.pid}`);
+    return record(`cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: ${MACHINE.slice(0, 100)}\npid: ${process.pid}`);
   }
 
   // Our private folder tmp/lock-<token>, owner written: kept between tries and refilled by
@@ -498,10 +516,11 @@ class Lease {                                                        // section 
     removeTree(aside);                                               // never follows a link inside
   }
 
-  acquire(timeout) {                                                 // L3, L4
+  // `patient` false: no longer than `timeout` even with nothing watched yet (close, M5)
+  acquire(timeout, patient = true) {                                 // L3, L4
     const start = now();
     let deadline = start + timeout;
-    let fresh = this.seen === null;                                  // nothing watched yet: wait until it can be judged
+    let fresh = patient && this.seen === null;                       // nothing watched yet: wait until it can be judged
     let delay = 0.5;
     for (;;) {
       if (this.tryTake()) return true;
@@ -581,7 +600,15 @@ class Board {
     this.problem = '';                                               // '', gone, full, locked, other (T1)
     this.logged = '';
     this.beats = 0;
+    this.state = '';
+    this.lastBeat = 0;
+    this.replacedBy = null;
     this.rejected = [];
+    // M5: the message last returned to the caller and not yet acknowledged (its number and
+    // bytes); it stays on the board until this Board's next receive, talk, wait, quiet, wipe
+    // or close consumes it
+    this.handed = null;
+    this.handedRaw = null;
   }
 
   // -- nothing outside the board -------------------------------------------------------------
@@ -666,7 +693,7 @@ class Board {
     return { head, tail };
   }
 
-  join() {                                                           // F2, I1
+  join(takeOver = false) {                                           // F2, I1, I6
     fs.mkdirSync(this.folder, { recursive: true });                  // the folder itself is the user's choice
     const marker = path.join(this.folder, 'cardstand.board');
     let m;
@@ -685,23 +712,110 @@ class Board {
     this.ready();
     this.cleanScratch();
     const run = token();
-    this.withLock(() => {
-      this.fixDir(['box', this.key]);
-      replaceWith(this.tmp, path.join(this.mine, 'member'), record(
-        `cardstand-member ${VERSION}\nname: ${this.name}\nrun: ${run}\nhost: ${HOST}\npid: ${process.pid}`), true);
-      const { tail } = this.counters(this.mine);                     // G2
-      withDir(this.mine, (dir) => {
-        for (const e of fs.readdirSync(dir)) {
-          const mm = /^([0-9]{12})\.msg$/.exec(e);
-          if (mm && parseInt(mm[1], 10) <= tail) {
-            const st = lstat(path.join(dir, e));
-            if (st && !st.isDirectory()) remove(path.join(dir, e));   // unlink never follows
-          }
-        }
+    let text = `cardstand-member ${VERSION}\nname: ${this.name}\nrun: ${run}\nhost: ${HOST}\nmachine: ${MACHINE.slice(0, 100)}\npid: ${process.pid}`;
+    if (this.secret !== null) text += `\nmac: ${memberMac(this.secret, this.name, run)}`;
+    for (let tries = 0; ; tries++) {
+      if (tries === 5) throw new Error(`cannot join ${this.folder} as ${this.name}: the name keeps changing hands`);
+      const judged = takeOver ? null : this.memberFields();
+      if (judged) this.refuseIfAlive(judged);
+      const done = this.withLock(() => {
+        if (judged && (this.memberFields().run || '') !== (judged.run || '')) return false;   // judge the newcomer
+        this.fixDir(['box', this.key]);
+        replaceWith(this.tmp, path.join(this.mine, 'member'), record(text), true);
+        this.run = run;
+        this.replacedBy = null;
+        this.beats = 0;
+        this.writeAlive();
+        this.cleanConsumed();
+        return true;
       });
-    });
-    this.run = run;
+      if (done) break;
+    }
     return this;
+  }
+
+  memberFields() {                                                   // {} when missing or damaged
+    try { const t = readText(path.join(this.mine, 'member')); return t === null ? {} : fields(t); } catch (e) { return {}; }
+  }
+
+  aliveBeat(run) {                                                   // the beat of our name's alive record, if it names `run`
+    try {
+      const t = readText(path.join(this.mine, 'alive'));
+      const f = t === null ? {} : fields(t);
+      return f.run === run ? (f.beat || '') : null;
+    } catch (e) { return null; }
+  }
+
+  // I6: a run is alive when its alive record names it and its process runs here, or (elsewhere)
+  // its beat changes within L + 1 s
+  refuseIfAlive(f) {
+    const run = f.run || '';
+    if (!/^[0-9A-Za-z_-]{1,64}$/.test(run) || run === this.run) return;
+    const first = this.aliveBeat(run);
+    if (first === null) return;
+    if (f.machine === MACHINE && MACHINE && f.pid === String(process.pid)) return;
+    const busy = (how) => {
+      const where = `pid ${visible(f.pid || '?', 20)} on ${visible(f.host || '?', 64)}${f.machine ? `, machine ${visible(f.machine, 100)}` : ''}`;
+      const e = new MemberBusy(`${this.name} is already on this board and alive (${where}; ${how}): another run of the same name would take its messages.  If that program is truly gone, join again taking over its name`);
+      Object.assign(e, { member: f, how });
+      this.fail(e.message);
+      throw e;
+    };
+    const local = pidAlive(f);
+    if (local !== null) { if (local) busy('its process runs on this machine'); return; }
+    const start = now();
+    while (now() - start < this.lease.staleAfter + 1) {
+      sleep(100);
+      const b = this.aliveBeat(run);
+      if (b === null) return;
+      if (b !== first) busy('its heartbeat goes on');
+    }
+  }
+
+  // I6: another run holds our name (with a secret: only a member record signed with it counts)
+  takenBy() {
+    if (this.replacedBy) return this.replacedBy;
+    const f = this.memberFields();
+    if (!f.run || f.run === this.run) return null;
+    if (this.secret !== null) {
+      const want = memberMac(this.secret, f.name || '', f.run);
+      const got = Buffer.from(f.mac || '');
+      if (got.length !== want.length || !crypto.timingSafeEqual(got, Buffer.from(want))) return null;
+    }
+    this.replacedBy = f;
+    return f;
+  }
+
+  checkMember() {
+    const f = this.takenBy();
+    if (f) throw new Replaced(`another run of ${this.name} (pid ${visible(f.pid || '?', 20)}, host ${visible(f.host || '?', 64)}) has joined this board and taken this name: this run must stop`);
+  }
+
+  writeAlive() {
+    this.beats++;
+    this.lastBeat = now();
+    replaceWith(this.tmp, path.join(this.mine, 'alive'), record(
+      `cardstand-alive ${VERSION}\nrun: ${this.run}\nbeat: ${this.beats}\nstate: ${this.state}`), false);
+  }
+
+  // No threads here: every operation beats when a beat is due (a program that computes for long
+  // between operations calls beat() itself)
+  maybeBeat() {
+    if (this.run === null || this.replacedBy || now() - this.lastBeat < Math.min(BEAT_EVERY, this.lease.staleAfter / 5)) return;
+    try { if (!this.takenBy()) this.writeAlive(); } catch (e) { /* no news */ }
+  }
+
+  cleanConsumed() {
+    const { tail } = this.counters(this.mine);                       // G2
+    withDir(this.mine, (dir) => {
+      for (const e of fs.readdirSync(dir)) {
+        const mm = /^([0-9]{12})\.msg$/.exec(e);
+        if (mm && parseInt(mm[1], 10) <= tail) {
+          const st = lstat(path.join(dir, e));
+          if (st && !st.isDirectory()) remove(path.join(dir, e));     // unlink never follows
+        }
+      }
+    });
   }
 
   cleanScratch() {                                                   // G1: the share's clock
@@ -724,12 +838,23 @@ class Board {
     } catch (e) { /* skip */ }
   }
 
-  withLock(fn) {
-    if (!this.lease.acquire(this.lockTimeout)) throw new LockTimeout(this.lease.timeoutReason());
+  withLock(fn, timeout = this.lockTimeout, patient = true) {
+    if (!this.lease.acquire(timeout, patient)) throw new LockTimeout(this.lease.timeoutReason());
     try { return fn(); } finally { this.lease.release(); }
   }
 
-  close() { this.lease.close(); }
+  // M5: the message last returned is acknowledged if the lock can be had within CLOSE_WAIT s;
+  // if not, it is returned again to this name's next run (unless that run calls quiet).
+  // I6: a closed run is not alive: its alive record goes.
+  close() {
+    if (this.handed !== null) {
+      try { this.withLock(() => this.acknowledge(), Math.min(this.lockTimeout, CLOSE_WAIT), false); } catch (e) {
+        this.log(`${this.name}: message ${this.handed} not acknowledged at close (${e.message}): it will be returned again`);
+      }
+    }
+    try { if (this.run !== null && !this.replacedBy && this.aliveBeat(this.run) !== null) remove(path.join(this.mine, 'alive')); } catch (e) { /* leaving */ }
+    this.lease.close();
+  }
 
   // lastError and problem (T1): set by a failure, cleared by a success; logged once while the same
   fail(why, problem = 'other') {
@@ -740,7 +865,8 @@ class Board {
   ok() { this.lastError = ''; this.problem = ''; this.logged = ''; }
   failed(e, doing = '') {
     const what = doing ? `${doing}: ` : '';
-    if (e instanceof LockTimeout) this.fail(what + e.message, 'locked');
+    if (e instanceof Replaced) this.fail(what + e.message, 'replaced');
+    else if (e instanceof LockTimeout) this.fail(what + e.message, 'locked');
     else if (NO_SPACE.has(e.code)) this.fail(`${what}no space left on the board's disk (${this.folder}): ${e.message}`, 'full');
     else if (this.gone()) {
       this.fail(`${what}the board folder ${this.folder} is gone or unreachable (deleted, or a share no longer mounted; ` +
@@ -762,6 +888,7 @@ class Board {
   }
 
   oldest() {                                                         // M4
+    this.checkMember();                                              // I6: not ours any more?
     const { head, tail } = this.counters(this.mine);
     for (let k = tail + 1; ; k++) {
       const p = path.join(this.mine, msgName(k));
@@ -778,7 +905,7 @@ class Board {
       }
       try {
         if (raw.length > MAX_FILE) throw new Damaged('too big');
-        return { seq: k, msg: unframe(raw, k, this.key, this.secret) };
+        return { seq: k, msg: unframe(raw, k, this.key, this.secret), raw };
       } catch (e) {
         if (e instanceof Rejected) {                                 // A4
           this.rejected.push(e.info);
@@ -791,6 +918,33 @@ class Board {
 
   takeRejected() { const r = this.rejected; this.rejected = []; return r; }
 
+  // M5: a message found by oldest() is returned to the caller but stays on the board (file and
+  // tail untouched) until the caller comes back: a process killed before the message reached
+  // its caller gets it again
+  hand(got) {
+    this.handed = got.seq;
+    this.handedRaw = got.raw;
+    return got.msg;
+  }
+
+  // M5: consume the message last handed (under the lock), and only that very message: when
+  // tail has passed it, or its file no longer holds the bytes returned (another run of this
+  // name took it, it was set aside...), nothing is touched. If this throws, it stays handed.
+  acknowledge() {
+    const seq = this.handed;
+    if (seq === null) return;
+    const { tail } = this.counters(this.mine);
+    if (tail < seq) {
+      let now = null;
+      try { now = readBytes(path.join(this.mine, msgName(seq)), this.handedRaw.length); } catch (e) {
+        if (!(e instanceof NotAFile)) throw e;
+      }
+      if (now && now.equals(this.handedRaw)) this.consume(seq);
+    }
+    this.handed = null;
+    this.handedRaw = null;
+  }
+
   consume(seq) {                                                     // M5
     this.writeTail(seq);
     remove(path.join(this.mine, msgName(seq)));
@@ -798,6 +952,7 @@ class Board {
 
   deliver(to, data) {                                                // M2, M3
     checkName(to, 'recipient');
+    this.checkMember();
     const rkey = to.toLowerCase();
     const bad = this.sound(['box', rkey]);
     if (bad === 'missing') return `${to} has not joined this board`;
@@ -838,10 +993,13 @@ class Board {
     return '';
   }
 
-  maybeWaiting() {                                                   // M6
+  maybeWaiting() {                                                   // M6: past the message handed (M5)
+    this.maybeBeat();
+    if (this.replacedBy) this.checkMember();
     const { head, tail } = this.counters(this.mine);
-    if (present(path.join(this.mine, msgName(tail + 1)))) return true;
-    return head > tail;
+    const seen = Math.max(tail, this.handed || 0);
+    if (present(path.join(this.mine, msgName(seen + 1)))) return true;
+    return head > seen;
   }
 
   talk(to, body) {                                                   // I3
@@ -852,8 +1010,9 @@ class Board {
       this.ready();
       if (to === '' && !this.maybeWaiting()) { this.ok(); return [-1, '', '']; }
       const r = this.withLock(() => {
+        this.acknowledge();
         const got = this.oldest();
-        if (got) { this.consume(got.seq); this.lastMessage = got.msg; return [2, got.msg.sender, got.msg.body]; }
+        if (got) { const m = this.hand(got); return [2, m.sender, m.body]; }
         if (to === '') return [-1, '', ''];
         why = this.deliver(to, data);
         return null;
@@ -891,10 +1050,9 @@ class Board {
       this.ready();
       if (!this.maybeWaiting()) { this.ok(); return null; }
       const m = this.withLock(() => {
+        this.acknowledge();
         const got = this.oldest();
-        if (!got) return null;
-        this.consume(got.seq);
-        return got.msg;
+        return got ? this.hand(got) : null;
       });
       this.ok();
       return m;
@@ -923,21 +1081,26 @@ class Board {
   quiet() {                                                          // I2
     let dropped = 0;
     this.ready();
-    this.withLock(() => {
-      for (;;) {
-        const got = this.oldest();
-        if (!got || got.msg.toRun === this.run) return;
-        this.consume(got.seq);
-        dropped++;
-      }
-    });
+    try {
+      this.withLock(() => {
+        this.acknowledge();
+        for (;;) {
+          const got = this.oldest();
+          if (!got || got.msg.toRun === this.run) return;
+          this.consume(got.seq);
+          dropped++;
+        }
+      });
+    } catch (e) { if (!(e instanceof Replaced)) throw e; this.failed(e); }
     return dropped;
   }
 
   wipe() {
     let dropped = 0;
     this.ready();
-    this.withLock(() => { let g; while ((g = this.oldest())) { this.consume(g.seq); dropped++; } });
+    try {
+      this.withLock(() => { this.acknowledge(); let g; while ((g = this.oldest())) { this.consume(g.seq); dropped++; } });
+    } catch (e) { if (!(e instanceof Replaced)) throw e; this.failed(e); }
     return dropped;
   }
 
@@ -969,18 +1132,18 @@ class Board {
     return { run: f.run || '', beat: f.beat || '', state: f.state || '' };
   }
 
-  beat(state) {                                                      // P2; reports a failure, never clears one
-    this.beats++;
+  beat(state) {                                                      // I6, P2; reports a failure, never clears one
+    if (state !== undefined && state !== null) this.state = String(state).slice(0, 64);
+    if (this.replacedBy) return;
     try {
       this.ready();
-      replaceWith(this.tmp, path.join(this.mine, 'alive'), record(
-        `cardstand-alive ${VERSION}\nrun: ${this.run}\nbeat: ${this.beats}\nstate: ${state}`), false);
+      this.writeAlive();
     } catch (e) { this.failed(e, 'cannot write presence'); }
   }
 }
 
 module.exports = {
-  Board, InvalidArgument, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
+  Board, InvalidArgument, MemberBusy, Replaced, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
   frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
   readBytes, replaceWith, record, fields,
 };

@@ -62,7 +62,7 @@ function serve(a) {
     try {
       const req = JSON.parse(line);
       switch (req.op) {
-        case 'init': me.join(); ans = { ok: true }; break;
+        case 'init': me.join(!!req.take_over); ans = { ok: true }; break;
         case 'quiet': ans = { ok: true, result: me.quiet() }; break;
         case 'talk': { const r = me.talk(req.to || '', req.body || ''); ans = { ok: true, result: r[0], sender: r[1], body: r[2], error: me.lastError, rejected: rejected() }; break; }
         case 'send': ans = { ok: true, result: me.send(req.to, req.body || '') ? 1 : 0, error: me.lastError }; break;
@@ -73,12 +73,13 @@ function serve(a) {
           break;
         }
         case 'wipe': ans = { ok: true, result: me.wipe() }; break;
-        case 'quit': say({ ok: true }); return 0;
+        case 'quit': say({ ok: true }); me.close(); return 0;
         default: ans = { ok: false, error: `unknown op ${req.op}` };
       }
     } catch (e) { ans = { ok: false, error: e.message }; }
     say(ans);
   }
+  me.close();                                                        // acknowledges the last message (M5)
   return 0;
 }
 
@@ -870,7 +871,7 @@ function play(a) {
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;
-  }
+  } finally { board.close(); }                                      // acknowledges the last message (M5)
 }
 
 function main() {
