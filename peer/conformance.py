@@ -478,8 +478,8 @@ def _ours(colour, board, *extra):
                             text=True, env=env)
 
 
-def _theirs(play_cmd, board, colour, secret=None):
-    return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour],
+def _theirs(play_cmd, board, colour, secret=None, extra=()):
+    return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(secret))
 
 
@@ -953,13 +953,14 @@ def _kit_handshake(kit, colour, proc, gid=None, game=None):
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
 
 
-def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False):
-    """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over.  With
-    ``hold_last`` the kit's own last ply, if it makes it, is not sent.  Returns whether one was held."""
+def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None):
+    """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over (or holds
+    ``until`` plies).  With ``hold_last`` the kit's own last ply, if it makes it, is not sent.
+    Returns whether one was held."""
     other = "white" if colour == "black" else "black"
     me = 0 if colour == "black" else 1
     deadline = time.monotonic() + timeout
-    while not game.position.is_game_over():                 # G1-G4
+    while not game.position.is_game_over() and (until is None or len(game.moves) < until):     # G1-G4
         check(time.monotonic() < deadline, f"the game did not finish within {timeout} s")
         pos = game.position
         if pos.turn == me:
@@ -1328,10 +1329,156 @@ def s_classic_black(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
+def _board_state(d):
+    """Every file of a board but heartbeats (``alive``) and scratch: what a refused start must leave alone."""
+    out = {}
+    for dirpath, _, files in os.walk(d):
+        rel = Path(dirpath).relative_to(d)
+        if rel.parts and rel.parts[0] in ("tmp", "trash", "lock"):
+            continue
+        for f in files:
+            if f != "alive":
+                p = Path(dirpath) / f
+                out[str(p.relative_to(d))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _kill(proc):
+    proc.kill()
+    proc.wait()
+
+
+def _kit_resigns(kit, other, game, gid):
+    kit.send(other, protocol.control("resign"))
+    kit.send(other, _result_of(game, gid))
+
+
+def _status(d, gid, what):
+    rec = Records(d).load(gid)
+    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    return rec.status
+
+
+def _mid_game(play_cmd, d, colour, plies, extra=()):
+    """The implementation plays ``colour`` against the kit until ``plies`` plies; then it is killed.
+    Returns (kit, game, gid)."""
+    kit_colour = "white" if colour == "black" else "black"
+    theirs = _theirs(play_cmd, d, colour, extra=extra)
+    try:
+        kit = _kit_board(other_view(d), kit_colour)
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, kit_colour, theirs)
+        _kit_play(kit, kit_colour, theirs, game, until=plies)
+        check(_status(d, gid, "in the middle of the game") == "playing", "the unfinished game's record is not 'playing' (D1)")
+    finally:
+        _kill(theirs)
+    return kit, game, gid
+
+
+def s_restart_size(cmd, d, play_cmd):
+    """H5 D1: another --size on an unfinished game is refused before anything changes; another --name resumes it."""
+    kit, game, gid = _mid_game(play_cmd, d, "black", 3)        # ply 3 was the implementation's: saved, then sent
+    before = _board_state(d)
+    theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
+    try:
+        code = _exit_code(theirs)
+        out = theirs.stdout.read()
+        check(code == 2, f"with an unfinished 8x8 game on the board, a start with --size 6 exited {code}, not 2 (H5)")
+        check(gid in out, f"the refusal does not name the unfinished game {gid}: {out.strip()[-300:]!r}")
+        check(_board_state(d) == before, "the refused start changed the board (H5: nothing changes)")
+        m = kit.receive()
+        check(m is None, f"the refused start sent {m and m.body[:80]!r}")
+        theirs = _theirs(play_cmd, d, "black", extra=["--name", "Zed"])
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started with another --name")
+        check(hello.get("game") == gid and hello.get("moves").lower() == game.transcript(passes=True),
+              f"with another --name the implementation offered {hello.get('game')!r} {hello.get('moves')!r}, "
+              f"not the unfinished game {gid} (H5)")
+        check(hello.get("name") == "Zed", f"its hello says name={hello.get('name')!r}, not the new name Zed")
+        kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
+                                           moves=game.transcript(passes=True)))
+        _kit_resigns(kit, "black", game, gid)
+        code = _exit_code(theirs)
+        check(code == 0, f"the resumed game ended by the kit's resignation, but the implementation exited {code}")
+        rec = Records(d).load(gid)
+        check(rec.status == "resigned" and rec.black == "Zed", f"its record says {rec.status!r}, black {rec.black!r}")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_restart_new(cmd, d, play_cmd):
+    """H2 H5 D1: --new closes the unfinished game as abandoned and starts another (white asks with new=1); so does a greeting for a new game."""
+    for colour in ("black", "white"):
+        sub = d / f"new-{colour}"
+        sub.mkdir()
+        kit_colour = "white" if colour == "black" else "black"
+        kit, game, gid = _mid_game(play_cmd, sub, colour, 3 if colour == "black" else 2)
+        theirs = _theirs(play_cmd, sub, colour, extra=["--new"])
+        try:
+            hello = _expect_from(kit, "hello", theirs, what=f" from {colour} started with --new")
+            if colour == "black":
+                new = hello.get("game")
+                check(new and new != gid and not hello.get("moves"),
+                      f"black with --new offered game {new!r} with moves {hello.get('moves')!r}, not a new game (H5)")
+                kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=new, moves=""))
+            else:
+                check(hello.get("new") == "1" and not hello.get("game"),
+                      f"white with --new greeted with {hello.text[:120]!r}: no new=1, or a game (H2)")
+                new = f"conf-{uuid.uuid4().hex[:8]}"
+                kit.send("white", _kit_hello("black", new))
+                _expect_from(kit, "welcome", theirs, what=" to the new game")
+            check(_status(sub, gid, "after --new") == "abandoned",
+                  f"after --new the unfinished game's record says {_status(sub, gid, '')!r}, not 'abandoned' (D1)")
+            _kit_resigns(kit, colour, Game(8), new)
+            code = _exit_code(theirs)
+            check(code == 0, f"{colour} with --new: the new game ended by the kit's resignation, but it exited {code}")
+        finally:
+            _reap(theirs, timeout=1)
+    # a greeting for a new game during a game closes the old one too (H5)
+    sub = d / "switch"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, "white")
+    try:
+        kit = _kit_board(other_view(sub), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=2)
+        kit.close()
+        kit = _kit_board(other_view(sub), "black")          # black restarted with --new
+        new = f"conf-{uuid.uuid4().hex[:8]}"
+        _send_until(kit, "white", _kit_hello("black", new), theirs)
+        w = _expect_from(kit, "welcome", theirs, what=" to a new game during a game")
+        check(w.get("game") == new and not w.get("moves"), f"the welcome to a new game was {w.text[:120]!r} (H5)")
+        check(_status(sub, gid, "after a new game") == "abandoned",
+              f"the game left for a new one says {_status(sub, gid, '')!r}, not 'abandoned' (D1)")
+        _kit_resigns(kit, "white", Game(8), new)
+        check(_exit_code(theirs) == 0, "the new game ended by the kit's resignation, but the implementation did not exit 0")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_refused_record(cmd, d, play_cmd):
+    """H4 D1: a game refused over its size is recorded as refused and never offered again."""
+    theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
+    try:
+        kit = _kit_board(other_view(d), "white")
+        _send_until(kit, "black", protocol.control("hello", v=1, role="white", name="kit", size=8), theirs)
+        _expect(kit, "refuse")
+        code = _exit_code(theirs)
+        check(code != 0, "a refused game must not exit 0")
+        rec = Records(d).current()
+        check(rec is not None and rec.size == 6, "no record of the refused 6x6 game (D1)")
+        check(rec.status == "refused", f"the game refused over its size is recorded {rec.status!r}, not 'refused' (D1)")
+        theirs = _theirs(play_cmd, d, "black")
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started again")
+        check(hello.get("game") != rec.id, f"the refused game {rec.id} was offered again (D1: never resumed)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
-                  s_end_restart, s_classic_white, s_classic_black]
+                  s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

@@ -15,6 +15,22 @@ TEXTS = {
                "board's record.",
                "対局 {id} を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
                "伝言台の棋譜のとおりです。"),
+    "unfinished_game": ("An unfinished game is on this board: {id}, {size}x{size}, {black} (black) vs {white} "
+                        "(white), next move {n}. --size {want} would start another game: start without --size "
+                        "to resume this one, or with --new to close it (abandoned) and start a new game.",
+                        "この伝言台には終わっていない対局があります: {id}（{size}×{size}、黒 {black} 対 白 {white}、"
+                        "次は {n} 手目）。--size {want} では別の対局になってしまいます。続きを打つには --size を"
+                        "付けずに起動し、この対局をやめて新しく始めるには --new を付けてください。"),
+    "abandoned_mine": ("Game {id} ({size}x{size}, next move {n}) is closed as abandoned; a new game starts.",
+                       "対局 {id}（{size}×{size}、次は {n} 手目）を放棄として閉じ、新しい対局を始めます。"),
+    "abandoned_theirs": ("{colour} started a new game: game {id} ({size}x{size}, next move {n}) is closed as "
+                         "abandoned.",
+                         "{colour}が新しい対局を始めました。対局 {id}（{size}×{size}、次は {n} 手目）は放棄として"
+                         "閉じました。"),
+    "new_game_asked": ("{colour} asked for a new game (--new).", "{colour}が新しい対局を求めています（--new）。"),
+    "game_closed": ("game '{id}' was closed ({status}) on this board and is not resumed: start black with --new",
+                    "対局 '{id}' はこの伝言台で閉じられている（{status}）ので再開しません。黒を --new で"
+                    "起動してください"),
     "renamed_me": ("Your name in this game is now {name} (it was {old}).",
                    "この対局でのあなたの名前は {name} になりました（前は {old}）。"),
     "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name} になりました（前は {old}）。"),
@@ -89,6 +105,11 @@ TEXTS = {
     "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
     "out_of_turn": ("not your turn", "手番ではありません"),
+    "status_playing": ("playing", "対局中"),
+    "status_over": ("over", "終局"),
+    "status_resigned": ("resigned", "投了"),
+    "status_abandoned": ("abandoned", "放棄"),
+    "status_refused": ("refused", "拒否"),
     "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------

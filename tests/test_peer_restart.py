@@ -12,7 +12,7 @@ from comm.lease import Lease
 from engine import Game
 from peer.record import Records
 
-from peertools import board_folder, final_line, finish, player
+from peertools import board_folder, file_hashes, final_line, finish, player
 
 RANDOM = ["--ai", "random", "--time", "0.05"]
 
@@ -153,3 +153,152 @@ def test_an_acknowledgement_is_read_as_untrusted(tmp_path):
     ack.mkdir()                 # not a regular file: not read
     assert not records.acknowledged("g-1", "white")
     assert not records.acknowledged("../x", "white")
+
+
+# -- item 1: a restart never drops a game silently ---------------------------------------------------
+
+def board_state(board):
+    """Every file of the board but the heartbeats and scratch: what a refused start must not change."""
+    return {k: v for k, v in file_hashes(board).items()
+            if not k.endswith("alive") and not k.startswith(("tmp", "lock", "trash"))}
+
+
+def mid_game(board, plies_at_least=6, **kw):
+    """black and white (random, paced) on an 8x8 board, until the record holds some plies."""
+    b = player("black", board, *RANDOM, "--seed", 1, "--pace", "0.3", *kw.get("black", ()))
+    w = player("white", board, *RANDOM, "--seed", 2, "--pace", "0.3", *kw.get("white", ()))
+    wait_for(lambda: plies(board) >= plies_at_least, 60, f"{plies_at_least} plies")
+    return b, w
+
+
+def kill(p):
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
+def test_another_size_on_an_unfinished_game_is_refused_and_another_name_resumes_it(tmp_path):
+    board = tmp_path / "b"
+    b, w = mid_game(board)
+    try:
+        kill(b)
+        # white finishes what it was doing (its move to the dead black), then only waits
+        wait_for(lambda: state_of(board, "white") == "waiting", 30, "white waiting")
+        time.sleep(1.0)
+        rec = record(board)
+        before = board_state(board)
+        rb, ob = finish(player("black", board, *RANDOM, "--size", 6))
+        assert rb == 2, ob
+        assert f"An unfinished game is on this board: {rec.id}, 8x8" in ob and "next move" in ob, ob
+        assert "without --size" in ob and "--new" in ob and "Traceback" not in ob
+        assert board_state(board) == before         # nothing on the board changed
+        assert record(board).status == "playing" and w.poll() is None
+        b = player("black", board, *RANDOM, "--seed", 3, "--name", "Zed")
+        rb, ob = finish(b)
+        rw, ow = finish(w)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Resuming game {rec.id}" in ob and "8x8, white: white" in ob and "comes from the board's record" in ob
+    assert "Your name in this game is now Zed (it was black)" in ob
+    assert "black is now called Zed (it was black)" in ow
+    assert "Cannot play" not in ow and final_line(ob) == final_line(ow) is not None
+    done = record(board)
+    assert done.id == rec.id and done.status == "over" and done.size == 8 and done.black == "Zed"
+
+
+def test_new_closes_the_unfinished_game_and_the_other_side_follows(tmp_path):
+    board = tmp_path / "b"
+    b, w = mid_game(board)
+    try:
+        kill(b)
+        old = record(board)
+        n = plies(board)
+        b = player("black", board, *RANDOM, "--seed", 3, "--new", "--size", 6)
+        rb, ob = finish(b)
+        rw, ow = finish(w)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Game {old.id} (8x8, next move {n + 1}) is closed as abandoned; a new game starts." in ob
+    assert f"black started a new game: game {old.id} (8x8, next move {n + 1}) is closed as abandoned." in ow
+    closed = Records(board).load(old.id)
+    assert closed.status == "abandoned" and closed.result == "abandoned by black"
+    assert len(Game.from_transcript(closed.moves).moves) == n       # its plies are kept
+    new = record(board)
+    assert new.id != old.id and new.size == 6 and new.status == "over"
+    assert final_line(ob) == final_line(ow) is not None
+
+
+def test_white_new_asks_black_for_a_new_game(tmp_path):
+    board = tmp_path / "b"
+    b, w = mid_game(board)
+    try:
+        kill(w)
+        old = record(board)
+        w = player("white", board, *RANDOM, "--seed", 4, "--new")
+        rw, ow = finish(w)
+        rb, ob = finish(b)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Game {old.id} (8x8, next move" in ow and "is closed as abandoned; a new game starts." in ow
+    assert "white asked for a new game (--new)." in ob
+    assert Records(board).load(old.id).status == "abandoned"
+    new = record(board)
+    assert new.id != old.id and new.status == "over" and final_line(ob) == final_line(ow) is not None
+
+
+def test_watch_and_replay_show_an_abandoned_game(tmp_path):
+    import sys
+    board = board_folder(tmp_path / "b")
+    from peer.record import Record
+    Records(board).save(Record(id="g-1", size=8, moves="f5d6", status="abandoned", result="abandoned by black"))
+    r = subprocess.run([sys.executable, "-m", "peer", "replay", str(Records(board).path("g-1")), "--no-color",
+                        "--lang", "en"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "abandoned (abandoned by black)" in r.stdout, r.stdout
+    r = subprocess.run([sys.executable, "-m", "peer", "replay", str(Records(board).path("g-1")), "--ggf"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("(;GM[Othello]"), r.stdout
+
+
+# -- item 3: a refused game is recorded as refused, never resumed ------------------------------------
+
+def test_a_game_refused_over_its_size_is_recorded_refused_and_not_resumed(tmp_path):
+    board = tmp_path / "b"
+    b = player("black", board, *RANDOM, "--size", 6)
+    w = player("white", board, *RANDOM, "--size", 8)
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 3, (ob, ow)
+    refused = record(board)
+    assert refused.status == "refused" and "6x6" in refused.result, refused
+    b, w = player("black", board, *RANDOM), player("white", board, *RANDOM)
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0, (ob[-600:], ow[-600:])
+    assert "Resuming" not in ob + ow
+    assert record(board).id != refused.id and record(board).status == "over"
+    assert Records(board).load(refused.id).status == "refused"
+
+
+def test_which_refusals_close_a_game(tmp_path):
+    """D1: a refused game is closed as refused, but one with plies refused for a reason about the
+    programs (the secret, the version), or refused by the other side, stays resumable."""
+    from engine import BLACK
+    from peerfakes import session
+    cases = [("f5", "other_secret", "playing"), ("f5", "bad_version", "playing"), ("f5", None, "playing"),
+             ("f5", "records_differ", "refused"), ("f5", "size_wanted", "refused"),
+             ("", "other_secret", "refused"), ("", None, "refused"), ("", "size_proposed", "refused")]
+    for i, (moves, key, status) in enumerate(cases):
+        s, b, out = session(tmp_path / f"b{i}", BLACK)
+        s._start_game(f"g-{i}", 8, moves)
+        s._close_refused(key, "why")
+        rec = Records(tmp_path / f"b{i}").load(f"g-{i}")
+        assert rec.status == status, (moves, key, rec.status)
+        assert rec.result == ("refused: why" if status == "refused" else "")

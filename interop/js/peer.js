@@ -325,7 +325,10 @@ const REASONS = {
   size_wanted: (o) => `white wants a ${o.theirs}x${o.theirs} board, black proposes ${o.mine}x${o.mine}`,
   size_proposed: (o) => `black proposes a ${o.theirs}x${o.theirs} board, white wants ${o.mine}x${o.mine}`,
   records_differ: () => 'the two sides remember different games (records differ)',
+  game_closed: (o) => `game '${o.id}' was closed (${o.status}) on this board and is not resumed: start black with --new`,
 };
+// refusals about the programs, not the game: a game with plies refused for one stays resumable (D1)
+const PROGRAM_REASONS = new Set(['bad_version', 'no_secret_here', 'no_secret_there', 'other_secret']);
 function parseSize(t) {                                      // H2: an even number 4..26, else null
   if (typeof t !== 'string' || !/^[0-9]{1,3}$/.test(t)) return null;
   const n = parseInt(t, 10);
@@ -369,6 +372,7 @@ class Player {
     this.greeted = new Set();                                  // H9: opponent runs that sent a greeting
     this.helloToClassic = new Set();                           // H6: classic runs greeted once they showed a state
     this.nextFollow = 0;
+    this.askNew = null;                                        // white with --new: the game it closed (hello new=1)
     if (colour === 0) {                                        // black's game until begin() (which may resume one)
       this.gid = 'js-' + token();
       this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
@@ -436,10 +440,16 @@ class Player {
   // H5, G6: the game of records/current this run offers: unfinished, or ended without the
   // opponent's result; null for a new game
   resumable() {
-    if (this.newGame) return null;
     const cur = this.records.current();
     if (!cur || !(this.replayed(splitTranscript(cur.moves) || ['?'], cur.size) instanceof Rules)) return null;
-    if (cur.status === 'playing' && cur.moves) return this.wantSize && cur.size !== this.wantSize ? null : cur;
+    if (cur.status === 'playing') {
+      if (this.newGame || (this.wantSize && cur.size !== this.wantSize)) {   // (with plies: refused at start)
+        this.abandon(cur, this.me);
+        if (this.newGame) this.askNew = cur.id;
+        return null;
+      }
+      return cur;
+    }
     if (ENDED.has(cur.status) && cur.mode === 'full' && !this.records.acknowledged(cur.id, this.me)) {
       this.resumedEnd = true;
       return cur;
@@ -452,7 +462,7 @@ class Player {
     if (resume) {
       this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume);
       if (this.resumedEnd) this.log(`game ${resume.id} has ended (${visible(resume.result, 40)}), but ${this.other} has not confirmed the end yet: offering it again`);
-      else this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
+      else if (this.moves.length) this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
       if (this.recordedName !== null && this.recordedName !== this.name) this.log(`your name in this game is now ${visible(this.name, NAME_LIMIT)} (it was ${visible(this.recordedName, NAME_LIMIT)})`);
     } else if (this.colour === 0) {
       this.startGame('js-' + token(), this.wantSize || 8, [], null);
@@ -509,11 +519,41 @@ class Player {
     if (!this.helloToClassic.has(run) && this.shown()) { this.helloToClassic.add(run); this.send(this.hello()); }
   }
 
+  // D1: an unfinished game closed because a new one starts instead (`by`: the colour that did it)
+  abandon(r, by) {
+    if (!r || r.status !== 'playing') return;
+    r.status = 'abandoned';
+    r.result = `abandoned by ${by}`;
+    try { this.records.save(r); } catch (e) { this.log(`game ${r.id} could not be closed: ${visible(e.message, 200)}`); }
+    if (!r.moves) return;
+    const n = (splitTranscript(r.moves) || []).length + 1;
+    if (by === this.me) this.log(`game ${r.id} (${r.size}x${r.size}, next move ${n}) is closed as abandoned; a new game starts`);
+    else this.log(`${by} started a new game: game ${r.id} (${r.size}x${r.size}, next move ${n}) is closed as abandoned`);
+  }
+
+  // D1: a refused game is closed as refused, unless it has plies and was refused for a reason
+  // about the programs (or by the other side, key null: its sender decides)
+  closeRefused(key, reason) {
+    const r = this.rec;
+    if (!r || r.status !== 'playing') return;
+    if (this.moves.length && (key === null || PROGRAM_REASONS.has(key))) return;
+    r.status = 'refused';
+    r.result = `refused: ${reason}`.slice(0, 300);
+    this.save();
+  }
+
+  refusedByThem(msg) {
+    this.log(`refused: ${visible(msg.f.reason, 300)}`);
+    this.closeRefused(null, String(msg.f.reason || ''));
+    throw new Leave(3);
+  }
+
   // refuse the game (H4, H7): tell the other side (if it speaks control lines), say why here, exit code 3
   refuse(key, o = {}) {
     const reason = REASONS[key] ? REASONS[key](o) : key;
     this.controlTo('refuse', { reason }, false);
     this.log(`cannot play: ${visible(reason, 300)}`);
+    this.closeRefused(key, reason);
     throw new Leave(3);
   }
 
@@ -523,6 +563,7 @@ class Player {
     else {
       if (this.wantSize) f.size = this.wantSize;
       if (this.gid !== null) Object.assign(f, { game: this.gid, moves: this.moves.join('') });
+      else if (this.askNew) f.new = 1;                          // H2: do not resume; black starts anew
     }
     return control('hello', f);
   }
@@ -662,7 +703,15 @@ class Player {
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
     this.takeName(msg);
-    if (msg.kind === 'hello') { this.send(this.hello()); return; }   // answer a (re)started white
+    if (msg.kind === 'hello') {                               // answer a (re)started white
+      if (msg.f.new === '1' && !has(msg.f, 'game') && (this.moves.length || this.ended())) {
+        this.log(`${this.other} asked for a new game (--new)`);
+        this.abandon(this.rec, this.other);
+        this.startGame('js-' + token(), this.wantSize || this.rules.n, [], null);
+      }
+      this.send(this.hello());
+      return;
+    }
     if (!this.adopt(theirs)) this.refuse('records_differ');
     this.bind(m);
   }
@@ -670,13 +719,19 @@ class Player {
   acceptBlack(m, msg, strict) {                               // white gets black's hello
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
-    this.takeName(msg);
     const size = parseSize(msg.f.size || '8');
     const gid = msg.f.game;
+    if (this.askNew && gid === this.askNew) return;           // black has not seen our new=1 yet (H2)
+    this.takeName(msg);
     if (this.gid !== null && gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
     if (this.gid === null || gid !== this.gid) {              // a new game, or one this board has a record of (H5)
       const old = this.loadRecord(gid);
       if (old && old.size !== size) this.refuse('records_differ');
+      if (old && old.status !== 'playing' && !ENDED.has(old.status)) {
+        return this.badGreeting(m, ['game_closed', { id: visible(gid, 80), status: visible(old.status, 20) }], strict);
+      }
+      if (this.gid !== null) this.abandon(this.rec, this.other);   // H5: black started a new game instead
+      this.askNew = null;
       this.startGame(gid, size, old && (old.status === 'playing' || ENDED.has(old.status)) ? splitTranscript(old.moves) : [], old);
     }
     if (!this.adopt(theirs)) this.refuse('records_differ');
@@ -701,7 +756,7 @@ class Player {
         if (msg.kind === 'hello') return this.acceptBlack(m, msg, true);
         return;
       }
-      if (msg.kind === 'refuse') { this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3); }
+      if (msg.kind === 'refuse') return this.refusedByThem(msg);
       if (msg.kind === 'say') this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`);
       return;
     }
@@ -722,7 +777,7 @@ class Player {
       case 'resign': return this.theyResigned();
       case 'result': return this.theirResult(msg);
       case 'bye': this.leftAt = now(); this.log(`${visible(this.theirName, NAME_LIMIT)} left (it may come back)`); return;
-      case 'refuse': this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3);
+      case 'refuse': return this.refusedByThem(msg);
       case 'refused': this.log(`${this.other} refused ${visible(msg.f.move, 40)}: ${visible(msg.f.reason, 200)}`); return;
       case 'say': this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`); return;
       case 'hello': return this.colour === 0 ? this.blackGreeting(m, msg, false) : this.acceptBlack(m, msg, false);
@@ -864,6 +919,16 @@ function play(a) {
   if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
   const board = new Board(a.board, colour ? 'white' : 'black', { secret });
   const records = new Records(board);
+  // H5: a --size other than the unfinished game's is refused before the board is touched
+  const cur = a.new === undefined && wantSize ? records.current() : null;
+  if (cur && cur.status === 'playing' && cur.moves && cur.size !== wantSize) {
+    const n = (splitTranscript(cur.moves) || []).length + 1;
+    process.stdout.write(`An unfinished game is on this board: ${cur.id}, ${cur.size}x${cur.size}, ` +
+      `${visible(cur.black, NAME_LIMIT)} (black) vs ${visible(cur.white, NAME_LIMIT)} (white), next move ${n}. ` +
+      `--size ${wantSize} would start another game: start without --size to resume this one, or with --new ` +
+      'to close it (abandoned) and start a new game.\n');
+    return 2;
+  }
   board.join();
   const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
   const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,

@@ -86,6 +86,7 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         self.acked = False          # G6: the opponent's result for this game has come
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
+        self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
@@ -139,8 +140,7 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         if k == "refused":
             return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
         if k == "refuse":
-            self.say("cannot_play", reason=msg.get("reason"))
-            raise Leave(3)
+            self._refused_by_them(msg)
         if k in ("hello", "welcome"):
             return self.role.in_game(self, msg)
         log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
@@ -148,6 +148,10 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
     # -- the phases of a run ---------------------------------------------------------
     def run(self):
         """Play until the game ends or the player leaves; returns an exit code."""
+        try:
+            self._start_check()     # before anything on the board changes
+        except Leave as e:
+            return e.code
         try:
             self.board.join()
         except comm.BoardError as e:

@@ -30,7 +30,7 @@ class Black:
 
     def start(self, s, resume):
         """Before the first ``hello``: the game is resumed, or a new one made up."""
-        s.size = resume.size if resume else (s.size or 8)
+        s.size = resume.size if resume else (s.want_size or 8)
         gid = resume.id if resume else new_gid()
         s._start_game(gid, s.size, resume.moves if resume else "")
         if resume:
@@ -70,6 +70,8 @@ class White:
             fields["size"] = s.want_size
         if s.game:
             fields.update(game=s.gid, moves=s.game.transcript(passes=True))
+        elif s.asked_new:
+            fields["new"] = 1       # H2: do not resume; black closes its unfinished game
         return fields
 
     def start(self, s, resume):
@@ -117,10 +119,23 @@ class Handshake:
         wire, here = self._reason(key, **kw)
         self._control("refuse", retry=False, reason=wire)
         self.say("cannot_play", reason=here)
+        self._close_refused(key, wire)
         raise Leave(3)
 
     def _conflict(self):
         self._refuse_game("records_differ")
+
+    def _refused_by_them(self, msg):
+        """The other side refused the game (H4): shown, the record closed (D1), exit code 3."""
+        self.say("cannot_play", reason=msg.get("reason"))
+        self._close_refused(None, msg.get("reason"))
+        raise Leave(3)
+
+    def _new_game_asked(self):
+        """Black: white's ``hello`` says ``new=1`` (H2): our game is closed, a new one proposed."""
+        self.say("new_game_asked", colour=self.screen.colour_name(1 - self.colour))
+        self._abandon(self.record, self.other)
+        self._start_game(new_gid(), self.want_size or self.size)
 
     def _bad_greeting(self, msg, problem, strict):
         """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
@@ -179,7 +194,7 @@ class Handshake:
         """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
         if self.resumed_end:
             self.say("offer_end", id=resume.id, result=self._result_text(resume), other=self.other)
-        else:
+        elif self.game.moves:       # (a game without plies is simply the one black proposed)
             self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
                      colour=self.screen.colour_name(1 - self.colour), name=self.their_name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
@@ -244,8 +259,7 @@ class Handshake:
                     return
                 continue
             if msg.kind == "refuse":
-                self.say("cannot_play", reason=msg.get("reason"))
-                raise Leave(3)
+                self._refused_by_them(msg)
             if msg.kind == "move" and "n" not in msg.fields:
                 self._classic_move_first(msg)
                 return
@@ -267,6 +281,9 @@ class Handshake:
             return False
         self._take_name(msg)
         if msg.kind == "hello":
+            if msg.get("new") == "1" and "game" not in msg.fields and self.game is not None \
+                    and (self.game.moves or self._ended()):
+                self._new_game_asked()
             self.send(self._hello())  # answer a (re)started white
             return False
         self.mode = "full"
@@ -281,15 +298,25 @@ class Handshake:
         problem, theirs = self._greeting(msg)
         if problem:
             return self._bad_greeting(msg, problem, strict)
-        self._take_name(msg)
         size = protocol.parse_size(msg.get("size") or "8")
         gid = msg.get("game")
+        if self.asked_new and gid == self.asked_new:
+            # black has not seen our hello with new=1 yet (H2): not this game again
+            log.info("a hello for game %s, which this side closed (--new): not answered", gid)
+            return
+        self._take_name(msg)
         if self.game is not None and gid == self.gid and size != self.size:
             return self._conflict()
         if self.game is None or gid != self.gid:
             old = self._load(gid)
             if old is not None and old.size != size:
                 return self._conflict()     # the same game id on another board size
+            if old is not None and old.status not in (PLAYING, *ENDED):
+                return self._bad_greeting(msg, ("game_closed", {"id": visible(gid, 80), "status": visible(old.status, 20)}),
+                                          strict)
+            if self.game is not None:
+                self._abandon(self.record, self.other)  # H5: black started a new game instead
+            self.asked_new = None
             self.size = size
             self._start_game(gid, size, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
         self.mode = "full"
