@@ -14,7 +14,7 @@ from engine import BLACK, WHITE, size_option, strategies
 
 from . import texts
 from .players import Computer, External, Human, describe
-from .record import Records, load_file
+from .record import PLAYING, Records, load_file
 from .session import Session
 from .ui import Screen, wants_colour
 
@@ -31,6 +31,10 @@ EPILOG = """examples:
 Start black and white in two shells (either first), on one computer or on
 two computers that share the board folder. A person types moves like d3,
 and 'help' lists the other commands (hint, say, resign, quit).
+
+Starting again resumes the unfinished game on the board (its size and
+opponent come from its record); --new starts another one instead. A game
+whose end the other side has not confirmed is shown to it first.
 """
 
 
@@ -62,8 +66,11 @@ def play_parser(colour=None):
                      help="an external program plays this side (one-shot format: reads side, size "
                           "and rows on stdin, writes 'x y')")
     ap.add_argument("--size", type=size_option, help="board size, even 4..26 (black proposes, default 8; "
-                                               "white refuses a different one if given)")
-    ap.add_argument("--name", help="your name as the other side sees it")
+                                               "white refuses a different one if given); an unfinished game "
+                                               "on the board keeps its size: another one is refused (start "
+                                               "without --size to resume it, or with --new)")
+    ap.add_argument("--name", help="your name as the other side sees it (a resumed game keeps the name in "
+                                   "its record unless this is given)")
     ap.add_argument("--lang", choices=texts.LANGS, default=None,
                     help="language of the messages (default: from the locale)")
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
@@ -71,7 +78,9 @@ def play_parser(colour=None):
     ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
                     help="instead of --time: a budget for the whole game, shared out over the moves")
     ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
-    ap.add_argument("--new", action="store_true", help="start a new game even if an unfinished one is on the board")
+    ap.add_argument("--new", action="store_true",
+                    help="start a new game: an unfinished one on the board is closed (abandoned), and the "
+                         "other side, if it plays that game, is told")
     ap.add_argument("--secret-file", metavar="FILE",
                     help="a file holding the shared secret (else the CARDSTAND_SECRET variable): every "
                          "message is signed and checked, and a side without the same secret is refused")
@@ -129,6 +138,14 @@ def watch(argv):
     return follow(Path(args.board), screen, until_over=args.until_over)
 
 
+def status_text(screen, rec):
+    """A record's status and result for people (D1): "over 36-28", "abandoned (abandoned by black)"..."""
+    word = {PLAYING: "status_playing", "over": "status_over", "resigned": "status_resigned",
+            "abandoned": "status_abandoned", "refused": "status_refused"}.get(rec.status)
+    status = screen.t(word) if word else visible(rec.status, 20)
+    return f"{status} ({visible(rec.result, 120)})" if rec.result else status
+
+
 def follow(board, screen, until_over=True, timeout=None):
     records = Records(board)
     screen.say("watching", board=board)
@@ -154,10 +171,10 @@ def follow(board, screen, until_over=True, timeout=None):
                     flipped = g.positions[-2].flips(g.moves[-1])
                 screen.line("")
                 screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                            f"({screen.t('white')})   #{len(g.moves)}  {visible(rec.status, 20)} "
-                            f"{visible(rec.result, 40)}")
+                            f"({screen.t('white')})   #{len(g.moves)}  {status_text(screen, rec)}")
                 screen.board(pos, last=last, flipped=flipped, show_legal=False)
-                if rec.status != "playing" and until_over:
+                # an abandoned game is followed by the new one (D1); any other status but playing ends
+                if until_over and rec.status != PLAYING and rec.status != "abandoned":
                     return 0
             if timeout is not None and time.monotonic() - start > timeout:
                 return 1
@@ -197,7 +214,7 @@ def replay(argv):
         screen.board(pos, last=m if m >= 0 else None, flipped=flipped, show_legal=False)
         if args.delay:
             time.sleep(args.delay)
-    screen.line(f"{visible(rec.status, 20)} {visible(rec.result, 40)}")
+    screen.line(status_text(screen, rec))
     return 0
 
 

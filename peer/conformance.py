@@ -480,8 +480,8 @@ def _ours(colour, board, *extra):
                             text=True, env=env)
 
 
-def _theirs(play_cmd, board, colour, secret=None):
-    return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour],
+def _theirs(play_cmd, board, colour, secret=None, extra=()):
+    return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(secret))
 
 
@@ -541,7 +541,7 @@ def _expect(kit, kind, timeout=30):
 def s_refused_move(cmd, d, play_cmd):
     """G2: an illegal move is refused with a reason and not applied."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         deadline = time.monotonic() + 30
         hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1", moves="")
@@ -559,6 +559,7 @@ def s_refused_move(cmd, d, play_cmd):
         check(reply.get("n") == 2 and g.position.is_legal(reply.get("square")),
               f"after f5 the reply was {reply.text!r}: the refused move changed its board")
         kit.send("white", "#cardstand resign")
+        kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:
         _reap(theirs)
 
@@ -566,7 +567,7 @@ def s_refused_move(cmd, d, play_cmd):
 def s_version(cmd, d, play_cmd):
     """H4: a peer speaking another protocol version is refused, with the reason."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         deadline = time.monotonic() + 30
         hello = protocol.control("hello", v=2, role="black", name="future", size=8, game="v2", moves="")
@@ -908,20 +909,30 @@ def _send_until(kit, to, body, proc, timeout=30):
         time.sleep(0.1)
 
 
-def _kit_game(kit, colour, proc, timeout=120):
-    """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
-    other = "white" if colour == "black" else "black"
-    game = Game(8)
-    deadline = time.monotonic() + timeout
-    gid = f"conf-{uuid.uuid4().hex[:8]}"
+def _kit_board(folder, name, secret=None):
+    """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
+    kit = Board(folder, name, secret=secret).join()
+    kit.beat("waiting")
+    return kit
+
+
+def _kit_hello(colour, gid, moves="", size=8):
     if colour == "black":
-        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game=gid, moves="")
-    else:
-        hello = protocol.control("hello", v=1, role="white", name="kit")
+        return protocol.control("hello", v=1, role="black", name="kit", size=size, game=gid, moves=moves)
+    return protocol.control("hello", v=1, role="white", name="kit")
+
+
+def _kit_handshake(kit, colour, proc, gid=None, game=None):
+    """H1-H3 as ``colour`` against ``proc``; black offers ``game`` (a ``Game``, default a new one)
+    as ``gid``.  Returns (gid, the other side's greeting)."""
+    other = "white" if colour == "black" else "black"
+    gid = gid or f"conf-{uuid.uuid4().hex[:8]}"
+    moves = game.transcript(passes=True) if game is not None else ""
+    hello = _kit_hello(colour, gid, moves)
     _send_until(kit, other, hello, proc)
     next_hello = time.monotonic() + 2
     shake_by = time.monotonic() + 30
-    while True:                                             # H1-H3
+    while True:
         check(time.monotonic() < shake_by, "no handshake within 30 s")
         check(proc.poll() is None, f"the implementation exited {proc.returncode} during the handshake")
         m = kit.wait(timeout=0.2)
@@ -934,21 +945,31 @@ def _kit_game(kit, colour, proc, timeout=120):
         if colour == "black" and msg.kind == "hello":
             kit.send(other, hello)
         elif colour == "black" and msg.kind == "welcome" and msg.get("game") == gid:
-            break
+            return gid, msg
         elif colour == "white" and msg.kind == "hello" and msg.get("role") == "black":
             gid = msg.get("game")
-            check(not msg.get("moves"), "a new game with moves")
-            kit.send(other, protocol.control("welcome", v=1, role="white", name="kit", game=gid, moves=""))
-            break
+            kit.send(other, protocol.control("welcome", v=1, role="white", name="kit", game=gid,
+                                             moves=msg.get("moves")))
+            return gid, msg
         elif msg.kind == "refuse":
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
+
+
+def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None):
+    """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over (or holds
+    ``until`` plies).  With ``hold_last`` the kit's own last ply, if it makes it, is not sent.
+    Returns whether one was held."""
+    other = "white" if colour == "black" else "black"
     me = 0 if colour == "black" else 1
-    while not game.position.is_game_over():                 # G1-G4
+    deadline = time.monotonic() + timeout
+    while not game.position.is_game_over() and (until is None or len(game.moves) < until):     # G1-G4
         check(time.monotonic() < deadline, f"the game did not finish within {timeout} s")
         pos = game.position
         if pos.turn == me:
             move = PASS if pos.must_pass() else pos.legal_moves()[0]
             game.play(move)
+            if hold_last and game.position.is_game_over():
+                return True
             text = "pass" if move == PASS else square_name(move, 8)
             kit.send(other, protocol.move(text, len(game.moves), 0))
             continue
@@ -966,7 +987,21 @@ def _kit_game(kit, colour, proc, timeout=120):
             game.play(sq)
         elif msg.kind in ("refuse", "refused", "resign"):
             raise Fail(f"the implementation sent {m.body[:100]!r}")
-    kit.send(other, protocol.control("result", black=game.position.discs()[0], white=game.position.discs()[1]))
+    return False
+
+
+def _result_of(game, gid=None):
+    b, w = game.position.discs()
+    return protocol.control("result", black=b, white=w, game=gid)
+
+
+def _kit_game(kit, colour, proc, timeout=120):
+    """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
+    other = "white" if colour == "black" else "black"
+    game = Game(8)
+    gid, _ = _kit_handshake(kit, colour, proc)
+    _kit_play(kit, colour, proc, game, timeout)
+    kit.send(other, _result_of(game, gid))
 
 
 def _reap(proc, timeout=20):
@@ -1051,7 +1086,7 @@ def s_game_secret(cmd, d, play_cmd):
         sub.mkdir()
         theirs = _theirs(play_cmd, sub, colour, secret=secret)
         try:
-            kit = Board(other_view(sub), "black" if colour == "white" else "white", secret=key).join()
+            kit = _kit_board(other_view(sub), "black" if colour == "white" else "white", secret=key)
             _kit_game(kit, "black" if colour == "white" else "white", theirs)
             code = _exit_code(theirs)
             out = theirs.stdout.read()
@@ -1066,7 +1101,7 @@ def s_game_secret(cmd, d, play_cmd):
         theirs = _theirs(play_cmd, sub, colour, secret=secret if theirs_secret else None)
         kit_colour = "black" if colour == "white" else "white"
         try:
-            kit = Board(other_view(sub), kit_colour, secret=None if theirs_secret else key).join()
+            kit = _kit_board(other_view(sub), kit_colour, secret=None if theirs_secret else key)
             if kit_colour == "black":
                 hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-mixed", moves="")
             else:
@@ -1105,7 +1140,7 @@ def s_game_secret(cmd, d, play_cmd):
 def s_runs(cmd, d, play_cmd):
     """H8: after the handshake, a move from another run of the opponent is neither applied nor answered."""
     theirs = _theirs(play_cmd, d, "white")
-    kit = Board(other_view(d), "black").join()
+    kit = _kit_board(other_view(d), "black")
     try:
         hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-runs", moves="")
         _send_until(kit, "white", hello, theirs)
@@ -1134,13 +1169,318 @@ def s_runs(cmd, d, play_cmd):
         check(reply.get("n") == 4 and g.position.is_legal(notation.parse_square(reply.get("square"), 8)),
               f"after the real move 3 the reply was {reply.text!r}: the forged move was applied")
         kit.send("white", "#cardstand resign")
+        kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:
         _reap(theirs)
 
 
+def _expect_from(kit, kind, proc, timeout=30, what=""):
+    """The next ``kind`` message; fails early when ``proc`` exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=0.5)
+        if m is not None:
+            msg = protocol.parse(m.body)
+            if msg.kind == kind:
+                return msg
+            if msg.kind == "refuse":
+                raise Fail(f"the implementation refused{what}: {msg.get('reason')!r}")
+        elif proc.poll() is not None and kit.receive() is None:
+            break
+    raise Fail(f"no {kind!r} message{what} within {timeout} s (the implementation "
+               f"{'exited ' + str(proc.returncode) if proc.poll() is not None else 'is still running'})")
+
+
+def _check_result(msg, game, what):
+    b, w = game.position.discs()
+    check((msg.get("black"), msg.get("white")) == (str(b), str(w)),
+          f"{what}: result black={msg.get('black')} white={msg.get('white')}, the board says {b}-{w} (G4)")
+
+
+def _check_finished(d, gid, colour, game, what):
+    """D1 D3: the implementation's record of ``gid`` is over with the whole game, its end acknowledged."""
+    rec = Records(d).load(gid)
+    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    check(rec.status == "over", f"{what}: its record says status {rec.status!r}, not 'over' (D1)")
+    check(Game.from_transcript(rec.moves).moves == game.moves, f"{what}: its record holds other moves (D1)")
+    check(Records(d).acknowledged(gid, colour),
+          f"{what}: no records/{gid}.ack-{colour} after the kit's result (D3)")
+
+
+def s_end_reoffer(cmd, d, play_cmd):
+    """G4 G6 H5: the last ply never sent (its mover died) reaches the implementation when the game is offered again."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        held = _kit_play(kit, "black", theirs, game, hold_last=True)
+        if not held:        # the implementation made the last ply: its result, but the kit says nothing
+            _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.close()
+        # the kit "restarts": a new run of black offers the whole game, its last ply included
+        kit = _kit_board(other_view(d), "black")
+        hello = _kit_hello("black", gid, game.transcript(passes=True))
+        _send_until(kit, "white", hello, theirs)
+        w = _expect_from(kit, "welcome", theirs, what=" to the game offered again")
+        check(w.get("game") == gid, f"welcome for game {w.get('game')!r}, not {gid} (H5)")
+        _check_result(_expect_from(kit, "result", theirs, what=" after the game was offered again (G6)"),
+                      game, "after the game was offered again")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+        _check_finished(d, gid, "white", game, "after the end")
+    finally:
+        _reap(theirs)
+
+
+def s_end_restart(cmd, d, play_cmd):
+    """G6 H5 D3: an end the opponent never acknowledged is offered again by the implementation's next start."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        theirs.kill()                   # the kit never acknowledged the end
+        theirs.wait()
+        check(not Records(d).acknowledged(gid, "white"), f"records/{gid}.ack-white without the kit's result (D3)")
+        theirs = _theirs(play_cmd, d, "white")
+        hello = _expect_from(kit, "hello", theirs, what=" from the restarted implementation")
+        check(hello.get("game") == gid and hello.get("moves").lower() == game.transcript(passes=True).lower(),
+              f"the restarted implementation offered game {hello.get('game')!r} with moves "
+              f"{hello.get('moves')[:40]!r}..., not the ended game {gid} whose end the kit never acknowledged (G6)")
+        kit.send("white", _kit_hello("black", gid, game.transcript(passes=True)))
+        _expect_from(kit, "welcome", theirs, what=" to the kit's hello")
+        _check_result(_expect_from(kit, "result", theirs, what=" after the restart (G6)"), game, "after the restart")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+        _check_finished(d, gid, "white", game, "after the restart")
+        theirs = _theirs(play_cmd, d, "white")      # finished now: its next start offers no old game
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started once more")
+        check(not hello.get("game"), f"after the acknowledged end, the next start offered game {hello.get('game')!r} again")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def _kit_classic_game(kit, colour, proc, timeout=150):
+    """The kit plays a classic program (H6) as ``colour``: bare squares, passes not sent, no state in
+    its alive record, never a greeting.  Everything the implementation sends must be a bare square."""
+    other = "white" if colour == "black" else "black"
+    me = 0 if colour == "black" else 1
+    game = Game(8)
+    deadline = time.monotonic() + timeout
+    while not game.position.is_game_over():
+        check(time.monotonic() < deadline, f"the classic game did not finish within {timeout} s")
+        pos = game.position
+        if pos.turn == me:
+            if pos.must_pass():
+                game.play(PASS)             # G3: a classic program does not send its pass
+                continue
+            move = pos.legal_moves()[0]
+            game.play(move)
+            _send_until(kit, other, square_name(move, 8), proc)
+            continue
+        if pos.must_pass():
+            game.play(PASS)                 # the implementation's pass, applied here
+            continue
+        m = kit.wait(timeout=1)
+        if m is None:
+            check(proc.poll() is None, f"the implementation exited {proc.returncode} in the middle of the game")
+            continue
+        check(not m.body.startswith("#"), f"a classic program was sent a control line: {m.body[:80]!r} (H9)")
+        msg = protocol.parse(m.body)
+        check(msg.kind == "move" and "n" not in msg.fields and msg.get("square") != "pass",
+              f"a classic program was sent {m.body[:80]!r}, not a bare square (H6)")
+        sq = notation.parse_square(msg.get("square"), 8)
+        check(pos.is_legal(sq), f"illegal move {m.body!r}")
+        game.play(sq)
+    code = _exit_code(proc, timeout=30)
+    check(code == 0, f"the implementation exited {code} after the classic game")
+    for m in iter(lambda: kit.receive(), None):
+        check(not m.body.startswith("#"), f"a classic program was sent a control line after the game: {m.body[:80]!r} (H9)")
+    return game
+
+
+def s_classic_white(cmd, d, play_cmd):
+    """H6 H9 G3: against a classic black (no greeting, no state) the implementation sends no control line, only bare squares."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = Board(other_view(d), "black").join()      # a classic program: Init, Quiet, Talk
+        deadline = time.monotonic() + 30
+        while kit.member_run("white") is None:
+            check(time.monotonic() < deadline and theirs.poll() is None, "the implementation never joined as white")
+            time.sleep(0.1)
+        time.sleep(1.5)         # it has seen us join: still it must send nothing
+        first = kit.receive()
+        check(first is None, f"before black's first move a classic program was sent {first and first.body[:80]!r} (H9)")
+        _kit_classic_game(kit, "black", theirs)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_classic_black(cmd, d, play_cmd):
+    """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
+    kit = Board(other_view(d), "white").join()          # a classic program: Init, Quiet, Talk
+    theirs = _theirs(play_cmd, d, "black")
+    try:
+        _kit_classic_game(kit, "white", theirs)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def _board_state(d):
+    """Every file of a board but heartbeats (``alive``) and scratch: what a refused start must leave alone."""
+    out = {}
+    for dirpath, _, files in os.walk(d):
+        rel = Path(dirpath).relative_to(d)
+        if rel.parts and rel.parts[0] in ("tmp", "trash", "lock"):
+            continue
+        for f in files:
+            if f != "alive":
+                p = Path(dirpath) / f
+                out[str(p.relative_to(d))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _kill(proc):
+    proc.kill()
+    proc.wait()
+
+
+def _kit_resigns(kit, other, game, gid):
+    kit.send(other, protocol.control("resign"))
+    kit.send(other, _result_of(game, gid))
+
+
+def _status(d, gid, what):
+    rec = Records(d).load(gid)
+    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    return rec.status
+
+
+def _mid_game(play_cmd, d, colour, plies, extra=()):
+    """The implementation plays ``colour`` against the kit until ``plies`` plies; then it is killed.
+    Returns (kit, game, gid)."""
+    kit_colour = "white" if colour == "black" else "black"
+    theirs = _theirs(play_cmd, d, colour, extra=extra)
+    try:
+        kit = _kit_board(other_view(d), kit_colour)
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, kit_colour, theirs)
+        _kit_play(kit, kit_colour, theirs, game, until=plies)
+        check(_status(d, gid, "in the middle of the game") == "playing", "the unfinished game's record is not 'playing' (D1)")
+    finally:
+        _kill(theirs)
+    return kit, game, gid
+
+
+def s_restart_size(cmd, d, play_cmd):
+    """H5 D1: another --size on an unfinished game is refused before anything changes; another --name resumes it."""
+    kit, game, gid = _mid_game(play_cmd, d, "black", 3)        # ply 3 was the implementation's: saved, then sent
+    before = _board_state(d)
+    theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
+    try:
+        code = _exit_code(theirs)
+        out = theirs.stdout.read()
+        check(code == 2, f"with an unfinished 8x8 game on the board, a start with --size 6 exited {code}, not 2 (H5)")
+        check(gid in out, f"the refusal does not name the unfinished game {gid}: {out.strip()[-300:]!r}")
+        check(_board_state(d) == before, "the refused start changed the board (H5: nothing changes)")
+        m = kit.receive()
+        check(m is None, f"the refused start sent {m and m.body[:80]!r}")
+        theirs = _theirs(play_cmd, d, "black", extra=["--name", "Zed"])
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started with another --name")
+        check(hello.get("game") == gid and hello.get("moves").lower() == game.transcript(passes=True),
+              f"with another --name the implementation offered {hello.get('game')!r} {hello.get('moves')!r}, "
+              f"not the unfinished game {gid} (H5)")
+        check(hello.get("name") == "Zed", f"its hello says name={hello.get('name')!r}, not the new name Zed")
+        kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
+                                           moves=game.transcript(passes=True)))
+        _kit_resigns(kit, "black", game, gid)
+        code = _exit_code(theirs)
+        check(code == 0, f"the resumed game ended by the kit's resignation, but the implementation exited {code}")
+        rec = Records(d).load(gid)
+        check(rec.status == "resigned" and rec.black == "Zed", f"its record says {rec.status!r}, black {rec.black!r}")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_restart_new(cmd, d, play_cmd):
+    """H2 H5 D1: --new closes the unfinished game as abandoned and starts another (white asks with new=1); so does a greeting for a new game."""
+    for colour in ("black", "white"):
+        sub = d / f"new-{colour}"
+        sub.mkdir()
+        kit_colour = "white" if colour == "black" else "black"
+        kit, game, gid = _mid_game(play_cmd, sub, colour, 3 if colour == "black" else 2)
+        theirs = _theirs(play_cmd, sub, colour, extra=["--new"])
+        try:
+            hello = _expect_from(kit, "hello", theirs, what=f" from {colour} started with --new")
+            if colour == "black":
+                new = hello.get("game")
+                check(new and new != gid and not hello.get("moves"),
+                      f"black with --new offered game {new!r} with moves {hello.get('moves')!r}, not a new game (H5)")
+                kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=new, moves=""))
+            else:
+                check(hello.get("new") == "1" and not hello.get("game"),
+                      f"white with --new greeted with {hello.text[:120]!r}: no new=1, or a game (H2)")
+                new = f"conf-{uuid.uuid4().hex[:8]}"
+                kit.send("white", _kit_hello("black", new))
+                _expect_from(kit, "welcome", theirs, what=" to the new game")
+            check(_status(sub, gid, "after --new") == "abandoned",
+                  f"after --new the unfinished game's record says {_status(sub, gid, '')!r}, not 'abandoned' (D1)")
+            _kit_resigns(kit, colour, Game(8), new)
+            code = _exit_code(theirs)
+            check(code == 0, f"{colour} with --new: the new game ended by the kit's resignation, but it exited {code}")
+        finally:
+            _reap(theirs, timeout=1)
+    # a greeting for a new game during a game closes the old one too (H5)
+    sub = d / "switch"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, "white")
+    try:
+        kit = _kit_board(other_view(sub), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=2)
+        kit.close()
+        kit = _kit_board(other_view(sub), "black")          # black restarted with --new
+        new = f"conf-{uuid.uuid4().hex[:8]}"
+        _send_until(kit, "white", _kit_hello("black", new), theirs)
+        w = _expect_from(kit, "welcome", theirs, what=" to a new game during a game")
+        check(w.get("game") == new and not w.get("moves"), f"the welcome to a new game was {w.text[:120]!r} (H5)")
+        check(_status(sub, gid, "after a new game") == "abandoned",
+              f"the game left for a new one says {_status(sub, gid, '')!r}, not 'abandoned' (D1)")
+        _kit_resigns(kit, "white", Game(8), new)
+        check(_exit_code(theirs) == 0, "the new game ended by the kit's resignation, but the implementation did not exit 0")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_refused_record(cmd, d, play_cmd):
+    """H4 D1: a game refused over its size is recorded as refused and never offered again."""
+    theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
+    try:
+        kit = _kit_board(other_view(d), "white")
+        _send_until(kit, "black", protocol.control("hello", v=1, role="white", name="kit", size=8), theirs)
+        _expect(kit, "refuse")
+        code = _exit_code(theirs)
+        check(code != 0, "a refused game must not exit 0")
+        rec = Records(d).current()
+        check(rec is not None and rec.size == 6, "no record of the refused 6x6 game (D1)")
+        check(rec.status == "refused", f"the game refused over its size is recorded {rec.status!r}, not 'refused' (D1)")
+        theirs = _theirs(play_cmd, d, "black")
+        hello = _expect_from(kit, "hello", theirs, what=" from the implementation started again")
+        check(hello.get("game") != rec.id, f"the refused game {rec.id} was offered again (D1: never resumed)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret]
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
+                  s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

@@ -22,6 +22,14 @@ log = logging.getLogger("peer")
 
 MAGIC = "cardstand-game 1"
 KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "result")
+ACK_MAGIC = "cardstand-ack 1"
+
+# D1: the status of a game.  ``playing`` is unfinished (resumed by a restart, H5); ``over`` and
+# ``resigned`` ended it (offered again by a side that has not had the opponent's ``result``,
+# G6); ``abandoned`` (a new game was started instead) and ``refused`` (H4) closed it for good.
+PLAYING, OVER, RESIGNED, ABANDONED, REFUSED = "playing", "over", "resigned", "abandoned", "refused"
+ENDED = (OVER, RESIGNED)
+CLOSED = (ABANDONED, REFUSED)
 MAX_RECORD = 256 * 1024     # a record is a few hundred bytes; more is not a record
 
 _ESCAPE_ME = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
@@ -65,8 +73,8 @@ class Record:
     date: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     mode: str = "full"
     moves: str = ""               # with passes written out: "f5d6...pass..."
-    status: str = "playing"       # playing, over, resigned
-    result: str = ""              # "36-28", "black resigned", ...
+    status: str = PLAYING         # playing, over, resigned, abandoned, refused (D1)
+    result: str = ""              # "36-28", "black resigned", "abandoned by black", "refused: ..."
 
     def text(self):
         return MAGIC + "\n" + "".join(f"{k}: {escape(getattr(self, k))}\n" for k in KEYS)
@@ -107,10 +115,17 @@ class Record:
             e = g.position.empties()
             diff += e if diff > 0 else -e if diff < 0 else 0
             return f"{diff:+d}.000" if diff else "0.000"
-        if self.status == "resigned":
+        if self.status == RESIGNED:
             loser_black = self.result.startswith("black")
             return f"{'-' if loser_black else '+'}{n_squares(self.size)}.000:r"
-        return ""
+        return ""           # unfinished, abandoned or refused: no result
+
+    def moves_played(self):
+        """How many plies the record holds (passes included); 0 for moves that do not replay."""
+        try:
+            return len(self.game().moves)
+        except ValueError:
+            return 0
 
 
 def _ggf_text(s):
@@ -125,7 +140,8 @@ def n_squares(size):
 class Records:
     """The records folder of one board.
 
-    Only ``records/<valid id>.game`` and ``records/current`` are ever opened, and
+    Only ``records/<valid id>.game``, ``records/<valid id>.ack-<colour>`` and
+    ``records/current`` are ever opened, and
     never through a link: a ``records`` folder that is a symbolic link (or not a
     folder) is not used at all, and a record file that is a link is not read.
     """
@@ -140,10 +156,10 @@ class Records:
         return self.root.path(self._rel(gid))
 
     @staticmethod
-    def _rel(gid):
+    def _rel(gid, suffix="game"):
         if game_id_problem(gid):
             raise ValueError(f"bad game id {str(gid)[:80]!r}")
-        return f"records/{gid}.game"
+        return f"records/{gid}.{suffix}"
 
     def _read(self, rel):
         try:
@@ -159,8 +175,12 @@ class Records:
         or not a folder is set aside into ``trash/`` and made again (F2), never followed."""
         rel = self._rel(record.id)
         self.root.ensure_dir("records")
+        # ``current`` first: a process killed between the two writes leaves ``current`` naming a
+        # game not yet written (read as none: the next run starts afresh, D1), never a record
+        # that no ``current`` names (a game a restart would not find and leave open for ever)
+        if (self._read("records/current") or "").strip() != record.id:
+            self.root.replace("records/current", fsops.record(record.id), durable=False)
         self.root.replace(rel, record.text().encode("utf-8"), durable=False)
-        self.root.replace("records/current", fsops.record(record.id), durable=False)
 
     def load(self, gid):
         """The record of game ``gid``, or None; ValueError for a bad id or a damaged record."""
@@ -171,6 +191,26 @@ class Records:
         if rec.id != gid:
             raise ValueError(f"damaged game record: it says id {rec.id!r}, its name {gid!r}")
         return rec
+
+    # -- D3: the end acknowledged to one side --------------------------------------------
+    # Kept apart from the game record, which both sides write whole (one side's key in it could
+    # be written over by the other side's next save): only ``colour``'s side writes its file.
+    def acknowledge(self, gid, colour):
+        """Note that ``colour``'s side has received the opponent's ``result`` for game ``gid`` (G6)."""
+        rel = self._rel(gid, f"ack-{colour}")
+        self.root.ensure_dir("records")
+        self.root.replace(rel, fsops.record(f"{ACK_MAGIC}\ngame: {gid}"), durable=False)
+
+    def acknowledged(self, gid, colour):
+        """Whether ``colour``'s side has had the end of game ``gid`` acknowledged (False when the
+        file is missing, unreadable, damaged or names another game)."""
+        try:
+            text = self._read(self._rel(gid, f"ack-{colour}"))
+        except (OSError, ValueError) as e:
+            log.info("acknowledgement of %s for %s not read: %s", gid, colour, e)
+            return False
+        lines = (text or "").split("\n")
+        return lines[0].strip() == ACK_MAGIC and f"game: {gid}" in (line.strip() for line in lines[1:])
 
     def current(self):
         """The latest game on this board, or None (a damaged record or a bad id counts as none)."""

@@ -11,7 +11,47 @@ TEXTS = {
                 "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size} の盤"),
     "classic": ("{other} speaks the classic protocol (bare coordinates only): classic mode.",
                 "{other} は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
-    "resume": ("Resuming game {id} at move {n}.", "対局 {id} を {n} 手目から再開します。"),
+    "resume": ("Resuming game {id} at move {n} ({size}x{size}, {colour}: {name}); the game comes from the "
+               "board's record.",
+               "対局 {id} を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
+               "伝言台の棋譜のとおりです。"),
+    "unfinished_game": ("An unfinished game is on this board: {id}, {size}x{size}, {black} (black) vs {white} "
+                        "(white), next move {n}. --size {want} would start another game: start without --size "
+                        "to resume this one, or with --new to close it (abandoned) and start a new game.",
+                        "この伝言台には終わっていない対局があります: {id}（{size}×{size}、黒 {black} 対 白 {white}、"
+                        "次は {n} 手目）。--size {want} では別の対局になってしまいます。続きを打つには --size を"
+                        "付けずに起動し、この対局をやめて新しく始めるには --new を付けてください。"),
+    "abandoned_mine": ("Game {id} ({size}x{size}, next move {n}) is closed as abandoned; a new game starts.",
+                       "対局 {id}（{size}×{size}、次は {n} 手目）を放棄として閉じ、新しい対局を始めます。"),
+    "abandoned_theirs": ("{colour} started a new game: game {id} ({size}x{size}, next move {n}) is closed as "
+                         "abandoned.",
+                         "{colour}が新しい対局を始めました。対局 {id}（{size}×{size}、次は {n} 手目）は放棄として"
+                         "閉じました。"),
+    "new_game_asked": ("{colour} asked for a new game (--new).", "{colour}が新しい対局を求めています（--new）。"),
+    "game_closed": ("game '{id}' was closed ({status}) on this board and is not resumed: start black with --new",
+                    "対局 '{id}' はこの伝言台で閉じられている（{status}）ので再開しません。黒を --new で"
+                    "起動してください"),
+    "renamed_me": ("Your name in this game is now {name} (it was {old}).",
+                   "この対局でのあなたの名前は {name} になりました（前は {old}）。"),
+    "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name} になりました（前は {old}）。"),
+    "resigned_text": ("{colour} resigned", "{colour}の投了"),
+    "score_text": ("black {b} - white {w}", "黒 {b} - 白 {w}"),
+    "offer_end": ("Game {id} has ended ({result}), but {other} has not confirmed the end yet: offering the "
+                  "game again so that {other} sees it.",
+                  "対局 {id} は終わっています（{result}）が、{other} がまだ終局を確認していません。"
+                  "{other} に終局を伝えるため、この対局をもう一度提示します。"),
+    "ended_resigned": ("Game {id} has ended: {result}.", "対局 {id} は終わっています: {result}。"),
+    "waiting_ack": ("Waiting for {name} to confirm the end of the game ... (type 'quit' to leave: the end is "
+                    "offered again next time)",
+                    "{name} が終局を確認するのを待っています…（quit でやめられます。次に起動したとき、"
+                    "もう一度終局を伝えます）"),
+    "no_ack": ("{name} did not confirm the end within {secs} s: the game will be offered again the next time "
+               "this side starts.",
+               "{name} が {secs} 秒以内に終局を確認しませんでした。次にこちらを起動したとき、この対局をもう一度"
+               "提示します。"),
+    "already_over": ("The game is over.", "対局はもう終わっています。"),
+    "classic_not_told": ("{other} is a classic program: it cannot be told.",
+                         "{other} は昔ながらのプログラムなので、これは伝わりません。"),
     "your_turn": ("Your move ({colour}). Type a square like d3, or 'help'.",
                   "あなたの番です（{colour}）。d3 のように打つ場所を入力してください（help で説明）。"),
     "played": ("{name} played {move}.", "{name} は {move} に打ちました。"),
@@ -65,6 +105,11 @@ TEXTS = {
     "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
     "out_of_turn": ("not your turn", "手番ではありません"),
+    "status_playing": ("playing", "対局中"),
+    "status_over": ("over", "終局"),
+    "status_resigned": ("resigned", "投了"),
+    "status_abandoned": ("abandoned", "放棄"),
+    "status_refused": ("refused", "拒否"),
     "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------

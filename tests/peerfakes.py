@@ -22,6 +22,8 @@ class FakeBoard:
         self.rejected = []          # comm.Rejected-like objects still to report
         self.sent = []              # (to, body)
         self.runs = dict(runs or {"black": "b" * 16, "white": "w" * 16})
+        # P2 state of each member's alive record: game peers show one (H9); None: no record
+        self.states = {"black": "waiting", "white": "waiting"}
         self.last_error = ""
         self.lock_timeout = 10.0
         self.empty_polls = 0
@@ -66,7 +68,10 @@ class FakeBoard:
         return self.runs.get(name.lower())
 
     def alive(self, name):
-        return None
+        state = self.states.get(name.lower())
+        if state is None:
+            return None
+        return {"run": self.runs.get(name.lower(), ""), "beat": "1", "state": state}
 
     def beat(self, state=""):
         pass

@@ -18,6 +18,15 @@ def board_folder(folder):
     return folder
 
 
+def game_board(folder, name, **kw):
+    """A scripted game peer's ``comm.Board``: joined, and showing (P2 ``state``) that it speaks
+    control lines, as game peers do (H9): our players greet only such an opponent."""
+    from comm import Board
+    board = Board(folder, name, **kw).join()
+    board.beat("waiting")
+    return board
+
+
 def player(colour, board, *args, stdin=None, env=None):
     base = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}   # only the secret a test gives
     env = dict(base, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", **(env or {}))

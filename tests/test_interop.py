@@ -169,3 +169,4 @@ def test_mac_is_the_same_in_javascript_and_python():
     assert js["checked"][0] == "ok ✓"
     assert js["checked"][1].startswith("refused: wrong MAC")
     assert js["checked"][2].startswith("refused: no MAC")
+

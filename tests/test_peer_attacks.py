@@ -14,7 +14,7 @@ from peer import protocol
 from peer.conformance import _expect as expect
 from peer.record import Record, Records
 
-from peertools import ROOT, file_hashes, final_line, finish, player
+from peertools import ROOT, file_hashes, final_line, finish, game_board, player
 
 RAW_ESC = "\x1b"
 
@@ -87,7 +87,7 @@ EVIL_NAME = "Script\x1b]0;title\x07\nmoves: a1\nstatus: over"
 
 
 def handshake_as_white(board):
-    me = Board(board, "white").join()
+    me = game_board(board, "white")
     hello = expect(me, "hello")
     me.send("black", protocol.control("welcome", v=1, role="white", name=EVIL_NAME, game=hello.get("game"),
                                       moves=""))
@@ -150,6 +150,7 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
         assert m.get("n") == len(g.moves) + 1
         g.play(m.get("square"))
     me.send(victim, protocol.control("resign"))
+    me.send(victim, protocol.control("result", black=2, white=2, game=gid))     # G4: the resigner's result
     code, out = finish(p)
     assert code == 0, out[-1500:]
     assert "Traceback" not in out and RAW_ESC not in out and "\x07" not in out
@@ -161,7 +162,7 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
     assert [line.partition(": ")[0] for line in raw[1:-1]] == [
         "id", "size", "black", "white", "date", "mode", "moves", "status", "result"]
     assert rec.id == gid and rec.result == f"{script} resigned" and Game.from_transcript(rec.moves).moves == g.moves
-    assert set(os.listdir(board / "records")) == {"current", f"{gid}.game"}
+    assert set(os.listdir(board / "records")) == {"current", f"{gid}.game", f"{gid}.ack-{victim}"}
     assert not Path("/tmp/cardstand-x.game").exists()
 
 

@@ -173,6 +173,11 @@ def test_records_never_read_or_write_outside_the_board(tmp_path):
 
 # -- the session: handshake and game, driven in-process ----------------------------------------------
 
+def _hello_sent(b):
+    """Black has sent its hello (once white showed it speaks control lines, H9)."""
+    return bool(b.last_sent())
+
+
 def _greet_black(b):
     """White's welcome to the hello black sent last."""
     hello = protocol.parse(b.last_sent())
@@ -194,7 +199,8 @@ def _check_output(out, top, before):
     outside = {k for k in set(after) | set(before) if not k.startswith("b" + os.sep)}
     assert {k: after.get(k) for k in outside} == {k: before.get(k) for k in outside}
     for name in os.listdir(Path(top) / "b" / "records") if (Path(top) / "b" / "records").exists() else ():
-        assert name == "current" or (name.endswith(".game") and protocol.valid_game_id(name[:-5])), name
+        gid, _, kind = name.rpartition(".")
+        assert name == "current" or (kind in ("game", "ack-black", "ack-white") and protocol.valid_game_id(gid)), name
 
 
 RUNS = st.sampled_from(["bound", "bound", "bound", "member-new", "foreign"])
@@ -220,7 +226,7 @@ def test_session_survives_any_message_sequence(colour, before, after, signed):
         for body, run in before:
             push(body, run)
         if colour == BLACK:
-            b.push("white", _greet_black)
+            b.push("white", _greet_black, after=_hello_sent)
         else:
             b.push("black", protocol.control("hello", v=1, role="black", name="B", size=8, game="g1", moves=""))
         for body, run in after:
@@ -257,7 +263,7 @@ def test_malformed_lines_mid_game_are_refused_or_ignored(tmp_path, colour):
     s, b, out = session(tmp_path / "b", colour)
     other = "white" if colour == BLACK else "black"
     if colour == BLACK:
-        b.push("white", _greet_black)
+        b.push("white", _greet_black, after=_hello_sent)
     else:
         b.push("black", protocol.control("hello", v=1, role="black", name="B", size=8, game="g1", moves=""))
     for line in MALFORMED:
@@ -289,7 +295,7 @@ def test_messages_from_another_run_are_not_applied(tmp_path):
     g.play(g.position.legal_moves()[0])                  # what black (FirstLegal) plays
     forged, real = (square_name(m) for m in (g.position.legal_moves()[0], g.position.legal_moves()[-1]))
     s, b, out = session(tmp_path / "b", BLACK)
-    b.push("white", _greet_black)
+    b.push("white", _greet_black, after=_hello_sent)
     b.push("white", "#cardstand say text=hi", run="f" * 16, after=lambda b: b.moves_sent() == 1)
     b.push("white", f"{forged} #2", run="f" * 16)
     b.push("white", "#cardstand resign", run="f" * 16)
@@ -322,7 +328,7 @@ def test_a_restarted_opponent_rebinds_the_game(tmp_path):
 def test_a_signed_greeting_without_a_secret_is_refused(tmp_path, colour):
     s, b, out = session(tmp_path / "b", colour)
     if colour == BLACK:
-        b.push("white", _greet_black, signed=True)
+        b.push("white", _greet_black, signed=True, after=_hello_sent)
     else:
         b.push("black", protocol.control("hello", v=1, role="black", name="B", size=8, game="g1", moves=""),
                signed=True)
@@ -352,7 +358,7 @@ def test_a_refused_greeting_from_the_opponent_ends_the_handshake(tmp_path, reaso
 
 def test_refused_messages_after_the_handshake_are_reported_and_ignored(tmp_path):
     s, b, out = session(tmp_path / "b", BLACK, secret=b"k")
-    b.push("white", _greet_black)
+    b.push("white", _greet_black, after=_hello_sent)
     b.push("white", "#cardstand say text=hi", after=lambda b: b.moves_sent() == 1 and not _rejected(b, "wrong MAC x")
            and not _rejected(b, "no MAC y", run="f" * 16))
     assert _run(s, b) is None
@@ -373,7 +379,7 @@ def test_a_known_game_id_on_another_size_is_a_conflict_not_a_crash(tmp_path):
 
 def test_a_welcome_for_another_size_is_not_adopted(tmp_path):
     s, b, out = session(tmp_path / "b", BLACK, size=8)
-    b.push("white", lambda b: _greet_black(b).replace("moves=", "size=6 moves=c4"))
+    b.push("white", lambda b: _greet_black(b).replace("moves=", "size=6 moves=c4"), after=_hello_sent)
     assert _run(s, b) == 3
     assert s.game.size == 8 and "Cannot play" in out.getvalue()
 

@@ -7,19 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from comm import Board
-from engine import Game, Position
+from engine import Game
 from peer import protocol
 from peer.conformance import _expect as expect
 from peer.record import Records
 
-from peertools import final_line, finish, player
+from peertools import final_line, finish, game_board, player
 
 HERE = Path(__file__).parent
 
 
 def fake(board, name):
-    return Board(board, name).join()
+    return game_board(board, name)
 
 
 def test_against_a_classic_tutorial_program(tmp_path):
@@ -36,7 +35,32 @@ def test_against_a_classic_tutorial_program(tmp_path):
     expect_counts = out.strip().splitlines()[-1].replace("classic result: ", "")
     assert expect_counts in line, (line, out[-300:])
     ignored = [l for l in out.splitlines() if l.startswith("ignored")]
-    assert all(l.startswith("ignored: #cardstand") for l in ignored), ignored  # only control lines
+    assert not ignored, ignored         # H9: not even a control line reached it
+    rec = Records(board).current()
+    assert rec.mode == "classic" and rec.status == "over"
+
+
+@pytest.mark.parametrize("first", ["classic", "ours"])
+def test_a_classic_tutorial_black_never_sees_a_control_line(tmp_path, first):
+    """H9: our white sends nothing until black shows it speaks control lines; a classic black shows
+    nothing, so the first thing it receives is white's first move, and never a line starting '#'."""
+    board = tmp_path / "b"
+    w = None
+    if first == "ours":
+        w = player("white", board, "--ai", "greedy")
+        time.sleep(1.0)
+    classic = subprocess.Popen([sys.executable, str(HERE / "classic_black.py"), str(board)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if w is None:
+        time.sleep(0.5)
+        w = player("white", board, "--ai", "greedy")
+    rw, ow = finish(w, timeout=180)
+    out, _ = classic.communicate(timeout=60)
+    assert rw == 0, ow[-800:]
+    assert "classic mode" in ow
+    assert "not a move" not in out, out[-800:]
+    counts = out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in final_line(ow), (final_line(ow), out[-300:])
     rec = Records(board).current()
     assert rec.mode == "classic" and rec.status == "over"
 
@@ -78,6 +102,7 @@ def test_illegal_duplicate_out_of_turn_and_garbage_are_refused(tmp_path):
     me.send("black", f"{mv2} #3")                                    # stale number for a new move: dropped
     me.send("black", "#cardstand say text=%E3%81%AF%E3%81%84")
     me.send("black", "#cardstand resign")
+    me.send("black", protocol.control("result", black=2, white=2))
     rb, ob = finish(b)
     assert rb == 0
     assert "white resigned" in Records(board).current().result
@@ -156,3 +181,32 @@ def test_external_engine_in_the_one_shot_format(tmp_path):
     rw, _ = finish(w, timeout=240)
     assert rb == 0 and rw == 0
     assert "external engine failed" not in ob
+
+
+@pytest.mark.parametrize("colour", ["black", "white"])
+def test_no_control_line_before_the_opponent_shows_it_speaks_them(tmp_path, colour):
+    """H9 in-process: an opponent whose alive record has no state (or that has none) gets nothing
+    from us; one that sets a state, or greets, gets our hello; a classic game sends no control line."""
+    from peerfakes import Exhausted, session
+    from engine import BLACK, WHITE
+    other = "white" if colour == "black" else "black"
+    for state in (None, ""):
+        s, b, out = session(tmp_path / f"{colour}-{state}", BLACK if colour == "black" else WHITE)
+        b.states[other] = state
+        with pytest.raises(Exhausted):
+            s.run()
+        assert b.sent == [], b.sent
+    s, b, out = session(tmp_path / f"{colour}-waiting", BLACK if colour == "black" else WHITE)
+    b.states[other] = "waiting"
+    with pytest.raises(Exhausted):
+        s.run()
+    assert b.sent and b.sent[0][1].startswith("#cardstand hello"), b.sent
+    if colour == "white":       # a classic black's bare move: classic mode, only bare moves back
+        s, b, out = session(tmp_path / "classic", WHITE)
+        b.states["black"] = ""
+        b.push("black", "f5")
+        b.push("black", "a1")       # illegal: shown, not answered with a control line
+        with pytest.raises(Exhausted):
+            s.run()
+        assert s.mode == "classic" and b.sent and not any(body.startswith("#") for _, body in b.sent), b.sent
+        assert "refused: not your turn" in out.getvalue()    # shown here, not sent (H6)

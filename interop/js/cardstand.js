@@ -1165,6 +1165,22 @@ class Board {
     return t === null ? goneNow() : (fields(t).run || null);
   }
 
+  // P2: the alive record of `name` (run, beat, state), or null when missing or unreadable just
+  // now; a gone board sets problem
+  alive(name) {
+    checkName(name, 'member');
+    const goneNow = () => {
+      if (this.gone()) this.failed(Object.assign(new Error(`cannot read the alive record of ${name}`), { code: 'ENOENT' }));
+      return null;
+    };
+    if (this.sound(['box', name.toLowerCase()])) return goneNow();
+    let t;
+    try { t = readText(path.join(this.box, name.toLowerCase(), 'alive')); } catch (e) { return goneNow(); }
+    if (t === null) return goneNow();
+    const f = fields(t);
+    return { run: f.run || '', beat: f.beat || '', state: f.state || '' };
+  }
+
   beat(state) {                                                      // I6, P2; reports a failure, never clears one
     if (state !== undefined && state !== null) {
       this.state = String(state).slice(0, 64);
@@ -1180,7 +1196,8 @@ class Board {
 
 module.exports = {
   Board, InvalidArgument, MemberBusy, Replaced, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
-  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile, fields,
+  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
+  readBytes, replaceWith, record, fields,
 };
 
 // The beating thread of a joined Board (I6): rewrites `alive` every second until its run is no

@@ -15,12 +15,16 @@
 // signed ones are refused; a side with a secret and a side without refuse to play.
 
 const fs = require('fs');
-const { Board, InvalidArgument, sleep, now, token, visible, loadSecret } = require('./cardstand.js');
+const path = require('path');
+const { Board, InvalidArgument, sleep, now, token, visible, loadSecret, readBytes, replaceWith, record } = require('./cardstand.js');
 
+const FLAGS = new Set(['new', 'take-over']);                 // options without a value
 function args(argv) {
   const out = { _: [] };
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i].startsWith('--')) out[argv[i].slice(2)] = argv[i + 1], i++;
+    const k = argv[i].slice(2);
+    if (argv[i].startsWith('--') && FLAGS.has(k)) out[k] = true;
+    else if (argv[i].startsWith('--')) out[k] = argv[i + 1], i++;
     else out._.push(argv[i]);
   }
   return out;
@@ -200,6 +204,111 @@ const GAME_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 const DEVICES = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]) *$/i;   // Windows (N1)
 function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id) && !DEVICES.test(id.split('.')[0]); }
 
+// -- game records (D1-D3) ----------------------------------------------------------------------
+const RECORD_MAGIC = 'cardstand-game 1';
+const ACK_MAGIC = 'cardstand-ack 1';
+const RECORD_KEYS = ['id', 'size', 'black', 'white', 'date', 'mode', 'moves', 'status', 'result'];
+const ENDED = new Set(['over', 'resigned']);                 // G6: offered again until acknowledged
+const CLOSED = new Set(['abandoned', 'refused']);            // never resumed
+const MAX_RECORD = 256 * 1024;
+// D1: one value on one line: \ n r t named, other C0 / DEL / C1 as \xHH, the bidi controls and
+// U+2028 U+2029 as \uHHHH (lower-case hex)
+const ESCAPE_ME = /[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+const NAMED = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function escapeValue(v) {
+  return String(v).replace(ESCAPE_ME, (c) => NAMED[c] || (c.charCodeAt(0) < 0x100
+    ? '\\x' + c.charCodeAt(0).toString(16).padStart(2, '0') : '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')));
+}
+const UNNAMED = { '\\': '\\', n: '\n', r: '\r', t: '\t' };
+function unescapeValue(t) {
+  return t.replace(/\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|([\s\S]))/g, (m, x, u, c) => {
+    if (x) return String.fromCharCode(parseInt(x, 16));
+    if (u) return String.fromCharCode(parseInt(u, 16));
+    return UNNAMED[c] !== undefined ? UNNAMED[c] : '\\' + c;
+  });
+}
+function recordText(r) { return RECORD_MAGIC + '\n' + RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join(''); }
+// A record from its text (D1); throws for anything that is not a sound record
+function parseRecord(text) {
+  const lines = text.split('\n');
+  if (lines[0].trim() !== RECORD_MAGIC) throw new Error('not a cardstand game record');
+  const f = Object.create(null);
+  for (let line of lines.slice(1)) {
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    const i = line.indexOf(': ');
+    if (i >= 0) f[line.slice(0, i).trim()] = unescapeValue(line.slice(i + 2));
+    else if (line.trim().endsWith(':')) f[line.trim().slice(0, -1)] = '';
+  }
+  if (!checkGameId(f.id)) throw new Error(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
+  const size = parseSize(f.size === undefined ? '8' : f.size);
+  if (size === null) throw new Error(`damaged game record: bad size ${visible(f.size, 20)}`);
+  const get = (k, d) => (f[k] === undefined ? d : f[k]);
+  return { id: f.id, size, black: get('black', 'black'), white: get('white', 'white'), date: get('date', ''),
+           mode: get('mode', 'full'), moves: get('moves', ''), status: get('status', 'playing'), result: get('result', '') };
+}
+function newRecord(id, size, black, white) {
+  return { id, size, black, white, date: new Date().toISOString().slice(0, 19) + 'Z', mode: 'full', moves: '',
+           status: 'playing', result: '' };
+}
+// The records folder of a board (D1-D3): only records/current, records/<valid id>.game and
+// records/<valid id>.ack-<colour> are opened, never through a link; a `records` that is a link
+// or not a folder is not used (and set aside when written, F2)
+class Records {
+  constructor(board) { this.board = board; this.dir = path.join(board.folder, 'records'); }
+  file(id, suffix = 'game') {
+    if (!checkGameId(id)) throw new Error(`bad game id ${visible(id, 80)}`);
+    return path.join(this.dir, `${id}.${suffix}`);
+  }
+  read(p, limit = MAX_RECORD) {
+    if (this.board.sound(['records'])) return null;
+    const b = readBytes(p, limit);
+    if (b !== null && b.length > limit) throw new Error('too big for a game record');
+    return b === null ? null : b.toString('utf8');
+  }
+  writable() {
+    if (this.board.gone()) throw Object.assign(new Error(`the board folder ${this.board.folder} is gone or unreachable`), { code: 'ENOENT' });
+    this.board.fixDir(['records']);
+  }
+  save(r) {                                                   // D1: `current` first, when it changes
+    this.writable();
+    let cur = null;
+    try { cur = this.read(path.join(this.dir, 'current'), 4096); } catch (e) { cur = null; }
+    if ((cur || '').trim() !== r.id) replaceWith(this.board.tmp, path.join(this.dir, 'current'), record(r.id), false);
+    replaceWith(this.board.tmp, this.file(r.id), Buffer.from(recordText(r), 'utf8'), false);
+  }
+  load(id) {                                                  // the record of `id` or null; throws when damaged
+    const t = this.read(this.file(id));
+    if (t === null) return null;
+    const r = parseRecord(t);
+    if (r.id !== id) throw new Error(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
+    return r;
+  }
+  current() {                                                 // the latest game, or null (damaged: none)
+    try {
+      const t = this.read(path.join(this.dir, 'current'), 4096);
+      return t && t.trim() ? this.load(t.trim()) : null;
+    } catch (e) { return null; }
+  }
+  acknowledge(id, colour) {                                   // D3: written by `colour`'s side only
+    this.writable();
+    replaceWith(this.board.tmp, this.file(id, `ack-${colour}`), record(`${ACK_MAGIC}\ngame: ${id}`), false);
+  }
+  acknowledged(id, colour) {
+    try {
+      const lines = (this.read(this.file(id, `ack-${colour}`), 4096) || '').split('\n');
+      return lines[0].trim() === ACK_MAGIC && lines.slice(1).some((l) => l.trim() === `game: ${id}`);
+    } catch (e) { return false; }
+  }
+}
+// No records at all (the fuzzer's player): nothing is kept
+class NoRecords {
+  save() {}
+  load() { return null; }
+  current() { return null; }
+  acknowledge() {}
+  acknowledged() { return false; }
+}
+
 class Leave extends Error {                                   // end the game with an exit code
   constructor(code) { super(`leave ${code}`); this.code = code; }
 }
@@ -218,7 +327,10 @@ const REASONS = {
   size_wanted: (o) => `white wants a ${o.theirs}x${o.theirs} board, black proposes ${o.mine}x${o.mine}`,
   size_proposed: (o) => `black proposes a ${o.theirs}x${o.theirs} board, white wants ${o.mine}x${o.mine}`,
   records_differ: () => 'the two sides remember different games (records differ)',
+  game_closed: (o) => `game '${o.id}' was closed (${o.status}) on this board and is not resumed: start black with --new`,
 };
+// refusals about the programs, not the game: a game with plies refused for one stays resumable (D1)
+const PROGRAM_REASONS = new Set(['bad_version', 'no_secret_here', 'no_secret_there', 'other_secret']);
 function parseSize(t) {                                      // H2: an even number 4..26, else null
   if (typeof t !== 'string' || !/^[0-9]{1,3}$/.test(t)) return null;
   const n = parseInt(t, 10);
@@ -226,31 +338,54 @@ function parseSize(t) {                                      // H2: an even numb
 }
 const has = (f, k) => Object.prototype.hasOwnProperty.call(f, k);
 
+const ACK_WAIT = 20;                                          // G6: s to wait for the opponent's result
+
 class Player {
-  constructor(board, colour, { name = 'js', size = 8, wantSize = null, log = (s) => process.stdout.write(s + '\n') } = {}) {
+  constructor(board, colour, { name = null, size = 8, wantSize = null, records = null, newGame = false,
+                               classicAfter = 10, log = (s) => process.stdout.write(s + '\n') } = {}) {
     this.board = board;
     this.colour = colour;
     this.me = colour ? 'white' : 'black';
     this.other = colour ? 'black' : 'white';
-    this.name = name;
+    this.nameGiven = name !== null && name !== undefined;      // else a resumed game keeps our recorded name
+    this.name = this.nameGiven ? name : 'js';
     this.theirName = this.other;
-    this.wantSize = wantSize;
+    this.theirNameKnown = false;                               // from a record or a greeting: a change is told
+    this.recordedName = null;
+    this.wantSize = wantSize;                                  // --size, if given
+    this.newGame = newGame;                                    // --new: do not resume
+    this.records = records || new NoRecords();
     this.log = log;
-    this.rules = new Rules(size);
+    this.rules = new Rules(wantSize || size);
     this.moves = [];
-    this.gid = colour === 0 ? 'js-' + token() : null;
-    this.bound = null;                                        // H8: the opponent's run that shook hands
+    this.gid = null;
+    this.rec = null;                                           // the game's record (D1)
+    this.bound = null;                                         // H8: the opponent's run that shook hands
     this.shaken = false;
+    this.mode = null;                                          // 'full' after a handshake
     this.leftAt = null;
     this.lastBeat = 0;
     this.foreignShown = new Map();
+    this.acked = false;                                        // G6: the opponent's result has come
+    this.endShown = false;
+    this.resumedEnd = false;
+    this.saveFailed = false;
+    this.classicAfter = classicAfter;                          // H6: s before black plays classic
+    this.greeted = new Set();                                  // H9: opponent runs that sent a greeting
+    this.helloToClassic = new Set();                           // H6: classic runs greeted once they showed a state
+    this.nextFollow = 0;
+    this.askNew = null;                                        // white with --new: the game it closed (hello new=1)
+    if (colour === 0) {                                        // black's game until begin() (which may resume one)
+      this.gid = 'js-' + token();
+      this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
+    }
   }
 
   get hasSecret() { return !!this.board.secret; }
 
   beat() {
     if (now() - this.lastBeat > 1) {
-      this.board.beat(this.rules.turn === this.colour ? 'thinking' : 'waiting');
+      this.board.beat(this.rules.turn === this.colour && !this.ended() ? 'thinking' : 'waiting');
       this.lastBeat = now();
     }
   }
@@ -264,18 +399,175 @@ class Player {
 
   send(body) { while (!this.trySend(body)) { this.beat(); sleep(200); } }
 
-  // refuse the game (H4, H7): tell the other side, say why here, exit code 3
+  // -- the record (D1-D3) ---------------------------------------------------------------------
+  save() {
+    const r = this.rec;
+    r.moves = this.moves.join('');
+    r.mode = this.mode || 'full';
+    if (this.rules.over() && r.status === 'playing') { const [b, w] = this.rules.count(); r.status = 'over'; r.result = `${b}-${w}`; }
+    try { this.records.save(r); this.saveFailed = false; } catch (e) {
+      if (!this.saveFailed) this.log(`the game record could not be saved: ${visible(e.message, 200)}`);
+      this.saveFailed = true;
+    }
+  }
+
+  loadRecord(id) {                                            // a record that replays, or null
+    try {
+      const r = this.records.load(id);
+      if (r && this.replayed(splitTranscript(r.moves) || ['?'], r.size) instanceof Rules) return r;
+      if (r) this.log(`the record of game ${visible(id, 80)} does not replay: not used`);
+    } catch (e) { this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`); }
+    return null;
+  }
+
+  // Start (or resume) game `id` of `size` from the plies `list`; `old`: its record, if any
+  startGame(id, size, list, old = undefined) {
+    this.gid = id;
+    this.rules = this.replayed(list, size);
+    this.moves = list.slice();
+    if (old === undefined) old = this.loadRecord(id);
+    if (old) {
+      this.recordedName = old[this.me];
+      if (!this.nameGiven) this.name = old[this.me];
+      if (!this.theirNameKnown) { this.theirName = old[this.other]; this.theirNameKnown = true; }
+    }
+    this.rec = old || newRecord(id, size, '', '');
+    this.rec[this.me] = this.name;
+    this.rec[this.other] = this.theirName;
+    this.acked = false;
+    this.endShown = false;
+    this.save();
+  }
+
+  // H5, G6: the game of records/current this run offers: unfinished, or ended without the
+  // opponent's result; null for a new game
+  resumable() {
+    const cur = this.records.current();
+    if (!cur || !(this.replayed(splitTranscript(cur.moves) || ['?'], cur.size) instanceof Rules)) return null;
+    if (cur.status === 'playing') {
+      if (this.newGame || (this.wantSize && cur.size !== this.wantSize)) {   // (with plies: refused at start)
+        this.abandon(cur, this.me);
+        if (this.newGame) this.askNew = cur.id;
+        return null;
+      }
+      return cur;
+    }
+    if (ENDED.has(cur.status) && cur.mode === 'full' && !this.records.acknowledged(cur.id, this.me)) {
+      this.resumedEnd = true;
+      return cur;
+    }
+    return null;
+  }
+
+  begin() {
+    const resume = this.resumable();
+    if (resume) {
+      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume);
+      if (this.resumedEnd) this.log(`game ${resume.id} has ended (${visible(resume.result, 40)}), but ${this.other} has not confirmed the end yet: offering it again`);
+      else if (this.moves.length) this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
+      if (this.recordedName !== null && this.recordedName !== this.name) this.log(`your name in this game is now ${visible(this.name, NAME_LIMIT)} (it was ${visible(this.recordedName, NAME_LIMIT)})`);
+    } else if (this.colour === 0) {
+      this.startGame('js-' + token(), this.wantSize || 8, [], null);
+    } else {
+      this.gid = null;
+      this.rec = null;
+    }
+  }
+
+  // -- H9: control lines only to an opponent that has shown it speaks them --------------------
+  // (a greeting from its current run, or its alive record with that run and a non-empty state)
+  memberRun() { try { return this.board.memberRun(this.other); } catch (e) { return null; } }
+
+  shown() {
+    const run = this.memberRun();
+    if (!run) return false;
+    if (this.greeted.has(run)) return true;
+    let a = null;
+    try { a = this.board.alive ? this.board.alive(this.other) : null; } catch (e) { a = null; }
+    return !!a && a.run === run && !!String(a.state || '').trim();
+  }
+
+  speaks() { return this.mode === 'full' ? true : this.mode === 'classic' ? false : this.shown(); }
+
+  // a control line (P4) to an opponent that speaks them; `retry`: until delivered. True when sent
+  controlTo(verb, f = {}, retry = true) {
+    if (!this.speaks()) return false;
+    if (retry) { this.send(control(verb, f)); return true; }
+    return this.trySend(control(verb, f));
+  }
+
+  // -- H6: classic mode: bare squares, passes not sent, no control line ----------------------
+  goClassic(run) {
+    this.mode = 'classic';
+    this.bound = run;
+    this.shaken = true;
+    if (this.gid === null) this.startGame('js-' + token(), this.wantSize || 8, []);
+    else this.save();
+    this.log(`${this.other} speaks the classic protocol (bare coordinates only): classic mode`);
+  }
+
+  // the classic game follows the opponent's member run: a restarted one gets our last move again,
+  // one that shows it speaks control lines gets our greeting (the numbered form, H6)
+  followClassic() {
+    if (this.mode !== 'classic' || now() < this.nextFollow) return;
+    this.nextFollow = now() + 1;
+    const run = this.memberRun();
+    if (!run) return;
+    if (run !== this.bound) {
+      const last = this.moves[this.moves.length - 1];
+      if (this.rules.turn !== this.colour && last && last !== 'pass') this.send(last);
+      this.bound = run;
+    }
+    if (!this.helloToClassic.has(run) && this.shown()) { this.helloToClassic.add(run); this.send(this.hello()); }
+  }
+
+  // D1: an unfinished game closed because a new one starts instead (`by`: the colour that did it)
+  abandon(r, by) {
+    if (!r || r.status !== 'playing') return;
+    r.status = 'abandoned';
+    r.result = `abandoned by ${by}`;
+    try { this.records.save(r); } catch (e) { this.log(`game ${r.id} could not be closed: ${visible(e.message, 200)}`); }
+    if (!r.moves) return;
+    const n = (splitTranscript(r.moves) || []).length + 1;
+    if (by === this.me) this.log(`game ${r.id} (${r.size}x${r.size}, next move ${n}) is closed as abandoned; a new game starts`);
+    else this.log(`${by} started a new game: game ${r.id} (${r.size}x${r.size}, next move ${n}) is closed as abandoned`);
+  }
+
+  // D1: a refused game is closed as refused, unless it has plies and was refused for a reason
+  // about the programs (or by the other side, key null: its sender decides)
+  closeRefused(key, reason) {
+    const r = this.rec;
+    if (!r || r.status !== 'playing') return;
+    if (this.moves.length && (key === null || PROGRAM_REASONS.has(key))) return;
+    r.status = 'refused';
+    r.result = `refused: ${reason}`.slice(0, 300);
+    this.save();
+  }
+
+  refusedByThem(msg) {
+    this.log(`refused: ${visible(msg.f.reason, 300)}`);
+    this.closeRefused(null, String(msg.f.reason || ''));
+    throw new Leave(3);
+  }
+
+  // refuse the game (H4, H7): tell the other side (if it speaks control lines), say why here, exit code 3
   refuse(key, o = {}) {
     const reason = REASONS[key] ? REASONS[key](o) : key;
-    this.trySend(control('refuse', { reason }));
+    this.controlTo('refuse', { reason }, false);
     this.log(`cannot play: ${visible(reason, 300)}`);
+    this.closeRefused(key, reason);
     throw new Leave(3);
   }
 
   hello() {
-    return this.colour === 0
-      ? control('hello', { v: 1, role: 'black', name: this.name, size: this.rules.n, game: this.gid, moves: this.moves.join('') })
-      : control('hello', { v: 1, role: 'white', name: this.name, ...(this.wantSize ? { size: this.wantSize } : {}) });
+    const f = { v: 1, role: this.me, name: this.name };
+    if (this.colour === 0) Object.assign(f, { size: this.rules.n, game: this.gid, moves: this.moves.join('') });
+    else {
+      if (this.wantSize) f.size = this.wantSize;
+      if (this.gid !== null) Object.assign(f, { game: this.gid, moves: this.moves.join('') });
+      else if (this.askNew) f.new = 1;                          // H2: do not resume; black starts anew
+    }
+    return control('hello', f);
   }
 
   welcome() {
@@ -365,10 +657,18 @@ class Player {
     if (strict) this.refuse(key, o);
     const reason = REASONS[key](o);
     this.log(`${visible(this.theirName, NAME_LIMIT)}'s greeting was not applied: ${visible(reason, 200)}`);
-    this.trySend(control('refused', { move: m.body.slice(0, 200), reason }));
+    this.controlTo('refused', { move: m.body.slice(0, 200), reason }, false);
   }
 
-  takeName(msg) { this.theirName = String(msg.f.name || this.other).slice(0, NAME_LIMIT); }
+  takeName(msg) {
+    const name = String(msg.f.name || this.other).slice(0, NAME_LIMIT);
+    if (this.theirNameKnown && name !== this.theirName) {
+      this.log(`${this.other} is now called ${visible(name, NAME_LIMIT)} (it was ${visible(this.theirName, NAME_LIMIT)})`);
+    }
+    this.theirName = name;
+    this.theirNameKnown = true;
+    if (this.rec) this.rec[this.other] = name;
+  }
 
   // Replay a transcript from the start on a board of `size`: the new Rules, or an error text
   replayed(list, size) {
@@ -384,7 +684,7 @@ class Player {
     if (theirs === null) return true;
     const n = Math.min(theirs.moves.length, this.moves.length);
     if (theirs.moves.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) return false;
-    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); }
+    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); this.save(); }
     return true;
   }
 
@@ -392,6 +692,8 @@ class Player {
     if (this.bound !== null && m.senderRun !== this.bound) this.log(`${this.other} restarted: the game goes on with its new run`);
     this.bound = m.senderRun;
     this.shaken = true;
+    this.mode = 'full';
+    this.save();
   }
 
   blackGreeting(m, msg, strict) {                             // black gets a hello or a welcome
@@ -403,7 +705,15 @@ class Player {
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
     this.takeName(msg);
-    if (msg.kind === 'hello') { this.send(this.hello()); return; }   // answer a (re)started white
+    if (msg.kind === 'hello') {                               // answer a (re)started white
+      if (msg.f.new === '1' && !has(msg.f, 'game') && (this.moves.length || this.ended())) {
+        this.log(`${this.other} asked for a new game (--new)`);
+        this.abandon(this.rec, this.other);
+        this.startGame('js-' + token(), this.wantSize || this.rules.n, [], null);
+      }
+      this.send(this.hello());
+      return;
+    }
     if (!this.adopt(theirs)) this.refuse('records_differ');
     this.bind(m);
   }
@@ -411,11 +721,21 @@ class Player {
   acceptBlack(m, msg, strict) {                               // white gets black's hello
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
-    this.takeName(msg);
     const size = parseSize(msg.f.size || '8');
     const gid = msg.f.game;
-    if (gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
-    if (gid !== this.gid) { this.gid = gid; this.rules = new Rules(size); this.moves = []; }   // a new game (H5)
+    if (this.askNew && gid === this.askNew) return;           // black has not seen our new=1 yet (H2)
+    this.takeName(msg);
+    if (this.gid !== null && gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
+    if (this.gid === null || gid !== this.gid) {              // a new game, or one this board has a record of (H5)
+      const old = this.loadRecord(gid);
+      if (old && old.size !== size) this.refuse('records_differ');
+      if (old && old.status !== 'playing' && !ENDED.has(old.status)) {
+        return this.badGreeting(m, ['game_closed', { id: visible(gid, 80), status: visible(old.status, 20) }], strict);
+      }
+      if (this.gid !== null) this.abandon(this.rec, this.other);   // H5: black started a new game instead
+      this.askNew = null;
+      this.startGame(gid, size, old && (old.status === 'playing' || ENDED.has(old.status)) ? splitTranscript(old.moves) : [], old);
+    }
     if (!this.adopt(theirs)) this.refuse('records_differ');
     this.bind(m);
     this.send(this.welcome());
@@ -425,17 +745,25 @@ class Player {
   handle(m) {
     const msg = parse(m.body);
     if (msg.kind === 'junk') return;                          // P5
+    if ((msg.kind === 'hello' || msg.kind === 'welcome') && this.isMemberRun(m.senderRun)) this.greeted.add(m.senderRun);
     if (!this.shaken) {                                       // section 13
       if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
       if (m.signed && !this.hasSecret) this.refuse('no_secret_here', { other: this.other });
+      if (msg.kind === 'move' && msg.n === null) {              // H6: a bare move before any greeting
+        this.goClassic(m.senderRun);
+        return this.theirMove(m, msg);
+      }
       if (msg.kind === 'hello' || msg.kind === 'welcome') {
         if (this.colour === 0) return this.blackGreeting(m, msg, true);
         if (msg.kind === 'hello') return this.acceptBlack(m, msg, true);
         return;
       }
-      if (msg.kind === 'refuse') { this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3); }
+      if (msg.kind === 'refuse') return this.refusedByThem(msg);
       if (msg.kind === 'say') this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`);
       return;
+    }
+    if (m.senderRun !== this.bound && this.mode === 'classic' && this.isMemberRun(m.senderRun)) {
+      this.bound = m.senderRun;                                // a classic game follows the member run (H8)
     }
     if (m.senderRun !== this.bound) {                         // H8
       if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
@@ -448,15 +776,21 @@ class Player {
     }
     switch (msg.kind) {
       case 'move': return this.theirMove(m, msg);
-      case 'resign': this.log(`${this.other} resigned`); throw new Leave(0);
+      case 'resign': return this.theyResigned();
+      case 'result': return this.theirResult(msg);
       case 'bye': this.leftAt = now(); this.log(`${visible(this.theirName, NAME_LIMIT)} left (it may come back)`); return;
-      case 'refuse': this.log(`refused: ${visible(msg.f.reason, 300)}`); throw new Leave(3);
+      case 'refuse': return this.refusedByThem(msg);
       case 'refused': this.log(`${this.other} refused ${visible(msg.f.move, 40)}: ${visible(msg.f.reason, 200)}`); return;
       case 'say': this.log(`${visible(this.theirName, NAME_LIMIT)} says: ${visible(msg.f.text, 300)}`); return;
       case 'hello': return this.colour === 0 ? this.blackGreeting(m, msg, false) : this.acceptBlack(m, msg, false);
       case 'welcome': if (this.colour === 0 && msg.f.game === this.gid) this.blackGreeting(m, msg, false); return;
-      default: return;                                         // result
+      default: return;
     }
+  }
+
+  refusedMove(echo, reason) {                                 // G2: refused (only shown to a classic program)
+    this.log(`${visible(this.theirName, NAME_LIMIT)} sent '${visible(echo, 80)}', refused: ${visible(reason, 200)}`);
+    this.controlTo('refused', { move: echo, reason });
   }
 
   theirMove(m, msg) {                                          // G2
@@ -464,61 +798,143 @@ class Player {
     const expected = this.moves.length + 1;
     const echo = m.body.slice(0, 200);
     if (msg.n !== null && msg.n < expected) return;            // a duplicate
-    if (msg.n !== null && msg.n > expected) {
-      this.send(control('refused', { move: echo, reason: `move ${msg.n} arrived but ${expected} was expected` }));
-      return;
-    }
-    if (this.rules.turn === this.colour || this.rules.over()) {
-      this.send(control('refused', { move: echo, reason: 'not your turn' }));
-      return;
-    }
-    try { this.rules.play(this.rules.parse(msg.square)); } catch (e) {
-      this.send(control('refused', { move: echo, reason: e.message }));
-      return;
-    }
+    if (msg.n !== null && msg.n > expected) return this.refusedMove(echo, `move ${msg.n} arrived but ${expected} was expected`);
+    if (this.rules.turn === this.colour || this.rules.over()) return this.refusedMove(echo, 'not your turn');
+    try {
+      const sq = this.rules.parse(msg.square);
+      if (sq < 0 && this.mode === 'classic') throw new Error('a classic program does not send its passes');
+      this.rules.play(sq);
+    } catch (e) { return this.refusedMove(echo, e.message); }
     this.moves.push(msg.square);
+    this.save();
   }
 
-  myMove() {
+  myMove() {                                                   // G1: applied and saved, then sent
     const legal = this.rules.moves();
     const sq = legal.length ? legal[0] : -1;
     this.rules.play(sq);
     this.moves.push(this.rules.name(sq));
-    this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+    this.save();
+    if (this.mode === 'classic') { if (sq >= 0) this.send(this.rules.name(sq)); }   // G3: passes not sent
+    else this.send(`${this.rules.name(sq)} #${this.moves.length} t=0`);
+  }
+
+  theirClassicPass() {                                         // G3: a classic opponent's pass, applied here
+    this.rules.play(-1);
+    this.moves.push('pass');
+    this.save();
+    this.log(`${this.other} has no legal move and passes`);
+  }
+
+  // -- the end (G4, G6) ---------------------------------------------------------------------
+  ended() { return (this.rec !== null && ENDED.has(this.rec.status)) || this.rules.over(); }
+
+  theyResigned() {
+    if (this.rec.status === 'resigned') return;                // said again after a restart (G6)
+    this.rec.status = 'resigned';
+    this.rec.result = `${this.other} resigned`;
+    this.save();
+    this.log(`${this.other} resigned`);
+  }
+
+  theirResult(msg) {                                           // G6: the acknowledgement of the end
+    if (!this.ended() || (has(msg.f, 'game') && msg.f.game !== this.gid) || this.acked) return;
+    this.acked = true;
+    try { this.records.acknowledge(this.gid, this.me); } catch (e) { this.log(`the acknowledgement could not be noted: ${visible(e.message, 200)}`); }
+  }
+
+  sendEnd() {
+    if (this.rec.status === 'resigned' && this.rec.result.startsWith(this.me)) this.controlTo('resign');
+    const [b, w] = this.rules.count();
+    this.controlTo('result', { black: b, white: w, game: this.gid });
+  }
+
+  // G4, G6: show the end, send ours, wait (at most ACK_WAIT s after our last sending) for the
+  // opponent's result; true when done with the game, false when a new game replaced it (H5)
+  finish() {
+    if (!this.endShown) {
+      this.endShown = true;
+      const [b, w] = this.rules.count();
+      if (this.rec.status === 'resigned') this.log(`game over: ${visible(this.rec.result, 40)}`);
+      else this.log(`game over: black ${b} - white ${w}`);
+    }
+    if (this.mode !== 'full') return true;
+    let sentTo = null;
+    let sentAt = now();
+    while (!(this.acked && sentTo !== null)) {
+      if (!this.ended()) return false;
+      if (sentTo !== this.bound) { this.sendEnd(); sentTo = this.bound; sentAt = now(); continue; }
+      this.beat();
+      const m = this.next(0.2);
+      if (m) this.handle(m);
+      if (!this.acked && now() - sentAt > ACK_WAIT) {
+        this.log(`${this.other} did not confirm the end within ${ACK_WAIT} s: the game will be offered again next time`);
+        break;
+      }
+    }
+    return true;
   }
 
   run() {
     this.board.quiet();
-    this.trySend(this.hello());
-    let nextHello = now() + 2;
+    this.begin();
+    // H1, H9: greet once the opponent shows it speaks control lines, every 2 s until it answers;
+    // H6: black plays classic when white joined but shows nothing, or does not answer, in time
+    let joinedAt = this.memberRun() ? now() : null;
+    let greetedAt = null;
+    let nextHello = 0;
+    let nextLook = 0;
     while (!this.shaken) {                                     // section 13
       this.beat();
       const m = this.next(0.2);
       if (m) { this.handle(m); continue; }
-      if (now() > nextHello) { this.trySend(this.hello()); nextHello = now() + 2; }
+      const t = now();
+      if (t >= nextLook) {
+        nextLook = t + 0.5;
+        if (joinedAt === null && this.memberRun()) joinedAt = t;
+        if (joinedAt !== null && t >= nextHello && this.shown()) {
+          if (this.trySend(this.hello()) && greetedAt === null) greetedAt = t;
+          nextHello = t + 2;
+        }
+      }
+      const since = greetedAt !== null ? greetedAt : joinedAt;
+      if (this.colour === 0 && since !== null && t - since > this.classicAfter) this.goClassic(this.memberRun());
     }
     this.log(`game ${this.gid} on ${this.rules.n}x${this.rules.n} as ${this.me}`);
-    while (!this.rules.over()) {                               // section 14
+    for (;;) {                                                 // section 14
+      if (this.ended()) { if (this.finish()) return 0; continue; }
       this.beat();
+      this.followClassic();
       if (this.rules.turn === this.colour) { this.myMove(); continue; }
+      if (this.mode === 'classic' && !this.rules.moves().length) { this.theirClassicPass(); continue; }
       const m = this.next(0.5);
       if (m) { this.handle(m); continue; }
       if (this.leftAt && now() - this.leftAt > 60) { this.log('the other side left'); return 4; }
     }
-    const [b, w] = this.rules.count();
-    this.trySend(control('result', { black: b, white: w }));
-    this.log(`game over: black ${b} - white ${w}`);
-    return 0;
   }
 }
 
 function play(a) {
   const colour = a.color === 'white' ? 1 : 0;
   const secret = loadSecret(a['secret-file'] || null);
-  const size = a.size === undefined ? 8 : parseInt(a.size, 10);
-  if (!(size >= 4 && size <= 26 && size % 2 === 0)) throw new InvalidArgument(`bad board size ${a.size}`);
-  const board = new Board(a.board, colour ? 'white' : 'black', { secret }).join();
-  const p = new Player(board, colour, { name: a.name || 'js', size, wantSize: colour && a.size !== undefined ? size : null });
+  const wantSize = a.size === undefined ? null : parseSize(String(a.size));
+  if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
+  const board = new Board(a.board, colour ? 'white' : 'black', { secret });
+  const records = new Records(board);
+  // H5: a --size other than the unfinished game's is refused before the board is touched
+  const cur = a.new === undefined && wantSize ? records.current() : null;
+  if (cur && cur.status === 'playing' && cur.moves && cur.size !== wantSize) {
+    const n = (splitTranscript(cur.moves) || []).length + 1;
+    process.stdout.write(`An unfinished game is on this board: ${cur.id}, ${cur.size}x${cur.size}, ` +
+      `${visible(cur.black, NAME_LIMIT)} (black) vs ${visible(cur.white, NAME_LIMIT)} (white), next move ${n}. ` +
+      `--size ${wantSize} would start another game: start without --size to resume this one, or with --new ` +
+      'to close it (abandoned) and start a new game.\n');
+    return 2;
+  }
+  board.join();
+  const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
+  const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,
+                                        newGame: a.new !== undefined, classicAfter });
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;
@@ -539,6 +955,7 @@ function main() {
   return 2;
 }
 
-module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave };
+module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave, Records,
+                   parseRecord, recordText, escapeValue, unescapeValue };
 
 if (require.main === module) process.exitCode = main();

@@ -6,8 +6,9 @@ window) sits on.  Each rule lives in one module:
 - ``core``       the session: joining, the phases of a run, routing each message (H8)
 - ``presence``   P2: our ``alive`` record, the opponent's signs of life
 - ``runs``       H7 H8: who sent a message (the bound run, the member run, refused MACs)
-- ``handshake``  H1-H6: greetings sent, checked and answered; the classic fallback;
-                 black's and white's differences (``roles``)
+- ``classic``    H6 H9: control lines only to an opponent that speaks them; classic mode
+- ``handshake``  H1-H5: greetings sent, checked and answered; black's and white's
+                 differences (``roles``)
 - ``moves``      G1-G5: our move, their move, passes, the end
 - ``commands``   what a person types (moves, hint, say, resign, quit)
 - ``recording``  D1-D2: the game record kept in step with the game, resuming it

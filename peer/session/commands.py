@@ -1,7 +1,6 @@
 """What a person types at the terminal: a move, hint, say, board, resign, quit, help."""
 from engine import PASS, IllegalMove, notation, strategies
 
-from .. import protocol
 from ..players import EOF_LINE, normalise
 from .leave import Leave
 
@@ -39,8 +38,10 @@ class Commands:
             return self.say("help")
         if cmd == "say":
             if rest.strip() and self.game is not None:
-                self.send(protocol.control("say", text=rest.strip()))
-                self.say("sent_chat")
+                if self._control("say", text=rest.strip()):
+                    self.say("sent_chat")
+                else:
+                    self.say("classic_not_told", other=self.other)
             return
         if self.game is None:
             return self.say("waiting_hello", other=self.other)
@@ -53,7 +54,9 @@ class Commands:
             m = strategies.get("alphabeta").next_move(pos, 0.5)
             return self.say("hint", move=notation.square_name(m, self.size) if m != PASS else "pass")
         if cmd == "resign":
-            self._resign()
+            if self._ended():
+                return self.say("already_over")
+            return self._resign()
         try:
             sq = notation.parse_square(cmd, self.size)
         except ValueError as e:
@@ -77,7 +80,7 @@ class Commands:
     def _leave(self):
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed."""
         try:
-            self.board.send(self.other, protocol.control("bye"))
+            self._control("bye", retry=False)
         finally:
             self.say("bye")
         raise Leave(0)

@@ -10,6 +10,7 @@ from engine import BLACK, WHITE
 from .. import protocol
 from ..protocol import NAME_LIMIT
 from ..record import Records
+from .classic import Classic
 from .commands import Commands
 from .handshake import ROLES, Handshake
 from .leave import Leave
@@ -23,7 +24,7 @@ log = logging.getLogger("peer")
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
+class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
@@ -31,8 +32,8 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
     wait for a greeting before speaking the classic protocol), ``gone_after``,
     ``patience`` (seconds a computer waits for a vanished opponent; None: forever),
     ``stats`` (file for per-move overhead figures), ``secret`` (the shared
-    secret, bytes, or None: see docs/PROTOCOL.md A1-A6), ``board`` (a
-    ``comm.Board``-like object to use instead of joining ``folder``; for tests).
+    secret, bytes, or None: see docs/PROTOCOL.md A1-A6), ``ack_wait`` (seconds to wait for the
+    opponent's acknowledgement of the end, G6), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for tests).
 
     The game is bound to the opponent's run that completed the handshake
     (``bound_run``): messages from any other run are shown, logged and not applied.
@@ -40,14 +41,17 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
 
     def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
                  classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
-                 secret=None, board=None):
+                 secret=None, board=None, ack_wait=20.0):
         self.colour = colour
         self.role = ROLES[colour]
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
         self.player = player
         self.screen = screen
         self.my_name = name or self.me
+        self.name_given = name is not None     # else a resumed game keeps our name from its record
         self.their_name = self.other
+        self.their_name_known = False   # their name came from a record or a greeting (a change is told)
+        self.recorded_name = None       # our name in the record of the game we resume
         self.size = size
         self.want_size = size       # the size asked for on the command line, if any
         self.new = new
@@ -56,6 +60,7 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
         self.patience = patience
         self.stats = stats
         self.secret = secret or None
+        self.ack_wait = ack_wait    # G6: seconds to wait for the opponent's result after sending ours
         if board is None:
             board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret)
         self.board = board
@@ -73,9 +78,15 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
         self.classic_run = None     # the classic opponent's run id, to notice it restarting
+        self.greeted_runs = set()   # opponent runs that sent a greeting: they speak control lines (H9)
+        self.hello_to_classic = set()   # classic opponent runs greeted once they showed a state (H6)
         self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
         self.save_failed = None     # why the last save of the record failed (None: it did not)
         self.foreign_shown = {}     # run -> messages from it shown (not applied)
+        self.acked = False          # G6: the opponent's result for this game has come
+        self.end_shown = False      # the end of this game was shown
+        self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
+        self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
@@ -121,23 +132,26 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
             return self.say("chat", name=self.their_name, text=msg.get("text"))
         if k == "resign":
             return self._they_resigned()
+        if k == "result":
+            return self._their_result(msg)
         if k == "bye":
             self.left_at = time.monotonic()
             return self.say("left", name=self.their_name)
         if k == "refused":
             return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
         if k == "refuse":
-            self.say("cannot_play", reason=msg.get("reason"))
-            raise Leave(3)
+            self._refused_by_them(msg)
         if k in ("hello", "welcome"):
             return self.role.in_game(self, msg)
-        if k == "result":
-            return
         log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
 
     # -- the phases of a run ---------------------------------------------------------
     def run(self):
         """Play until the game ends or the player leaves; returns an exit code."""
+        try:
+            self._start_check()     # before anything on the board changes
+        except Leave as e:
+            return e.code
         try:
             self.board.join()
         except comm.BoardError as e:
@@ -164,7 +178,7 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
             self.say("bye")
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
-                self.board.send(self.other, protocol.control("bye"))
+                self._control("bye", retry=False)
             except Exception:  # leaving anyway
                 pass
             return 130
@@ -173,13 +187,15 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
             self.board.close()
 
     def _play(self):
-        """Section 14: moves until the game is over (exit code 0) or the opponent stays away."""
+        """Section 14: moves until the game is over and acknowledged (exit code 0), or the opponent
+        stays away."""
         next_presence = 0.0
         while True:
+            if self._ended():
+                if self._finish():
+                    return 0
+                continue            # a new game replaced it (H5)
             pos = self.game.position
-            if pos.is_game_over():
-                self._over()
-                return 0
             if self.pending:
                 self._handle(self.pending.pop(0))
                 continue
@@ -188,7 +204,7 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
                 self._my_move()  # pass first: a classic opponent's next move follows at once
             elif mine:
                 self._drain(0)
-                if self.game.position.turn == self.colour and not self.game.position.is_game_over():
+                if self.game.position.turn == self.colour and not self._ended():
                     self._my_move()
             else:
                 if self.mode == "classic" and pos.must_pass():
@@ -202,9 +218,13 @@ class Session(Presence, Runs, Handshake, Moves, Commands, Recording):
             if now >= next_presence:
                 next_presence = now + 1.0
                 self._check_presence()
-                if self.left_at and self.patience is not None and now - self.left_at > self.patience:
-                    self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
-                    return 4
+                self._check_left()
+
+    def _check_left(self):
+        """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
+        if self.left_at and self.patience is not None and time.monotonic() - self.left_at > self.patience:
+            self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+            raise Leave(4)
 
     def _drain(self, timeout):
         """Handle messages that arrived while it is our turn (chat, resign, a restarted peer...)."""

@@ -1,4 +1,4 @@
-"""H1-H6: greetings sent, checked and answered; refusals; resuming; the classic fallback.
+"""H1-H5: greetings sent, checked and answered; refusals; resuming (H6 H9: ``classic``).
 
 Black and white differ only here, in ``Black`` and ``White`` (``ROLES[colour]``):
 black's ``hello`` defines the game, white answers it with ``welcome``.
@@ -6,12 +6,12 @@ black's ``hello`` defines the game, white answers it with ``welcome``.
 import logging
 import time
 
-import comm
 from comm.text import visible
-from engine import BLACK, PASS, WHITE, Game, notation
+from engine import BLACK, WHITE, Game
 
 from .. import protocol, texts
 from ..protocol import NAME_LIMIT, game_id_problem
+from ..record import ENDED, PLAYING
 from .leave import Leave
 from .recording import new_gid
 
@@ -30,11 +30,11 @@ class Black:
 
     def start(self, s, resume):
         """Before the first ``hello``: the game is resumed, or a new one made up."""
-        s.size = resume.size if resume else (s.size or 8)
+        s.size = resume.size if resume else (s.want_size or 8)
         gid = resume.id if resume else new_gid()
         s._start_game(gid, s.size, resume.moves if resume else "")
         if resume:
-            s.say("resume", id=gid, n=len(s.game.moves) + 1)
+            s._say_resumed(resume)
 
     def needs_game_id(self, msg):
         return "game" in msg.fields or msg.kind == "welcome"
@@ -70,13 +70,15 @@ class White:
             fields["size"] = s.want_size
         if s.game:
             fields.update(game=s.gid, moves=s.game.transcript(passes=True))
+        elif s.asked_new:
+            fields["new"] = 1       # H2: do not resume; black closes its unfinished game
         return fields
 
     def start(self, s, resume):
         if resume:
             s.size = resume.size
             s._start_game(resume.id, resume.size, resume.moves)
-            s.say("resume", id=resume.id, n=len(s.game.moves) + 1)
+            s._say_resumed(resume)
 
     def needs_game_id(self, msg):
         return True
@@ -112,17 +114,28 @@ class Handshake:
         return texts.text("en", key, **kw), self.screen.t(key, **kw)
 
     def _refuse_game(self, key, **kw):
-        """``refuse`` the game (H4): tell the other side in English, show why here, exit code 3."""
+        """``refuse`` the game (H4): tell the other side in English (if it speaks control lines,
+        H9), show why here, exit code 3."""
         wire, here = self._reason(key, **kw)
-        try:
-            self.board.send(self.other, protocol.control("refuse", reason=wire))
-        except (comm.InvalidArgument, OSError) as e:
-            log.warning("could not send refuse: %s", e)
+        self._control("refuse", retry=False, reason=wire)
         self.say("cannot_play", reason=here)
+        self._close_refused(key, wire)
         raise Leave(3)
 
     def _conflict(self):
         self._refuse_game("records_differ")
+
+    def _refused_by_them(self, msg):
+        """The other side refused the game (H4): shown, the record closed (D1), exit code 3."""
+        self.say("cannot_play", reason=msg.get("reason"))
+        self._close_refused(None, msg.get("reason"))
+        raise Leave(3)
+
+    def _new_game_asked(self):
+        """Black: white's ``hello`` says ``new=1`` (H2): our game is closed, a new one proposed."""
+        self.say("new_game_asked", colour=self.screen.colour_name(1 - self.colour))
+        self._abandon(self.record, self.other)
+        self._start_game(new_gid(), self.want_size or self.size)
 
     def _bad_greeting(self, msg, problem, strict):
         """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
@@ -132,10 +145,7 @@ class Handshake:
         wire, here = self._reason(key, **kw)
         log.warning("greeting not applied: %s", wire)
         self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
-        try:
-            self.board.send(self.other, protocol.control("refused", move=msg.text[:200], reason=wire))
-        except (comm.InvalidArgument, OSError) as e:
-            log.warning("could not send refused: %s", e)
+        self._control("refused", retry=False, move=msg.text[:200], reason=wire)
 
     # -- greetings (H2) --------------------------------------------------------------------
     def _hello(self, verb="hello"):
@@ -180,30 +190,55 @@ class Handshake:
             return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
         return None
 
+    def _say_resumed(self, resume):
+        """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
+        if self.resumed_end:
+            self.say("offer_end", id=resume.id, result=self._result_text(resume), other=self.other)
+        elif self.game.moves:       # (a game without plies is simply the one black proposed)
+            self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
+                     colour=self.screen.colour_name(1 - self.colour), name=self.their_name)
+        if self.recorded_name is not None and self.my_name != self.recorded_name:
+            self.say("renamed_me", name=self.my_name, old=self.recorded_name)
+
     def _take_name(self, msg):
-        self.their_name = (msg.get("name") or self.other)[:NAME_LIMIT]
+        name = (msg.get("name") or self.other)[:NAME_LIMIT]
+        if self.their_name_known and name != self.their_name:
+            self.say("renamed_them", colour=self.screen.colour_name(1 - self.colour), name=name,
+                     old=self.their_name)
+        self.their_name, self.their_name_known = name, True
 
     # -- the handshake (H1) ---------------------------------------------------------------
+    def _member_joined(self):
+        try:
+            return self.board.member_run(self.other) is not None
+        except OSError:
+            return False
+
     def _handshake(self):
+        """H1: greet the opponent once it has shown that it speaks control lines (H9), every 2 s
+        until it answers; H6: black plays classic when white joined but shows nothing, or does
+        not answer, within ``classic_after`` seconds."""
         self.role.start(self, self._resumable())
-        hello = self._hello()
-        sent = self.board.send(self.other, hello)
-        joined_at = time.monotonic() if sent else None
-        next_hello = time.monotonic() + 2.0
-        self.say("waiting_join" if not sent else "waiting_hello", other=self.other, board=self.board.folder)
+        joined_at = time.monotonic() if self._member_joined() else None
+        greeted_at = None           # when our first hello was delivered
+        next_hello = next_look = 0.0
+        self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
         while True:
             self._check_input_only()
             msg = self._next_message(0.2)
             now = time.monotonic()
             if msg is None:
-                if now >= next_hello:
-                    was = sent
-                    sent = self.board.send(self.other, self._hello())
-                    next_hello = now + 2.0
-                    if sent and not was:
+                if now >= next_look:
+                    next_look = now + 0.5
+                    if joined_at is None and self._member_joined():
                         joined_at = now
                         self.say("waiting_hello", other=self.other)
-                if self.role.falls_back_to_classic and joined_at and now - joined_at > self.classic_after:
+                    if joined_at is not None and now >= next_hello and self._shown():
+                        if self.board.send(self.other, self._hello()) and greeted_at is None:
+                            greeted_at = now
+                        next_hello = now + 2.0
+                since = greeted_at if greeted_at is not None else joined_at
+                if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after:
                     self.mode = "classic"
                     self._bind_classic()
                     self.say("classic", other=self.other)
@@ -215,6 +250,8 @@ class Handshake:
             if not self._is_member_run(msg.run):
                 self._other_run(msg)        # not from the opponent that joined the board
                 continue
+            if msg.kind in ("hello", "welcome"):
+                self._note_greeting(msg)
             if msg.signed and not self.secret:
                 self._refuse_game("no_secret_here", other=self.other)
             if msg.kind in ("hello", "welcome"):
@@ -222,8 +259,7 @@ class Handshake:
                     return
                 continue
             if msg.kind == "refuse":
-                self.say("cannot_play", reason=msg.get("reason"))
-                raise Leave(3)
+                self._refused_by_them(msg)
             if msg.kind == "move" and "n" not in msg.fields:
                 self._classic_move_first(msg)
                 return
@@ -245,6 +281,9 @@ class Handshake:
             return False
         self._take_name(msg)
         if msg.kind == "hello":
+            if msg.get("new") == "1" and "game" not in msg.fields and self.game is not None \
+                    and (self.game.moves or self._ended()):
+                self._new_game_asked()
             self.send(self._hello())  # answer a (re)started white
             return False
         self.mode = "full"
@@ -259,17 +298,27 @@ class Handshake:
         problem, theirs = self._greeting(msg)
         if problem:
             return self._bad_greeting(msg, problem, strict)
-        self._take_name(msg)
         size = protocol.parse_size(msg.get("size") or "8")
         gid = msg.get("game")
+        if self.asked_new and gid == self.asked_new:
+            # black has not seen our hello with new=1 yet (H2): not this game again
+            log.info("a hello for game %s, which this side closed (--new): not answered", gid)
+            return
+        self._take_name(msg)
         if self.game is not None and gid == self.gid and size != self.size:
             return self._conflict()
         if self.game is None or gid != self.gid:
             old = self._load(gid)
             if old is not None and old.size != size:
                 return self._conflict()     # the same game id on another board size
+            if old is not None and old.status not in (PLAYING, *ENDED):
+                return self._bad_greeting(msg, ("game_closed", {"id": visible(gid, 80), "status": visible(old.status, 20)}),
+                                          strict)
+            if self.game is not None:
+                self._abandon(self.record, self.other)  # H5: black started a new game instead
+            self.asked_new = None
             self.size = size
-            self._start_game(gid, size, old.moves if old and old.status == "playing" else "", old=old)
+            self._start_game(gid, size, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
         self.mode = "full"
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
@@ -279,41 +328,9 @@ class Handshake:
 
     def _restart(self, msg):
         """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
+        self._note_greeting(msg)
         log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
         if self.left_at:
             self.left_at = None
             self.say("back", name=self.their_name)
         self.role.greeting(self, msg, strict=True)   # black binds on the welcome that follows
-
-    # -- classic mode (H6) ----------------------------------------------------------------
-    def _classic_move_first(self, msg):
-        """A bare move before any greeting: the opponent is a classic program."""
-        self.mode = "classic"
-        self.bound_run = self.classic_run = msg.run
-        self.say("classic", other=self.other)
-        if self.game is None:
-            self._start_game(new_gid(), self.size or 8)
-        self.pending.insert(0, msg)
-
-    def _bind_classic(self):
-        try:
-            self.bound_run = self.classic_run = self.board.member_run(self.other)
-        except OSError as e:
-            log.info("cannot read %s's member record yet: %s", self.other, e)
-
-    def _follow_classic_run(self):
-        """A classic game is bound to the opponent's member run; one that restarted gets our move again."""
-        if self.mode != "classic" or self.game is None:
-            return
-        try:
-            run = self.board.member_run(self.other)
-        except OSError:
-            return  # the share failed a read: no news
-        if self.classic_run is not None and run != self.classic_run:
-            # A classic program that (re)started dropped what we sent before: repeat our move.
-            pos = self.game.position
-            if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
-                self.send(notation.square_name(self.game.moves[-1], self.size))
-        self.classic_run = run
-        if run is not None:
-            self.bound_run = run    # a classic game is bound to the opponent's member run

@@ -7,7 +7,7 @@ from engine import BLACK, PASS, IllegalMove, notation
 
 from .. import protocol
 from ..protocol import NAME_LIMIT
-from .leave import Leave
+from ..record import ENDED, RESIGNED
 
 log = logging.getLogger("peer")
 
@@ -74,7 +74,7 @@ class Moves:
 
     def _refuse(self, text, reason):
         self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
-        self.send(protocol.control("refused", move=text[:200], reason=reason))
+        self._control("refused", move=text[:200], reason=reason)     # not to a classic program (H9)
 
     def _their_move(self, msg):
         """G2: a move is checked against our own board before it is applied."""
@@ -117,22 +117,44 @@ class Moves:
         self._apply(PASS, False)
         self._show()
 
-    # -- the end ---------------------------------------------------------------------------
+    # -- the end (G4, G6) -------------------------------------------------------------------
+    def _ended(self):
+        """Whether the game has ended: no legal move for either side, or a resignation (G4)."""
+        return self.record.status in ENDED or self.game.position.is_game_over()
+
     def _resign(self):
-        self.record.status, self.record.result = "resigned", f"{self.me} resigned"
+        self.record.status, self.record.result = RESIGNED, f"{self.me} resigned"
         self._save()
-        self.send(protocol.control("resign"))
         self.say("you_resigned")
-        raise Leave(0)
+        if self.mode != "full":
+            self.say("classic_not_told", other=self.other)
+        # _finish sends ``resign`` (and sends it again to a restarted opponent, G6)
 
     def _they_resigned(self):
-        self.record.status, self.record.result = "resigned", f"{self.other} resigned"
+        if self.record.status == RESIGNED:
+            return          # said again after a restart (G6): already recorded
+        self.record.status, self.record.result = RESIGNED, f"{self.other} resigned"
         self._save()
         self.say("they_resigned", name=self.their_name)
-        raise Leave(0)
 
-    def _over(self):
+    def _result_text(self, rec):
+        """A record's end for people: "black 36 - white 28" or "black resigned"."""
+        s = self.screen
+        if rec.status == RESIGNED:
+            loser = "black" if rec.result.startswith("black") else "white"
+            return s.t("resigned_text", colour=s.t(loser))
+        b, _, w = rec.result.partition("-")
+        return s.t("score_text", b=b, w=w)
+
+    def _show_end(self):
         """G4: both sides see the end on their own boards and show the same count."""
+        if self.end_shown:
+            return
+        self.end_shown = True
+        if self.record.status == RESIGNED:
+            if self.resumed_end:
+                self.say("ended_resigned", id=self.gid, result=self._result_text(self.record))
+            return
         pos = self.game.position
         b, w = pos.discs()
         winner = pos.winner()
@@ -143,7 +165,65 @@ class Moves:
             wname = self.record.black if winner == BLACK else self.record.white
             verdict = s.t("win", name=f"{wname} ({s.colour_name(winner)})")
         self.say("over", b=b, w=w, verdict=verdict)
-        if self.mode == "full":
-            self.board.send(self.other, protocol.control("result", black=b, white=w))
+
+    def _send_end(self):
+        """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""
+        if self.record.status == RESIGNED and self.record.result.startswith(self.me):
+            self._control("resign")
+        b, w = self.game.position.discs()
+        self._control("result", black=b, white=w, game=self.gid)
+
+    def _their_result(self, msg):
+        """G6: the opponent's ``result`` acknowledges the end (after the end on our board only)."""
+        if not self._ended() or msg.get("game", self.gid) != self.gid:
+            log.info("ignored a result before the end, or for another game: %r", visible(msg.text, 80))
+            return
+        if self.acked:
+            return
+        self.acked = True
+        try:
+            self.records.acknowledge(self.gid, self.me)
+        except (OSError, ValueError) as e:
+            log.warning("could not note the acknowledgement of game %s: %s", self.gid, e)
+
+    def _finish(self):
+        """G4 G6: show the end, send ours, and wait (at most ``ack_wait`` s after our last sending)
+        for the opponent's ``result``.
+
+        True when this run is done with the game (acknowledged, or not in time: then the next
+        start offers it again); False when a greeting replaced it by a new game (H5).
+        """
+        self._show_end()
+        if self.mode != "full":
+            self.acked = True       # a classic program sends no result: nothing to wait for
+        sent_to = None
+        sent_at = time.monotonic()
+        told = False
+        next_presence = 0.0
+        while self.mode == "full" and not (self.acked and sent_to is not None):
+            if not self._ended():
+                return False        # a new game began (H5)
+            if sent_to != self.bound_run:
+                self._send_end()    # again to an opponent that restarted (G6)
+                sent_to, sent_at = self.bound_run, time.monotonic()
+                continue
+            self._check_input_only()
+            msg = self._next_message(0.2)
+            if msg is not None:
+                self._handle(msg)
+            now = time.monotonic()
+            if self.acked:
+                continue
+            if not told and now - sent_at > 2.0:
+                told = True
+                self.say("waiting_ack", name=self.their_name)
+            if now - sent_at > self.ack_wait:
+                self.say("no_ack", name=self.their_name, secs=int(self.ack_wait))
+                break
+            if now >= next_presence:
+                next_presence = now + 1.0
+                self._check_presence()
+                self._check_left()
         if self.save_failed is None:
             self.say("record", path=self.records.path(self.gid))
+        return True

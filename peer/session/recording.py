@@ -5,9 +5,15 @@ import uuid
 
 from engine import Game
 
-from ..record import Record
+from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Record
+from .leave import Leave
 
 log = logging.getLogger("peer")
+
+
+# Refusals about the programs, not the game (H4's version, H7's secret): a game with plies that
+# was refused for one of these is resumed once the cause is fixed (D1).
+PROGRAM_REASONS = frozenset({"bad_version", "no_secret_here", "no_secret_there", "other_secret"})
 
 
 def new_gid():
@@ -23,7 +29,7 @@ class Recording:
         r.moves = self.game.transcript(passes=True)
         r.mode = self.mode or "full"
         pos = self.game.position
-        if pos.is_game_over() and r.status == "playing":
+        if pos.is_game_over() and r.status == PLAYING:
             b, w = pos.discs()
             r.status, r.result = "over", f"{b}-{w}"
         try:
@@ -47,31 +53,97 @@ class Recording:
             self.say("bad_record", reason=e)
             return None
 
-    def _resumable(self):
-        """The unfinished game on this board that this run resumes (H5), or None."""
-        if self.new:
-            return None
-        resume = self.records.current()
-        if resume is None:
+    def _current_record(self, report=True):
+        """``records/current`` when it replays, else None (a damaged one reported when ``report``)."""
+        rec = self.records.current()
+        if rec is None:
             return None
         try:
-            resume.game()
+            rec.game()
         except ValueError as e:
             log.warning("records/current not resumed: %s", e)
-            self.say("bad_record", reason=e)
+            if report:
+                self.say("bad_record", reason=e)
             return None
-        if resume.status != "playing" or not resume.moves or (self.want_size and resume.size != self.want_size):
+        return rec
+
+    def _start_check(self):
+        """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
+        ply at least) is refused before the board is touched: exit code 2, nothing changed."""
+        if self.new or not self.want_size:
+            return
+        rec = self._current_record(report=False)
+        if rec is not None and rec.status == PLAYING and rec.moves and rec.size != self.want_size:
+            self.say("unfinished_game", id=rec.id, size=rec.size, n=rec.moves_played() + 1, black=rec.black,
+                     white=rec.white, want=self.want_size)
+            raise Leave(2)
+
+    def _resumable(self):
+        """The game of ``records/current`` that this run offers (H5): an unfinished one, or one that
+        ended without the opponent's ``result`` (G6); None for a new game (an unfinished one that
+        is not resumed, ``--new``, is closed as abandoned first)."""
+        resume = self._current_record()
+        if resume is None:
             return None
-        return resume
+        if resume.status == PLAYING:
+            if self.new or (self.want_size and resume.size != self.want_size):
+                self._abandon(resume, self.me)      # (with plies and another --size: refused at start)
+                if self.new:
+                    self.asked_new = resume.id
+                return None
+            return resume
+        if resume.status in ENDED and resume.mode == "full" and not self.records.acknowledged(resume.id, self.me):
+            return resume
+        return None
+
+    def _abandon(self, rec, by):
+        """D1: close the unfinished game ``rec`` as ``abandoned`` (``by``: the colour that started a
+        new game instead) and say so; nothing for a game that is not ``playing``."""
+        if rec is None or rec.status != PLAYING:
+            return
+        rec.status, rec.result = ABANDONED, f"abandoned by {by}"
+        try:
+            self.records.save(rec)
+        except (OSError, ValueError) as e:
+            log.warning("could not close game %s as abandoned: %s", rec.id, e)
+        if not rec.moves:
+            log.info("game %s had no moves: closed as abandoned", rec.id)
+            return
+        n = rec.moves_played() + 1
+        if by == self.me:
+            self.say("abandoned_mine", id=rec.id, size=rec.size, n=n)
+        else:
+            self.say("abandoned_theirs", id=rec.id, size=rec.size, n=n,
+                     colour=self.screen.colour_name(1 - self.colour))
+
+    def _close_refused(self, key, reason):
+        """D1: a refused game is closed as ``refused`` (never resumed), but a game with plies that
+        was refused for a reason about the programs, not the game (``key`` in PROGRAM_REASONS; or
+        a refusal received, ``key`` None: its sender decides), stays resumable."""
+        r = self.record
+        if r is None or r.status != PLAYING:
+            return
+        if self.game.moves and (key is None or key in PROGRAM_REASONS):
+            return
+        r.status, r.result = REFUSED, f"refused: {reason}"[:300]
+        self._save()
 
     def _start_game(self, gid, size, moves="", old=None):
         """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
         self.game = Game.from_transcript(moves, size=size) if moves else Game(size)
-        names = {self.me: self.my_name, self.other: self.their_name}
+        self.acked = self.end_shown = False
         if old is None:
             old = self._load(gid) if gid else None
+        self.resumed_end = old is not None and old.status in ENDED
+        if old is not None:         # the names the record knows (our --name, if given, replaces ours)
+            self.recorded_name = getattr(old, self.me)
+            if not self.name_given:
+                self.my_name = self.recorded_name
+            if not self.their_name_known:
+                self.their_name, self.their_name_known = getattr(old, self.other), True
+        names = {self.me: self.my_name, self.other: self.their_name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
         self.last = self.game.moves[-1] if self.game.moves else None

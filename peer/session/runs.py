@@ -66,6 +66,7 @@ class Runs:
                 self._restart(msg)
                 return False
             if msg.kind == "welcome" and self.role.takes_welcome:
+                self._note_greeting(msg)
                 self.role.greeting(self, msg, strict=True)
                 return False
             if self.mode != "classic":
