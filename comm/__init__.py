@@ -16,6 +16,8 @@ Under them sits ``comm.Board``, a mailbox object that ``peer/`` and other code
 use directly (a context manager).  The folder format is in docs/PROTOCOL.md.
 Text read from a board is shown to a person through ``comm.text.visible``.
 """
+import atexit
+
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
                     BoardError, InvalidArgument, MemberBusy, Message, Rejected, TalkResult, check_name,
                     load_secret)
@@ -45,10 +47,17 @@ def Init(name, board_dir="cardstand", take_over=False):
     """
     global _board
     board = Board(board_dir, name, secret=load_secret(), take_over=take_over).join()
+    if _board is None:
+        atexit.register(_close)     # a clean exit acknowledges the last message and leaves (M5, I6)
     if _board is not None:
         _board.close()
     _board = board
     return board
+
+
+def _close():
+    if _board is not None:
+        _board.close()
 
 
 def Quiet():

@@ -66,7 +66,6 @@ def cmd_echo(args):
 def cmd_serve(args):
     """The conformance contract: JSON requests on stdin, one JSON answer per line on stdout."""
     import json
-    from .board import BoardError
     try:
         me = Board(args.board, args.name, secret=args.secret, stale_after=args.stale_after,
                    lock_timeout=args.lock_timeout)
@@ -102,7 +101,7 @@ def cmd_serve(args):
                     return 0
                 else:
                     ans = {"ok": False, "error": f"unknown op {op!r}"}
-            except (InvalidArgument, BoardError, ValueError, KeyError, TimeoutError) as e:
+            except (InvalidArgument, OSError, ValueError, KeyError, RuntimeError) as e:
                 ans = {"ok": False, "error": str(e)}
             print(json.dumps(ans, ensure_ascii=False), flush=True)
         return 0

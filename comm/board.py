@@ -218,19 +218,13 @@ def unframe(raw, *, box=None, number=None, key=None):
     if not sep:
         raise ValueError("no header end")
     try:
-        lines = head.decode("ascii").split("\n")
+        text = head.decode("ascii")
     except UnicodeDecodeError:
         raise ValueError("header is not ASCII") from None
-    if lines[0] != f"cardstand-msg {VERSION}":
-        raise ValueError(f"not a version-{VERSION} message: {lines[0][:40]!r}")
-    f = {}
-    for line in lines[1:]:
-        k, s, value = line.partition(": ")
-        if not s:
-            raise ValueError(f"bad header line {line[:40]!r}")
-        if k in f:
-            raise ValueError(f"header key {k[:40]!r} given twice")
-        f[k] = value
+    first = text.partition("\n")[0]
+    if first != f"cardstand-msg {VERSION}":
+        raise ValueError(f"not a version-{VERSION} message: {first[:40]!r}")
+    f = fsops.parse_record(text, strict=True)[1]
     try:
         for k in ("from", "from-run", "to", "seq", "length", "crc32"):
             if k not in f:
@@ -434,7 +428,7 @@ class Board:
             text = self.root.read_text(f"{self._mine}/member", strict=True)
         except (fsops.NotRegular, OSError):
             return {}
-        return _fields(text)
+        return fsops.record_fields(text)
 
     def _refuse_if_alive(self, fields):
         """I6: raise ``MemberBusy`` when the run named by ``fields`` is alive.
@@ -476,7 +470,7 @@ class Board:
             text = self.root.read_text(f"{self._mine}/alive", strict=True)
         except (fsops.NotRegular, OSError):
             return None
-        f = _fields(text)
+        f = fsops.record_fields(text)
         return f.get("beat", "") if f.get("run") == run else None
 
     # -- presence (I6, P2) --------------------------------------------------------------
@@ -764,8 +758,8 @@ class Board:
             return f"the mailbox of {to} is damaged (its member record is {e.strerror})"
         if member is None:
             return f"{to} has not joined this board"
-        runs = [line[5:].strip() for line in member.splitlines() if line.startswith("run: ")]
-        if not runs or not runs[0] or not _RUN.fullmatch(runs[0]):
+        to_run = fsops.record_fields(member).get("run", "")
+        if not to_run or not _RUN.fullmatch(to_run):
             return f"the mailbox of {to} is damaged (no valid run in its member file)"
         tail, head = self._pointers(rbox)
         if head - tail >= self.max_unread:
@@ -777,7 +771,7 @@ class Board:
         k = max(head, tail) + 1
         while root.present(f"{rbox}/{msg_name(k)}"):   # never blocks: a FIFO there is just taken
             k += 1
-        framed = frame(self.name, self.run, to, runs[0], k, data, self.secret)
+        framed = frame(self.name, self.run, to, to_run, k, data, self.secret)
         target = f"{rbox}/{msg_name(k)}"
         scratch = root.write_scratch("tmp", framed)
         try:
@@ -1004,7 +998,9 @@ class Board:
 
         Messages sent to this run (after ``join``) are never discarded.  A message an earlier
         run received but did not acknowledge (it was killed, M5) is one of those discarded.
-        A run that has been replaced (I6) discards nothing (``problem`` "replaced").
+        A run that has been replaced (I6) discards nothing.  A failure (the lock not obtained,
+        the board gone, this run replaced) returns what was discarded until then, with
+        ``last_error`` and ``problem`` set.
         """
         self._need_join()
         dropped = 0
@@ -1014,15 +1010,18 @@ class Board:
                 while True:
                     got = self._oldest()
                     if not got or got[1].to_run == self.run:
-                        return dropped
+                        break
                     self._consume(got[0])
                     dropped += 1
-        except Replaced as e:
-            self._failed(e)
+        except (LockTimeout, OSError) as e:
+            self._failed(e, "cannot quiet")
             return dropped
+        self._ok()
+        return dropped
 
     def wipe(self):
-        """``WipeMessage``: discard every message waiting for this name; returns how many."""
+        """``WipeMessage``: discard every message waiting for this name; returns how many (on a
+        failure, how many until then, with ``last_error`` and ``problem`` set)."""
         self._need_join()
         dropped = 0
         try:
@@ -1031,8 +1030,10 @@ class Board:
                 while got := self._oldest():
                     self._consume(got[0])
                     dropped += 1
-        except Replaced as e:
-            self._failed(e)
+        except (LockTimeout, OSError) as e:
+            self._failed(e, "cannot wipe")
+            return dropped
+        self._ok()
         return dropped
 
     # -- presence ----------------------------------------------------------------
@@ -1064,7 +1065,7 @@ class Board:
         """
         check_name(name)
         text = self._quiet_read(f"box/{name.lower()}/alive")
-        return None if text is None else _fields(text)
+        return None if text is None else fsops.record_fields(text)
 
     def _quiet_read(self, rel):
         """A record's text, or None when missing, unreadable just now, or not a regular file
@@ -1086,10 +1087,7 @@ class Board:
     def member_run(self, name):
         """The run id of ``name``'s latest ``join``, or None if it never joined."""
         text = self._quiet_read(f"box/{check_name(name).lower()}/member")
-        for line in (text or "").splitlines():
-            if line.startswith("run: "):
-                return line[5:].strip()
-        return None
+        return fsops.record_fields(text).get("run")
 
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
@@ -1100,22 +1098,10 @@ class Board:
         for key in self.root.listdir("box"):
             if not _NAME.fullmatch(key) or key.lower() != key:
                 continue
-            text = self._quiet_read(f"box/{key}/member")
-            for line in (text or "").splitlines():
-                if line.startswith("name: "):
-                    out.append(line[6:].strip())
+            name = fsops.record_fields(self._quiet_read(f"box/{key}/member")).get("name")
+            if name is not None:
+                out.append(name)
         return sorted(out)
-
-
-def _fields(text):
-    """The ``key: value`` lines of a record after its first line (values stripped); lines
-    without ``": "`` are skipped."""
-    fields = {}
-    for line in (text or "").splitlines()[1:]:
-        key, sep, value = line.partition(": ")
-        if sep and key not in fields:
-            fields[key] = value.strip()
-    return fields
 
 
 def _cleanable(folder, name, st):

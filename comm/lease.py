@@ -57,7 +57,17 @@ def _boot_id():
         return ""
 
 
-MACHINE = f"{fsops.HOST}/{_boot_id()}" if _boot_id() else ""
+def _pid_namespace():
+    """Linux's name for this process's pid namespace (``pid:[4026531836]``): two containers
+    on one host share its name and boot id, not their pids."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except (OSError, AttributeError):
+        return ""
+
+
+# Where a pid means one process (L1, L4, I6): host, boot and pid namespace; "" when unknown
+MACHINE = "/".join(x for x in (fsops.HOST, _boot_id(), _pid_namespace()) if x) if _boot_id() else ""
 
 
 def _pid_alive(pid):
@@ -219,12 +229,7 @@ class Lease:
 
     @staticmethod
     def _owner_fields(owner):
-        fields = {}
-        for line in (owner or b"").decode("utf-8", "replace").splitlines():
-            key, sep, value = line.partition(": ")
-            if sep:
-                fields[key] = value.strip()
-        return fields
+        return fsops.record_fields((owner or b"").decode("utf-8", "replace"))
 
     def holder(self):
         """Who holds the lock now: a dict of the owner fields, or None."""

@@ -32,7 +32,7 @@ import zlib
 from pathlib import Path
 
 from comm import Board, fsops
-from comm.board import frame, msg_name, unframe
+from comm.board import frame, msg_name
 from engine import Game, PASS, notation, square_name
 
 from . import protocol
@@ -157,10 +157,12 @@ def s_send(cmd, d):
         body = "こんにちは\nline two\r\n🀄 end"
         a = impl.ask(op="send", to="kit", body=body)
         check(a.get("result") == 1, f"send answered {a}")
-        raw = (d / "box" / "kit" / msg_name(1)).read_bytes()
-        m = unframe(raw)
-        check(m.body == body and m.sender == "impl", "body or sender differ (N3)")
-        check(m.to_run == kit.run, "to-run is not the recipient's run (M3)")
+        f, data = _kit_parse((d / "box" / "kit" / msg_name(1)).read_bytes())   # the kit's own reading
+        check(f.get("length") == str(len(data)), f"length: {f.get('length')!r}, the body has {len(data)} bytes (M1)")
+        check(f.get("crc32") == f"{zlib.crc32(data):08x}", "crc32: is not the body's CRC-32 (M1)")
+        check(f.get("seq") == "1" and f.get("to") == "kit", f"seq {f.get('seq')!r}, to {f.get('to')!r} (M1)")
+        check(data == body.encode("utf-8") and f.get("from") == "impl", "body or sender differ (N3)")
+        check(f.get("to-run") == kit.run, "to-run is not the recipient's run (M3)")
         check(kit.receive().body == body, "kit could not receive it")
         a = impl.ask(op="send", to="nobody", body="x")
         check(a.get("result") == 0, "send to a member that never joined must fail (M3)")

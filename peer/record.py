@@ -82,18 +82,11 @@ class Record:
     @classmethod
     def parse(cls, text):
         """A record from its text; ValueError for anything that is not a sound record."""
-        lines = text.split("\n")
-        if not lines or lines[0].strip() != MAGIC:
+        # a CR before a line's end (edited on Windows) is dropped: a CR in a value is written \r
+        first, fields = fsops.parse_record(text)
+        if first.strip() != MAGIC:
             raise ValueError("not a cardstand game record")
-        f = {}
-        for line in lines[1:]:
-            if line.endswith("\r"):     # edited on Windows (a CR in a value is written \r)
-                line = line[:-1]
-            k, sep, v = line.partition(": ")
-            if sep:
-                f[k.strip()] = unescape(v)
-            elif line.strip().endswith(":"):
-                f[line.strip()[:-1]] = ""
+        f = {k: unescape(v) for k, v in fields.items()}
         if "id" not in f:
             raise ValueError("damaged game record: no id")
         if game_id_problem(f["id"]):

@@ -23,8 +23,14 @@ for (const d of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '\u00b9', '\u
 }
 const HOST = (os.hostname() || 'host').slice(0, 24);
 // I6, L4: host name and boot id (Linux); empty where there is no boot id to read
+// host / boot id / pid namespace (two containers on one host share the first two, not their pids)
 const MACHINE = (() => {
-  try { const b = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(); return b ? `${os.hostname()}/${b}` : ''; } catch (e) { return ''; }
+  let b = '';
+  try { b = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(); } catch (e) { return ''; }
+  if (!b) return '';
+  let ns = '';
+  try { ns = fs.readlinkSync('/proc/self/ns/pid'); } catch (e) { /* not Linux */ }
+  return [os.hostname(), b, ns].filter((x) => x).join('/');
 })();
 const BEAT_EVERY = 1;                                                // s between beats of `alive` (I6)
 // Whether the process a record names runs: true/false on this machine (same host and boot),
@@ -38,6 +44,7 @@ function memberMac(secret, name, run) {                              // I6 with 
   return crypto.createHmac('sha256', secret).update(Buffer.from(`cardstand-member-mac ${VERSION}\n${name}\n${run}\n`, 'utf8')).digest('hex');
 }
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+const { Worker, isMainThread, workerData, parentPort } = (() => { try { return require('worker_threads'); } catch (e) { return {}; } })();
 const C = fs.constants;
 const NOFOLLOW = C.O_NOFOLLOW || 0;                                 // not on Windows
 const NONBLOCK = C.O_NONBLOCK || 0;
@@ -205,11 +212,16 @@ function readInt(p) {
   t = t.trim();
   return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
 }
+// R1: after the first line, `key: value` lines (a CR before the newline dropped); a line without
+// ': ' or with nothing before it is skipped; the first value of a key counts; spaces and tabs
+// around a value (the padding) are stripped, keys are taken as written
 function fields(text) {
   const f = Object.create(null);
-  for (const line of (text || '').split('\n')) {
+  for (let line of (text || '').split('\n').slice(1)) {
+    if (line.endsWith('\r')) line = line.slice(0, -1);
     const i = line.indexOf(': ');
-    if (i > 0) f[line.slice(0, i)] = line.slice(i + 2).trim();
+    const k = line.slice(0, i);
+    if (i > 0 && !(k in f)) f[k] = line.slice(i + 2).replace(/^[ \t]+|[ \t]+$/g, '');
   }
   return f;
 }
@@ -266,6 +278,12 @@ function replaceWith(dir, target, data, durable) {                   // R2
   // A rename replaces a link at `target` itself: it never writes through it.
   for (let i = 0; ; i++) {
     try { fs.renameSync(t, target); return; } catch (e) {
+      // B7: a folder (or anything a rename will not replace) where a record belongs is moved, as
+      // itself, into the board's trash/ (beside `dir`, the board's tmp/), then the rename again
+      const st = lstat(target);
+      if (i < 2 && st && st.isDirectory()) {
+        try { fs.renameSync(target, path.join(path.dirname(dir), 'trash', `${token()}-${path.basename(target)}`)); continue; } catch (err) { /* below */ }
+      }
       if (i >= 20 || !['EEXIST', 'EBUSY', 'EACCES', 'EPERM', 'EIO', 'EAGAIN'].includes(e.code)) { remove(t); throw e; }
       sleep(Math.min(10 * (i + 1), 50));
     }
@@ -600,6 +618,8 @@ class Board {
     this.problem = '';                                               // '', gone, full, locked, other (T1)
     this.logged = '';
     this.beats = 0;
+    this.counter = new Int32Array(new SharedArrayBuffer(4));
+    this.beater = null;
     this.state = '';
     this.lastBeat = 0;
     this.replacedBy = null;
@@ -731,7 +751,12 @@ class Board {
       });
       if (done) break;
     }
+    this.startBeating();
     return this;
+  }
+
+  needJoin() {
+    if (this.run === null) throw new Error(`${this.name} has not joined ${this.folder}: call join() (Init) first`);
   }
 
   memberFields() {                                                   // {} when missing or damaged
@@ -783,6 +808,7 @@ class Board {
       if (got.length !== want.length || !crypto.timingSafeEqual(got, Buffer.from(want))) return null;
     }
     this.replacedBy = f;
+    this.stopBeating();
     return f;
   }
 
@@ -792,14 +818,31 @@ class Board {
   }
 
   writeAlive() {
-    this.beats++;
+    this.beats = Atomics.add(this.counter, 0, 1) + 1;               // shared with the beating thread
     this.lastBeat = now();
     replaceWith(this.tmp, path.join(this.mine, 'alive'), record(
       `cardstand-alive ${VERSION}\nrun: ${this.run}\nbeat: ${this.beats}\nstate: ${this.state}`), false);
   }
 
-  // No threads here: every operation beats when a beat is due (a program that computes for long
-  // between operations calls beat() itself)
+  // I6: a worker thread beats every second while the program waits or computes (this thread
+  // blocks in its sleeps and reads); where there are no workers, operations beat when one is due
+  startBeating() {
+    this.stopBeating();
+    if (!Worker) return;
+    try {
+      this.beater = new Worker(__filename, { workerData: { cardstandBeat: {
+        mine: this.mine, tmp: this.tmp, run: this.run, state: this.state, counter: this.counter.buffer,
+        every: Math.min(BEAT_EVERY, this.lease.staleAfter / 5) } } });
+      this.beater.on('error', () => { this.beater = null; });
+      this.beater.unref();
+    } catch (e) { this.beater = null; }
+  }
+
+  stopBeating() {
+    if (this.beater) { try { this.beater.terminate(); } catch (e) { /* gone */ } }
+    this.beater = null;
+  }
+
   maybeBeat() {
     if (this.run === null || this.replacedBy || now() - this.lastBeat < Math.min(BEAT_EVERY, this.lease.staleAfter / 5)) return;
     try { if (!this.takenBy()) this.writeAlive(); } catch (e) { /* no news */ }
@@ -847,6 +890,7 @@ class Board {
   // if not, it is returned again to this name's next run (unless that run calls quiet).
   // I6: a closed run is not alive: its alive record goes.
   close() {
+    this.stopBeating();
     if (this.handed !== null) {
       try { this.withLock(() => this.acknowledge(), Math.min(this.lockTimeout, CLOSE_WAIT), false); } catch (e) {
         this.log(`${this.name}: message ${this.handed} not acknowledged at close (${e.message}): it will be returned again`);
@@ -1003,6 +1047,7 @@ class Board {
   }
 
   talk(to, body) {                                                   // I3
+    this.needJoin();
     if (to !== '') checkName(to, 'recipient');
     const data = encodeBody(body);
     let why = '';
@@ -1029,6 +1074,7 @@ class Board {
   }
 
   send(to, body) {                                                   // I4
+    this.needJoin();
     checkName(to, 'recipient');
     const data = encodeBody(body);
     let why;
@@ -1046,6 +1092,7 @@ class Board {
   }
 
   receive() {                                                        // works on a full disk (T2)
+    this.needJoin();
     try {
       this.ready();
       if (!this.maybeWaiting()) { this.ok(); return null; }
@@ -1079,6 +1126,7 @@ class Board {
   }
 
   quiet() {                                                          // I2
+    this.needJoin();
     let dropped = 0;
     this.ready();
     try {
@@ -1096,6 +1144,7 @@ class Board {
   }
 
   wipe() {
+    this.needJoin();
     let dropped = 0;
     this.ready();
     try {
@@ -1128,12 +1177,15 @@ class Board {
     let t;
     try { t = readText(path.join(this.box, name.toLowerCase(), 'alive')); } catch (e) { return goneNow(); }
     if (t === null) return goneNow();
-    const f = fields(t.split('\n').slice(1).join('\n'));
+    const f = fields(t);
     return { run: f.run || '', beat: f.beat || '', state: f.state || '' };
   }
 
   beat(state) {                                                      // I6, P2; reports a failure, never clears one
-    if (state !== undefined && state !== null) this.state = String(state).slice(0, 64);
+    if (state !== undefined && state !== null) {
+      this.state = String(state).slice(0, 64);
+      if (this.beater) this.beater.postMessage({ state: this.state });
+    }
     if (this.replacedBy) return;
     try {
       this.ready();
@@ -1144,6 +1196,24 @@ class Board {
 
 module.exports = {
   Board, InvalidArgument, MemberBusy, Replaced, LockTimeout, LockLost, checkName, sleep, now, token, visible, loadSecret, macOf,
-  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile,
-  readBytes, replaceWith, record, fields,
+  frame, unframe, crc32, VERSION, RESERVED, Damaged, Rejected, NotAFile, fields,
+  readBytes, replaceWith, record,
 };
+
+// The beating thread of a joined Board (I6): rewrites `alive` every second until its run is no
+// longer the one in `member` (replaced) or the Board stops it
+if (Worker && !isMainThread && workerData && workerData.cardstandBeat) {
+  const w = workerData.cardstandBeat;
+  const counter = new Int32Array(w.counter);
+  let state = w.state;
+  parentPort.on('message', (m) => { if (m && typeof m.state === 'string') state = m.state; });
+  const timer = setInterval(() => {
+    try {
+      const t = readText(path.join(w.mine, 'member'));
+      if (t !== null && fields(t).run !== w.run) { clearInterval(timer); parentPort.close(); return; }
+      const n = Atomics.add(counter, 0, 1) + 1;
+      replaceWith(w.tmp, path.join(w.mine, 'alive'), record(
+        `cardstand-alive ${VERSION}\nrun: ${w.run}\nbeat: ${n}\nstate: ${state}`), false);
+    } catch (e) { /* a share's passing error, a gone board: no news here */ }
+  }, w.every * 1000);
+}

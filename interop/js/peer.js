@@ -233,11 +233,11 @@ function parseRecord(text) {
   const lines = text.split('\n');
   if (lines[0].trim() !== RECORD_MAGIC) throw new Error('not a cardstand game record');
   const f = Object.create(null);
-  for (let line of lines.slice(1)) {
-    if (line.endsWith('\r')) line = line.slice(0, -1);
+  for (let line of lines.slice(1)) {                         // as comm reads records (R1, D1):
+    if (line.endsWith('\r')) line = line.slice(0, -1);       // keys as written, the first value counts
     const i = line.indexOf(': ');
-    if (i >= 0) f[line.slice(0, i).trim()] = unescapeValue(line.slice(i + 2));
-    else if (line.trim().endsWith(':')) f[line.trim().slice(0, -1)] = '';
+    const k = line.slice(0, i);
+    if (i > 0 && !(k in f)) f[k] = unescapeValue(line.slice(i + 2));
   }
   if (!checkGameId(f.id)) throw new Error(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
   const size = parseSize(f.size === undefined ? '8' : f.size);
