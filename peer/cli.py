@@ -35,6 +35,11 @@ and 'help' lists the other commands (hint, say, resign, quit).
 Starting again resumes the unfinished game on the board (its size and
 opponent come from its record); --new starts another one instead. A game
 whose end the other side has not confirmed is shown to it first.
+
+exit codes: 0 the game ended (or you left), 2 cannot start (an option, the
+board, an unfinished game of another size, the colour already taken), 3 the
+game was refused, 4 the opponent stayed away, 5 the board folder stayed gone
+or its disk full, 6 another program took this colour over (--take-over).
 """
 
 
@@ -85,8 +90,11 @@ def play_parser(colour=None):
                     help="a file holding the shared secret (else the CARDSTAND_SECRET variable): every "
                          "message is signed and checked, and a side without the same secret is refused")
     ap.add_argument("--patience", type=_time, default=None, metavar="SECONDS",
-                    help="leave when the opponent has been gone this long (default: a person waits, "
-                         "a computer waits 120 s)")
+                    help="leave when the opponent, or the board folder, has been gone this long, or the "
+                         "board's disk full (default: a person waits, a computer waits 120 s)")
+    ap.add_argument("--take-over", action="store_true",
+                    help="play this colour even though another program is playing it on this board "
+                         "(only when that program is truly gone: it is stopped)")
     ap.add_argument("--pace", type=float, default=0.0, help=argparse.SUPPRESS)
     ap.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--stats", default=None, help=argparse.SUPPRESS)
@@ -121,7 +129,8 @@ def play(argv, colour=None):
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
-                      stats=args.stats, classic_after=args.classic_after, secret=secret)
+                      stats=args.stats, classic_after=args.classic_after, secret=secret,
+                      take_over=args.take_over)
     return session.run()
 
 

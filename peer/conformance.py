@@ -1477,10 +1477,168 @@ def s_refused_record(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
+def _remove_folder(folder):
+    """Delete ``folder`` although the implementation may be writing in it meanwhile."""
+    import shutil
+    deadline = time.monotonic() + 30
+    while folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        check(time.monotonic() < deadline, f"{folder} could not be deleted")
+
+
+def s_board_gone(cmd, d, play_cmd):
+    """T1 G7: the board moved away and back mid-game: the game goes on; deleted: the implementation leaves within its patience, never making the folder again."""
+    board = d / "board"
+    theirs = _theirs(play_cmd, board, "white", extra=["--patience", "60"])
+    try:
+        kit = _kit_board(other_view(board), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=5)      # ply 5 sent: the implementation's turn
+        aside = d / "aside"
+        board.rename(aside)
+        time.sleep(3)
+        check(not board.exists(), "the board folder was made again while it was away (T1)")
+        check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while the board was away "
+                                     "for 3 s (its patience: 60 s)")
+        aside.rename(board)
+        _kit_play(kit, "black", theirs, game)
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs, timeout=60)
+        check(code == 0, f"after the board came back and the game ended, the implementation exited {code}")
+        check(_status(board, gid, "after the board came back") == "over", "its record of the game is not over (D1)")
+    finally:
+        _reap(theirs, timeout=1)
+    board = d / "deleted"
+    theirs = _theirs(play_cmd, board, "white", extra=["--patience", "3"])
+    try:
+        kit = _kit_board(other_view(board), "black")
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, Game(8), until=4)
+        _remove_folder(board)
+        code = _exit_code(theirs, timeout=60)
+        check(code != 0, "the board was deleted mid-game, yet the implementation exited 0")
+        check(not board.exists(), "the deleted board folder was made again (T1)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_take_over(cmd, d, play_cmd):
+    """I6 P1 G7: a second run of a colour in play is refused (exit 2, nothing changed); --take-over replaces it, and the replaced run sends nothing more."""
+    first = _theirs(play_cmd, d, "black")
+    second = third = None
+    try:
+        kit = _kit_board(other_view(d), "white")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "white", first)
+        _kit_play(kit, "white", first, game, until=3)        # the implementation's ply 3 received: the kit's turn
+        old_run = _run_of(d / "box" / "black")
+        member = (d / "box" / "black" / "member").read_bytes()
+        second = _theirs(play_cmd, d, "black")
+        code = _exit_code(second, timeout=60)
+        check(code == 2, f"a second black while the first plays exited {code}, not 2 (I6)")
+        check((d / "box" / "black" / "member").read_bytes() == member, "the refused second black changed black's member record")
+        m = kit.receive()
+        check(m is None, f"the refused second black sent {m and m.body[:80]!r}")
+        third = _theirs(play_cmd, d, "black", extra=["--take-over"])
+        deadline = time.monotonic() + 30
+        hello = None
+        while hello is None:
+            check(time.monotonic() < deadline, "no hello from the black started with --take-over within 30 s")
+            m = kit.wait(timeout=0.5)
+            if m is not None and protocol.parse(m.body).kind == "hello" and m.sender_run != old_run:
+                hello = protocol.parse(m.body)
+        check(hello.get("game") == gid, f"the black that took over offered {hello.get('game')!r}, not the game {gid} (H5)")
+        code = _exit_code(first, timeout=30)
+        check(code != 0, "the replaced black exited 0")
+        kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
+                                           moves=game.transcript(passes=True)))
+        _kit_resigns(kit, "black", game, gid)
+        check(_exit_code(third) == 0, "the black that took over did not exit 0 after the kit resigned")
+        for m in iter(lambda: kit.receive(), None):
+            check(m.sender_run != old_run, f"the replaced run still sent {m.body[:80]!r} (I6)")
+    finally:
+        for p in (first, second, third):
+            if p is not None:
+                _reap(p, timeout=1)
+
+
+class _Filler:
+    """Keeps a small disk full: a file grown whenever space is freed, until ``end``."""
+
+    def __init__(self, disk):
+        self.path = disk / "filler"
+        self.stop = threading.Event()
+        self.f = open(self.path, "ab", buffering=0)
+        self._fill()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _fill(self):
+        try:
+            while True:
+                self.f.write(b"x" * 4096)
+        except OSError:
+            pass
+
+    def _loop(self):
+        while not self.stop.wait(0.02):
+            self._fill()
+
+    def end(self):
+        self.stop.set()
+        self.thread.join()
+        self.f.close()
+        self.path.unlink()
+
+
+def s_full_disk(cmd, d, play_cmd):
+    """T2 T3 G7: a full disk mid-game is waited out and the game goes on; one that stays full is left within the patience."""
+    if not sys.platform.startswith("linux") or os.geteuid() != 0 or VIEW.get("b"):
+        raise Skip("a small disk (tmpfs) can only be mounted by root on Linux, on one view of the board")
+    disk = d / "disk"
+    disk.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True, text=True)
+    if r.returncode:
+        raise Skip(f"cannot mount a tmpfs: {r.stderr.strip()}")
+    try:
+        for patience, stays in (("60", False), ("3", True)):
+            board = disk / f"board-{patience}"
+            theirs = _theirs(play_cmd, board, "white", extra=["--patience", patience])
+            filler = None
+            try:
+                kit = _kit_board(board, "black")
+                game = Game(8)
+                gid, _ = _kit_handshake(kit, "black", theirs)
+                _kit_play(kit, "black", theirs, game, until=5)      # the implementation's turn
+                filler = _Filler(disk)
+                if stays:
+                    code = _exit_code(theirs, timeout=90)
+                    check(code not in (0, None), "the disk stayed full, yet the implementation exited 0")
+                    continue
+                time.sleep(8)
+                check(theirs.poll() is None, f"the implementation exited {theirs.returncode} on a full disk (patience 60 s)")
+                filler.end()
+                filler = None
+                _kit_play(kit, "black", theirs, game)
+                kit.send("white", _result_of(game, gid))
+                code = _exit_code(theirs, timeout=60)
+                check(code == 0, f"after space was freed and the game ended, the implementation exited {code}")
+            finally:
+                if filler is not None:
+                    filler.end()
+                _reap(theirs, timeout=1)
+                shutil_rm = __import__("shutil").rmtree
+                shutil_rm(board, ignore_errors=True)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)])
+
+
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
-                  s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record]
+                  s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
+                  s_board_gone, s_take_over, s_full_disk]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

@@ -86,7 +86,43 @@ TEXTS = {
     "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),
     "refused_theirs": ("{name} sent '{move}', refused: {reason}", "{name} から '{move}' が届きましたが拒否しました: {reason}"),
     "cannot_play": ("Cannot play: {reason}", "対局できません: {reason}"),
-    "send_retry": ("Could not send ({reason}); retrying ...", "送信できませんでした（{reason}）。再試行します…"),
+    "send_retry": ("Could not send ({reason}); trying again, less and less often (type 'quit' to leave) ...",
+                   "送信できませんでした（{reason}）。間隔をあけながら再試行します（やめるときは quit）…"),
+    "send_full": ("The disk of the board folder {board} is full: nothing can be sent until space is freed. "
+                  "Trying again, less and less often (type 'quit' to leave) ...",
+                  "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまで送信できません。"
+                  "間隔をあけながら再試行します（やめるときは quit）…"),
+    "disk_full": ("The disk of the board folder {board} is full: neither side can write on the board until space "
+                  "is freed, so {name} cannot move. Waiting (type 'quit' to leave) ...",
+                  "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまでどちらも書き込めないので、"
+                  "{name} も打てません。待っています（やめるときは quit）…"),
+    "sent_again": ("Sent.", "送信できました。"),
+    "full_leave": ("The board's disk stayed full for {secs} s: leaving. The game so far ({id}): {moves}",
+                   "伝言台のディスクが {secs} 秒間いっぱいのままだったので終了します。ここまでの棋譜（{id}）: {moves}"),
+    "send_leave": ("Nothing could be sent for {secs} s ({reason}): leaving. The game so far ({id}): {moves}",
+                   "{secs} 秒間送信できなかったので終了します（{reason}）。ここまでの棋譜（{id}）: {moves}"),
+    "board_gone": ("The board folder {board} is gone (deleted, moved, or a share no longer mounted). The game "
+                   "is kept here; waiting for the folder to come back (type 'quit' to leave) ...",
+                   "伝言台のフォルダ {board} が見つかりません（削除・移動されたか、共有が切断された？）。対局は"
+                   "ここに保持しています。フォルダが戻るのを待っています（やめるときは quit）…"),
+    "board_back": ("The board folder {board} is back: the game goes on.",
+                   "伝言台のフォルダ {board} が戻りました。対局を続けます。"),
+    "board_gone_leave": ("The board folder did not come back within {secs} s: leaving. The game so far ({id}): "
+                         "{moves}",
+                         "伝言台のフォルダが {secs} 秒以内に戻らなかったので終了します。ここまでの棋譜（{id}）: {moves}"),
+    "busy": ("{colour} is already playing on this board: pid {pid} on {host}{machine}; {seen}. Only one program "
+             "may play {colour} at a time. If that program is truly gone (its computer frozen, or cut off from the "
+             "share), start again with --take-over.",
+             "{colour}はすでにこの伝言台で対局中です（{host} の pid {pid}{machine}、{seen}）。同じ色で対局できる"
+             "プログラムは一つだけです。そのプログラムが本当に止まっている（コンピュータが固まった、共有から切れた）"
+             "なら、--take-over を付けて起動し直してください。"),
+    "busy_here": ("its process runs on this computer", "このコンピュータでプロセスが動いています"),
+    "busy_seen": ("last sign of life {secs} s ago", "最後の応答は {secs} 秒前"),
+    "busy_machine": (", machine {m}", "、マシン {m}"),
+    "replaced": ("Another run of {colour} has joined this board and taken over ({reason}): this one stops and "
+                 "sends nothing more.",
+                 "別の{colour}のプログラムがこの伝言台に参加して引き継ぎました（{reason}）。こちらは何も送らずに"
+                 "終了します。"),
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
     "record": ("Game record: {path}", "棋譜: {path}"),

@@ -25,6 +25,9 @@ class FakeBoard:
         # P2 state of each member's alive record: game peers show one (H9); None: no record
         self.states = {"black": "waiting", "white": "waiting"}
         self.last_error = ""
+        self.problem = ""           # comm's code for the last failure (G7: "gone", "full", "replaced")
+        self.failing = []           # (problem, reason) for each of the next sends, which fail
+        self.attempts = []          # bodies of the sends that failed
         self.lock_timeout = 10.0
         self.empty_polls = 0
 
@@ -61,6 +64,11 @@ class FakeBoard:
         return out
 
     def send(self, to, body):
+        if self.failing:            # (problem, reason) of the next failed sends
+            self.problem, self.last_error = self.failing.pop(0)
+            self.attempts.append(body)
+            return False
+        self.problem = self.last_error = ""
         self.sent.append((to, body))
         return True
 

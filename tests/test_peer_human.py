@@ -80,3 +80,24 @@ def test_ctrl_c_leaves_cleanly(tmp_path):
     b.expect(pexpect.EOF)
     rw, ow = finish(w)
     assert "left the game" in ow and rw == 4
+
+
+def test_a_person_is_told_at_once_that_the_board_is_gone(tmp_path):
+    """G7: on their own turn (the board untouched), a person learns within seconds that the folder
+    went away, may quit (exit code 5, no traceback); the computer leaves after its patience."""
+    import shutil
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "random", "--patience", "2")
+    h = human("black", board, "--lang", "en")
+    h.expect("Your move")
+    while board.exists():       # (white may be writing in it meanwhile)
+        shutil.rmtree(board, ignore_errors=True)
+    h.expect("is gone", timeout=10)
+    h.expect("waiting for the folder to come back")
+    h.sendline("quit")
+    h.expect("You left the game")
+    h.expect(pexpect.EOF)
+    h.close()
+    assert h.exitstatus == 5 and "Traceback" not in h.before
+    rw, ow = finish(w)
+    assert rw == 5 and "did not come back within 2 s" in ow and "Traceback" not in ow

@@ -302,3 +302,31 @@ def test_which_refusals_close_a_game(tmp_path):
         rec = Records(tmp_path / f"b{i}").load(f"g-{i}")
         assert rec.status == status, (moves, key, rec.status)
         assert rec.result == ("refused: why" if status == "refused" else "")
+
+
+# -- item 7: one live run per colour ------------------------------------------------------------------
+
+def test_one_live_run_per_colour_and_take_over(tmp_path):
+    board = tmp_path / "b"
+    b, w = mid_game(board)
+    b2 = None
+    try:
+        wait_for(lambda: state_of(board, "white") == "waiting", 30, "white waiting")
+        member = (board / "box" / "black" / "member").read_bytes()
+        rs, os_ = finish(player("black", board, *RANDOM))
+        assert rs == 2, os_
+        assert f"black is already playing on this board: pid {b.pid} on " in os_ and "--take-over" in os_, os_
+        assert (board / "box" / "black" / "member").read_bytes() == member      # nothing changed
+        b2 = player("black", board, *RANDOM, "--seed", 5, "--take-over")
+        rb, ob = finish(b, timeout=60)
+        assert rb == 6, ob[-800:]
+        assert "Another run of black has joined this board and taken over" in ob and "Traceback" not in ob
+        rb2, ob2 = finish(b2)
+        rw, ow = finish(w)
+    finally:
+        for p in (b, w, b2):
+            if p is not None and p.poll() is None:
+                p.kill()
+    assert rb2 == rw == 0, (ob2[-800:], ow[-800:])
+    assert "Resuming game" in ob2 and final_line(ob2) == final_line(ow) is not None
+    assert record(board).status == "over"

@@ -4,7 +4,8 @@ import subprocess
 import sys
 import time
 
-from peertools import ROOT, finish, player
+from peertools import ROOT, final_line, finish, player
+from test_comm_trouble import small_disk  # noqa: F401  (the fixture: a small tmpfs, root only)
 
 
 def test_vanished_opponent_is_noticed_within_seconds(tmp_path):
@@ -55,3 +56,207 @@ def test_watch_shows_a_live_game_read_only(tmp_path):
     assert " over " in watcher.stdout and "a b c d e f" in watcher.stdout
     # read-only: the watcher joined no mailbox and left no message
     assert sorted(p.name for p in (board / "box").iterdir()) == ["black", "white"]
+
+
+# -- G7: the board folder goes away (issue 11, item 5) ---------------------------------------------
+
+def _mid_game(board, *extra):
+    from peer.record import Records
+    b = player("black", board, "--ai", "random", "--pace", "0.3", "--seed", 1, *extra)
+    w = player("white", board, "--ai", "random", "--pace", "0.3", "--seed", 2, *extra)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rec = Records(board).current()
+        if rec and len(rec.moves) >= 12:
+            return b, w
+        time.sleep(0.05)
+    raise AssertionError("no game in progress after 60 s")
+
+
+def _remove(folder):
+    """Delete ``folder`` although players may be writing scratch files in it meanwhile."""
+    import shutil
+    deadline = time.monotonic() + 30
+    while folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        assert time.monotonic() < deadline, "the board folder could not be deleted"
+
+
+def test_a_board_deleted_mid_game_is_told_and_left_cleanly(tmp_path):
+    board = tmp_path / "b"
+    b, w = _mid_game(board, "--patience", "3")
+    _remove(board)
+    t = time.monotonic()
+    rb, ob = finish(b, timeout=90)
+    rw, ow = finish(w, timeout=90)
+    for code, out in ((rb, ob), (rw, ow)):
+        assert code == 5, out[-800:]
+        assert "is gone (deleted, moved, or a share no longer mounted)" in out, out[-800:]
+        assert "did not come back within 3 s: leaving. The game so far" in out, out[-800:]
+        assert "Traceback" not in out
+    assert time.monotonic() - t < 60
+    assert not board.exists(), "a player made the board folder again"
+
+
+def test_a_board_moved_away_and_back_mid_game_goes_on(tmp_path):
+    from peer.record import Records
+    board = tmp_path / "b"
+    b, w = _mid_game(board, "--patience", "60")
+    aside = tmp_path / "aside"
+    board.rename(aside)
+    time.sleep(4)
+    assert not board.exists(), "a player made the board folder again"
+    aside.rename(board)
+    rb, ob = finish(b, timeout=180)
+    rw, ow = finish(w, timeout=180)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    for out in (ob, ow):
+        assert "is gone" in out and "is back: the game goes on" in out, out[-1500:]
+        assert "Traceback" not in out
+    assert final_line(ob) == final_line(ow) is not None
+    rec = Records(board).current()
+    assert rec.status == "over" and Records(board).acknowledged(rec.id, "black") \
+        and Records(board).acknowledged(rec.id, "white")
+
+
+# -- G7: a full disk (issue 11, item 6) ------------------------------------------------------------
+
+class Clock:
+    """A stand-in for ``time`` in peer.session.trouble: sleeping advances it, nothing waits."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.slept = []
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, secs):
+        self.now += secs
+        self.slept.append(secs)
+
+
+def test_a_failed_send_is_tried_again_less_and_less_often(tmp_path, monkeypatch):
+    """T3: the pauses between tries grow (1, 2, 4, 8, 16 s, then 16), not a fixed half second; the
+    person is told once; a computer leaves after its patience (exit code 5)."""
+    import pytest
+    from engine import BLACK
+    from peer.session import Leave, trouble
+    from peerfakes import session
+    clock = Clock()
+    monkeypatch.setattr(trouble, "time", clock)
+    s, b, out = session(tmp_path / "b", BLACK)
+    attempts_at = []
+    real_send = b.send
+
+    def send(to, body):
+        attempts_at.append(clock.now)
+        return real_send(to, body)
+
+    b.send = send
+    full = ("full", "no space left on the board's disk (b)")
+    b.failing = [full] * 7
+    s.send("d3 #1")
+    gaps = [round(t2 - t1, 6) for t1, t2 in zip(attempts_at, attempts_at[1:])]
+    assert gaps == [1, 2, 4, 8, 16, 16, 16], gaps
+    assert b.sent == [("white", "d3 #1")]
+    text = out.getvalue()
+    assert text.count("is full: nothing can be sent until space is freed") == 1 and "Sent." in text
+    b.failing = [full] * 100
+    s.patience = 20.0
+    with pytest.raises(Leave) as left:
+        s.send("d3 #1")
+    assert left.value.code == 5 and "stayed full for 20 s: leaving. The game so far" in out.getvalue()
+
+
+def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
+    import io
+    import pytest
+    from engine import BLACK
+    from peer.players import Human
+    from peer.session import Leave, Session, trouble
+    from peer.ui import Screen
+    from peerfakes import FakeBoard
+
+    class Lines:
+        def __init__(self, lines):
+            self.lines = list(lines)
+
+        def get(self, timeout=0.0):
+            return self.lines.pop(0) if self.lines else None
+
+    clock = Clock()
+    monkeypatch.setattr(trouble, "time", clock)
+    b = FakeBoard(tmp_path / "b")
+    out = io.StringIO()
+    s = Session(tmp_path / "b", BLACK, Human(Lines([None] * 25 + ["quit"])), Screen("en", stream=out), board=b)
+    b.failing = [("full", "no space left")] * 1000
+    with pytest.raises(Leave) as left:
+        s.send("d3 #1")
+    assert left.value.code == 0 and "You left the game" in out.getvalue()
+    assert len(b.attempts) < 10      # it was not hammering the board meanwhile
+
+
+class KeptFull:
+    """Keeps the disk of ``disk`` full (a file grown whenever space is freed) until ``end``."""
+
+    def __init__(self, disk):
+        import threading
+        self.path = disk / "filler"
+        self.stop = threading.Event()
+        self.f = open(self.path, "ab", buffering=0)
+        self._fill()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _fill(self):
+        try:
+            while True:
+                self.f.write(b"x" * 4096)
+        except OSError:
+            pass
+
+    def _loop(self):
+        while not self.stop.wait(0.02):
+            self._fill()
+
+    def end(self):
+        self.stop.set()
+        self.thread.join()
+        self.f.close()
+        self.path.unlink()
+
+
+def test_a_full_disk_mid_game_is_told_and_the_game_goes_on(small_disk):
+    board = small_disk / "board"
+    b, w = _mid_game(board, "--patience", "120")
+    try:
+        full = KeptFull(small_disk)
+        time.sleep(9)
+        full.end()
+        rb, ob = finish(b, timeout=180)
+        rw, ow = finish(w, timeout=180)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert "is full" in ob + ow and "Traceback" not in ob + ow, (ob[-1500:], ow[-1500:])
+    assert final_line(ob) == final_line(ow) is not None
+
+
+def test_a_disk_that_stays_full_is_left_after_the_patience(small_disk):
+    board = small_disk / "board"
+    b, w = _mid_game(board, "--patience", "3")
+    full = KeptFull(small_disk)
+    try:
+        rb, ob = finish(b, timeout=120)
+        rw, ow = finish(w, timeout=120)
+    finally:
+        full.end()
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    for code, out in ((rb, ob), (rw, ow)):
+        assert code == 5, out[-1500:]
+        assert "stayed full for 3 s: leaving. The game so far" in out and "Traceback" not in out, out[-1500:]

@@ -16,7 +16,7 @@
 
 const fs = require('fs');
 const path = require('path');
-const { Board, InvalidArgument, sleep, now, token, visible, loadSecret, readBytes, replaceWith, record } = require('./cardstand.js');
+const { Board, InvalidArgument, MemberBusy, sleep, now, token, visible, loadSecret, readBytes, replaceWith, record } = require('./cardstand.js');
 
 const FLAGS = new Set(['new', 'take-over']);                 // options without a value
 function args(argv) {
@@ -233,11 +233,11 @@ function parseRecord(text) {
   const lines = text.split('\n');
   if (lines[0].trim() !== RECORD_MAGIC) throw new Error('not a cardstand game record');
   const f = Object.create(null);
-  for (let line of lines.slice(1)) {
-    if (line.endsWith('\r')) line = line.slice(0, -1);
+  for (let line of lines.slice(1)) {                         // as comm reads records (R1, D1):
+    if (line.endsWith('\r')) line = line.slice(0, -1);       // keys as written, the first value counts
     const i = line.indexOf(': ');
-    if (i >= 0) f[line.slice(0, i).trim()] = unescapeValue(line.slice(i + 2));
-    else if (line.trim().endsWith(':')) f[line.trim().slice(0, -1)] = '';
+    const k = line.slice(0, i);
+    if (i > 0 && !(k in f)) f[k] = unescapeValue(line.slice(i + 2));
   }
   if (!checkGameId(f.id)) throw new Error(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
   const size = parseSize(f.size === undefined ? '8' : f.size);
@@ -342,7 +342,7 @@ const ACK_WAIT = 20;                                          // G6: s to wait f
 
 class Player {
   constructor(board, colour, { name = null, size = 8, wantSize = null, records = null, newGame = false,
-                               classicAfter = 10, log = (s) => process.stdout.write(s + '\n') } = {}) {
+                               classicAfter = 10, patience = 120, log = (s) => process.stdout.write(s + '\n') } = {}) {
     this.board = board;
     this.colour = colour;
     this.me = colour ? 'white' : 'black';
@@ -375,6 +375,13 @@ class Player {
     this.helloToClassic = new Set();                           // H6: classic runs greeted once they showed a state
     this.nextFollow = 0;
     this.askNew = null;                                        // white with --new: the game it closed (hello new=1)
+    this.patience = patience;                                  // s to wait for a vanished opponent or board
+    this.pending = [];                                         // messages read but not handled yet
+    this.stopped = false;                                      // replaced (I6)
+    this.aliveSeen = null;                                     // P2: the opponent's (run, beat) and when it changed
+    this.gone = false;
+    this.fullTold = false;
+    this.nextPresence = 0;
     if (colour === 0) {                                        // black's game until begin() (which may resume one)
       this.gid = 'js-' + token();
       this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
@@ -391,13 +398,108 @@ class Player {
   }
 
   trySend(body) {
+    if (this.stopped) return true;                             // replaced (I6): nothing more from this run
     try { return this.board.send(this.other, body); } catch (e) {
       if (e instanceof InvalidArgument) { this.log(`not sent: ${e.message}`); return true; }
       throw e;
     }
   }
 
-  send(body) { while (!this.trySend(body)) { this.beat(); sleep(200); } }
+  // Send until delivered, the pause growing from 1 s to 16 s (T3); a gone board is waited for,
+  // a replaced run stops (G7); failing for longer than the patience ends the run (exit 5)
+  send(body) {
+    let pause = 1;
+    let told = null;
+    const start = now();
+    while (!this.trySend(body)) {
+      const problem = this.board.problem;
+      if (problem === 'gone' || problem === 'replaced') { this.checkBoard(); continue; }
+      if (told !== problem) {
+        told = problem;
+        if (problem === 'full') this.log(`the disk of the board folder ${this.board.folder} is full: nothing can be sent until space is freed; trying again, less and less often`);
+        else this.log(`could not send (${visible(this.board.lastError, 200)}); trying again, less and less often`);
+      }
+      if (now() - start > this.patience) {
+        const why = problem === 'full' ? `the board's disk stayed full for ${this.patience} s`
+          : `nothing could be sent for ${this.patience} s (${visible(this.board.lastError, 200)})`;
+        this.log(`${why}: leaving. The game so far (${this.gid}): ${this.moves.join('') || '-'}`);
+        throw new Leave(5);
+      }
+      this.beat();
+      sleep(pause * 1000);
+      pause = Math.min(pause * 2, 16);
+    }
+    if (told !== null) this.log('sent');
+  }
+
+  // -- P2: is the opponent still there? (about once a second) ------------------------------------
+  // Its (run, beat) unchanged for 6 s, or its alive record gone after it was seen: gone, and
+  // after the patience exit code 4; but when our own heartbeat cannot be written either, the
+  // board's disk is full (T2): nobody can write, and after the patience exit code 5
+  checkPresence() {
+    const t = now();
+    if (t < this.nextPresence) return;
+    this.nextPresence = t + 1;
+    let a = null;
+    try { a = this.board.alive ? this.board.alive(this.other) : null; } catch (e) { a = null; }
+    if (!a && !this.aliveSeen) return;                         // no alive record: never judged gone
+    const key = a ? `${a.run} ${a.beat}` : this.aliveSeen.key;
+    if (!this.aliveSeen || this.aliveSeen.key !== key) {
+      if (this.gone) { this.gone = false; this.log(`${visible(this.theirName, NAME_LIMIT)} is back`); }
+      this.fullTold = false;
+      this.aliveSeen = { key, at: t };
+      return;
+    }
+    const silent = t - this.aliveSeen.at;
+    if (silent <= 6) return;
+    this.board.beat();
+    if (this.board.problem === 'full') {
+      if (!this.fullTold) { this.fullTold = true; this.log(`the disk of the board folder ${this.board.folder} is full: neither side can write on the board until space is freed`); }
+      if (silent > this.patience) {
+        this.log(`the board's disk stayed full for ${this.patience} s: leaving. The game so far (${this.gid}): ${this.moves.join('') || '-'}`);
+        throw new Leave(5);
+      }
+      return;
+    }
+    if (!this.gone) { this.gone = true; this.log(`${visible(this.theirName, NAME_LIMIT)} shows no sign of life for 6 s`); }
+    if (silent > this.patience) {
+      this.log(`${visible(this.theirName, NAME_LIMIT)} did not come back within ${this.patience} s: leaving`);
+      throw new Leave(4);
+    }
+  }
+
+  // -- G7: trouble on the board ---------------------------------------------------------------
+  checkBoard() {
+    if (this.board.problem === 'gone') this.boardGone();
+    else if (this.board.problem === 'replaced') this.replaced();
+  }
+
+  // T1: said at once; the game stays in memory; looked at again every half second up to the
+  // patience, the record written again when the folder is back, else exit code 5
+  boardGone() {
+    this.log(`the board folder ${this.board.folder} is gone (deleted, moved, or a share no longer mounted); the game is kept here, waiting for the folder to come back`);
+    const start = now();
+    let m = null;
+    for (;;) {
+      sleep(500);
+      m = this.board.receive();
+      if (this.board.problem === 'replaced') this.replaced();
+      if (this.board.problem !== 'gone') break;
+      if (now() - start > this.patience) {
+        this.log(`the board folder did not come back within ${this.patience} s: leaving. The game so far (${this.gid}): ${this.moves.join('') || '-'}`);
+        throw new Leave(5);
+      }
+    }
+    this.log(`the board folder ${this.board.folder} is back: the game goes on`);
+    if (m) this.pending.push(m);
+    if (this.rec) this.save();
+  }
+
+  replaced() {                                                 // I6: another run took our name
+    this.log(`another run of ${this.me} has joined this board and taken over (${visible(this.board.lastError, 200)}): this one stops and sends nothing more`);
+    this.stopped = true;
+    throw new Leave(6);
+  }
 
   // -- the record (D1-D3) ---------------------------------------------------------------------
   save() {
@@ -609,9 +711,10 @@ class Player {
 
   // The next message from the other side (or null)
   next(timeout) {
+    if (this.pending.length) return this.pending.shift();
     const m = this.board.wait(timeout);
     this.checkRejected();
-    if (!m) return null;
+    if (!m) { if (this.board.problem) this.checkBoard(); return null; }
     if (String(m.sender).toLowerCase() !== this.other) {
       this.log(`ignored a message from ${visible(m.sender, NAME_LIMIT)}`);
       return null;
@@ -867,6 +970,7 @@ class Player {
       this.beat();
       const m = this.next(0.2);
       if (m) this.handle(m);
+      this.checkPresence();
       if (!this.acked && now() - sentAt > ACK_WAIT) {
         this.log(`${this.other} did not confirm the end within ${ACK_WAIT} s: the game will be offered again next time`);
         break;
@@ -905,11 +1009,12 @@ class Player {
       if (this.ended()) { if (this.finish()) return 0; continue; }
       this.beat();
       this.followClassic();
+      this.checkPresence();
       if (this.rules.turn === this.colour) { this.myMove(); continue; }
       if (this.mode === 'classic' && !this.rules.moves().length) { this.theirClassicPass(); continue; }
       const m = this.next(0.5);
       if (m) { this.handle(m); continue; }
-      if (this.leftAt && now() - this.leftAt > 60) { this.log('the other side left'); return 4; }
+      if (this.leftAt && now() - this.leftAt > this.patience) { this.log(`${this.other} did not come back within ${this.patience} s: leaving`); return 4; }
     }
   }
 }
@@ -919,6 +1024,9 @@ function play(a) {
   const secret = loadSecret(a['secret-file'] || null);
   const wantSize = a.size === undefined ? null : parseSize(String(a.size));
   if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
+  const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
+  const patience = a.patience === undefined ? 120 : parseFloat(a.patience);
+  if (!(patience > 0)) throw new InvalidArgument(`bad --patience ${a.patience}: a number of seconds`);
   const board = new Board(a.board, colour ? 'white' : 'black', { secret });
   const records = new Records(board);
   // H5: a --size other than the unfinished game's is refused before the board is touched
@@ -931,10 +1039,17 @@ function play(a) {
       'to close it (abandoned) and start a new game.\n');
     return 2;
   }
-  board.join();
-  const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
+  try { board.join(!!a['take-over']); } catch (e) {
+    if (!(e instanceof MemberBusy)) throw e;
+    const f = e.member || {};
+    process.stdout.write(`${board.name} is already playing on this board: pid ${visible(f.pid || '?', 20)} on ` +
+      `${visible(f.host || '?', 64)}${f.machine ? ` (machine ${visible(f.machine, 100)})` : ''}, ${e.how}. Only one ` +
+      `program may play ${board.name}. If that program is truly gone (its computer frozen or cut off), start ` +
+      'again with --take-over.\n');
+    return 2;
+  }
   const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,
-                                        newGame: a.new !== undefined, classicAfter });
+                                        newGame: a.new !== undefined, classicAfter, patience });
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
     throw e;
@@ -951,7 +1066,8 @@ function main() {
     process.stderr.write(`error: ${e.message}\n`);
     return 2;
   }
-  process.stderr.write('usage: node peer.js serve --board DIR --name NAME | play --board DIR --color black|white [--secret-file FILE]\n');
+  process.stderr.write('usage: node peer.js serve --board DIR --name NAME | play --board DIR --color black|white ' +
+    '[--size N] [--name NAME] [--new] [--patience S] [--take-over] [--secret-file FILE]\n');
   return 2;
 }
 

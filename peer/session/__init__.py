@@ -4,14 +4,16 @@
 window) sits on.  Each rule lives in one module:
 
 - ``core``       the session: joining, the phases of a run, routing each message (H8)
-- ``presence``   P2: our ``alive`` record, the opponent's signs of life
+- ``presence``   P2 G5a: our ``alive`` state, the opponent's signs of life
 - ``runs``       H7 H8: who sent a message (the bound run, the member run, refused MACs)
 - ``classic``    H6 H9: control lines only to an opponent that speaks them; classic mode
 - ``handshake``  H1-H5: greetings sent, checked and answered; black's and white's
                  differences (``roles``)
-- ``moves``      G1-G5: our move, their move, passes, the end
+- ``moves``      G1-G6: our move, their move, passes, the end and its acknowledgement
+- ``trouble``    G7: sending through trouble; the board gone, a full disk, this run replaced
 - ``commands``   what a person types (moves, hint, say, resign, quit)
-- ``recording``  D1-D2: the game record kept in step with the game, resuming it
+- ``recording``  D1-D3 H5: the game record kept in step with the game; what a start
+                 resumes, refuses (another size) or closes (abandoned, refused)
 """
 from .core import COLOURS, Leave, Session
 

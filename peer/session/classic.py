@@ -48,6 +48,8 @@ class Classic:
         ``retry``: keep sending until delivered (``Session.send``); else one try, failures
         only logged (a side that stops right after: ``refuse``, ``bye``).
         """
+        if self.sending_stopped:
+            return False        # replaced (I6): nothing more from this run
         if not self._speaks_control():
             log.info("%s not sent: %s has not shown that it speaks control lines (H9)", verb, self.other)
             return False

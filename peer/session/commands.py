@@ -43,7 +43,7 @@ class Commands:
                 else:
                     self.say("classic_not_told", other=self.other)
             return
-        if self.game is None:
+        if self.game is None or self.mode is None:     # the handshake is not done yet
             return self.say("waiting_hello", other=self.other)
         pos = self.game.position
         if cmd == "board":
@@ -78,9 +78,12 @@ class Commands:
         return " ".join(notation.square_name(m, self.size) for m in pos.legal_moves()) or "-"
 
     def _leave(self):
-        """``bye`` (G5): we leave, the game stays unfinished and can be resumed."""
+        """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
+        the board is gone: nothing could be said or written)."""
+        gone = self.board.problem == "gone"
         try:
-            self._control("bye", retry=False)
+            if not gone:
+                self._control("bye", retry=False)
         finally:
             self.say("bye")
-        raise Leave(0)
+        raise Leave(5 if gone else 0)

@@ -7,7 +7,6 @@ import comm
 from comm.text import visible
 from engine import BLACK, WHITE
 
-from .. import protocol
 from ..protocol import NAME_LIMIT
 from ..record import Records
 from .classic import Classic
@@ -18,13 +17,14 @@ from .moves import Moves
 from .presence import Presence
 from .recording import Recording
 from .runs import Runs
+from .trouble import Trouble
 
 log = logging.getLogger("peer")
 
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
+class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
@@ -33,7 +33,8 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
     ``patience`` (seconds a computer waits for a vanished opponent; None: forever),
     ``stats`` (file for per-move overhead figures), ``secret`` (the shared
     secret, bytes, or None: see docs/PROTOCOL.md A1-A6), ``ack_wait`` (seconds to wait for the
-    opponent's acknowledgement of the end, G6), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for tests).
+    opponent's acknowledgement of the end, G6), ``take_over`` (join even if another run of our
+    colour is alive, I6: it is replaced), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for tests).
 
     The game is bound to the opponent's run that completed the handshake
     (``bound_run``): messages from any other run are shown, logged and not applied.
@@ -41,7 +42,7 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
 
     def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
                  classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
-                 secret=None, board=None, ack_wait=20.0):
+                 secret=None, board=None, ack_wait=20.0, take_over=False):
         self.colour = colour
         self.role = ROLES[colour]
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
@@ -62,7 +63,7 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         self.secret = secret or None
         self.ack_wait = ack_wait    # G6: seconds to wait for the opponent's result after sending ours
         if board is None:
-            board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret)
+            board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret, take_over=take_over)
         self.board = board
         self.records = Records(folder)
         self.mode = None            # "full" after a handshake, "classic" without one
@@ -74,6 +75,7 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         self.prompted = False
         self.alive_seen = None      # (record, monotonic time it last changed)
         self.gone = False
+        self.full_told = False      # T2: told that the board's disk is full (the opponent's silence)
         self.left_at = None
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
@@ -87,21 +89,13 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
+        self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
     def say(self, key, **kw):
         self.screen.say(key, **kw)
 
-    def send(self, body):
-        """Send until delivered: nothing we decided to send is dropped."""
-        warned = False
-        while not self.board.send(self.other, body):
-            if not warned:
-                self.say("send_retry", reason=self.board.last_error)
-                warned = True
-            self._check_input_only()
-            time.sleep(0.5)
 
     def _next_message(self, timeout):
         if self.pending:
@@ -109,14 +103,9 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
         m = self.board.wait(timeout=timeout)
         self._check_rejected()
         if m is None:
+            self._check_board()     # G7: a gone board returns at once, a replaced run stops
             return None
-        if m.sender.lower() != self.other:
-            log.info("ignored a message from %s", visible(m.sender, NAME_LIMIT))
-            return None
-        msg = protocol.parse(m.body)
-        msg.run = m.sender_run or ""
-        msg.signed = m.signed
-        return msg
+        return self._as_msg(m)
 
     # -- routing a message during the game ---------------------------------------------
     def _handle(self, msg):
@@ -154,6 +143,9 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
             return e.code
         try:
             self.board.join()
+        except comm.MemberBusy as e:
+            self._busy(e)           # P1: one live run per colour (I6)
+            return 2
         except comm.BoardError as e:
             self.say("cannot_play", reason=e)
             return 2
@@ -178,7 +170,8 @@ class Session(Presence, Runs, Classic, Handshake, Moves, Commands, Recording):
             self.say("bye")
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
-                self._control("bye", retry=False)
+                if self.board.problem not in ("gone", "replaced"):
+                    self._control("bye", retry=False)
             except Exception:  # leaving anyway
                 pass
             return 130

@@ -1,6 +1,7 @@
 """P2 Presence: our ``alive`` record, and the opponent's signs of life (gone, back, patience)."""
 import time
 
+from ..record import ENDED
 from .leave import Leave
 
 
@@ -8,29 +9,57 @@ class Presence:
     """Mixed into ``Session``: writes our ``alive`` record, judges the opponent's."""
 
     def _presence_loop(self):
-        while not self.stop.wait(1.0):
-            mine = self.game is not None and self.game.position.turn == self.colour
-            self.board.beat("thinking" if mine else "waiting")
+        """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
+        told = None
+        while not self.stop.wait(0.2):
+            game, rec = self.game, self.record     # (read once: the main thread may replace them)
+            mine = game is not None and rec is not None and self.mode is not None and rec.status not in ENDED \
+                and game.position.turn == self.colour and not game.position.is_game_over()
+            state = "thinking" if mine else "waiting"
+            if state != told:
+                told = state
+                self.board.beat(state)
 
     def _check_presence(self):
         """About once a second: is the opponent still there?  Leaves (code 4) after ``patience``."""
         self._follow_classic_run()
         rec = self.board.alive(self.other)
-        if rec is None:
-            return          # a classic program has no alive record: never judged gone
+        self._check_board()     # G7: a read that found the board gone
         now = time.monotonic()
-        key = (rec.get("run"), rec.get("beat"))
+        if rec is None:
+            if self.alive_seen is None:
+                return      # a program written without I6 has no alive record: never judged gone
+            key = self.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
+        else:
+            key = (rec.get("run"), rec.get("beat"))
         if self.alive_seen is None or self.alive_seen[0] != key:
             if self.gone:
                 self.gone = False
                 self.say("back", name=self.their_name)
+            self.full_told = False
             self.alive_seen = (key, now)
         elif not self.gone and now - self.alive_seen[1] > self.gone_after:
+            if self._disk_full():
+                return      # nobody can write on the board: not the opponent's fault
             self.gone = True
             self.say("gone", name=self.their_name, secs=int(self.gone_after))
         if self.gone and self.patience is not None and now - self.alive_seen[1] > self.patience:
             self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
             raise Leave(4)
+
+    def _disk_full(self):
+        """T2: a silent opponent on a full disk cannot write its heartbeat, nor can we: our own
+        heartbeat, written now, tells.  Said once; after ``patience`` we leave (exit code 5)."""
+        self.board.beat()
+        if self.board.problem != "full":
+            return False
+        if not self.full_told:
+            self.full_told = True
+            self.say("disk_full", board=self.board.folder, name=self.their_name)
+        if self.patience is not None and time.monotonic() - self.alive_seen[1] > self.patience:
+            self.say("full_leave", secs=int(self.patience), **self._game_so_far())
+            raise Leave(5)
+        return True
 
     def _their_state(self):
         """The opponent's state for the status line: a ``texts`` key, or None."""
