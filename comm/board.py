@@ -1089,6 +1089,19 @@ class Board:
         text = self._quiet_read(f"box/{check_name(name).lower()}/member")
         return fsops.record_fields(text).get("run")
 
+    def left(self, name):
+        """Whether ``name``'s current run is known to have ended (I6): its ``alive`` record is
+        gone (a clean close) while its process was on this machine, or that process is gone.
+        False when that cannot be told (another machine: judge its heartbeat, P2)."""
+        fields = fsops.record_fields(self._quiet_read(f"box/{check_name(name).lower()}/member"))
+        running = pid_alive(fields)
+        if running is None:
+            return False
+        return not running or self._alive_run(name) != fields.get("run")
+
+    def _alive_run(self, name):
+        return fsops.record_fields(self._quiet_read(f"box/{name.lower()}/alive")).get("run")
+
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
         out = []

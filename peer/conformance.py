@@ -298,7 +298,8 @@ def s_members(cmd, d):
                     f"cardstand-alive 1\nrun: {run}\nbeat: {n}\nstate: "), durable=False)
         t = threading.Thread(target=beating, daemon=True)
         t.start()
-        ghost = Served(cmd, d, "ghost", stale_after=1.0, lock_timeout=5.0)
+        # L = 4 s: a share's client may show a file's old content for a second or two
+        ghost = Served(cmd, d, "ghost", stale_after=4.0, lock_timeout=5.0)
         try:
             a = ghost.ask(op="init", timeout=20)
             check(not a.get("ok"), "init as a member whose heartbeat goes on (another computer) succeeded (I6)")
@@ -307,7 +308,7 @@ def s_members(cmd, d):
             started = time.monotonic()
             a = ghost.ask(op="init", timeout=30)
             check(a.get("ok"), f"init as a member whose heartbeat stopped was answered {a} (I6)")
-            check(time.monotonic() - started < 15, "a silent member was taken over only after 15 s (I6: L + margin)")
+            check(time.monotonic() - started < 20, "a silent member was taken over only after 20 s (I6: L + margin)")
         finally:
             stop.set()
             ghost.close()
@@ -1496,7 +1497,10 @@ def s_board_gone(cmd, d, play_cmd):
         gid, _ = _kit_handshake(kit, "black", theirs)
         _kit_play(kit, "black", theirs, game, until=5)      # ply 5 sent: the implementation's turn
         aside = d / "aside"
-        board.rename(aside)
+        try:
+            board.rename(aside)
+        except PermissionError as e:     # SMB refuses to rename a folder that a client holds open
+            raise Skip(f"this share will not move a board folder in use: {e.strerror}") from None
         time.sleep(3)
         check(not board.exists(), "the board folder was made again while it was away (T1)")
         check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while the board was away "

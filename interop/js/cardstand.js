@@ -1181,6 +1181,17 @@ class Board {
     return { run: f.run || '', beat: f.beat || '', state: f.state || '' };
   }
 
+  // I6: `name`'s current run is known to have ended (its process was on this machine and is gone,
+  // or it closed: its alive record no longer names it); false when that cannot be told here
+  left(name) {
+    checkName(name, 'member');
+    const read = (what) => { try { const t = readText(path.join(this.box, name.toLowerCase(), what)); return t === null ? {} : fields(t); } catch (e) { return {}; } };
+    const f = read('member');
+    const running = pidAlive(f);
+    if (running === null) return false;
+    return !running || read('alive').run !== f.run;
+  }
+
   beat(state) {                                                      // I6, P2; reports a failure, never clears one
     if (state !== undefined && state !== null) {
       this.state = String(state).slice(0, 64);

@@ -579,6 +579,7 @@ class Player {
   // -- H9: control lines only to an opponent that has shown it speaks them --------------------
   // (a greeting from its current run, or its alive record with that run and a non-empty state)
   memberRun() { try { return this.board.memberRun(this.other); } catch (e) { return null; } }
+  joined() { try { return !!this.board.memberRun(this.other) && !this.board.left(this.other); } catch (e) { return false; } }   // H6: not a run that ended
 
   shown() {
     const run = this.memberRun();
@@ -984,7 +985,7 @@ class Player {
     this.begin();
     // H1, H9: greet once the opponent shows it speaks control lines, every 2 s until it answers;
     // H6: black plays classic when white joined but shows nothing, or does not answer, in time
-    let joinedAt = this.memberRun() ? now() : null;
+    let joinedAt = this.joined() ? now() : null;
     let greetedAt = null;
     let nextHello = 0;
     let nextLook = 0;
@@ -995,7 +996,7 @@ class Player {
       const t = now();
       if (t >= nextLook) {
         nextLook = t + 0.5;
-        if (joinedAt === null && this.memberRun()) joinedAt = t;
+        if (joinedAt === null && this.joined()) joinedAt = t;
         if (joinedAt !== null && t >= nextHello && this.shown()) {
           if (this.trySend(this.hello()) && greetedAt === null) greetedAt = t;
           nextHello = t + 2;

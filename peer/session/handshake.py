@@ -209,8 +209,9 @@ class Handshake:
 
     # -- the handshake (H1) ---------------------------------------------------------------
     def _member_joined(self):
+        """The opponent has joined and has not left (a run that ended is not waited for, H6)."""
         try:
-            return self.board.member_run(self.other) is not None
+            return self.board.member_run(self.other) is not None and not self.board.left(self.other)
         except OSError:
             return False
 
