@@ -547,12 +547,12 @@ class Player {
     const cur = this.records.current();
     if (!cur || !(this.replayed(splitTranscript(cur.moves) || ['?'], cur.size) instanceof Rules)) return null;
     if (cur.status === 'playing') {
-      if (this.newGame || (this.wantSize && cur.size !== this.wantSize)) {   // (with plies: refused at start)
-        this.abandon(cur, this.me);
-        if (this.newGame) this.askNew = cur.id;
-        return null;
-      }
-      return cur;
+      if (!this.newGame && !(this.wantSize && cur.size !== this.wantSize)) return cur;   // (plies + other size: refused at start)
+      // not resumed: a game without plies may be the one black has just proposed: only black,
+      // which makes its own, closes it; white asks for a new game only instead of one with plies
+      if (cur.moves || this.colour === 0) this.abandon(cur, this.me);
+      if (this.newGame && cur.moves) this.askNew = cur.id;
+      return null;
     }
     if (ENDED.has(cur.status) && cur.mode === 'full' && !this.records.acknowledged(cur.id, this.me)) {
       this.resumedEnd = true;

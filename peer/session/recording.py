@@ -3,7 +3,7 @@ import logging
 import time
 import uuid
 
-from engine import Game
+from engine import BLACK, Game
 
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Record
 from .leave import Leave
@@ -86,12 +86,16 @@ class Recording:
         if resume is None:
             return None
         if resume.status == PLAYING:
-            if self.new or (self.want_size and resume.size != self.want_size):
-                self._abandon(resume, self.me)      # (with plies and another --size: refused at start)
-                if self.new:
-                    self.asked_new = resume.id
-                return None
-            return resume
+            if not self.new and not (self.want_size and resume.size != self.want_size):
+                return resume       # (with plies and another --size: refused at start)
+            # Not resumed.  A game without plies may be the one black has just proposed: only
+            # black, which makes its own instead, closes it; white asks for a new game only
+            # instead of one with plies (else it would refuse the very game black offers).
+            if resume.moves or self.role.colour == BLACK:
+                self._abandon(resume, self.me)
+            if self.new and resume.moves:
+                self.asked_new = resume.id
+            return None
         if resume.status in ENDED and resume.mode == "full" and not self.records.acknowledged(resume.id, self.me):
             return resume
         return None
