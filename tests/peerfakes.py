@@ -30,6 +30,7 @@ class FakeBoard:
         self.attempts = []          # bodies of the sends that failed
         self.lock_timeout = 10.0
         self.empty_polls = 0
+        self.ended = set()          # members whose run is known to have ended (comm.Board.left)
 
     def push(self, sender, body, run=None, signed=False, after=None):
         """Script a message; ``body`` may be a function of the board (the last hello sent, ...).
@@ -74,6 +75,9 @@ class FakeBoard:
 
     def member_run(self, name):
         return self.runs.get(name.lower())
+
+    def left(self, name):
+        return name.lower() in self.ended
 
     def alive(self, name):
         state = self.states.get(name.lower())

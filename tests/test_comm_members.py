@@ -109,6 +109,23 @@ def test_a_closed_board_is_not_alive_though_its_process_runs(tmp_path):
     assert code == 0, err
 
 
+def test_left_tells_a_run_that_ended_from_one_that_runs_or_cannot_be_judged(tmp_path):
+    watcher = Board(tmp_path, "white", stale_after=STALE).join()
+    try:
+        me = Board(tmp_path, "black", stale_after=STALE).join()
+        assert not watcher.left("black")
+        me.close()                                    # a clean close: its alive record is gone
+        assert watcher.left("BLACK")
+        child = subprocess.run([sys.executable, "-c", "import comm, os, sys; comm.Init('red', sys.argv[1]); os._exit(0)",
+                                str(tmp_path)], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, timeout=60)
+        assert child.returncode == 0
+        assert watcher.left("red")                    # its process is gone from this machine
+        plant(tmp_path, "blue", "d4" * 8, 1)          # on another machine: judged by its heartbeat
+        assert not watcher.left("blue")
+    finally:
+        watcher.close()
+
+
 def plant(board, name, run, beat, machine="elsewhere/00000000", extra=""):
     box = board / "box" / name
     box.mkdir(parents=True, exist_ok=True)

@@ -210,3 +210,18 @@ def test_no_control_line_before_the_opponent_shows_it_speaks_them(tmp_path, colo
             s.run()
         assert s.mode == "classic" and b.sent and not any(body.startswith("#") for _, body in b.sent), b.sent
         assert "refused: not your turn" in out.getvalue()    # shown here, not sent (H6)
+
+
+def test_black_does_not_start_a_classic_game_with_a_white_that_left(tmp_path):
+    """H6: a white whose run ended (comm.Board.left) is not 'joined': black waits, never goes classic."""
+    from peerfakes import Exhausted, session
+    from engine import BLACK
+    for ended in (True, False):
+        s, b, out = session(tmp_path / str(ended), BLACK)
+        s.classic_after = 0.0
+        b.states["white"] = ""
+        if ended:
+            b.ended.add("white")
+        with pytest.raises(Exhausted):
+            s.run()
+        assert (s.mode == "classic") != ended, (ended, s.mode, out.getvalue())
