@@ -1,5 +1,6 @@
 """In-process stand-ins for a board and a player, to drive ``Session`` without processes."""
 import io
+import time
 from types import SimpleNamespace
 
 from peer.session import Session
@@ -30,6 +31,7 @@ class FakeBoard:
         self.attempts = []          # bodies of the sends that failed
         self.lock_timeout = 10.0
         self.empty_polls = 0
+        self.idle = False           # True: an empty wait sleeps its timeout, as a quiet board does, and never runs out
         self.ended = set()          # members whose run is known to have ended (comm.Board.left)
 
     def push(self, sender, body, run=None, signed=False, after=None):
@@ -53,6 +55,9 @@ class FakeBoard:
             if callable(m.body):
                 m.body = m.body(self)
             return m
+        if self.idle:
+            time.sleep(timeout or 0)
+            return None
         self.empty_polls += 1
         if self.empty_polls > 3:
             raise Exhausted()

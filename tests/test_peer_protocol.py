@@ -225,3 +225,28 @@ def test_black_does_not_start_a_classic_game_with_a_white_that_left(tmp_path):
         with pytest.raises(Exhausted):
             s.run()
         assert (s.mode == "classic") != ended, (ended, s.mode, out.getvalue())
+
+
+def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a_failure(tmp_path):
+    """G6: after the last ply, a side waits for the opponent's result; an opponent that vanishes
+    meanwhile ends the wait after --patience, and the game counts as played (exit 0, record over)."""
+    from engine import BLACK, PASS, square_name
+    from peerfakes import session
+    from test_peer_hostile import _greet_black, _hello_sent
+    game = Game(size=4)
+    while not game.position.is_game_over():
+        game.play(game.position.legal_moves()[0] if not game.position.must_pass() else PASS)
+    s, b, out = session(tmp_path / "b", BLACK, size=4, patience=1.0, gone_after=0.5)
+    b.idle = True                                # the opponent simply stops
+    b.push("white", _greet_black, after=_hello_sent)
+    black_plies = 0
+    for i, mv in enumerate(game.moves):
+        if i % 2 == 0:
+            black_plies += 1
+            continue
+        b.push("white", protocol.move(square_name(mv, 4), i + 1), after=lambda b, k=black_plies: b.moves_sent() >= k)
+    assert s.run() == 0, out.getvalue()
+    text = out.getvalue()
+    assert "shows no sign of life" in text, text
+    assert s.record.status == "over" and len(s.game.moves) == len(game.moves)
+    assert any(body.startswith("#cardstand result") for _, body in b.sent)

@@ -971,7 +971,10 @@ class Player {
       this.beat();
       const m = this.next(0.2);
       if (m) this.handle(m);
-      this.checkPresence();
+      try { this.checkPresence(); } catch (e) {
+        if (!(e instanceof Leave) || e.code !== 4) throw e;
+        break;                                                 // the opponent stayed away: ended all the same
+      }
       if (!this.acked && now() - sentAt > ACK_WAIT) {
         this.log(`${this.other} did not confirm the end within ${ACK_WAIT} s: the game will be offered again next time`);
         break;

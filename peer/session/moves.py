@@ -8,6 +8,7 @@ from engine import BLACK, PASS, IllegalMove, notation
 from .. import protocol
 from ..protocol import NAME_LIMIT
 from ..record import ENDED, RESIGNED
+from .leave import Leave
 
 log = logging.getLogger("peer")
 
@@ -222,8 +223,13 @@ class Moves:
                 break
             if now >= next_presence:
                 next_presence = now + 1.0
-                self._check_presence()
-                self._check_left()
+                try:
+                    self._check_presence()
+                    self._check_left()
+                except Leave as e:
+                    if e.code != 4:
+                        raise
+                    break       # the opponent stayed away: the game has ended all the same (exit 0)
         if self.save_failed is None:
             self.say("record", path=self.records.path(self.gid))
         return True
