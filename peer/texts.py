@@ -41,9 +41,9 @@ TEXTS = {
                   "対局 {id} は終わっています（{result}）が、{other} がまだ終局を確認していません。"
                   "{other} に終局を伝えるため、この対局をもう一度提示します。"),
     "ended_resigned": ("Game {id} has ended: {result}.", "対局 {id} は終わっています: {result}。"),
-    "waiting_ack": ("Waiting for {name} to confirm the end of the game ... (type 'quit' to leave: the end is "
+    "waiting_ack": ("Waiting for {name} to confirm the end of the game ... ({to_leave}: the end is "
                     "offered again next time)",
-                    "{name} が終局を確認するのを待っています…（quit でやめられます。次に起動したとき、"
+                    "{name} が終局を確認するのを待っています…（{to_leave}。次に起動したとき、"
                     "もう一度終局を伝えます）"),
     "no_ack": ("{name} did not confirm the end within {secs} s: the game will be offered again the next time "
                "this side starts.",
@@ -66,16 +66,18 @@ TEXTS = {
              "'board' to redraw, 'resign' to give up, 'quit' to leave (you can come back), 'help'.",
              "コマンド: マス（d3 など）で着手、hint でヒント、say 文 でチャット、board で盤面表示、"
              "resign で投了、quit で中断（あとで再開できます）、help でこの説明。"),
+    "to_leave_human": ("type 'quit' to leave", "やめるときは quit"),
+    "to_leave_computer": ("press Ctrl+C to leave", "やめるときは Ctrl+C"),
     "hint": ("Hint: {move}", "ヒント: {move}"),
     "chat": ("{name} says: {text}", "{name}: {text}"),
     "sent_chat": ("(sent)", "（送信しました）"),
     "gone": ("{name} shows no sign of life for {secs} s (killed, or the share is gone?). "
-             "Waiting; type 'quit' to leave.",
+             "Waiting; {to_leave}.",
              "{name} から {secs} 秒以上応答がありません（終了したか、共有フォルダが切れた？）。"
-             "待っています。やめるときは quit。"),
+             "待っています。{to_leave}。"),
     "back": ("{name} is back.", "{name} が戻りました。"),
-    "left": ("{name} left the game. Waiting for them to come back; type 'quit' to leave.",
-             "{name} が対局を中断しました。戻るのを待っています。やめるときは quit。"),
+    "left": ("{name} left the game. Waiting for them to come back; {to_leave}.",
+             "{name} が対局を中断しました。戻るのを待っています。{to_leave}。"),
     "giving_up_wait": ("{name} did not come back within {secs} s: leaving.",
                        "{name} が {secs} 秒以内に戻らなかったので終了します。"),
     "they_resigned": ("{name} resigned.", "{name} が投了しました。"),
@@ -86,25 +88,25 @@ TEXTS = {
     "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),
     "refused_theirs": ("{name} sent '{move}', refused: {reason}", "{name} から '{move}' が届きましたが拒否しました: {reason}"),
     "cannot_play": ("Cannot play: {reason}", "対局できません: {reason}"),
-    "send_retry": ("Could not send ({reason}); trying again, less and less often (type 'quit' to leave) ...",
-                   "送信できませんでした（{reason}）。間隔をあけながら再試行します（やめるときは quit）…"),
+    "send_retry": ("Could not send ({reason}); trying again, less and less often ({to_leave}) ...",
+                   "送信できませんでした（{reason}）。間隔をあけながら再試行します（{to_leave}）…"),
     "send_full": ("The disk of the board folder {board} is full: nothing can be sent until space is freed. "
-                  "Trying again, less and less often (type 'quit' to leave) ...",
+                  "Trying again, less and less often ({to_leave}) ...",
                   "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまで送信できません。"
-                  "間隔をあけながら再試行します（やめるときは quit）…"),
+                  "間隔をあけながら再試行します（{to_leave}）…"),
     "disk_full": ("The disk of the board folder {board} is full: neither side can write on the board until space "
-                  "is freed, so {name} cannot move. Waiting (type 'quit' to leave) ...",
+                  "is freed, so {name} cannot move. Waiting ({to_leave}) ...",
                   "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまでどちらも書き込めないので、"
-                  "{name} も打てません。待っています（やめるときは quit）…"),
+                  "{name} も打てません。待っています（{to_leave}）…"),
     "sent_again": ("Sent.", "送信できました。"),
     "full_leave": ("The board's disk stayed full for {secs} s: leaving. The game so far ({id}): {moves}",
                    "伝言台のディスクが {secs} 秒間いっぱいのままだったので終了します。ここまでの棋譜（{id}）: {moves}"),
     "send_leave": ("Nothing could be sent for {secs} s ({reason}): leaving. The game so far ({id}): {moves}",
                    "{secs} 秒間送信できなかったので終了します（{reason}）。ここまでの棋譜（{id}）: {moves}"),
     "board_gone": ("The board folder {board} is gone (deleted, moved, or a share no longer mounted). The game "
-                   "is kept here; waiting for the folder to come back (type 'quit' to leave) ...",
+                   "is kept here; waiting for the folder to come back ({to_leave}) ...",
                    "伝言台のフォルダ {board} が見つかりません（削除・移動されたか、共有が切断された？）。対局は"
-                   "ここに保持しています。フォルダが戻るのを待っています（やめるときは quit）…"),
+                   "ここに保持しています。フォルダが戻るのを待っています（{to_leave}）…"),
     "board_back": ("The board folder {board} is back: the game goes on.",
                    "伝言台のフォルダ {board} が戻りました。対局を続けます。"),
     "board_gone_leave": ("The board folder did not come back within {secs} s: leaving. The game so far ({id}): "

@@ -250,3 +250,19 @@ def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a
     assert "shows no sign of life" in text, text
     assert s.record.status == "over" and len(s.game.moves) == len(game.moves)
     assert any(body.startswith("#cardstand result") for _, body in b.sent)
+
+
+def test_how_to_leave_is_told_as_the_side_can_leave():
+    """A person types 'quit'; a computer side reads no commands and is left with Ctrl+C."""
+    import io
+    from types import SimpleNamespace
+    from peer.session import Session
+    from peer.ui import Screen
+    for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
+                               ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
+        s = Session.__new__(Session)
+        s.player, s.screen = SimpleNamespace(kind=kind), Screen(lang, stream=io.StringIO())
+        s.say("gone", name="W", secs=6)
+        text = s.screen.stream.getvalue()
+        assert expect in text and "{" not in text, text
+        assert ("Ctrl+C" in text) == (kind == "computer")

@@ -94,6 +94,9 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
 
     # -- plumbing ------------------------------------------------------------------
     def say(self, key, **kw):
+        if "to_leave" not in kw:    # a computer side reads no commands: it is left with Ctrl+C
+            human = getattr(self.player, "kind", "") == "human"
+            kw["to_leave"] = self.screen.t("to_leave_human" if human else "to_leave_computer")
         self.screen.say(key, **kw)
 
 
