@@ -91,7 +91,8 @@ def play_parser(colour=None):
                          "message is signed and checked, and a side without the same secret is refused")
     ap.add_argument("--patience", type=_time, default=None, metavar="SECONDS",
                     help="leave when the opponent, or the board folder, has been gone this long, or the "
-                         "board's disk full (default: a person waits, a computer waits 120 s)")
+                         "board's disk full (default: a person waits, a computer waits 120 s); an opponent "
+                         "that has not joined yet is waited for without limit")
     ap.add_argument("--take-over", action="store_true",
                     help="play this colour even though another program is playing it on this board "
                          "(only when that program is truly gone: it is stopped)")
