@@ -1002,36 +1002,25 @@ class Board:
         the board gone, this run replaced) returns what was discarded until then, with
         ``last_error`` and ``problem`` set.
         """
-        self._need_join()
-        dropped = 0
-        try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
-                self._acknowledge()
-                while True:
-                    got = self._oldest()
-                    if not got or got[1].to_run == self.run:
-                        break
-                    self._consume(got[0])
-                    dropped += 1
-        except (LockTimeout, OSError) as e:
-            self._failed(e, "cannot quiet")
-            return dropped
-        self._ok()
-        return dropped
+        return self._drop(lambda msg: msg.to_run != self.run, "cannot quiet")
 
     def wipe(self):
         """``WipeMessage``: discard every message waiting for this name; returns how many (on a
         failure, how many until then, with ``last_error`` and ``problem`` set)."""
+        return self._drop(lambda msg: True, "cannot wipe")
+
+    def _drop(self, which, doing):
+        """Discard the oldest waiting messages while ``which(message)`` holds."""
         self._need_join()
         dropped = 0
         try:
             with self.root.batch(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
-                while got := self._oldest():
+                while (got := self._oldest()) and which(got[1]):
                     self._consume(got[0])
                     dropped += 1
         except (LockTimeout, OSError) as e:
-            self._failed(e, "cannot wipe")
+            self._failed(e, doing)
             return dropped
         self._ok()
         return dropped

@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 
+from peer.conformance import _Filler as KeptFull     # the kit's: keeps a small disk full
+
 from peertools import ROOT, final_line, finish, player
 from test_comm_trouble import small_disk  # noqa: F401  (the fixture: a small tmpfs, root only)
 
@@ -195,36 +197,6 @@ def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
         s.send("d3 #1")
     assert left.value.code == 0 and "You left the game" in out.getvalue()
     assert len(b.attempts) < 10      # it was not hammering the board meanwhile
-
-
-class KeptFull:
-    """Keeps the disk of ``disk`` full (a file grown whenever space is freed) until ``end``."""
-
-    def __init__(self, disk):
-        import threading
-        self.path = disk / "filler"
-        self.stop = threading.Event()
-        self.f = open(self.path, "ab", buffering=0)
-        self._fill()
-        self.thread = threading.Thread(target=self._loop, daemon=True)
-        self.thread.start()
-
-    def _fill(self):
-        try:
-            while True:
-                self.f.write(b"x" * 4096)
-        except OSError:
-            pass
-
-    def _loop(self):
-        while not self.stop.wait(0.02):
-            self._fill()
-
-    def end(self):
-        self.stop.set()
-        self.thread.join()
-        self.f.close()
-        self.path.unlink()
 
 
 def test_a_full_disk_mid_game_is_told_and_the_game_goes_on(small_disk):
