@@ -453,7 +453,7 @@ class Board:
         start = time.monotonic()
         while time.monotonic() - start < self.lease.stale_after + FRESH_MARGIN:
             time.sleep(min(0.1, BEAT_EVERY / 5))
-            now = self._alive_of(run)
+            now = self._alive_of(run, unreadable=first)     # a passing share error is no news
             if now is None:
                 return
             if now != first:
@@ -464,11 +464,14 @@ class Board:
         self._fail(str(e))
         raise e
 
-    def _alive_of(self, run):
-        """The beat of this name's ``alive`` record when it names ``run``, else None."""
+    def _alive_of(self, run, unreadable=None):
+        """The beat of this name's ``alive`` record when it names ``run``, else None
+        (``unreadable`` when it is there but cannot be read)."""
         try:
             text = self.root.read_text(f"{self._mine}/alive", strict=True)
         except (fsops.NotRegular, OSError):
+            return unreadable
+        if text is None:
             return None
         f = fsops.record_fields(text)
         return f.get("beat", "") if f.get("run") == run else None

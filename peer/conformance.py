@@ -294,8 +294,11 @@ def s_members(cmd, d):
             n = 1
             while not stop.wait(0.2):
                 n += 1
-                fsops.replace_with(d / "tmp", d / "box" / "ghost" / "alive", fsops.record(
-                    f"cardstand-alive 1\nrun: {run}\nbeat: {n}\nstate: "), durable=False)
+                try:            # a share may refuse to replace a file another client has open
+                    fsops.replace_with(d / "tmp", d / "box" / "ghost" / "alive", fsops.record(
+                        f"cardstand-alive 1\nrun: {run}\nbeat: {n}\nstate: "), durable=False)
+                except OSError:
+                    pass
         t = threading.Thread(target=beating, daemon=True)
         t.start()
         # L = 4 s: a share's client may show a file's old content for a second or two

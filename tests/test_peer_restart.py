@@ -5,6 +5,7 @@ sending it offers the game again when it starts (G6, H5).
 """
 import signal
 import subprocess
+import threading
 import time
 from contextlib import contextmanager
 
@@ -46,6 +47,17 @@ def state_of(board, colour):
     return next((line[7:].strip() for line in lines if line.startswith("state: ")), "")
 
 
+def collect(proc):
+    """The lines ``proc`` prints, gathered as they come (a list that grows)."""
+    lines = []
+
+    def read():
+        for line in proc.stdout:
+            lines.append(line)
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
 @contextmanager
 def board_lock(board):
     """Hold the board's lock (heartbeating): nobody delivers or takes a message meanwhile."""
@@ -81,8 +93,13 @@ def test_the_last_ply_reaches_the_other_side_after_a_kill(tmp_path):
     procs = {"black": b, "white": w}
     try:
         # the victim has applied ply n-1 and thinks about ply n: hold the lock, so that its send waits
-        wait_for(lambda: plies(board) == n - 1 and state_of(board, victim) == "thinking", 120,
-                 f"{victim} thinking about ply {n}")
+        # (its state is no proof: "thinking" lags its change and may be the one about ply n-2)
+        said = collect(procs[victim])
+        theirs = sum(1 for p in game.positions[:n - 1] if p.turn != game.positions[-2].turn)
+
+        def applied():
+            return sum(1 for line in said if line.startswith((f"{other} played ", f"{other} has no legal move")))
+        wait_for(lambda: applied() == theirs, 240, f"{victim} applying ply {n - 1}")
         with board_lock(board):
             wait_for(lambda: record(board).status == "over", 30, "the last ply saved")
             procs[victim].send_signal(signal.SIGKILL)

@@ -763,12 +763,11 @@ class Board {
     try { const t = readText(path.join(this.mine, 'member')); return t === null ? {} : fields(t); } catch (e) { return {}; }
   }
 
-  aliveBeat(run) {                                                   // the beat of our name's alive record, if it names `run`
-    try {
-      const t = readText(path.join(this.mine, 'alive'));
-      const f = t === null ? {} : fields(t);
-      return f.run === run ? (f.beat || '') : null;
-    } catch (e) { return null; }
+  aliveBeat(run, unreadable = null) {                               // the beat of our name's alive record, if it names `run`
+    let t;
+    try { t = readText(path.join(this.mine, 'alive')); } catch (e) { return unreadable; }
+    const f = t === null ? {} : fields(t);
+    return f.run === run ? (f.beat || '') : null;
   }
 
   // I6: a run is alive when its alive record names it and its process runs here, or (elsewhere)
@@ -791,7 +790,7 @@ class Board {
     const start = now();
     while (now() - start < this.lease.staleAfter + 1) {
       sleep(100);
-      const b = this.aliveBeat(run);
+      const b = this.aliveBeat(run, first);                          // a passing share error is no news
       if (b === null) return;
       if (b !== first) busy('its heartbeat goes on');
     }
