@@ -40,6 +40,7 @@ def test_javascript_peer_passes_every_clause(tmp_path):
 
 def test_python_peer_passes_every_clause(tmp_path):
     results, failed, text = run_kit(PY_PEER, PY_PLAYER, base=tmp_path)
+    assert len(results) == len(conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS)
     assert not failed, text
 
 
@@ -67,16 +68,24 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
     assert conformance.main(["--peer", fake, "--only", "init"]) == 1
 
 
+THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over"]
+
+
 @needs_node
 @pytest.mark.netfs
 @pytest.mark.xdist_group("netfs")
 @pytest.mark.parametrize("kind", ["sshfs", "smb"])
 def test_javascript_peer_through_two_mounts(kind):
+    """Every board scenario, and the game scenarios whose outcome a share can change (a whole game,
+    runs, take-over, the folder going away), with the implementation and the kit on two mounts.
+    The other game scenarios judge game logic, the same on any folder: they run on local disk above."""
     a, b = share(kind)
     sub = f"kit-{uuid.uuid4().hex[:8]}"
     (a / sub).mkdir()
+    only = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS] + THROUGH_SHARES
     try:
-        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub)
+        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub, only=only)
+        assert [r[0] for r in results] == only, text
         assert not failed, text
     finally:
         shutil.rmtree(a / sub, ignore_errors=True)
