@@ -35,7 +35,9 @@ def recv(board, name, count, out_path, stale):
     with open(out_path, "a") as out:
         while True:
             m = me.wait(timeout=120)
-            if m is None or m.body == "stop":
+            if m is None:       # no "stop" within 120 s, or the board failed: the test must see it
+                sys.exit(f"recv: nothing within 120 s ({me.problem or 'timeout'}: {me.last_error})")
+            if m.body == "stop":
                 return
             out.write(m.body + "\n")
             out.flush()

@@ -10,19 +10,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "netfs-scripts" / "mount_share.sh"   # copied from the team's shared/netfs
 UNMOUNT = SCRIPT.with_name("unmount_share.sh")
-KNOWN = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
-         "smb": ("/mnt/netfs/smb-a/127.0.0.1/export", "/mnt/netfs/smb-b/127.0.0.1/export")}
+MNT = os.environ.get("NETFS_MNT", "/mnt/netfs")                # where the scripts mount (theirs too)
+KNOWN = {"sshfs": (f"{MNT}/sshfs-a", f"{MNT}/sshfs-b"),
+         "smb": (f"{MNT}/smb-a/127.0.0.1/export", f"{MNT}/smb-b/127.0.0.1/export")}
 
 
 def _mounted(kind):
     a, b = KNOWN[kind]
     return os.path.isdir(a) and os.path.isdir(b) and os.path.ismount(
-        a if kind == "sshfs" else "/mnt/netfs/smb-a") and os.access(a, os.W_OK)
+        a if kind == "sshfs" else f"{MNT}/smb-a") and os.access(a, os.W_OK)
 
 
 def _stale(kind):
     """A mount left from a session whose server is gone ("transport endpoint is not connected")."""
-    for p in (KNOWN[kind][0], "/mnt/netfs/smb-a" if kind == "smb" else KNOWN[kind][1]):
+    for p in (KNOWN[kind][0], f"{MNT}/smb-a" if kind == "smb" else KNOWN[kind][1]):
         try:
             os.stat(p)
         except FileNotFoundError:
@@ -35,7 +36,7 @@ def _stale(kind):
 def _detach(kind):
     """Lazily unmount dead mount points (the shared unmount script skips them: `mountpoint` fails
     on them too), then stop the old server so the mount script starts afresh."""
-    base = "/mnt/netfs/" + ("sshfs" if kind == "sshfs" else "smb")
+    base = f"{MNT}/" + ("sshfs" if kind == "sshfs" else "smb")
     for mp in (base + "-a", base + "-b"):
         for cmd in (["fusermount3", "-uz", mp], ["fusermount", "-uz", mp], ["umount", "-l", mp]):
             try:

@@ -3,6 +3,7 @@ import pytest
 from engine import Position, backend, perft
 from engine import __main__ as engine_cli
 from engine.__main__ import main
+from naive import flips, from_masks
 
 # Leaf counts from the standard start position, passes counted as moves, as published
 # (Aart Bik's and others' Othello perft tables); kept here, not taken from the code under test.
@@ -51,7 +52,28 @@ def test_4x4_tree_ends_and_counts_stay_constant():
     # are one leaf at every deeper depth, so the count stops changing.
     p = Position.start(4)
     deep = [pure.perft(4, p.player, p.opponent, d) for d in (20, 21, 30)]
-    assert deep[0] == deep[1] == deep[2] > 0
+    assert deep[0] == deep[1] == deep[2] == _naive_games(from_masks(4, p.player, p.opponent), 0)
+
+
+def _naive_games(board, me):
+    """How many complete games follow (a pass is a ply; the game ends when neither side can move),
+    by the plain list implementation."""
+    n = len(board)
+    total, moved = 0, False
+    for y in range(n):
+        for x in range(n):
+            fl = flips(board, n, x, y, me)
+            if fl:
+                moved = True
+                nxt = [row[:] for row in board]
+                for cx, cy in fl + [(x, y)]:
+                    nxt[cy][cx] = me
+                total += _naive_games(nxt, 1 - me)
+    if moved:
+        return total
+    if any(flips(board, n, x, y, 1 - me) for y in range(n) for x in range(n)):
+        return _naive_games(board, 1 - me)
+    return 1
 
 
 def test_perft_helper_uses_position():

@@ -39,7 +39,7 @@ def test_either_side_may_start_first(tmp_path):
     rb, ob = finish(b)
     rw, ow = finish(w)
     assert rb == rw == 0
-    assert "Waiting for black" in ow or "waiting" in ow.lower()
+    assert "Waiting for black to join the board" in ow          # white came first and said so
     assert final_line(ob) == final_line(ow)
 
 

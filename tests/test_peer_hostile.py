@@ -236,8 +236,8 @@ def test_session_survives_any_message_sequence(colour, before, after, signed):
         _check_output(out, top, snap)
         if code is None and s.game is not None:
             rec = Records(Path(top) / "b").current()
-            assert rec is None or Game.from_transcript(rec.moves, size=rec.size).transcript() \
-                == s.game.transcript()
+            assert rec is not None, "a game began and no record was written"
+            assert Game.from_transcript(rec.moves, size=rec.size).transcript() == s.game.transcript()
 
 
 MALFORMED = [
