@@ -37,6 +37,7 @@ SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in th
 TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
 BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
+MARKER_LIMIT = 4096  # bytes: a bigger cardstand.board is not a marker (F2)
 CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
 _NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
@@ -547,7 +548,8 @@ class Board:
     def _check_marker(self):
         marker = self.folder / "cardstand.board"
         try:
-            text = self.root.read_text("cardstand.board", strict=True)
+            data = self.root.read("cardstand.board", MARKER_LIMIT + 1, strict=True)
+            text = None if data is None else data.decode("utf-8", "replace")
         except fsops.NotRegular as e:
             self.root.ensure_dir("trash")
             self.root.set_aside("cardstand.board", f"the board marker is {e.strerror}")
@@ -555,8 +557,11 @@ class Board:
         if text is None:
             self.root.replace("cardstand.board", f"cardstand-board {VERSION}\n".encode(), scratch="")
             return
-        words = text.split()
-        if len(words) != 2 or words[0] != "cardstand-board" or not re.fullmatch(r"[0-9]{1,9}", words[1]):
+        # F2: two words between runs of space, tab, CR and LF (only these: other white space, a
+        # BOM, makes it no marker), the version 1 to 9 digits; interop/js reads it the same way
+        words = re.split(r"[ \t\r\n]+", text.strip(" \t\r\n"))
+        if len(data) > MARKER_LIMIT or len(words) != 2 or words[0] != "cardstand-board" \
+                or not re.fullmatch(r"[0-9]{1,9}", words[1]):
             raise BoardError(None, f"{marker} is not a cardstand board marker: choose another folder")
         if int(words[1]) != VERSION:
             raise BoardError(None, f"{self.folder} is a board of protocol version {words[1][:20]}; "

@@ -16,6 +16,7 @@ from urllib.parse import quote, unquote
 
 import engine
 from comm.board import is_device_name
+from engine import Game, IllegalMove, notation
 
 VERSION = 1
 PREFIX = "#cardstand"
@@ -24,6 +25,8 @@ VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "resul
 # Move numbers and times of more than 9 digits are junk (int() of 5,000 digits raises).
 _MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
 _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_PLY = re.compile(r"pass|[a-z][0-9]{1,2}")
+_TRANSCRIPT = re.compile(r"(?:pass|[a-z][0-9]{1,2})*")
 NAME_LIMIT = 64             # a name from the board is cut to this many characters
 
 
@@ -68,6 +71,33 @@ def parse_size(text):
         return engine.parse_size(text)
     except ValueError:
         return None
+
+
+def replay(moves, size):
+    """The game of a transcript from a greeting or a game record (H2, D1), replayed from the start
+    position of ``size``; ``ValueError`` (or ``IllegalMove``) saying why when it does not replay.
+
+    A transcript is square names and ``pass`` (any case) with nothing between them, every pass
+    written out, as interop/js reads it: the engine's lenient reader (passes left out, ``PA``,
+    ``--``, spaces, commas) would let one side take a game the other refuses.
+
+    >>> len(replay("f5D6c3", 8).moves), replay("", 4).moves
+    (3, [])
+    >>> replay("f5 d6", 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: not a transcript (square names and 'pass' with nothing between them)
+    """
+    text = moves.lower() if isinstance(moves, str) else None
+    if text is None or not _TRANSCRIPT.fullmatch(text):
+        raise ValueError("not a transcript (square names and 'pass' with nothing between them)")
+    game = Game(size)
+    for i, token in enumerate(_PLY.findall(text), 1):
+        try:
+            game.play(notation.parse_square(token, size))
+        except (IllegalMove, ValueError) as e:
+            raise IllegalMove(f"move {i} ({token}): {e}") from None
+    return game
 
 
 def move(square_text, number=None, think_ms=None):

@@ -14,9 +14,8 @@ from pathlib import Path
 
 from comm import fsops
 from comm.text import visible
-from engine import Game
 
-from .protocol import game_id_problem, parse_size
+from .protocol import game_id_problem, parse_size, replay
 
 log = logging.getLogger("peer")
 
@@ -99,8 +98,9 @@ class Record:
                    moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""))
 
     def game(self):
-        """The moves replayed on a board (raises ``IllegalMove`` for a damaged record)."""
-        return Game.from_transcript(self.moves, size=self.size)
+        """The moves replayed on a board (``ValueError``, ``IllegalMove``, for a damaged record:
+        the moves of D1 are a transcript with every pass written out, H2)."""
+        return replay(self.moves, self.size)
 
     def ggf(self):
         """The game in GGF, the format of the Generic Game Server and most Othello tools."""

@@ -717,7 +717,7 @@ class Board {
     fs.mkdirSync(this.folder, { recursive: true });                  // the folder itself is the user's choice
     const marker = path.join(this.folder, 'cardstand.board');
     let m;
-    try { m = readText(marker); } catch (e) {
+    try { m = readBytes(marker, 4096); } catch (e) {
       if (!(e instanceof NotAFile)) throw e;
       this.fixDir(['trash']);                                        // F2: set aside, written anew
       this.setAside(marker, e.what, 'the board marker');
@@ -725,8 +725,10 @@ class Board {
     }
     if (m === null) replaceWith(this.folder, marker, Buffer.from(`cardstand-board ${VERSION}\n`), true);
     else {
-      const w = m.trim().split(/\s+/);
-      if (w.length !== 2 || w[0] !== 'cardstand-board' || !/^[0-9]+$/.test(w[1])) throw new Error(`${marker} is not a cardstand board marker`);
+      // F2: two words between runs of space, tab, CR and LF (only these: other white space, a BOM,
+      // makes it no marker), the version 1 to 9 digits; comm reads it the same way
+      const w = m.toString('utf8').replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '').split(/[ \t\r\n]+/);
+      if (m.length > 4096 || w.length !== 2 || w[0] !== 'cardstand-board' || !/^[0-9]{1,9}$/.test(w[1])) throw new Error(`${marker} is not a cardstand board marker`);
       if (parseInt(w[1], 10) !== VERSION) throw new Error(`board of protocol version ${visible(w[1], 20)}; this program speaks ${VERSION}`);
     }
     this.ready();

@@ -7,7 +7,7 @@ import logging
 import time
 
 from comm.text import visible
-from engine import BLACK, WHITE, Game
+from engine import BLACK, WHITE
 
 from .. import protocol, texts
 from ..protocol import NAME_LIMIT, game_id_problem
@@ -177,7 +177,7 @@ class Handshake:
         if "moves" not in msg.fields or not has_game:
             return None, None
         try:
-            return None, Game.from_transcript(msg.get("moves"), size=size or 8)
+            return None, protocol.replay(msg.get("moves"), size or 8)
         except ValueError as e:
             return ("bad_moves", {"moves": visible(msg.get("moves"), 60), "reason": visible(e, 200)}), None
 

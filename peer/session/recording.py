@@ -5,6 +5,7 @@ import uuid
 
 from engine import BLACK, Game
 
+from ..protocol import replay
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Record
 from .leave import Leave
 
@@ -136,7 +137,7 @@ class Recording:
         """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
-        self.game = Game.from_transcript(moves, size=size) if moves else Game(size)
+        self.game = replay(moves, size) if moves else Game(size)
         self.acked = self.end_shown = False
         if old is None:
             old = self._load(gid) if gid else None
