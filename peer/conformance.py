@@ -520,14 +520,90 @@ def _game(play_cmd, d, colour):
     check(g.position.is_game_over(), "the recorded game is not over")
 
 
+def _kit_record(d, gid):
+    """D1: the record ``records/<gid>.game`` read the way D1 describes it (the kit's own reading):
+    a dict of its keys, or None when there is none.  ``records/current`` must name it."""
+    rec = d / "records"
+    try:
+        text = (rec / f"{gid}.game").read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise Fail(f"records/{gid}.game is not UTF-8 (D1)") from None
+    lines = text.split("\n")
+    check(lines[0].rstrip("\r") == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r} (D1)")
+    f = {}
+    for line in lines[1:]:
+        k, s, v = line.rstrip("\r").partition(": ")
+        if s and k not in f:
+            f[k] = v
+    current = (rec / "current").read_bytes().decode("utf-8", "replace").strip() if (rec / "current").exists() else ""
+    check(current == gid, f"records/current says {current[:70]!r}, not the game {gid} it wrote last (D1)")
+    return f
+
+
+def _check_own_record(d, gid, game, colour, what, ended=False):
+    """D1 D2 G1: the implementation's own record of ``gid`` (the kit writes none) holds the plies
+    of ``game``; with ``ended``, the end too."""
+    f = _kit_record(d, gid)
+    check(f is not None, f"{what}: no records/{gid}.game: the implementation keeps no game record (D1)")
+    check(f.get("id") == gid and f.get("size") == "8", f"{what}: its record says id {f.get('id')!r}, "
+                                                         f"size {f.get('size')!r} (D1)")
+    want = game.transcript(passes=True).lower()
+    got = (f.get("moves") or "").lower()
+    check(got == want, f"{what}: its record holds moves {got[-30:]!r}, not {want[-30:]!r} "
+                       "(D1: written after every ply; G1: a mover saves before it sends)")
+    check(f.get("mode") == "full", f"{what}: its record says mode {f.get('mode')!r}, not 'full' (D1)")
+    kit_side = "white" if colour == "black" else "black"
+    check(f.get(kit_side) == "kit", f"{what}: its record names {kit_side} {f.get(kit_side)!r}, not 'kit', "
+                                    "the name in the kit's greeting (D1)")
+    if ended:
+        b, w = game.position.discs()
+        check(f.get("status") == "over" and f.get("result") == f"{b}-{w}",
+              f"{what}: its record says status {f.get('status')!r}, result {f.get('result')!r}, "
+              f"not over {b}-{w} (D1)")
+    else:
+        check(f.get("status") == "playing", f"{what}: its record says status {f.get('status')!r}, not playing (D1)")
+
+
+def _recorded_game(play_cmd, d, colour):
+    """A whole game against the kit, which writes no record: what is in records/ is the
+    implementation's own.  After each of its plies (saved before sent, G1) its record must hold
+    it; at the end it must be over, and the kit's ``result`` acknowledged (D3)."""
+    kit_colour = "white" if colour == "black" else "black"
+    theirs = _theirs(play_cmd, d, colour)
+    try:
+        kit = _kit_board(other_view(d), kit_colour)
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, kit_colour, theirs)
+        _kit_play(kit, kit_colour, theirs, game,
+                  on_theirs=lambda: _check_own_record(d, gid, game, colour, f"after its ply {len(game.moves)}",
+                                                     ended=game.position.is_game_over()))
+        res = _expect_from(kit, "result", theirs, what=" at the end")
+        _check_result(res, game, "at the end")
+        kit.send(colour, _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"their {colour} exited {code} after the acknowledged end")
+        _check_own_record(d, gid, game, colour, "after the end", ended=True)
+        check(Records(d).acknowledged(gid, colour), f"no records/{gid}.ack-{colour} after the kit's result (D3)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 def s_game_black(cmd, d, play_cmd):
-    """P1-P5 H1-H3 G1-G4: a whole game as black against our white."""
-    _game(play_cmd, d, "black")
+    """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as black against our white, and one against the kit checking its own record."""
+    (d / "ours").mkdir()
+    (d / "kit").mkdir()
+    _game(play_cmd, d / "ours", "black")
+    _recorded_game(play_cmd, d / "kit", "black")
 
 
 def s_game_white(cmd, d, play_cmd):
-    """P1-P5 H1-H3 G1-G4: a whole game as white against our black."""
-    _game(play_cmd, d, "white")
+    """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as white against our black, and one against the kit checking its own record."""
+    (d / "ours").mkdir()
+    (d / "kit").mkdir()
+    _game(play_cmd, d / "ours", "white")
+    _recorded_game(play_cmd, d / "kit", "white")
 
 
 def _expect(kit, kind, timeout=30):
@@ -959,9 +1035,10 @@ def _kit_handshake(kit, colour, proc, gid=None, game=None):
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
 
 
-def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None):
+def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None, on_theirs=None):
     """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over (or holds
     ``until`` plies).  With ``hold_last`` the kit's own last ply, if it makes it, is not sent.
+    ``on_theirs()`` is called after each ply received from the implementation.
     Returns whether one was held."""
     other = "white" if colour == "black" else "black"
     me = 0 if colour == "black" else 1
@@ -989,6 +1066,8 @@ def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None)
             sq = PASS if msg.get("square") == "pass" else notation.parse_square(msg.get("square"), 8)
             check(sq == PASS and pos.must_pass() or sq != PASS and pos.is_legal(sq), f"illegal move {m.body!r}")
             game.play(sq)
+            if on_theirs is not None:
+                on_theirs()
         elif msg.kind in ("refuse", "refused", "resign"):
             raise Fail(f"the implementation sent {m.body[:100]!r}")
     return False
