@@ -1649,6 +1649,142 @@ def s_take_over(cmd, d, play_cmd):
                 _reap(p, timeout=1)
 
 
+def _prefix(game, n):
+    """The first ``n`` plies of ``game`` as a new ``Game``."""
+    g = Game(8)
+    for m in game.moves[:n]:
+        g.play(m)
+    return g
+
+
+def _kit_ply(game, me):
+    """The kit's next ply in ``game`` (it must be the kit's turn), played on ``game`` and not sent."""
+    pos = game.position
+    check(pos.turn == me, "the kit's own bookkeeping: not its turn")
+    game.play(PASS if pos.must_pass() else pos.legal_moves()[0])
+
+
+def s_gone(cmd, d, play_cmd):
+    """P2 G5 G7: an opponent that beats is never judged gone however long it thinks; one that stops beating is, and the implementation leaves (exit 4) after its patience."""
+    theirs = _theirs(play_cmd, d, "white", extra=["--patience", "1"])
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=2)       # the kit's turn
+        kit.beat("thinking")
+        time.sleep(7.5)             # beating, silent: longer than 6 s (P2) plus the patience (1 s)
+        check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while the kit thought for 7.5 s "
+                                     "with its heartbeat going on (P2: only a still heartbeat means gone)")
+        _kit_play(kit, "black", theirs, game, until=4)       # it still plays
+        kit._stop_beating()         # the kit's program hangs: its alive record stays, unchanged
+        stopped = time.monotonic()
+        try:
+            code = theirs.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise Fail("the kit's heartbeat stopped, yet the implementation (--patience 1) was still there "
+                       "after 15 s (P2: unchanged for 6 s is gone; G7: it leaves after its patience)") from None
+        took = time.monotonic() - stopped
+        check(took >= 4.5, f"the implementation left {took:.1f} s after the kit's last beat (P2: gone after 6 s)")
+        check(code == 4, f"the opponent stayed away, the implementation exited {code}, not 4 (G7)")
+        check(_status(d, _kit_record_id(d), "after it left") == "playing",
+              "the game left because the opponent was gone is not 'playing' in its record (G5: unfinished)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def _kit_record_id(d):
+    cur = d / "records" / "current"
+    check(cur.exists(), "no records/current (D1)")
+    return cur.read_text("utf-8", "replace").strip()
+
+
+def s_result(cmd, d, play_cmd):
+    """G4 G6 D3: a result before the end or for another game is ignored; one whose counts differ from its board still acknowledges the end, and its record keeps its own count."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=4)
+        kit.send("white", protocol.control("result", black=2, white=2, game=gid))      # before the end: ignored
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        ack = d / "records" / f"{gid}.ack-white"
+        for what, msg in (("a result before the end", None),
+                          ("a result for another game", protocol.control("result", black=2, white=2, game="conf-other"))):
+            if msg is not None:
+                kit.send("white", msg)
+            time.sleep(1.5)
+            check(theirs.poll() is None, f"after {what} the implementation exited {theirs.returncode} "
+                                         "as if the end were acknowledged (G6: ignored)")
+            check(not ack.exists(), f"after {what}, records/{gid}.ack-white was written (G6: ignored)")
+        b, w = game.position.discs()
+        kit.send("white", protocol.control("result", black=b + 1, white=w - 1, game=gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"after a result for the game whose counts differ it exited {code}, not 0")
+        check(Records(d).acknowledged(gid, "white"),
+              f"a result for the ended game (counts {b + 1}-{w - 1}, its board {b}-{w}) was not taken as the "
+              f"acknowledgement: no records/{gid}.ack-white (G6)")
+        _check_own_record(d, gid, game, "white", "after the end", ended=True)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_resume(cmd, d, play_cmd):
+    """H5 H8 D1: killed as white mid-game, the implementation offers the game again; when the kit restarts with a shorter or longer transcript, both go on from the longer."""
+    kit, game, gid = _mid_game(play_cmd, d, "white", 4)     # its ply 4 sent: the kit's turn
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        want = game.transcript(passes=True).lower()
+        hello = _expect_from(kit, "hello", theirs, what=" from the restarted white")
+        check(hello.get("role") == "white" and hello.get("game") == gid and hello.get("moves").lower() == want,
+              f"the restarted white greeted with {hello.text[:160]!r}, not game {gid} with moves {want} (H2 H5)")
+        kit.send("white", _kit_hello("black", gid, want))
+        w = _expect_from(kit, "welcome", theirs, what=" to the kit's hello after its restart")
+        check(w.get("game") == gid, f"welcome for game {w.get('game')!r}, not {gid} (H5)")
+        _kit_play(kit, "black", theirs, game, until=8)       # its ply 8 received: the kit's turn
+        for shorter in (True, False):
+            # the kit restarts: a new run, which lost the last ply it received or never sent its own
+            if shorter:
+                offer = _prefix(game, len(game.moves) - 1)
+            else:
+                _kit_ply(game, 0)
+                offer = game
+            kit.close()
+            kit = _kit_board(other_view(d), "black")
+            kit.quiet()
+            _send_until(kit, "white", _kit_hello("black", gid, offer.transcript(passes=True)), theirs)
+            w = _expect_from(kit, "welcome", theirs, what=" to the restarted kit's hello")
+            # its own plies (H3), or the longer transcript it now goes on from
+            longer = game.transcript(passes=True).lower()
+            mine = longer if shorter else _prefix(game, len(game.moves) - 1).transcript(passes=True).lower()
+            got = (w.get("moves") or "").lower()
+            check(w.get("game") == gid and longer.startswith(got) and len(got) >= len(mine),
+                  f"the welcome to a restarted black offering {len(offer.moves)} plies was {w.text[:160]!r}, "
+                  f"not game {gid} with its own moves {mine} (H3 H5)")
+            if not shorter:
+                n = len(game.moves) + 1
+                reply = _expect_from(kit, "move", theirs, what=" after the kit offered one ply more")
+                check(reply.get("n") == n, f"after the kit offered one ply more the reply was {reply.text!r}, "
+                                           f"not move {n} (H5: both go on from the longer)")
+                sq = PASS if reply.get("square") == "pass" else notation.parse_square(reply.get("square"), 8)
+                check(sq == PASS and game.position.must_pass() or sq != PASS and game.position.is_legal(sq),
+                      f"after the kit offered one ply more the reply {reply.text!r} is illegal: "
+                      "the extra ply was not applied (H5)")
+                game.play(sq)
+            else:
+                _kit_play(kit, "black", theirs, game, until=len(game.moves) + 2)
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the resumed game ended, but the implementation exited {code}")
+        _check_own_record(d, gid, game, "white", "after the resumed game", ended=True)
+    finally:
+        _reap(theirs, timeout=1)
+
+
 class _Filler:
     """Keeps a small disk full: a file grown whenever space is freed, until ``end``."""
 
@@ -1724,7 +1860,7 @@ BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_membe
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
-                  s_board_gone, s_take_over, s_full_disk]
+                  s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):
