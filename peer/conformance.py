@@ -150,7 +150,7 @@ def s_init(cmd, d):
 
 def s_send(cmd, d):
     """M1 M3 N3: a message from the implementation is framed right and arrives byte for byte."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -172,7 +172,7 @@ def s_send(cmd, d):
 
 def s_recv(cmd, d):
     """M4 M5 M7: messages to the implementation arrive in order, exact, once."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -193,7 +193,7 @@ def s_recv(cmd, d):
 
 def s_redeliver(cmd, d):
     """M5 I2 9: a message received by a process killed before its next call comes back to its next run, once."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         check(impl.ask(op="init").get("ok"), "init failed")
@@ -232,7 +232,7 @@ def s_redeliver(cmd, d):
 
 def s_talk(cmd, d):
     """I3: Talk receives a waiting message instead of sending."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -250,7 +250,7 @@ def s_talk(cmd, d):
 
 def s_quiet(cmd, d):
     """I2: Quiet drops what was sent to an earlier run, keeps what was sent to this one."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -277,7 +277,7 @@ def _plant_member(d, name, run, machine, beat, state=""):
 
 def s_members(cmd, d):
     """I6: one live run per name; a live one is refused, a dead one taken over, take_over replaces."""
-    kit = Board(other_view(d), "twin").join()       # alive: this process runs on this machine
+    kit = KitBoard(other_view(d), "twin").join()    # alive: this process runs on this machine
     impl = Served(cmd, d, "Twin", stale_after=1.0, lock_timeout=5.0)
     first = second = None
     try:
@@ -344,7 +344,7 @@ def s_members(cmd, d):
 
 def s_lock_held(cmd, d):
     """L1 L3: while someone (heartbeating) holds the lock, the implementation waits."""
-    kit = Board(other_view(d), "kit", stale_after=1.0).join()
+    kit = KitBoard(other_view(d), "kit", stale_after=1.0).join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
         impl.ask(op="init")
@@ -380,7 +380,7 @@ def _ghost_lock(d):
 
 def s_stale(cmd, d):
     """L4 L5: a silent lock of another computer is broken within the bound; file times are not used."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
         impl.ask(op="init")
@@ -399,7 +399,7 @@ def s_stale(cmd, d):
 
 def s_stale_short(cmd, d):
     """L3 L4: operations that give up before the bound still see a stale lock (the watch is kept)."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=2.0, lock_timeout=0.5)
     try:
         impl.ask(op="init")
@@ -419,7 +419,7 @@ def s_stale_short(cmd, d):
 
 def s_garbage(cmd, d):
     """M4 G3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -451,7 +451,7 @@ def s_names(cmd, d):
 
 def s_device_names(cmd, d):
     """N1 I5: COM0 and LPT0 are Windows device names too (Microsoft's naming rules): refused."""
-    Board(other_view(d), "kit").join()            # the board exists
+    KitBoard(other_view(d), "kit").join()            # the board exists
     for bad in ("com0", "LPT0"):
         impl = Served(cmd, d, bad)                 # joining under that name must fail
         try:
@@ -686,18 +686,66 @@ def _kit_frame(sender, sender_run, to, to_run, seq, body, key=None, mac=None):
     return (head + "\n").encode("ascii") + data
 
 
-def _kit_parse(raw):
-    """(header dict, body bytes) of a message file, read the way M1 describes it."""
+_KIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")        # N1
+_KIT_RUN = re.compile(r"[A-Za-z0-9_-]{1,64}")                   # M1
+_KIT_DIGITS = re.compile(r"[0-9]{1,12}")                        # M1: seq, length
+_KIT_REQUIRED = ("from", "from-run", "to", "to-run", "seq", "length", "crc32")     # M1, M3 (to-run)
+
+
+def _kit_parse(raw, box=None, number=None):
+    """(header dict, body bytes) of a message file, read the way M1 describes it, with the kit's
+    own code (not comm's): a header of ASCII ``key: value`` lines, every key M1 and M3 have a
+    writer put there (``from-run`` and ``to-run`` included) given once and well formed, ``length``
+    and ``crc32`` those of the body, the body UTF-8 (N3); ``to`` is ``box`` and ``seq`` is
+    ``number`` when given (M4).  Keys M1 does not list are ignored."""
     head, sep, data = raw.partition(b"\n\n")
     check(sep, "a message file without the empty line after its header (M1)")
-    lines = head.decode("ascii").split("\n")
+    try:
+        lines = head.decode("ascii").split("\n")
+    except UnicodeDecodeError:
+        raise Fail("a message header that is not ASCII (M1)") from None
     check(lines[0] == "cardstand-msg 1", f"first line {lines[0][:40]!r} (M1)")
     f = {}
     for line in lines[1:]:
         k, s, v = line.partition(": ")
-        check(s and k not in f, f"bad header line {line[:40]!r} (M1)")
+        check(s and k, f"bad header line {line[:40]!r} (M1)")
+        check(k not in f, f"the header key {k!r} is given twice (M1: a bad header)")
         f[k] = v
+    for k in _KIT_REQUIRED:
+        check(k in f, f"a message without {k!r} in its header (M1{', M3' if k == 'to-run' else ''}): "
+                      f"{head[:200].decode('ascii', 'replace')!r}")
+    for k in ("from", "to"):
+        check(_KIT_NAME.fullmatch(f[k]), f"{k}: {f[k][:40]!r} is not a member name (M1, N1)")
+    for k in ("from-run", "to-run"):
+        check(_KIT_RUN.fullmatch(f[k]), f"{k}: {f[k][:70]!r} is not 1-64 of [A-Za-z0-9_-] (M1)")
+    for k in ("seq", "length"):
+        check(_KIT_DIGITS.fullmatch(f[k]), f"{k}: {f[k][:20]!r} is not 1 to 12 decimal digits (M1)")
+    check(re.fullmatch(r"[0-9a-f]{8}", f["crc32"]), f"crc32: {f['crc32'][:20]!r} is not 8 lower-case hex digits (M1)")
+    check(int(f["length"]) == len(data), f"length: {f['length']}, the body has {len(data)} bytes (M1)")
+    check(int(f["crc32"], 16) == zlib.crc32(data), "crc32: is not the body's CRC-32 (M1)")
+    if "mac" in f:
+        check(re.fullmatch(r"[0-9a-f]{64}", f["mac"]), f"mac: {f['mac'][:70]!r} is not 64 lower-case hex digits (A2)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Fail("a message body that is not UTF-8 (N3)") from None
+    if box is not None:
+        check(f["to"].lower() == box, f"a message to {f['to']!r} in the mailbox of {box!r} (M1 M3)")
+    if number is not None:
+        check(int(f["seq"]) == number, f"message file {msg_name(number)} says seq: {f['seq']} (M1 M2)")
     return f, data
+
+
+class KitBoard(Board):
+    """The kit's side of the board: comm's Board, but every message file it takes from its mailbox
+    (all of them written by the implementation) is first judged by the kit's own decoder
+    (``_kit_parse``, written from M1), so that comm does not judge the framing of the messages."""
+
+    def _read_msg(self, k):
+        raw = super()._read_msg(k)
+        if raw is not None:
+            _kit_parse(raw, box=self.key, number=k)
+        return raw
 
 
 def _run_of(box):
@@ -739,7 +787,7 @@ def s_mac(cmd, d):
     """A1 A2 A3 A4 A5: with CARDSTAND_SECRET the implementation signs what it sends and refuses what is not signed right."""
     secret = _secret()
     key = secret.encode("utf-8")
-    kit = Board(other_view(d), "kit").join()          # no secret: the kit checks MACs with its own code
+    kit = KitBoard(other_view(d), "kit").join()          # no secret: the kit checks MACs with its own code
     impl = Served(cmd, d, "impl", secret=f"  {secret}\n")     # A1: white space around it is not part of it
     try:
         check(impl.ask(op="init").get("ok"), "init failed with CARDSTAND_SECRET set")
@@ -855,7 +903,7 @@ def s_links(cmd, d):
     board, victim = d / "board", d / "victim"
     _victim(victim)
     before = _snapshot(victim)
-    kit = Board(other_view(board), "kit").join()
+    kit = KitBoard(other_view(board), "kit").join()
     old, future = time.time() - 3600, time.time() + 86400
     tmp = board / "tmp"
     _link(victim, tmp / "old-link", old)                      # G1: old scratch that is a link
@@ -921,7 +969,7 @@ def _fifo(p):
 
 def s_fifo(cmd, d):
     """B7 M2 M4 G3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
     try:
         impl.ask(op="init")
@@ -951,7 +999,7 @@ def s_fifo(cmd, d):
 
 def s_pointers(cmd, d):
     """M2 M3 M4: absurd head values (beyond tail + 1000, 15 digits) neither loop forever nor fake a full mailbox."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
     try:
         impl.ask(op="init")
@@ -991,7 +1039,7 @@ def _send_until(kit, to, body, proc, timeout=30):
 
 def _kit_board(folder, name, secret=None):
     """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
-    kit = Board(folder, name, secret=secret).join()
+    kit = KitBoard(folder, name, secret=secret).join()
     kit.beat("waiting")
     return kit
 
@@ -1391,7 +1439,7 @@ def s_classic_white(cmd, d, play_cmd):
     """H6 H9 G3: against a classic black (no greeting, no state) the implementation sends no control line, only bare squares."""
     theirs = _theirs(play_cmd, d, "white")
     try:
-        kit = Board(other_view(d), "black").join()      # a classic program: Init, Quiet, Talk
+        kit = KitBoard(other_view(d), "black").join()   # a classic program: Init, Quiet, Talk
         deadline = time.monotonic() + 30
         while kit.member_run("white") is None:
             check(time.monotonic() < deadline and theirs.poll() is None, "the implementation never joined as white")
@@ -1406,7 +1454,7 @@ def s_classic_white(cmd, d, play_cmd):
 
 def s_classic_black(cmd, d, play_cmd):
     """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
-    kit = Board(other_view(d), "white").join()          # a classic program: Init, Quiet, Talk
+    kit = KitBoard(other_view(d), "white").join()       # a classic program: Init, Quiet, Talk
     theirs = _theirs(play_cmd, d, "black")
     try:
         _kit_classic_game(kit, "white", theirs)
