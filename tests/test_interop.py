@@ -77,7 +77,8 @@ THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over",
 @pytest.mark.parametrize("kind", ["sshfs", "smb"])
 def test_javascript_peer_through_two_mounts(kind):
     """Every board scenario, and the game scenarios whose outcome a share can change (a whole game,
-    runs, take-over, the folder going away, heartbeats seen through a share, restarts), with the implementation and the kit on two mounts.
+    runs, take-over, the folder going away, heartbeats seen through a share, restarts), with the
+    implementation and the kit on two mounts.
     The other game scenarios judge game logic, the same on any folder: they run on local disk above."""
     a, b = share(kind)
     sub = f"kit-{uuid.uuid4().hex[:8]}"
