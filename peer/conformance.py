@@ -150,7 +150,7 @@ def s_init(cmd, d):
 
 def s_send(cmd, d):
     """M1 M3 N3: a message from the implementation is framed right and arrives byte for byte."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -172,7 +172,7 @@ def s_send(cmd, d):
 
 def s_recv(cmd, d):
     """M4 M5 M7: messages to the implementation arrive in order, exact, once."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -193,7 +193,7 @@ def s_recv(cmd, d):
 
 def s_redeliver(cmd, d):
     """M5 I2 9: a message received by a process killed before its next call comes back to its next run, once."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         check(impl.ask(op="init").get("ok"), "init failed")
@@ -232,7 +232,7 @@ def s_redeliver(cmd, d):
 
 def s_talk(cmd, d):
     """I3: Talk receives a waiting message instead of sending."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -250,7 +250,7 @@ def s_talk(cmd, d):
 
 def s_quiet(cmd, d):
     """I2: Quiet drops what was sent to an earlier run, keeps what was sent to this one."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -277,7 +277,7 @@ def _plant_member(d, name, run, machine, beat, state=""):
 
 def s_members(cmd, d):
     """I6: one live run per name; a live one is refused, a dead one taken over, take_over replaces."""
-    kit = Board(other_view(d), "twin").join()       # alive: this process runs on this machine
+    kit = KitBoard(other_view(d), "twin").join()    # alive: this process runs on this machine
     impl = Served(cmd, d, "Twin", stale_after=1.0, lock_timeout=5.0)
     first = second = None
     try:
@@ -344,7 +344,7 @@ def s_members(cmd, d):
 
 def s_lock_held(cmd, d):
     """L1 L3: while someone (heartbeating) holds the lock, the implementation waits."""
-    kit = Board(other_view(d), "kit", stale_after=1.0).join()
+    kit = KitBoard(other_view(d), "kit", stale_after=1.0).join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
         impl.ask(op="init")
@@ -380,7 +380,7 @@ def _ghost_lock(d):
 
 def s_stale(cmd, d):
     """L4 L5: a silent lock of another computer is broken within the bound; file times are not used."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
         impl.ask(op="init")
@@ -399,7 +399,7 @@ def s_stale(cmd, d):
 
 def s_stale_short(cmd, d):
     """L3 L4: operations that give up before the bound still see a stale lock (the watch is kept)."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=2.0, lock_timeout=0.5)
     try:
         impl.ask(op="init")
@@ -419,7 +419,7 @@ def s_stale_short(cmd, d):
 
 def s_garbage(cmd, d):
     """M4 G3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
         impl.ask(op="init")
@@ -451,7 +451,7 @@ def s_names(cmd, d):
 
 def s_device_names(cmd, d):
     """N1 I5: COM0 and LPT0 are Windows device names too (Microsoft's naming rules): refused."""
-    Board(other_view(d), "kit").join()            # the board exists
+    KitBoard(other_view(d), "kit").join()            # the board exists
     for bad in ("com0", "LPT0"):
         impl = Served(cmd, d, bad)                 # joining under that name must fail
         try:
@@ -520,14 +520,90 @@ def _game(play_cmd, d, colour):
     check(g.position.is_game_over(), "the recorded game is not over")
 
 
+def _kit_record(d, gid):
+    """D1: the record ``records/<gid>.game`` read the way D1 describes it (the kit's own reading):
+    a dict of its keys, or None when there is none.  ``records/current`` must name it."""
+    rec = d / "records"
+    try:
+        text = (rec / f"{gid}.game").read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise Fail(f"records/{gid}.game is not UTF-8 (D1)") from None
+    lines = text.split("\n")
+    check(lines[0].rstrip("\r") == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r} (D1)")
+    f = {}
+    for line in lines[1:]:
+        k, s, v = line.rstrip("\r").partition(": ")
+        if s and k not in f:
+            f[k] = v
+    current = (rec / "current").read_bytes().decode("utf-8", "replace").strip() if (rec / "current").exists() else ""
+    check(current == gid, f"records/current says {current[:70]!r}, not the game {gid} it wrote last (D1)")
+    return f
+
+
+def _check_own_record(d, gid, game, colour, what, ended=False):
+    """D1 D2 G1: the implementation's own record of ``gid`` (the kit writes none) holds the plies
+    of ``game``; with ``ended``, the end too."""
+    f = _kit_record(d, gid)
+    check(f is not None, f"{what}: no records/{gid}.game: the implementation keeps no game record (D1)")
+    check(f.get("id") == gid and f.get("size") == "8", f"{what}: its record says id {f.get('id')!r}, "
+                                                         f"size {f.get('size')!r} (D1)")
+    want = game.transcript(passes=True).lower()
+    got = (f.get("moves") or "").lower()
+    check(got == want, f"{what}: its record holds moves {got[-30:]!r}, not {want[-30:]!r} "
+                       "(D1: written after every ply; G1: a mover saves before it sends)")
+    check(f.get("mode") == "full", f"{what}: its record says mode {f.get('mode')!r}, not 'full' (D1)")
+    kit_side = "white" if colour == "black" else "black"
+    check(f.get(kit_side) == "kit", f"{what}: its record names {kit_side} {f.get(kit_side)!r}, not 'kit', "
+                                    "the name in the kit's greeting (D1)")
+    if ended:
+        b, w = game.position.discs()
+        check(f.get("status") == "over" and f.get("result") == f"{b}-{w}",
+              f"{what}: its record says status {f.get('status')!r}, result {f.get('result')!r}, "
+              f"not over {b}-{w} (D1)")
+    else:
+        check(f.get("status") == "playing", f"{what}: its record says status {f.get('status')!r}, not playing (D1)")
+
+
+def _recorded_game(play_cmd, d, colour):
+    """A whole game against the kit, which writes no record: what is in records/ is the
+    implementation's own.  After each of its plies (saved before sent, G1) its record must hold
+    it; at the end it must be over, and the kit's ``result`` acknowledged (D3)."""
+    kit_colour = "white" if colour == "black" else "black"
+    theirs = _theirs(play_cmd, d, colour)
+    try:
+        kit = _kit_board(other_view(d), kit_colour)
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, kit_colour, theirs)
+        _kit_play(kit, kit_colour, theirs, game,
+                  on_theirs=lambda: _check_own_record(d, gid, game, colour, f"after its ply {len(game.moves)}",
+                                                     ended=game.position.is_game_over()))
+        res = _expect_from(kit, "result", theirs, what=" at the end")
+        _check_result(res, game, "at the end")
+        kit.send(colour, _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"their {colour} exited {code} after the acknowledged end")
+        _check_own_record(d, gid, game, colour, "after the end", ended=True)
+        check(Records(d).acknowledged(gid, colour), f"no records/{gid}.ack-{colour} after the kit's result (D3)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 def s_game_black(cmd, d, play_cmd):
-    """P1-P5 H1-H3 G1-G4: a whole game as black against our white."""
-    _game(play_cmd, d, "black")
+    """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as black against our white, and one against the kit checking its own record."""
+    (d / "ours").mkdir()
+    (d / "kit").mkdir()
+    _game(play_cmd, d / "ours", "black")
+    _recorded_game(play_cmd, d / "kit", "black")
 
 
 def s_game_white(cmd, d, play_cmd):
-    """P1-P5 H1-H3 G1-G4: a whole game as white against our black."""
-    _game(play_cmd, d, "white")
+    """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as white against our black, and one against the kit checking its own record."""
+    (d / "ours").mkdir()
+    (d / "kit").mkdir()
+    _game(play_cmd, d / "ours", "white")
+    _recorded_game(play_cmd, d / "kit", "white")
 
 
 def _expect(kit, kind, timeout=30):
@@ -610,18 +686,66 @@ def _kit_frame(sender, sender_run, to, to_run, seq, body, key=None, mac=None):
     return (head + "\n").encode("ascii") + data
 
 
-def _kit_parse(raw):
-    """(header dict, body bytes) of a message file, read the way M1 describes it."""
+_KIT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")        # N1
+_KIT_RUN = re.compile(r"[A-Za-z0-9_-]{1,64}")                   # M1
+_KIT_DIGITS = re.compile(r"[0-9]{1,12}")                        # M1: seq, length
+_KIT_REQUIRED = ("from", "from-run", "to", "to-run", "seq", "length", "crc32")     # M1, M3 (to-run)
+
+
+def _kit_parse(raw, box=None, number=None):
+    """(header dict, body bytes) of a message file, read the way M1 describes it, with the kit's
+    own code (not comm's): a header of ASCII ``key: value`` lines, every key M1 and M3 have a
+    writer put there (``from-run`` and ``to-run`` included) given once and well formed, ``length``
+    and ``crc32`` those of the body, the body UTF-8 (N3); ``to`` is ``box`` and ``seq`` is
+    ``number`` when given (M4).  Keys M1 does not list are ignored."""
     head, sep, data = raw.partition(b"\n\n")
     check(sep, "a message file without the empty line after its header (M1)")
-    lines = head.decode("ascii").split("\n")
+    try:
+        lines = head.decode("ascii").split("\n")
+    except UnicodeDecodeError:
+        raise Fail("a message header that is not ASCII (M1)") from None
     check(lines[0] == "cardstand-msg 1", f"first line {lines[0][:40]!r} (M1)")
     f = {}
     for line in lines[1:]:
         k, s, v = line.partition(": ")
-        check(s and k not in f, f"bad header line {line[:40]!r} (M1)")
+        check(s and k, f"bad header line {line[:40]!r} (M1)")
+        check(k not in f, f"the header key {k!r} is given twice (M1: a bad header)")
         f[k] = v
+    for k in _KIT_REQUIRED:
+        check(k in f, f"a message without {k!r} in its header (M1{', M3' if k == 'to-run' else ''}): "
+                      f"{head[:200].decode('ascii', 'replace')!r}")
+    for k in ("from", "to"):
+        check(_KIT_NAME.fullmatch(f[k]), f"{k}: {f[k][:40]!r} is not a member name (M1, N1)")
+    for k in ("from-run", "to-run"):
+        check(_KIT_RUN.fullmatch(f[k]), f"{k}: {f[k][:70]!r} is not 1-64 of [A-Za-z0-9_-] (M1)")
+    for k in ("seq", "length"):
+        check(_KIT_DIGITS.fullmatch(f[k]), f"{k}: {f[k][:20]!r} is not 1 to 12 decimal digits (M1)")
+    check(re.fullmatch(r"[0-9a-f]{8}", f["crc32"]), f"crc32: {f['crc32'][:20]!r} is not 8 lower-case hex digits (M1)")
+    check(int(f["length"]) == len(data), f"length: {f['length']}, the body has {len(data)} bytes (M1)")
+    check(int(f["crc32"], 16) == zlib.crc32(data), "crc32: is not the body's CRC-32 (M1)")
+    if "mac" in f:
+        check(re.fullmatch(r"[0-9a-f]{64}", f["mac"]), f"mac: {f['mac'][:70]!r} is not 64 lower-case hex digits (A2)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Fail("a message body that is not UTF-8 (N3)") from None
+    if box is not None:
+        check(f["to"].lower() == box, f"a message to {f['to']!r} in the mailbox of {box!r} (M1 M3)")
+    if number is not None:
+        check(int(f["seq"]) == number, f"message file {msg_name(number)} says seq: {f['seq']} (M1 M2)")
     return f, data
+
+
+class KitBoard(Board):
+    """The kit's side of the board: comm's Board, but every message file it takes from its mailbox
+    (all of them written by the implementation) is first judged by the kit's own decoder
+    (``_kit_parse``, written from M1), so that comm does not judge the framing of the messages."""
+
+    def _read_msg(self, k):
+        raw = super()._read_msg(k)
+        if raw is not None:
+            _kit_parse(raw, box=self.key, number=k)
+        return raw
 
 
 def _run_of(box):
@@ -663,7 +787,7 @@ def s_mac(cmd, d):
     """A1 A2 A3 A4 A5: with CARDSTAND_SECRET the implementation signs what it sends and refuses what is not signed right."""
     secret = _secret()
     key = secret.encode("utf-8")
-    kit = Board(other_view(d), "kit").join()          # no secret: the kit checks MACs with its own code
+    kit = KitBoard(other_view(d), "kit").join()          # no secret: the kit checks MACs with its own code
     impl = Served(cmd, d, "impl", secret=f"  {secret}\n")     # A1: white space around it is not part of it
     try:
         check(impl.ask(op="init").get("ok"), "init failed with CARDSTAND_SECRET set")
@@ -779,7 +903,7 @@ def s_links(cmd, d):
     board, victim = d / "board", d / "victim"
     _victim(victim)
     before = _snapshot(victim)
-    kit = Board(other_view(board), "kit").join()
+    kit = KitBoard(other_view(board), "kit").join()
     old, future = time.time() - 3600, time.time() + 86400
     tmp = board / "tmp"
     _link(victim, tmp / "old-link", old)                      # G1: old scratch that is a link
@@ -845,7 +969,7 @@ def _fifo(p):
 
 def s_fifo(cmd, d):
     """B7 M2 M4 G3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
     try:
         impl.ask(op="init")
@@ -875,7 +999,7 @@ def s_fifo(cmd, d):
 
 def s_pointers(cmd, d):
     """M2 M3 M4: absurd head values (beyond tail + 1000, 15 digits) neither loop forever nor fake a full mailbox."""
-    kit = Board(other_view(d), "kit").join()
+    kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
     try:
         impl.ask(op="init")
@@ -915,7 +1039,7 @@ def _send_until(kit, to, body, proc, timeout=30):
 
 def _kit_board(folder, name, secret=None):
     """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
-    kit = Board(folder, name, secret=secret).join()
+    kit = KitBoard(folder, name, secret=secret).join()
     kit.beat("waiting")
     return kit
 
@@ -959,9 +1083,10 @@ def _kit_handshake(kit, colour, proc, gid=None, game=None):
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
 
 
-def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None):
+def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None, on_theirs=None):
     """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over (or holds
     ``until`` plies).  With ``hold_last`` the kit's own last ply, if it makes it, is not sent.
+    ``on_theirs()`` is called after each ply received from the implementation.
     Returns whether one was held."""
     other = "white" if colour == "black" else "black"
     me = 0 if colour == "black" else 1
@@ -989,6 +1114,8 @@ def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None)
             sq = PASS if msg.get("square") == "pass" else notation.parse_square(msg.get("square"), 8)
             check(sq == PASS and pos.must_pass() or sq != PASS and pos.is_legal(sq), f"illegal move {m.body!r}")
             game.play(sq)
+            if on_theirs is not None:
+                on_theirs()
         elif msg.kind in ("refuse", "refused", "resign"):
             raise Fail(f"the implementation sent {m.body[:100]!r}")
     return False
@@ -1312,7 +1439,7 @@ def s_classic_white(cmd, d, play_cmd):
     """H6 H9 G3: against a classic black (no greeting, no state) the implementation sends no control line, only bare squares."""
     theirs = _theirs(play_cmd, d, "white")
     try:
-        kit = Board(other_view(d), "black").join()      # a classic program: Init, Quiet, Talk
+        kit = KitBoard(other_view(d), "black").join()   # a classic program: Init, Quiet, Talk
         deadline = time.monotonic() + 30
         while kit.member_run("white") is None:
             check(time.monotonic() < deadline and theirs.poll() is None, "the implementation never joined as white")
@@ -1327,7 +1454,7 @@ def s_classic_white(cmd, d, play_cmd):
 
 def s_classic_black(cmd, d, play_cmd):
     """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
-    kit = Board(other_view(d), "white").join()          # a classic program: Init, Quiet, Talk
+    kit = KitBoard(other_view(d), "white").join()       # a classic program: Init, Quiet, Talk
     theirs = _theirs(play_cmd, d, "black")
     try:
         _kit_classic_game(kit, "white", theirs)
@@ -1570,6 +1697,142 @@ def s_take_over(cmd, d, play_cmd):
                 _reap(p, timeout=1)
 
 
+def _prefix(game, n):
+    """The first ``n`` plies of ``game`` as a new ``Game``."""
+    g = Game(8)
+    for m in game.moves[:n]:
+        g.play(m)
+    return g
+
+
+def _kit_ply(game, me):
+    """The kit's next ply in ``game`` (it must be the kit's turn), played on ``game`` and not sent."""
+    pos = game.position
+    check(pos.turn == me, "the kit's own bookkeeping: not its turn")
+    game.play(PASS if pos.must_pass() else pos.legal_moves()[0])
+
+
+def s_gone(cmd, d, play_cmd):
+    """P2 G5 G7: an opponent that beats is never judged gone however long it thinks; one that stops beating is, and the implementation leaves (exit 4) after its patience."""
+    theirs = _theirs(play_cmd, d, "white", extra=["--patience", "1"])
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=2)       # the kit's turn
+        kit.beat("thinking")
+        time.sleep(7.5)             # beating, silent: longer than 6 s (P2) plus the patience (1 s)
+        check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while the kit thought for 7.5 s "
+                                     "with its heartbeat going on (P2: only a still heartbeat means gone)")
+        _kit_play(kit, "black", theirs, game, until=4)       # it still plays
+        kit._stop_beating()         # the kit's program hangs: its alive record stays, unchanged
+        stopped = time.monotonic()
+        try:
+            code = theirs.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise Fail("the kit's heartbeat stopped, yet the implementation (--patience 1) was still there "
+                       "after 15 s (P2: unchanged for 6 s is gone; G7: it leaves after its patience)") from None
+        took = time.monotonic() - stopped
+        check(took >= 4.5, f"the implementation left {took:.1f} s after the kit's last beat (P2: gone after 6 s)")
+        check(code == 4, f"the opponent stayed away, the implementation exited {code}, not 4 (G7)")
+        check(_status(d, _kit_record_id(d), "after it left") == "playing",
+              "the game left because the opponent was gone is not 'playing' in its record (G5: unfinished)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def _kit_record_id(d):
+    cur = d / "records" / "current"
+    check(cur.exists(), "no records/current (D1)")
+    return cur.read_text("utf-8", "replace").strip()
+
+
+def s_result(cmd, d, play_cmd):
+    """G4 G6 D3: a result before the end or for another game is ignored; one whose counts differ from its board still acknowledges the end, and its record keeps its own count."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game(8)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        _kit_play(kit, "black", theirs, game, until=4)
+        kit.send("white", protocol.control("result", black=2, white=2, game=gid))      # before the end: ignored
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        ack = d / "records" / f"{gid}.ack-white"
+        for what, msg in (("a result before the end", None),
+                          ("a result for another game", protocol.control("result", black=2, white=2, game="conf-other"))):
+            if msg is not None:
+                kit.send("white", msg)
+            time.sleep(1.5)
+            check(theirs.poll() is None, f"after {what} the implementation exited {theirs.returncode} "
+                                         "as if the end were acknowledged (G6: ignored)")
+            check(not ack.exists(), f"after {what}, records/{gid}.ack-white was written (G6: ignored)")
+        b, w = game.position.discs()
+        kit.send("white", protocol.control("result", black=b + 1, white=w - 1, game=gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"after a result for the game whose counts differ it exited {code}, not 0")
+        check(Records(d).acknowledged(gid, "white"),
+              f"a result for the ended game (counts {b + 1}-{w - 1}, its board {b}-{w}) was not taken as the "
+              f"acknowledgement: no records/{gid}.ack-white (G6)")
+        _check_own_record(d, gid, game, "white", "after the end", ended=True)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_resume(cmd, d, play_cmd):
+    """H5 H8 D1: killed as white mid-game, the implementation offers the game again; when the kit restarts with a shorter or longer transcript, both go on from the longer."""
+    kit, game, gid = _mid_game(play_cmd, d, "white", 4)     # its ply 4 sent: the kit's turn
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        want = game.transcript(passes=True).lower()
+        hello = _expect_from(kit, "hello", theirs, what=" from the restarted white")
+        check(hello.get("role") == "white" and hello.get("game") == gid and hello.get("moves").lower() == want,
+              f"the restarted white greeted with {hello.text[:160]!r}, not game {gid} with moves {want} (H2 H5)")
+        kit.send("white", _kit_hello("black", gid, want))
+        w = _expect_from(kit, "welcome", theirs, what=" to the kit's hello after its restart")
+        check(w.get("game") == gid, f"welcome for game {w.get('game')!r}, not {gid} (H5)")
+        _kit_play(kit, "black", theirs, game, until=8)       # its ply 8 received: the kit's turn
+        for shorter in (True, False):
+            # the kit restarts: a new run, which lost the last ply it received or never sent its own
+            if shorter:
+                offer = _prefix(game, len(game.moves) - 1)
+            else:
+                _kit_ply(game, 0)
+                offer = game
+            kit.close()
+            kit = _kit_board(other_view(d), "black")
+            kit.quiet()
+            _send_until(kit, "white", _kit_hello("black", gid, offer.transcript(passes=True)), theirs)
+            w = _expect_from(kit, "welcome", theirs, what=" to the restarted kit's hello")
+            # its own plies (H3), or the longer transcript it now goes on from
+            longer = game.transcript(passes=True).lower()
+            mine = longer if shorter else _prefix(game, len(game.moves) - 1).transcript(passes=True).lower()
+            got = (w.get("moves") or "").lower()
+            check(w.get("game") == gid and longer.startswith(got) and len(got) >= len(mine),
+                  f"the welcome to a restarted black offering {len(offer.moves)} plies was {w.text[:160]!r}, "
+                  f"not game {gid} with its own moves {mine} (H3 H5)")
+            if not shorter:
+                n = len(game.moves) + 1
+                reply = _expect_from(kit, "move", theirs, what=" after the kit offered one ply more")
+                check(reply.get("n") == n, f"after the kit offered one ply more the reply was {reply.text!r}, "
+                                           f"not move {n} (H5: both go on from the longer)")
+                sq = PASS if reply.get("square") == "pass" else notation.parse_square(reply.get("square"), 8)
+                check(sq == PASS and game.position.must_pass() or sq != PASS and game.position.is_legal(sq),
+                      f"after the kit offered one ply more the reply {reply.text!r} is illegal: "
+                      "the extra ply was not applied (H5)")
+                game.play(sq)
+            else:
+                _kit_play(kit, "black", theirs, game, until=len(game.moves) + 2)
+        _kit_play(kit, "black", theirs, game)
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the resumed game ended, but the implementation exited {code}")
+        _check_own_record(d, gid, game, "white", "after the resumed game", ended=True)
+    finally:
+        _reap(theirs, timeout=1)
+
+
 class _Filler:
     """Keeps a small disk full: a file grown whenever space is freed, until ``end``."""
 
@@ -1645,7 +1908,7 @@ BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_membe
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
-                  s_board_gone, s_take_over, s_full_disk]
+                  s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 
 
 def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):

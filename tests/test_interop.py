@@ -68,7 +68,7 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
     assert conformance.main(["--peer", fake, "--only", "init"]) == 1
 
 
-THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over"]
+THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over", "gone", "resume"]
 
 
 @needs_node
@@ -77,7 +77,8 @@ THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over"]
 @pytest.mark.parametrize("kind", ["sshfs", "smb"])
 def test_javascript_peer_through_two_mounts(kind):
     """Every board scenario, and the game scenarios whose outcome a share can change (a whole game,
-    runs, take-over, the folder going away), with the implementation and the kit on two mounts.
+    runs, take-over, the folder going away, heartbeats seen through a share, restarts), with the
+    implementation and the kit on two mounts.
     The other game scenarios judge game logic, the same on any folder: they run on local disk above."""
     a, b = share(kind)
     sub = f"kit-{uuid.uuid4().hex[:8]}"
@@ -179,3 +180,57 @@ def test_mac_is_the_same_in_javascript_and_python():
     assert js["checked"][1].startswith("refused: wrong MAC")
     assert js["checked"][2].startswith("refused: no MAC")
 
+
+
+# One rule broken at a time (tests/fake_peer_broken.py): the scenario that checks it must fail,
+# and for that reason.  (rule, scenario, words of the failure)
+BROKEN = [
+    ("join_any", "members", "while twin runs here was answered"),
+    ("break_live", "lock_held", "broke a live lock"),
+    ("never_break", "stale", "send answered"),
+    ("forget_watch", "stale_short", "never broke a lock left silent"),
+    ("keep_damaged", "garbage", "the damaged message was left in place"),
+    ("com0_ok", "device_names", "joined as 'com0'"),
+    ("no_to_run", "send", "without 'to-run'"),
+    ("no_to_run", "game_white", "without 'to-run'"),
+    ("no_record", "game_black", "keeps no game record"),
+    ("no_record", "game_white", "keeps no game record"),
+    ("no_refused", "refused_move", "no 'refused' message"),
+    ("any_version", "version", "no 'refuse' message"),
+    ("any_run", "runs", "from another run of black it sent"),
+    ("no_ack", "end_reoffer", "ack-white after the kit's result"),
+    ("forget_end", "end_restart", "whose end the kit never acknowledged"),
+    ("greet_classic", "classic_white", "a classic program was sent"),
+    ("greet_classic", "classic_black", "a classic program was sent"),
+    ("size_unnamed", "restart_size", "does not name the unfinished game"),
+    ("no_abandon", "restart_new", "not 'abandoned'"),
+    ("no_refused_record", "refused_record", "not 'refused'"),
+    ("remake_board", "board_gone", "was made again"),
+    ("busy_code", "take_over", "not 2 (I6)"),
+    ("full_leaves", "full_disk", "on a full disk (patience 60 s)"),
+    ("gone_still", "gone", "while the kit thought"),
+    ("never_gone", "gone", "was still there after 15 s"),
+    ("early_ack", "result", "as if the end were acknowledged"),
+    ("counts_strict", "result", "was not taken as the acknowledgement"),
+    ("white_fresh", "resume", "the restarted white greeted with"),
+]
+
+
+@pytest.mark.parametrize("rule, scenario, why", BROKEN, ids=[f"{r}-{s}" for r, s, _ in BROKEN])
+def test_the_kit_fails_one_broken_rule(tmp_path, rule, scenario, why):
+    """Our Python peer with one rule broken fails the scenario that checks that rule, for that reason."""
+    fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_broken.py'} {rule}"
+    results, failed, text = run_kit(fake, base=tmp_path, only=[scenario])
+    assert [r[0] for r in results] == [scenario], text
+    if results[0][3].startswith("skipped:"):
+        pytest.skip(results[0][3])
+    assert failed, text
+    assert why in failed[0][3], text
+
+
+def test_every_scenario_has_a_broken_variant():
+    """Each scenario of the kit is shown to fail some broken implementation (fake_peer.py,
+    fake_peer_naive.py or one rule of fake_peer_broken.py)."""
+    shown = {s for _, s, _ in BROKEN} | {"init", "send", "recv", "redeliver", "talk", "quiet", "names"} | \
+        {"redeliver", "mac", "links", "fifo", "pointers", "game_secret"}
+    assert {fn.__name__[2:] for fn in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS} <= shown

@@ -1,0 +1,265 @@
+"""A deliberately broken implementation for the conformance kit's own test: our Python peer with
+ONE rule of docs/PROTOCOL.md broken.
+
+    python tests/fake_peer_broken.py RULE serve ...     (python -m comm serve, broken)
+    python tests/fake_peer_broken.py RULE play ...      (python -m peer play --ai random, broken)
+
+Each rule patches one thing in this process and then runs the real program, so that everything
+else works and the kit must fail the scenario that checks that rule, for that reason
+(tests/test_interop.py::test_the_kit_fails_one_broken_rule).
+"""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import comm  # noqa: E402
+import comm.board  # noqa: E402
+from comm.lease import Lease  # noqa: E402
+from peer import protocol, record  # noqa: E402
+from peer.session import Leave, Session  # noqa: E402
+
+
+def wrap(cls, name, make):
+    """Replace ``cls.name`` by ``make(original)``."""
+    setattr(cls, name, make(getattr(cls, name)))
+
+
+# -- the message board (serve) -------------------------------------------------------------
+
+def join_any():
+    """I6: joins even while another run of the name is alive (always takes it over)."""
+    wrap(comm.Board, "join", lambda join: lambda self, take_over=None: join(self, take_over=True))
+
+
+def break_live():
+    """L3 L5: notes the lock once and never sees its heartbeat change, and breaks it without
+    checking that it is still the lock it judged: breaks a live lock after L."""
+    def watch(self, sig, now):
+        if sig is not None and self._seen is None:
+            self._seen, self._since, self._unjudged = sig, now, True
+            return True
+        return False
+    Lease._watch = watch
+
+    def settled(orig):
+        def f(self, rel="lock", patience=2.0):
+            judged = getattr(self, "judged", None)
+            return judged if rel != "lock" and judged is not None else orig(self, rel, patience)
+        return f
+    wrap(Lease, "_settled_signature", settled)
+
+    def brk(orig):
+        def f(self, sig, why):
+            self.judged = sig
+            return orig(self, sig, why)
+        return f
+    wrap(Lease, "_break", brk)
+
+
+def never_break():
+    """L4 L5: never breaks a stale lock."""
+    Lease._break = lambda self, sig, why: None
+
+
+def forget_watch():
+    """L3: forgets what it watched at every operation (and never waits out a fresh watch)."""
+    def acquire(orig):
+        def f(self, timeout, patient=True):
+            self._seen = None
+            return orig(self, timeout, patient=False)
+        return f
+    wrap(Lease, "acquire", acquire)
+
+
+def keep_damaged():
+    """M4 G3: skips a damaged message but leaves it in the mailbox."""
+    comm.Board._set_aside = lambda self, path, why: None
+
+
+def com0_ok():
+    """N1: does not know that COM0 and LPT0 are device names."""
+    comm.board._RESERVED = frozenset(comm.board._RESERVED - {"com0", "lpt0"})
+
+
+def no_to_run():
+    """M1 M3: frames its messages without a ``to-run`` line (comm's own reader lets that pass)."""
+    def frame(orig):
+        def f(sender, sender_run, to, to_run, seq, data, key=None):
+            raw = orig(sender, sender_run, to, to_run, seq, data, key)
+            return raw.replace(f"to-run: {to_run}\n".encode("ascii"), b"", 1)
+        return f
+    wrap(comm.board, "frame", frame)
+
+
+# -- the game (play) -------------------------------------------------------------------------
+
+def no_record():
+    """D1: keeps no game record."""
+    record.Records.save = lambda self, rec: None
+
+
+def no_ack():
+    """D3: never notes the acknowledgement of the end."""
+    record.Records.acknowledge = lambda self, gid, colour: None
+
+
+def no_refused():
+    """G2: an illegal move is only shown, never answered with ``refused``."""
+    Session._refuse = lambda self, text, reason: self.say("refused_theirs", name=self.their_name, move=text,
+                                                          reason=reason)
+
+
+def any_version():
+    """H4: takes a greeting of any protocol version."""
+    def basics(orig):
+        def f(self, msg):
+            why = orig(self, msg)
+            return None if why and why[0] == "bad_version" else why
+        return f
+    wrap(Session, "_greeting_basics", basics)
+
+
+def any_run():
+    """H8: applies a message from any run of the opponent."""
+    Session._from_bound_run = lambda self, msg: True
+
+
+def forget_end():
+    """G6 H5: a start does not offer again a game that ended without the opponent's result."""
+    def resumable(orig):
+        def f(self):
+            rec = orig(self)
+            return None if rec is not None and rec.status in record.ENDED else rec
+        return f
+    wrap(Session, "_resumable", resumable)
+
+
+def greet_classic():
+    """H9: sends control lines to an opponent that never showed it speaks them."""
+    Session._shown = lambda self: True
+
+
+def size_unnamed():
+    """H5: refuses another --size on an unfinished game without naming the game."""
+    def say(orig):
+        def f(self, key, **kw):
+            if key == "unfinished_game":
+                kw["id"] = "(a game)"
+            return orig(self, key, **kw)
+        return f
+    wrap(Session, "say", say)
+
+
+def no_abandon():
+    """D1 H5: never closes an unfinished game as abandoned."""
+    Session._abandon = lambda self, rec, by: None
+
+
+def no_refused_record():
+    """D1: a refused game stays ``playing`` in its record."""
+    Session._close_refused = lambda self, key, reason: None
+
+
+def remake_board():
+    """T1: makes the board folder again when it is gone."""
+    def gone(orig):
+        def f(self):
+            Path(self.board.folder).mkdir(parents=True, exist_ok=True)
+            return orig(self)
+        return f
+    wrap(Session, "_board_gone", gone)
+
+
+def busy_code():
+    """P1: a colour taken by a live run exits 1, not 2."""
+    wrap(Session, "run", lambda run: lambda self: 1 if (code := run(self)) == 2 else code)
+
+
+def full_leaves():
+    """G7 T2: leaves at once (exit 5) on a full disk, whatever its patience."""
+    def full(orig):
+        def f(self):
+            if orig(self):
+                raise Leave(5)
+            return False
+        return f
+    wrap(Session, "_disk_full", full)
+
+    def send(orig):
+        def f(self, body):
+            if self.board.send(self.other, body):
+                return None
+            if self.board.problem == "full":
+                raise Leave(5)
+            return orig(self, body)
+        return f
+    wrap(Session, "send", send)
+
+
+def gone_still():
+    """P2: sees the opponent's heartbeat as still: judges it gone after 6 s even while it beats."""
+    def alive(orig):
+        def f(self, name):
+            rec = orig(self, name)
+            return None if rec is None else dict(rec, beat="1")
+        return f
+    wrap(comm.Board, "alive", alive)
+
+
+def never_gone():
+    """P2 G7: never judges the opponent gone (waits for ever for one that stopped beating)."""
+    Session._check_presence = lambda self: None
+
+
+def early_ack():
+    """G6: takes a result that arrives before the end as the acknowledgement of the end."""
+    def their_result(orig):
+        def f(self, msg):
+            if not self._ended():
+                self.acked = True
+                return None
+            return orig(self, msg)
+        return f
+    wrap(Session, "_their_result", their_result)
+
+
+def counts_strict():
+    """G6: ignores a result whose counts differ from its own board (PROTOCOL.md does not)."""
+    def their_result(orig):
+        def f(self, msg):
+            b, w = self.game.position.discs()
+            if (msg.get("black"), msg.get("white")) != (str(b), str(w)):
+                return None
+            return orig(self, msg)
+        return f
+    wrap(Session, "_their_result", their_result)
+
+
+def white_fresh():
+    """H2 H5: white's greeting never offers the unfinished game it resumes."""
+    def hello(orig):
+        def f(self, verb="hello"):
+            if verb != "hello" or self.me != "white":
+                return orig(self, verb)
+            fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name}
+            fields.update({k: v for k, v in self.role.hello_fields(self).items() if k not in ("game", "moves")})
+            return protocol.control(verb, **fields)
+        return f
+    wrap(Session, "_hello", hello)
+
+
+RULES = {f.__name__: f for f in (join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+                                 no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
+                                 size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
+                                 gone_still, never_gone, early_ack, counts_strict, white_fresh)}
+
+
+if __name__ == "__main__":
+    rule, cmd, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    RULES[rule]()
+    if cmd == "serve":
+        from comm.__main__ import main as serve_main
+        sys.exit(serve_main(["serve", *args]))
+    from peer.cli import main as play_main
+    sys.exit(play_main(["play", "--ai", "random", *args]))
