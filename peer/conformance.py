@@ -381,7 +381,7 @@ def _ghost_lock(d):
 def s_stale(cmd, d):
     """L4 L5: a silent lock of another computer is broken within the bound; file times are not used."""
     kit = KitBoard(other_view(d), "kit").join()
-    impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
+    impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=8)     # the bound is 6 s: 8 s is plenty
     try:
         impl.ask(op="init")
         lock = _ghost_lock(d)
@@ -631,7 +631,7 @@ def s_refused_move(cmd, d, play_cmd):
         w = _expect(kit, "welcome")
         check(w.get("game") == "conf-1", "welcome for another game (H3)")
         kit.send("white", "a1 #1")
-        r = _expect(kit, "refused")
+        r = _expect(kit, "refused", timeout=15)      # an answer, not a move: no thinking time
         check(r.get("reason"), "refused without a reason (G2)")
         kit.send("white", "f5 #1")
         reply = _expect(kit, "move")
@@ -654,7 +654,7 @@ def s_version(cmd, d, play_cmd):
         while not kit.send("white", hello):
             check(time.monotonic() < deadline, "the implementation never joined as white")
             time.sleep(0.2)
-        r = _expect(kit, "refuse")
+        r = _expect(kit, "refuse", timeout=15)
         check("version" in r.get("reason", ""), f"refuse without the version: {r.get('reason')!r}")
         try:
             code = theirs.wait(timeout=20)
@@ -1136,7 +1136,10 @@ def _kit_game(kit, colour, proc, timeout=120):
 
 
 def _reap(proc, timeout=20):
-    """Let a scenario's program end by itself for ``timeout`` s, then kill it."""
+    """Let a scenario's program end by itself for ``timeout`` s, then kill it; at once when the
+    scenario is failing (called from a ``finally`` while its ``Fail`` propagates)."""
+    if sys.exc_info()[0] is not None:
+        timeout = 0.5
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
