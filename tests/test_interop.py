@@ -103,7 +103,7 @@ def test_the_kit_fails_a_naive_implementation(tmp_path):
     why = {r[0]: r[3] for r in results}
     assert "no mac" in why["mac"], text
     assert "changed the folder outside the board" in why["links"], text
-    assert "within 20 s" in why["fifo"] and "within 20 s" in why["pointers"], text
+    assert "within 10 s" in why["fifo"] and "within 10 s" in why["pointers"], text
     assert "was lost" in why["redeliver"], text
 
 

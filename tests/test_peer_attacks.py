@@ -72,7 +72,7 @@ def test_a_forged_move_from_another_run_is_not_applied(tmp_path):
     was applied, the real one dropped as a duplicate, and both sides waited forever)."""
     board = tmp_path / "b"
     b = player("black", board, "--ai", "greedy", "--time", "0.05")
-    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "1.0")
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.4")
     n, fake, real = forge_a_white_move(board)
     rb, ob = finish(b)
     rw, ow = finish(w)
@@ -238,7 +238,7 @@ def test_with_the_same_secret_the_game_is_played_and_forgeries_are_refused(tmp_p
     secret = tmp_path / "secret.txt"
     secret.write_text("  correct horse battery staple\n")
     b = player("black", board, "--ai", "greedy", "--time", "0.05", "--secret-file", secret)
-    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "1.0",
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.4",
                env={"CARDSTAND_SECRET": "correct horse battery staple"})
     n, fake, real = forge_a_white_move(board)
     forge(board, "black", protocol.move(fake, n, 5), run="real", key=b"a guess")
@@ -292,7 +292,7 @@ def test_a_forger_cannot_stop_a_secret_game_by_planting_a_member_run(tmp_path):
     board = tmp_path / "b"
     env = {"CARDSTAND_SECRET": "s3cret"}
     b = player("black", board, "--ai", "greedy", "--time", "0.05", env=env)
-    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "1.0", env=env)
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.4", env=env)
     end = time.monotonic() + 60
     while not (Records(board).current() and len(Records(board).current().moves) >= 3):
         assert time.monotonic() < end, "the game did not start"

@@ -86,7 +86,7 @@ def test_the_last_ply_reaches_the_other_side_after_a_kill(tmp_path):
     n = len(game.moves)
     victim = "black" if game.positions[-2].turn == 0 else "white"
     other = "white" if victim == "black" else "black"
-    pace = ["--pace", "1.5"]
+    pace = ["--pace", "0.8"]
     board = tmp_path / "b"
     b, w = seeded_pair(board, 6, *(pace if victim == "black" else ()),
                        extra_white=pace if victim == "white" else ())
