@@ -31,6 +31,7 @@ log = logging.getLogger("comm")
 
 VERSION = 1
 MAX_BODY = 64 * 1024
+HEADER_LIMIT = 4096  # bytes before the empty line: a longer message header is damaged (B7, M4)
 MAX_UNREAD = 1000
 RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
 SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
@@ -48,7 +49,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 _RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in "0123456789¹²³"})
 _MSG_FILE = re.compile(r"([0-9]{12})\.msg")
 _POINTER = re.compile(r"[0-9]{1,12}")
-# What clean-up may remove (G1), and nothing else (F3): in tmp/, scratch files and the
+# What clean-up may remove (S1), and nothing else (F3): in tmp/, scratch files and the
 # private, stale and released lock folders with their moved owner records; in trash/, what
 # was set aside.  (Through a link that a share's server follows, clean-up can only ever
 # reach names of these forms.)
@@ -218,6 +219,8 @@ def unframe(raw, *, box=None, number=None, key=None):
     head, sep, data = raw.partition(b"\n\n")
     if not sep:
         raise ValueError("no header end")
+    if len(head) > HEADER_LIMIT:
+        raise ValueError("header too long")      # B7, M4: as every reader (interop/js) judges it
     try:
         text = head.decode("ascii")
     except UnicodeDecodeError:

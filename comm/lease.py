@@ -272,7 +272,7 @@ class Lease:
             try:
                 root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
             except FileNotFoundError:
-                self._spare = None      # cleaned up under us (G1): made again at the next try
+                self._spare = None      # cleaned up under us (S1): made again at the next try
             except OSError:
                 pass  # refused because the lock exists, or an error a share made up: read back
             sig = self._settled_signature()

@@ -418,7 +418,7 @@ def s_stale_short(cmd, d):
 
 
 def s_garbage(cmd, d):
-    """M4 G3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
+    """M4 S3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
@@ -899,14 +899,14 @@ def _link(target, where, mtime=None):
 
 
 def s_links(cmd, d):
-    """B6 F2 G1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
+    """B6 F2 S1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
     board, victim = d / "board", d / "victim"
     _victim(victim)
     before = _snapshot(victim)
     kit = KitBoard(other_view(board), "kit").join()
     old, future = time.time() - 3600, time.time() + 86400
     tmp = board / "tmp"
-    _link(victim, tmp / "old-link", old)                      # G1: old scratch that is a link
+    _link(victim, tmp / "old-link", old)                      # S1: old scratch that is a link
     (tmp / "old-dir").mkdir()
     _link(victim, tmp / "old-dir" / "inside", old)            # ... a link inside old scratch
     os.utime(tmp / "old-dir", (old, old))
@@ -968,7 +968,7 @@ def _fifo(p):
 
 
 def s_fifo(cmd, d):
-    """B7 M2 M4 G3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
+    """B7 M2 M4 S3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
     try:

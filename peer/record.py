@@ -29,7 +29,8 @@ ACK_MAGIC = "cardstand-ack 1"
 PLAYING, OVER, RESIGNED, ABANDONED, REFUSED = "playing", "over", "resigned", "abandoned", "refused"
 ENDED = (OVER, RESIGNED)
 CLOSED = (ABANDONED, REFUSED)
-MAX_RECORD = 256 * 1024     # a record is a few hundred bytes; more is not a record
+MAX_RECORD = 256 * 1024     # a record is a few hundred bytes; more is not a record (B7, D1)
+SMALL_READ = 4096           # records/current and the ack files: their first 4096 bytes are read (R1, D1)
 
 _ESCAPE_ME = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 _NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -83,7 +84,7 @@ class Record:
         """A record from its text; ValueError for anything that is not a sound record."""
         # a CR before a line's end (edited on Windows) is dropped: a CR in a value is written \r
         first, fields = fsops.parse_record(text)
-        if first.strip() != MAGIC:
+        if first.strip(" \t\r") != MAGIC:     # ASCII white space only (D1), as interop/js
             raise ValueError("not a cardstand game record")
         f = {k: unescape(v) for k, v in fields.items()}
         if "id" not in f:
@@ -161,14 +162,20 @@ class Records:
             raise ValueError(f"bad game id {str(gid)[:80]!r}")
         return f"records/{gid}.{suffix}"
 
-    def _read(self, rel):
+    def _read(self, rel, whole=False):
+        """The text of ``records/current`` or an ack file (its first 4096 bytes, R1), or with
+        ``whole`` of a game record (``ValueError`` when it is over ``MAX_RECORD`` bytes: damaged,
+        as interop/js judges it, B7 D1); None when missing or not a regular file."""
         try:
-            return self.root.read_text(rel, MAX_RECORD, strict=True)
+            data = self.root.read(rel, MAX_RECORD + 1 if whole else SMALL_READ, strict=True)
         except fsops.NotRegular as e:
             if rel not in self._warned:
                 self._warned.add(rel)
                 log.warning("%s: not used (%s)", self.root.path(rel), e)
             return None
+        if data is not None and whole and len(data) > MAX_RECORD:
+            raise ValueError("too big for a game record")
+        return None if data is None else data.decode("utf-8", "replace")
 
     def save(self, record):
         """Write the record and point ``records/current`` at it.  A ``records`` that is a link
@@ -184,7 +191,7 @@ class Records:
 
     def load(self, gid):
         """The record of game ``gid``, or None; ValueError for a bad id or a damaged record."""
-        text = self._read(self._rel(gid))
+        text = self._read(self._rel(gid), whole=True)
         if text is None:
             return None
         rec = Record.parse(text)
@@ -210,7 +217,8 @@ class Records:
             log.info("acknowledgement of %s for %s not read: %s", gid, colour, e)
             return False
         lines = (text or "").split("\n")
-        return lines[0].strip() == ACK_MAGIC and f"game: {gid}" in (line.strip() for line in lines[1:])
+        ws = " \t\r"     # ASCII white space only (D3), as interop/js
+        return lines[0].strip(ws) == ACK_MAGIC and f"game: {gid}" in (line.strip(ws) for line in lines[1:])
 
     def current(self):
         """The latest game on this board, or None (a damaged record or a bad id counts as none)."""

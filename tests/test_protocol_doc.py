@@ -117,3 +117,128 @@ def test_javascript_reads_the_marker_as_python_does(tmp_path):
                        input=json.dumps(folders), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [ok for _, ok in MARKERS]
+
+
+# -- B7: how much of a file is read, the same in Python and interop/js ----------------------------
+
+def _js(script, data):
+    r = subprocess.run(["node", "-e", script], input=json.dumps(data), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _header_of(extra):
+    """A message to ``alice`` (seq 1) whose header carries an unknown key of ``extra`` bytes."""
+    from comm.board import frame
+    raw = frame("bob", "0123456789abcdef", "alice", "", 1, b"d3")
+    head, _, body = raw.partition(b"\n\n")
+    return head + b"\nx-pad: " + b"a" * extra + b"\n\n" + body
+
+
+def _python_reads_message(folder, raw):
+    b = Board(folder, "alice").join()
+    try:
+        (folder / "box" / "alice" / "000000000001.msg").write_bytes(raw)
+        return b.receive() is not None
+    finally:
+        b.close()
+
+
+# an unknown header key makes the header 4096 bytes (read) or 4097 (damaged, B7 M4)
+HEADERS = [(4096, True), (4097, False)]
+
+
+@pytest.mark.parametrize("size, ok", HEADERS)
+def test_a_message_header_over_4096_bytes_is_damaged(tmp_path, size, ok):
+    base = len(_header_of(0).partition(b"\n\n")[0])
+    raw = _header_of(size - base)
+    assert len(raw.partition(b"\n\n")[0]) == size
+    assert _python_reads_message(tmp_path / "b", raw) is ok
+
+
+@needs_node
+def test_javascript_reads_long_headers_as_python_does(tmp_path):
+    base = len(_header_of(0).partition(b"\n\n")[0])
+    folders = []
+    for i, (size, _) in enumerate(HEADERS):
+        f = tmp_path / f"b{i}"
+        Board(f, "alice").join().close()
+        (f / "box" / "alice" / "000000000001.msg").write_bytes(_header_of(size - base))
+        folders.append(str(f))
+    js = ROOT / "interop" / "js" / "cardstand.js"
+    got = _js(f"const cs = require({json.dumps(str(js))});"
+              "const dirs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify(dirs.map((d) => { const b = new cs.Board(d, 'alice', { log: () => {} });"
+              " b.join(); const m = b.receive(); b.close(); return !!m; })));", folders)
+    assert got == [ok for _, ok in HEADERS]
+
+
+def _record_files(folder):
+    """Game records the two readers must judge alike (D1, B7): (id, sound?)."""
+    from peer.record import MAX_RECORD
+    Board(folder, "alice").join().close()
+    recs = folder / "records"
+    recs.mkdir(exist_ok=True)
+    cases = []
+    text = Record(id="big", moves="f5").text()
+    (recs / "big.game").write_text(text + "x-pad: " + "a" * (MAX_RECORD - len(text)) + "\n")
+    cases.append(("big", False))                # 262,151 bytes: damaged
+    text = Record(id="fits", moves="f5").text()
+    (recs / "fits.game").write_text(text + "x-pad: " + "a" * (MAX_RECORD - len(text) - 8) + "\n")
+    cases.append(("fits", True))                # exactly 262,144 bytes
+    (recs / "bom.game").write_text("\ufeff" + Record(id="bom").text())
+    cases.append(("bom", False))                # a BOM is not white space (D1)
+    (recs / "ws.game").write_text(" " + Record(id="ws").text().replace("\n", "\r\n", 1))
+    cases.append(("ws", True))
+    return cases
+
+
+def _python_loads(folder, gid):
+    try:
+        return Records(folder).load(gid) is not None
+    except ValueError:
+        return False
+
+
+def test_game_records_over_256_kib_or_with_a_bom_are_damaged(tmp_path):
+    for gid, ok in _record_files(tmp_path):
+        assert _python_loads(tmp_path, gid) is ok, gid
+
+
+@needs_node
+def test_javascript_reads_game_records_as_python_does(tmp_path):
+    cases = _record_files(tmp_path)
+    js = ROOT / "interop" / "js" / "peer.js"
+    cs = ROOT / "interop" / "js" / "cardstand.js"
+    got = _js(f"const p = require({json.dumps(str(js))}); const cs = require({json.dumps(str(cs))});"
+              f"const b = new cs.Board({json.dumps(str(tmp_path))}, 'alice', {{ log: () => {{}} }});"
+              "const r = new p.Records(b); const ids = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "console.log(JSON.stringify(ids.map((id) => { try { return r.load(id) !== null; } catch (e) { return false; } })));",
+              [gid for gid, _ in cases])
+    assert got == [ok for _, ok in cases]
+
+
+def _currents(folder):
+    """``records/current`` files: the id is read only within the first 4096 bytes (R1, D1)."""
+    Board(folder, "alice").join().close()
+    Records(folder).save(Record(id="g1", moves="f5"))
+    return [(" " * 4000 + "g1", True), (" " * 4094 + "g1", True), (" " * 4095 + "g1", False)]
+
+
+def test_only_the_first_4096_bytes_of_current_are_read(tmp_path):
+    for text, ok in _currents(tmp_path):
+        (tmp_path / "records" / "current").write_text(text)
+        assert (Records(tmp_path).current() is not None) is ok, len(text)
+
+
+@needs_node
+def test_javascript_reads_current_as_python_does(tmp_path):
+    cases = _currents(tmp_path)
+    js = ROOT / "interop" / "js" / "peer.js"
+    cs = ROOT / "interop" / "js" / "cardstand.js"
+    got = _js(f"const p = require({json.dumps(str(js))}); const cs = require({json.dumps(str(cs))}); const fs = require('fs');"
+              f"const b = new cs.Board({json.dumps(str(tmp_path))}, 'alice', {{ log: () => {{}} }});"
+              "const r = new p.Records(b); const texts = JSON.parse(fs.readFileSync(0, 'utf8'));"
+              f"console.log(JSON.stringify(texts.map((t) => {{ fs.writeFileSync({json.dumps(str(tmp_path / 'records' / 'current'))}, t);"
+              " return r.current() !== null; })));", [t for t, _ in cases])
+    assert got == [ok for _, ok in cases]

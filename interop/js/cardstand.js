@@ -12,7 +12,7 @@ const RECORD = 256;
 const MAX_BODY = 65536;
 const MAX_FILE = MAX_BODY + 4096;                                    // a message file: header + body
 const MAX_UNREAD = 1000;
-const SCRATCH_AGE = 600e3;                                           // G1, ms by the share's clock
+const SCRATCH_AGE = 600e3;                                           // S1, ms by the share's clock
 const TRASH_AGE = 7 * 86400e3;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 // N1: Windows device names (Microsoft's "Naming Files, Paths, and Namespaces"): COM0-9 and LPT0-9
@@ -202,7 +202,8 @@ function readBytes(p, limit = 1 << 20) {
     } finally { fs.closeSync(fd); }
   }
 }
-function readText(p) { const b = readBytes(p, 4096); return b === null ? null : b.toString('utf8'); }
+// R1: the first 4096 bytes of a record, the rest ignored (as comm reads them)
+function readText(p) { const b = readBytes(p, 4096); return b === null ? null : b.subarray(0, 4096).toString('utf8'); }
 // R3, A: a number record that is missing, not a plain file, not a number or longer than 12
 // digits counts as 0
 function readInt(p) {
@@ -471,7 +472,7 @@ class Lease {                                                        // section 
   tryTake() {                                                        // L1
     const tok = this.prepared();
     try { fs.renameSync(path.join(this.scratch, 'lock-' + tok), this.path); } catch (e) {
-      if (e.code === 'ENOENT') this.spare = null;                    // cleaned up under us (G1)
+      if (e.code === 'ENOENT') this.spare = null;                    // cleaned up under us (S1)
       /* B5: read back */
     }
     if (this.ownerToken(this.settledSignature()) === tok) { this.token = tok; this.spare = null; return true; }
@@ -850,7 +851,7 @@ class Board {
   }
 
   cleanConsumed() {
-    const { tail } = this.counters(this.mine);                       // G2
+    const { tail } = this.counters(this.mine);                       // S2
     withDir(this.mine, (dir) => {
       for (const e of fs.readdirSync(dir)) {
         const mm = /^([0-9]{12})\.msg$/.exec(e);
@@ -862,7 +863,7 @@ class Board {
     });
   }
 
-  cleanScratch() {                                                   // G1: the share's clock
+  cleanScratch() {                                                   // S1: the share's clock
     try {
       const probe = writeScratch(this.tmp, Buffer.alloc(0), false);
       const st = lstat(probe);

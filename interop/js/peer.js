@@ -227,11 +227,13 @@ function unescapeValue(t) {
     return UNNAMED[c] !== undefined ? UNNAMED[c] : '\\' + c;
   });
 }
+// D1, D3: space, tab and CR only (as comm): a BOM or U+00A0 is not white space here
+const asciiTrim = (t) => t.replace(/^[ \t\r]+|[ \t\r]+$/g, '');
 function recordText(r) { return RECORD_MAGIC + '\n' + RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join(''); }
 // A record from its text (D1); throws for anything that is not a sound record
 function parseRecord(text) {
   const lines = text.split('\n');
-  if (lines[0].trim() !== RECORD_MAGIC) throw new Error('not a cardstand game record');
+  if (asciiTrim(lines[0]) !== RECORD_MAGIC) throw new Error('not a cardstand game record');
   const f = Object.create(null);
   for (let line of lines.slice(1)) {                         // as comm reads records (R1, D1):
     if (line.endsWith('\r')) line = line.slice(0, -1);       // keys as written, the first value counts
@@ -259,11 +261,13 @@ class Records {
     if (!checkGameId(id)) throw new Error(`bad game id ${visible(id, 80)}`);
     return path.join(this.dir, `${id}.${suffix}`);
   }
+  // a game record whole (bigger than MAX_RECORD: damaged, B7 D1); `current` and the ack files
+  // (limit 4096): their first 4096 bytes, the rest ignored (R1), as comm reads them
   read(p, limit = MAX_RECORD) {
     if (this.board.sound(['records'])) return null;
     const b = readBytes(p, limit);
-    if (b !== null && b.length > limit) throw new Error('too big for a game record');
-    return b === null ? null : b.toString('utf8');
+    if (b !== null && b.length > limit && limit === MAX_RECORD) throw new Error('too big for a game record');
+    return b === null ? null : b.subarray(0, limit).toString('utf8');
   }
   writable() {
     if (this.board.gone()) throw Object.assign(new Error(`the board folder ${this.board.folder} is gone or unreachable`), { code: 'ENOENT' });
@@ -296,7 +300,7 @@ class Records {
   acknowledged(id, colour) {
     try {
       const lines = (this.read(this.file(id, `ack-${colour}`), 4096) || '').split('\n');
-      return lines[0].trim() === ACK_MAGIC && lines.slice(1).some((l) => l.trim() === `game: ${id}`);
+      return asciiTrim(lines[0]) === ACK_MAGIC && lines.slice(1).some((l) => asciiTrim(l) === `game: ${id}`);
     } catch (e) { return false; }
   }
 }
