@@ -37,6 +37,7 @@ RECEIVED, SENT, FAILED, NOTHING = 2, 1, 0, -1
 SCRATCH_MAX_AGE = 600.0  # seconds, by the share's own clock (also how far in the future)
 TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
+SETTLE = 0.3               # s an alive record must stay away before it counts as gone (I6)
 BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
 MARKER_LIMIT = 4096  # bytes: a bigger cardstand.board is not a marker (F2)
 CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
@@ -444,7 +445,7 @@ class Board:
         run = fields.get("run", "")
         if not run or not _RUN.fullmatch(run) or run == self.run:
             return
-        first = self._alive_of(run)
+        first = self._alive_of_settled(run)
         if first is None:
             return
         if fields.get("machine") == MACHINE and fields.get("pid") == str(os.getpid()):
@@ -457,7 +458,7 @@ class Board:
         start = time.monotonic()
         while time.monotonic() - start < self.lease.stale_after + FRESH_MARGIN:
             time.sleep(min(0.1, BEAT_EVERY / 5))
-            now = self._alive_of(run, unreadable=first)     # a passing share error is no news
+            now = self._alive_of_settled(run, unreadable=first)     # a passing share error is no news
             if now is None:
                 return
             if now != first:
@@ -467,6 +468,16 @@ class Board:
         e = MemberBusy(self.name, fields, seen, how)
         self._fail(str(e))
         raise e
+
+    def _alive_of_settled(self, run, unreadable=None):
+        """``_alive_of``, but a record that is not there (or names another run) is read again
+        for ``SETTLE`` s first: an SMB client may show no file while its writer replaces it."""
+        beat = self._alive_of(run, unreadable)
+        deadline = time.monotonic() + SETTLE
+        while beat is None and time.monotonic() < deadline:
+            time.sleep(SETTLE / 4)
+            beat = self._alive_of(run, unreadable)
+        return beat
 
     def _alive_of(self, run, unreadable=None):
         """The beat of this name's ``alive`` record when it names ``run``, else None

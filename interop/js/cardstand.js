@@ -766,6 +766,15 @@ class Board {
     try { const t = readText(path.join(this.mine, 'member')); return t === null ? {} : fields(t); } catch (e) { return {}; }
   }
 
+  // aliveBeat, but a record not there (or naming another run) is read again for 0.3 s first:
+  // an SMB client may show no file while its writer replaces it (I6)
+  aliveBeatSettled(run, unreadable = null) {
+    let b = this.aliveBeat(run, unreadable);
+    const until = now() + 0.3;
+    while (b === null && now() < until) { sleep(75); b = this.aliveBeat(run, unreadable); }
+    return b;
+  }
+
   aliveBeat(run, unreadable = null) {                               // the beat of our name's alive record, if it names `run`
     let t;
     try { t = readText(path.join(this.mine, 'alive')); } catch (e) { return unreadable; }
@@ -778,7 +787,7 @@ class Board {
   refuseIfAlive(f) {
     const run = f.run || '';
     if (!/^[0-9A-Za-z_-]{1,64}$/.test(run) || run === this.run) return;
-    const first = this.aliveBeat(run);
+    const first = this.aliveBeatSettled(run);
     if (first === null) return;
     if (f.machine === MACHINE && MACHINE && f.pid === String(process.pid)) return;
     const busy = (how) => {
@@ -793,7 +802,7 @@ class Board {
     const start = now();
     while (now() - start < this.lease.staleAfter + 1) {
       sleep(100);
-      const b = this.aliveBeat(run, first);                          // a passing share error is no news
+      const b = this.aliveBeatSettled(run, first);                   // a passing share error is no news
       if (b === null) return;
       if (b !== first) busy('its heartbeat goes on');
     }
