@@ -133,17 +133,85 @@ class Served:
 
 # -- scenarios -------------------------------------------------------------------------------
 
+def _check_r1(path, what):
+    """R1: a record is UTF-8 text padded with spaces to 255 bytes, then ``\\n`` (256 bytes), with
+    no ``\\n`` after its last line; returns its text."""
+    data = path.read_bytes()
+    check(len(data) == 256 and data.endswith(b"\n"), f"{what} is {len(data)} bytes, not a 256-byte record "
+                                                      "ending in \\n (R1)")
+    text = data[:255].rstrip(b" ")
+    check(not text.endswith(b"\n") and b"\n" not in data[len(text):255],
+          f"{what}: a \\n before or inside its padding (R1: no \\n after the last line)")
+    try:
+        return text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Fail(f"{what} is not UTF-8 (R1)") from None
+
+
+BAD_MARKERS = [("U+00A0 between its words", "cardstand-board\u00a01\n".encode()),
+               ("a BOM", "\ufeffcardstand-board 1\n".encode()),
+               ("a 10-digit version", b"cardstand-board 0000000001\n"),
+               ("more than 4096 bytes", b"cardstand-board 1" + b" " * 4090 + b"\n")]
+
+
+def _answer_or_refused(impl, timeout=20, **req):
+    """The answer to ``req``; ``{"ok": False}`` when the implementation stopped without one."""
+    try:
+        return impl.ask(timeout=timeout, **req)
+    except Fail:
+        return {"ok": False}
+
+
 def s_init(cmd, d):
-    """F2 R1 I1: Init creates the board and the member record."""
+    """F2 F3 R1 I1: Init creates the board and the member record (256 bytes) in a folder holding other files; a marker that is not one is refused; no operation before init."""
+    # serve contract: before init every operation is refused, and not even the board folder is made
+    early = Served(cmd, d / "not-yet", "impl")
+    try:
+        for op in ("send", "recv", "talk", "quiet", "wipe"):
+            a = _answer_or_refused(early, op=op, **({"to": "kit", "body": "x"} if op in ("send", "talk") else {}))
+            check(not a.get("ok"), f"{op} before init was answered {a} (CONFORMANCE.md: ok false before init)")
+        check(not os.path.lexists(d / "not-yet"), "an operation before init made the board folder")
+    finally:
+        early.close()
+    # F2: a folder whose cardstand.board is not a marker is refused, changing nothing
+    tried = []
+    for i, (what, data) in enumerate(BAD_MARKERS):
+        sub = d / f"marker-{i}"
+        sub.mkdir()
+        (sub / "cardstand.board").write_bytes(data)
+        tried.append((what, sub, data, Served(cmd, sub, "impl")))
+    (d / "loose").mkdir()
+    (d / "loose" / "cardstand.board").write_bytes(b"  cardstand-board\t1\r\n")
+    loose = Served(cmd, d / "loose", "impl")
+    try:
+        for what, sub, data, impl in tried:
+            a = _answer_or_refused(impl, op="init")
+            check(not a.get("ok"), f"init on a folder whose marker has {what} was answered {a} (F2: not a board)")
+            check(sorted(p.name for p in sub.iterdir()) == ["cardstand.board"]
+                  and (sub / "cardstand.board").read_bytes() == data,
+                  f"init on a folder whose marker has {what} changed the folder (F2: refuse, changing nothing)")
+        a = loose.ask(op="init")
+        check(a.get("ok"), f"init with the marker '  cardstand-board\\t1\\r\\n' was answered {a} (F2: white space "
+                           "around and between the words is allowed)")
+    finally:
+        for *_, impl in tried:
+            impl.close()
+        loose.close()
+    # a folder without a marker that holds other files (the ones above) is made a board; they stay
+    before = _snapshot(d)
     impl = Served(cmd, d, "impl")
     try:
-        check(impl.ask(op="init").get("ok"), "init failed")
+        check(impl.ask(op="init").get("ok"), "init failed on a folder without a marker holding other files (F2)")
         check((d / "cardstand.board").read_text().split() == ["cardstand-board", "1"], "marker (F2)")
         for sub in ("box", "tmp", "trash"):
             check((d / sub).is_dir(), f"{sub}/ missing (F2)")
-        member = (d / "box" / "impl" / "member").read_bytes()
-        check(len(member) == 256 and member.endswith(b"\n"), "member is not a 256-byte record (R1)")
-        check(b"run: " in member and b"name: impl" in member, "member record fields (I1)")
+        after = _snapshot(d)
+        changed = sorted(k for k in before if after.get(k) != before[k])
+        check(not changed, f"init changed what the folder held: {', '.join(changed[:4])} (F2, F3: left alone)")
+        member = _check_r1(d / "box" / "impl" / "member", "box/impl/member")
+        check("\nrun: " in member and "\nname: impl" in member, "member record fields (I1)")
+        if (d / "box" / "impl" / "alive").exists():
+            _check_r1(d / "box" / "impl" / "alive", "box/impl/alive")
     finally:
         impl.close()
 
@@ -418,7 +486,7 @@ def s_stale_short(cmd, d):
 
 
 def s_garbage(cmd, d):
-    """M4 S3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
+    """M1 M4 S3 F3: damaged messages (no from-run, an empty from-run, an empty file, no crc32) are set aside, foreign files ignored; one without to-run arrives."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
@@ -432,6 +500,25 @@ def s_garbage(cmd, d):
         check(a.get("result") == 2 and a.get("body") == "valid", f"recv answered {a}")
         check(not (box / msg_name(1)).exists(), "the damaged message was left in place")
         check((box / "notes.txt").exists(), "a foreign file was removed")
+        # M1: from-run and crc32 are required (from-run not empty); to-run may be missing
+        kbox, run = other_view(box), _run_of(box)
+
+        def without(key, body):
+            return lambda k: re.sub(rb"\n" + key + rb": [^\n]*", b"", _kit_frame("kit", kit.run, "impl", run, k, body), 1)
+        bad = [("a message without from-run", without(b"from-run", "no from-run")),
+               ("a message with an empty from-run", lambda k: _kit_frame("kit", "", "impl", run, k, "empty from-run")),
+               ("an empty message file", lambda k: b""),
+               ("a message without crc32", without(b"crc32", "no crc32"))]
+        placed = [(what, _place(kit, kbox, make)) for what, make in bad]
+        _place(kit, kbox, without(b"to-run", "no to-run"))
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "no to-run",
+              f"after {', '.join(w for w, _ in bad)}, then a message without to-run: recv answered {a} "
+              "(M1: the bad ones are never returned; to-run MAY be missing)")
+        for what, k in placed:
+            check(not os.path.lexists(box / msg_name(k)), f"{what} was left in the mailbox (M1 M4: moved to trash)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == -1, f"after the last message, recv answered {a}")
     finally:
         impl.close()
 

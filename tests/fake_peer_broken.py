@@ -92,6 +92,52 @@ def no_to_run():
     wrap(comm.board, "frame", frame)
 
 
+def marker_loose():
+    """F2: takes any file that mentions ``cardstand-board`` for a marker (U+00A0, a BOM, 10 digits, any size)."""
+    def check_marker(self):
+        data = self.root.read("cardstand.board", 1 << 20, strict=True)
+        if data is None:
+            self.root.replace("cardstand.board", b"cardstand-board 1\n", scratch="")
+        elif b"cardstand-board" not in data:
+            raise comm.board.BoardError(None, "not a cardstand board marker")
+    comm.Board._check_marker = check_marker
+
+
+def record_newline():
+    """R1: writes its records with a ``\\n`` after the last line, before the padding."""
+    def record(text):
+        data = text.encode("utf-8") + b"\n"
+        return data + b" " * (255 - len(data)) + b"\n"
+    comm.fsops.record = record
+    comm.board.fsops.record = record
+
+
+def ops_before_init():
+    """CONFORMANCE.md (serve): an operation before init makes the board folder (then fails)."""
+    for name in ("send", "receive", "talk", "quiet", "wipe"):
+        def make(orig):
+            def f(self, *a, **kw):
+                Path(self.folder).mkdir(parents=True, exist_ok=True)
+                return orig(self, *a, **kw)
+            return f
+        wrap(comm.Board, name, make)
+
+
+def no_crc_ok():
+    """M1: takes a message without ``crc32`` (as if its CRC were right)."""
+    import re
+    import zlib
+
+    def unframe(orig):
+        def f(raw, **kw):
+            head, sep, data = raw.partition(b"\n\n")
+            if sep and not re.search(rb"(?m)^crc32: ", head):
+                raw = head + f"\ncrc32: {zlib.crc32(data):08x}".encode() + sep + data
+            return orig(raw, **kw)
+        return f
+    wrap(comm.board, "unframe", unframe)
+
+
 # -- the game (play) -------------------------------------------------------------------------
 
 def no_record():
@@ -249,7 +295,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
