@@ -612,20 +612,26 @@ def _kit_record(d, gid):
     a dict of its keys, or None when there is none.  ``records/current`` must name it."""
     rec = d / "records"
     try:
-        text = (rec / f"{gid}.game").read_bytes().decode("utf-8")
+        raw = (rec / f"{gid}.game").read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
         raise Fail(f"records/{gid}.game is not UTF-8 (D1)") from None
     lines = text.split("\n")
-    check(lines[0].rstrip("\r") == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r} (D1)")
+    check(lines[0] == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r}, not 'cardstand-game 1' (D1)")
+    check(len(raw) <= 262144 and text.endswith("\n") and "\r" not in text,
+          f"records/{gid}.game ({len(raw)} bytes) is not lines each ending with \\n, at most 262,144 bytes (D1)")
+    check(all(": " in line for line in lines[1:-1]), f"records/{gid}.game has a line that is not 'key: value' (D1)")
     f = {}
     for line in lines[1:]:
         k, s, v = line.rstrip("\r").partition(": ")
         if s and k not in f:
             f[k] = v
-    current = (rec / "current").read_bytes().decode("utf-8", "replace").strip() if (rec / "current").exists() else ""
-    check(current == gid, f"records/current says {current[:70]!r}, not the game {gid} it wrote last (D1)")
+    check((rec / "current").exists(), f"no records/current beside records/{gid}.game (D1)")
+    current = _check_r1(rec / "current", "records/current")
+    check(current == gid, f"records/current says {current[:70]!r}, not the bare id of the game {gid} it wrote "
+                          "last (D1: the id, no key, then the padding)")
     return f
 
 
@@ -673,6 +679,7 @@ def _recorded_game(play_cmd, d, colour):
         check(code == 0, f"their {colour} exited {code} after the acknowledged end")
         _check_own_record(d, gid, game, colour, "after the end", ended=True)
         check(Records(d).acknowledged(gid, colour), f"no records/{gid}.ack-{colour} after the kit's result (D3)")
+        _check_r1(d / "records" / f"{gid}.ack-{colour}", f"records/{gid}.ack-{colour}")
     finally:
         _reap(theirs, timeout=1)
 

@@ -145,6 +145,21 @@ def no_record():
     record.Records.save = lambda self, rec: None
 
 
+def current_unpadded():
+    """D1 R1: writes ``records/current`` as the bare id and a newline, without the padding."""
+    def save(orig):
+        def f(self, rec):
+            orig(self, rec)
+            self.root.replace("records/current", (rec.id + "\n").encode(), durable=False)
+        return f
+    wrap(record.Records, "save", save)
+
+
+def game_unterminated():
+    """D1: writes its game record without the ``\\n`` after the last line."""
+    wrap(record.Record, "text", lambda text: lambda self: text(self).rstrip("\n"))
+
+
 def no_ack():
     """D3: never notes the acknowledgement of the end."""
     record.Records.acknowledge = lambda self, gid, colour: None
@@ -295,7 +310,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

@@ -199,6 +199,8 @@ BROKEN = [
     ("no_to_run", "game_white", "without 'to-run'"),
     ("no_record", "game_black", "keeps no game record"),
     ("no_record", "game_white", "keeps no game record"),
+    ("current_unpadded", "game_black", "records/current is "),
+    ("game_unterminated", "game_white", "is not lines each ending with"),
     ("no_refused", "refused_move", "no 'refused' message"),
     ("any_version", "version", "no 'refuse' message"),
     ("any_run", "runs", "from another run of black it sent"),
