@@ -738,26 +738,68 @@ def s_refused_move(cmd, d, play_cmd):
         _reap(theirs)
 
 
+# A game of 58 plies after which black must pass (ply 59), white has one move (ply 60), black
+# must pass again (ply 61) and white has a move (ply 62, the last): found by a random search
+PASS_GAME = ("e6d6c4f6d7c3d3e3c2b5c5d8f7b2c6c7b3e7b7c8e2a8b8f3b6d2a2f8g6f1a6f5g2a7e1h7g7g3g1a3g8a1h5h1g4"
+             "a5f2h6h8h2e8d1a4b4b1h3g5c1")
+
+
+def _pass_left_out():
+    """PASS_GAME to ply 60 (white's only move) with black's pass, ply 59, left out: it does not replay (H2)."""
+    g = Game.from_transcript(PASS_GAME)
+    check(g.position.must_pass() and g.position.turn == 0, "the kit's own bookkeeping: PASS_GAME")
+    g.play(PASS)
+    only = g.position.legal_moves()
+    check(len(only) == 1, "the kit's own bookkeeping: PASS_GAME")
+    return PASS_GAME + square_name(only[0], 8)
+
+
+def _expect_refuse(kit, proc, what, timeout=15):
+    """The ``refuse`` that answers ``what``; fails at once on a welcome or a move instead."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=min(1.0, max(0.01, deadline - time.monotonic())))
+        if m is None:
+            if proc.poll() is not None and kit.receive() is None:
+                raise Fail(f"{what}: the implementation exited {proc.returncode} without sending 'refuse'")
+            continue
+        msg = protocol.parse(m.body)
+        if msg.kind == "refuse":
+            return msg
+        check(msg.kind not in ("welcome", "move", "refused"), f"{what} was answered {m.body[:100]!r}, not 'refuse' (H4)")
+    raise Fail(f"{what}: no 'refuse' message within {timeout} s (H4)")
+
+
 def s_version(cmd, d, play_cmd):
-    """H4: a peer speaking another protocol version is refused, with the reason."""
-    theirs = _theirs(play_cmd, d, "white")
-    kit = _kit_board(other_view(d), "black")
+    """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
+    cases = [("a hello with v=2", dict(v=2), "version"),
+             ("a hello without v", {}, "version"),
+             ("a hello with an empty v", dict(v=""), "version"),
+             ("a hello whose transcript leaves out a pass", dict(v=1, moves=_pass_left_out()), None)]
+    started = []
     try:
-        deadline = time.monotonic() + 30
-        hello = protocol.control("hello", v=2, role="black", name="future", size=8, game="v2", moves="")
-        while not kit.send("white", hello):
-            check(time.monotonic() < deadline, "the implementation never joined as white")
-            time.sleep(0.2)
-        r = _expect(kit, "refuse", timeout=15)
-        check("version" in r.get("reason", ""), f"refuse without the version: {r.get('reason')!r}")
-        try:
-            code = theirs.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            raise Fail("the implementation kept running after refusing") from None
-        check(code != 0, "a refused game must not exit 0")
+        for i, (what, fields, _) in enumerate(cases):          # all at once: they wait for the kit
+            sub = d / f"case-{i}"
+            sub.mkdir()
+            started.append((_theirs(play_cmd, sub, "white"), sub))
+        for (what, fields, word), (theirs, sub) in zip(cases, started):
+            kit = _kit_board(other_view(sub), "black")
+            fields = dict(dict(role="black", name="kit", size=8, game=f"v{uuid.uuid4().hex[:6]}", moves=""), **fields)
+            _send_until(kit, "white", protocol.control("hello", **fields), theirs)
+            r = _expect_refuse(kit, theirs, what)
+            if word:
+                check(word in r.get("reason", ""), f"{what}: refuse without the {word}: {r.get('reason')!r} (H4)")
+            try:
+                code = theirs.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                raise Fail(f"{what}: the implementation kept running after refusing (H4: it stops)") from None
+            check(code == 3, f"{what}: the refused game exited {code}, not 3 (G7)")
+            for m in iter(kit.receive, None):
+                raise Fail(f"{what}: after its refuse it sent {m.body[:80]!r} (H4: nothing more)")
+            kit.close()
     finally:
-        if theirs.poll() is None:
-            theirs.kill()
+        for theirs, _ in started:
+            _reap(theirs, timeout=1)
 
 
 # -- the kit's own reading of A2 (written from docs/PROTOCOL.md, not with comm's code) -----------

@@ -181,6 +181,34 @@ def any_version():
     wrap(Session, "_greeting_basics", basics)
 
 
+def v_blank_ok():
+    """H4: takes a greeting without ``v``, or with an empty one, for version 1."""
+    def basics(orig):
+        def f(self, msg):
+            why = orig(self, msg)
+            return None if why and why[0] == "bad_version" and not msg.get("v") else why
+        return f
+    wrap(Session, "_greeting_basics", basics)
+
+
+def bye_after_refuse():
+    """H4: says ``bye`` after its ``refuse``."""
+    def refuse(orig):
+        def f(self, key, **kw):
+            try:
+                orig(self, key, **kw)
+            finally:
+                self._control("bye", retry=False)
+        return f
+    wrap(Session, "_refuse_game", refuse)
+
+
+def pass_left_out_ok():
+    """H2: replays a transcript with the engine's lenient reader (a pass left out is filled in)."""
+    from engine import Game
+    protocol.replay = lambda moves, size: Game.from_transcript(moves, size)
+
+
 def any_run():
     """H8: applies a message from any run of the opponent."""
     Session._from_bound_run = lambda self, msg: True
@@ -310,7 +338,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
