@@ -802,6 +802,64 @@ def s_version(cmd, d, play_cmd):
             _reap(theirs, timeout=1)
 
 
+def _quiet_for(kit, secs, what):
+    """Nothing but greetings from the implementation for ``secs`` seconds: no move, no ``refused``."""
+    deadline = time.monotonic() + secs
+    while True:
+        m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+        if m is None:
+            return
+        msg = protocol.parse(m.body)
+        check(msg.kind not in ("move", "refused", "refuse"), f"{what}: it sent {m.body[:80]!r}")
+
+
+def _answer_move(kit, proc, sent, game):
+    """The implementation's move answering the kit's ``sent``, checked legal and played on ``game``
+    (10 s: white has one legal move, nothing to think about)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=0.5)
+        if m is None:
+            check(proc.poll() is None, f"the implementation exited {proc.returncode} after {sent!r}")
+            continue
+        msg = protocol.parse(m.body)
+        check(msg.kind != "refused", f"{sent!r} was refused: {m.body[:120]!r} (P3: a pass is spelt pass, PASS or Pass)")
+        if msg.kind == "move":
+            n = len(game.moves) + 1
+            check(msg.get("n") == n, f"after {sent!r} it sent {m.body[:80]!r}, not move {n}")
+            sq = notation.parse_square(msg.get("square"), 8) if msg.get("square") != "pass" else PASS
+            check(sq != PASS and game.position.is_legal(sq), f"after {sent!r} its move {m.body[:80]!r} is illegal "
+                                                            "(the pass was not applied)")
+            game.play(sq)
+            return
+    raise Fail(f"no move within 10 s after {sent!r} (P3: a pass is spelt pass, PASS or Pass)")
+
+
+def s_passes(cmd, d, play_cmd):
+    """G3 P3 P5: in the numbered form white waits for black's pass #n; pAss is junk; PASS and Pass are passes."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game.from_transcript(PASS_GAME)          # black must pass at ply 59, and again at 61
+        gid, _ = _kit_handshake(kit, "black", theirs, game=game)
+        _quiet_for(kit, 1.0, "black must pass (ply 59), and before its 'pass #59' arrived "
+                             "(G3: the other side waits for it, it never applies it itself)")
+        kit.send("white", "pAss #59")
+        _quiet_for(kit, 1.0, "after 'pAss #59' (P5: junk, ignored, not answered)")
+        for spelt in ("PASS", "Pass"):
+            sent = f"{spelt} #{len(game.moves) + 1}"
+            game.play(PASS)
+            kit.send("white", sent)
+            _answer_move(kit, theirs, sent, game)
+        check(game.position.is_game_over(), "the kit's own bookkeeping: PASS_GAME does not end at ply 62")
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 # -- the kit's own reading of A2 (written from docs/PROTOCOL.md, not with comm's code) -----------
 
 def _kit_mac(key, sender, sender_run, to, to_run, seq, data):
@@ -2045,7 +2103,7 @@ def s_full_disk(cmd, d, play_cmd):
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 

@@ -209,6 +209,31 @@ def pass_left_out_ok():
     protocol.replay = lambda moves, size: Game.from_transcript(moves, size)
 
 
+def self_pass():
+    """G3: applies the opponent's forced pass itself in the numbered form too (as in classic mode)."""
+    def check_input(orig):
+        def f(self):
+            pos = self.game.position if self.game is not None else None
+            if pos is not None and self.bound_run is not None and pos.turn != self.colour \
+                    and pos.must_pass() and not pos.is_game_over():
+                self._their_classic_pass()
+            return orig(self)
+        return f
+    wrap(Session, "_check_input_only", check_input)
+
+
+def pass_lower_only():
+    """P3: takes only ``pass`` in lower case for a pass (``PASS``, ``Pass``: junk)."""
+    import re
+    protocol._MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+
+
+def pass_any_case():
+    """P3 P5: takes ``pass`` in any case (``pAss``) for a pass."""
+    import re
+    protocol._MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|(?i:pass))\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+
+
 def any_run():
     """H8: applies a message from any run of the opponent."""
     Session._from_bound_run = lambda self, msg: True
@@ -338,7 +363,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
