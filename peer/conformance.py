@@ -713,25 +713,37 @@ def _expect(kit, kind, timeout=30):
 
 
 def s_refused_move(cmd, d, play_cmd):
-    """G2: an illegal move is refused with a reason and not applied."""
+    """G2 H5a H8 P5: an illegal move is refused with a reason and not applied; a move sent before the handshake is never applied; a repeated hello is welcomed again."""
     theirs = _theirs(play_cmd, d, "white")
     kit = _kit_board(other_view(d), "black")
     try:
-        deadline = time.monotonic() + 30
-        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1", moves="")
-        while not kit.send("white", hello):
-            check(time.monotonic() < deadline, "the implementation never joined as white")
-            time.sleep(0.2)
-        w = _expect(kit, "welcome")
+        _send_until(kit, "white", "d3 #1", theirs)          # before the handshake: dropped (H8)
+        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1")   # no moves (P5)
+        kit.send("white", hello)
+        w = _expect_from(kit, "welcome", theirs, what=" to a hello without moves (P5: like moves=, no plies)")
         check(w.get("game") == "conf-1", "welcome for another game (H3)")
+        check(not w.get("moves"), f"the welcome to a new game carries moves {w.get('moves')!r}: 'd3 #1', sent "
+                                  "before the handshake, was applied (H8)")
         kit.send("white", "a1 #1")
-        r = _expect(kit, "refused", timeout=15)      # an answer, not a move: no thinking time
+        deadline = time.monotonic() + 15                   # an answer, not a move: no thinking time
+        while True:
+            m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+            check(m is not None, "no 'refused' message within 15 s")
+            r = protocol.parse(m.body)
+            check(r.kind != "move", f"it moved {m.body[:40]!r} before black's first move: 'd3 #1', sent before the "
+                                    "handshake, was applied after it (H8: dropped, not kept for later)")
+            if r.kind == "refused":
+                break
         check(r.get("reason"), "refused without a reason (G2)")
         kit.send("white", "f5 #1")
         reply = _expect(kit, "move")
         g = Game.from_transcript("f5")
         check(reply.get("n") == 2 and g.position.is_legal(reply.get("square")),
               f"after f5 the reply was {reply.text!r}: the refused move changed its board")
+        g.play(notation.parse_square(reply.get("square"), 8))
+        kit.send("white", _kit_hello("black", "conf-1", g.transcript(passes=True)))     # repeated (H5a)
+        w = _expect_from(kit, "welcome", theirs, what=" to a repeated hello for the game it plays (H5a)", timeout=10)
+        check(w.get("game") == "conf-1", f"the repeated hello was answered {w.text[:100]!r} (H5a)")
         kit.send("white", "#cardstand resign")
         kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:

@@ -234,6 +234,49 @@ def pass_any_case():
     protocol._MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|(?i:pass))\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
 
 
+def keep_early():
+    """H8: keeps the numbered moves that arrive during the handshake and applies them after it."""
+    def handshake(orig):
+        def f(self):
+            self._early, self._shaking = [], True
+            try:
+                return orig(self)
+            finally:
+                self._shaking = False
+                self.pending.extend(self._early)
+        return f
+    wrap(Session, "_handshake", handshake)
+
+    def next_message(orig):
+        def f(self, timeout):
+            msg = orig(self, timeout)
+            if getattr(self, "_shaking", False) and msg is not None and msg.kind == "move" and "n" in msg.fields:
+                self._early.append(msg)
+            return msg
+        return f
+    wrap(Session, "_next_message", next_message)
+
+
+def no_rewelcome():
+    """H5a: white does not answer a repeated ``hello`` for the game it plays."""
+    from peer.session import handshake
+
+    def in_game(orig):
+        return lambda self, s, msg: None if msg.kind == "hello" and msg.get("game") == s.gid else orig(self, s, msg)
+    wrap(handshake.White, "in_game", in_game)
+
+
+def moves_required():
+    """P5: a ``hello`` for a game without ``moves`` is refused (not read as no plies)."""
+    def greeting(orig):
+        def f(self, msg):
+            if msg.kind == "hello" and "game" in msg.fields and "moves" not in msg.fields:
+                return ("bad_moves", {"moves": "?", "reason": "no moves"}), None
+            return orig(self, msg)
+        return f
+    wrap(Session, "_greeting", greeting)
+
+
 def any_run():
     """H8: applies a message from any run of the opponent."""
     Session._from_bound_run = lambda self, msg: True
@@ -363,7 +406,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
