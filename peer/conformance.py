@@ -1718,7 +1718,7 @@ def _mid_game(play_cmd, d, colour, plies, extra=()):
 
 
 def s_restart_size(cmd, d, play_cmd):
-    """H5 D1: another --size on an unfinished game is refused before anything changes; another --name resumes it."""
+    """H5 H5a D1: another --size on an unfinished game is refused before anything changes; another --name resumes it, ignoring a welcome for another game."""
     kit, game, gid = _mid_game(play_cmd, d, "black", 3)        # ply 3 was the implementation's: saved, then sent
     before = _board_state(d)
     theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
@@ -1736,6 +1736,11 @@ def s_restart_size(cmd, d, play_cmd):
               f"with another --name the implementation offered {hello.get('game')!r} {hello.get('moves')!r}, "
               f"not the unfinished game {gid} (H5)")
         check(hello.get("name") == "Zed", f"its hello says name={hello.get('name')!r}, not the new name Zed")
+        older = _prefix(game, len(game.moves))                # H5a: a welcome for another game is ignored
+        _kit_ply(older, 1)
+        kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game="conf-older",
+                                           moves=older.transcript(passes=True)))
+        _quiet_for(kit, 1.0, "after a welcome for another game, with one ply more (H5a: ignored)")
         kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
                                            moves=game.transcript(passes=True)))
         _kit_resigns(kit, "black", game, gid)

@@ -277,6 +277,17 @@ def moves_required():
     wrap(Session, "_greeting", greeting)
 
 
+def other_welcome():
+    """H5a: black takes a ``welcome`` for another game as one for its own."""
+    def black_greeting(orig):
+        def f(self, msg, strict):
+            if msg.kind == "welcome" and msg.get("game") != self.gid:
+                msg.fields["game"] = self.gid
+            return orig(self, msg, strict)
+        return f
+    wrap(Session, "_black_greeting", black_greeting)
+
+
 def any_run():
     """H8: applies a message from any run of the opponent."""
     Session._from_bound_run = lambda self, msg: True
@@ -406,7 +417,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

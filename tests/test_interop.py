@@ -218,6 +218,7 @@ BROKEN = [
     ("greet_classic", "classic_white", "a classic program was sent"),
     ("greet_classic", "classic_black", "a classic program was sent"),
     ("size_unnamed", "restart_size", "does not name the unfinished game"),
+    ("other_welcome", "restart_size", "after a welcome for another game"),
     ("no_abandon", "restart_new", "not 'abandoned'"),
     ("no_refused_record", "refused_record", "not 'refused'"),
     ("remake_board", "board_gone", "was made again"),
