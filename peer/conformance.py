@@ -133,17 +133,85 @@ class Served:
 
 # -- scenarios -------------------------------------------------------------------------------
 
+def _check_r1(path, what):
+    """R1: a record is UTF-8 text padded with spaces to 255 bytes, then ``\\n`` (256 bytes), with
+    no ``\\n`` after its last line; returns its text."""
+    data = path.read_bytes()
+    check(len(data) == 256 and data.endswith(b"\n"), f"{what} is {len(data)} bytes, not a 256-byte record "
+                                                      "ending in \\n (R1)")
+    text = data[:255].rstrip(b" ")
+    check(not text.endswith(b"\n") and b"\n" not in data[len(text):255],
+          f"{what}: a \\n before or inside its padding (R1: no \\n after the last line)")
+    try:
+        return text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Fail(f"{what} is not UTF-8 (R1)") from None
+
+
+BAD_MARKERS = [("U+00A0 between its words", "cardstand-board\u00a01\n".encode()),
+               ("a BOM", "\ufeffcardstand-board 1\n".encode()),
+               ("a 10-digit version", b"cardstand-board 0000000001\n"),
+               ("more than 4096 bytes", b"cardstand-board 1" + b" " * 4090 + b"\n")]
+
+
+def _answer_or_refused(impl, timeout=20, **req):
+    """The answer to ``req``; ``{"ok": False}`` when the implementation stopped without one."""
+    try:
+        return impl.ask(timeout=timeout, **req)
+    except Fail:
+        return {"ok": False}
+
+
 def s_init(cmd, d):
-    """F2 R1 I1: Init creates the board and the member record."""
+    """F2 F3 R1 I1: Init creates the board and the member record (256 bytes) in a folder holding other files; a marker that is not one is refused; no operation before init."""
+    # serve contract: before init every operation is refused, and not even the board folder is made
+    early = Served(cmd, d / "not-yet", "impl")
+    try:
+        for op in ("send", "recv", "talk", "quiet", "wipe"):
+            a = _answer_or_refused(early, op=op, **({"to": "kit", "body": "x"} if op in ("send", "talk") else {}))
+            check(not a.get("ok"), f"{op} before init was answered {a} (CONFORMANCE.md: ok false before init)")
+        check(not os.path.lexists(d / "not-yet"), "an operation before init made the board folder")
+    finally:
+        early.close()
+    # F2: a folder whose cardstand.board is not a marker is refused, changing nothing
+    tried = []
+    for i, (what, data) in enumerate(BAD_MARKERS):
+        sub = d / f"marker-{i}"
+        sub.mkdir()
+        (sub / "cardstand.board").write_bytes(data)
+        tried.append((what, sub, data, Served(cmd, sub, "impl")))
+    (d / "loose").mkdir()
+    (d / "loose" / "cardstand.board").write_bytes(b"  cardstand-board\t1\r\n")
+    loose = Served(cmd, d / "loose", "impl")
+    try:
+        for what, sub, data, impl in tried:
+            a = _answer_or_refused(impl, op="init")
+            check(not a.get("ok"), f"init on a folder whose marker has {what} was answered {a} (F2: not a board)")
+            check(sorted(p.name for p in sub.iterdir()) == ["cardstand.board"]
+                  and (sub / "cardstand.board").read_bytes() == data,
+                  f"init on a folder whose marker has {what} changed the folder (F2: refuse, changing nothing)")
+        a = loose.ask(op="init")
+        check(a.get("ok"), f"init with the marker '  cardstand-board\\t1\\r\\n' was answered {a} (F2: white space "
+                           "around and between the words is allowed)")
+    finally:
+        for *_, impl in tried:
+            impl.close()
+        loose.close()
+    # a folder without a marker that holds other files (the ones above) is made a board; they stay
+    before = _snapshot(d)
     impl = Served(cmd, d, "impl")
     try:
-        check(impl.ask(op="init").get("ok"), "init failed")
+        check(impl.ask(op="init").get("ok"), "init failed on a folder without a marker holding other files (F2)")
         check((d / "cardstand.board").read_text().split() == ["cardstand-board", "1"], "marker (F2)")
         for sub in ("box", "tmp", "trash"):
             check((d / sub).is_dir(), f"{sub}/ missing (F2)")
-        member = (d / "box" / "impl" / "member").read_bytes()
-        check(len(member) == 256 and member.endswith(b"\n"), "member is not a 256-byte record (R1)")
-        check(b"run: " in member and b"name: impl" in member, "member record fields (I1)")
+        after = _snapshot(d)
+        changed = sorted(k for k in before if after.get(k) != before[k])
+        check(not changed, f"init changed what the folder held: {', '.join(changed[:4])} (F2, F3: left alone)")
+        member = _check_r1(d / "box" / "impl" / "member", "box/impl/member")
+        check("\nrun: " in member and "\nname: impl" in member, "member record fields (I1)")
+        if (d / "box" / "impl" / "alive").exists():
+            _check_r1(d / "box" / "impl" / "alive", "box/impl/alive")
     finally:
         impl.close()
 
@@ -418,7 +486,7 @@ def s_stale_short(cmd, d):
 
 
 def s_garbage(cmd, d):
-    """M4 S3 F3: damaged messages are set aside, foreign files ignored, the next message arrives."""
+    """M1 M4 S3 F3: damaged messages (no from-run, an empty from-run, an empty file, no crc32) are set aside, foreign files ignored; one without to-run arrives."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
@@ -432,6 +500,25 @@ def s_garbage(cmd, d):
         check(a.get("result") == 2 and a.get("body") == "valid", f"recv answered {a}")
         check(not (box / msg_name(1)).exists(), "the damaged message was left in place")
         check((box / "notes.txt").exists(), "a foreign file was removed")
+        # M1: from-run and crc32 are required (from-run not empty); to-run may be missing
+        kbox, run = other_view(box), _run_of(box)
+
+        def without(key, body):
+            return lambda k: re.sub(rb"\n" + key + rb": [^\n]*", b"", _kit_frame("kit", kit.run, "impl", run, k, body), 1)
+        bad = [("a message without from-run", without(b"from-run", "no from-run")),
+               ("a message with an empty from-run", lambda k: _kit_frame("kit", "", "impl", run, k, "empty from-run")),
+               ("an empty message file", lambda k: b""),
+               ("a message without crc32", without(b"crc32", "no crc32"))]
+        placed = [(what, _place(kit, kbox, make)) for what, make in bad]
+        _place(kit, kbox, without(b"to-run", "no to-run"))
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "no to-run",
+              f"after {', '.join(w for w, _ in bad)}, then a message without to-run: recv answered {a} "
+              "(M1: the bad ones are never returned; to-run MAY be missing)")
+        for what, k in placed:
+            check(not os.path.lexists(box / msg_name(k)), f"{what} was left in the mailbox (M1 M4: moved to trash)")
+        a = impl.ask(op="recv")
+        check(a.get("result") == -1, f"after the last message, recv answered {a}")
     finally:
         impl.close()
 
@@ -525,20 +612,26 @@ def _kit_record(d, gid):
     a dict of its keys, or None when there is none.  ``records/current`` must name it."""
     rec = d / "records"
     try:
-        text = (rec / f"{gid}.game").read_bytes().decode("utf-8")
+        raw = (rec / f"{gid}.game").read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
         raise Fail(f"records/{gid}.game is not UTF-8 (D1)") from None
     lines = text.split("\n")
-    check(lines[0].rstrip("\r") == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r} (D1)")
+    check(lines[0] == "cardstand-game 1", f"records/{gid}.game begins {lines[0][:40]!r}, not 'cardstand-game 1' (D1)")
+    check(len(raw) <= 262144 and text.endswith("\n") and "\r" not in text,
+          f"records/{gid}.game ({len(raw)} bytes) is not lines each ending with \\n, at most 262,144 bytes (D1)")
+    check(all(": " in line for line in lines[1:-1]), f"records/{gid}.game has a line that is not 'key: value' (D1)")
     f = {}
     for line in lines[1:]:
         k, s, v = line.rstrip("\r").partition(": ")
         if s and k not in f:
             f[k] = v
-    current = (rec / "current").read_bytes().decode("utf-8", "replace").strip() if (rec / "current").exists() else ""
-    check(current == gid, f"records/current says {current[:70]!r}, not the game {gid} it wrote last (D1)")
+    check((rec / "current").exists(), f"no records/current beside records/{gid}.game (D1)")
+    current = _check_r1(rec / "current", "records/current")
+    check(current == gid, f"records/current says {current[:70]!r}, not the bare id of the game {gid} it wrote "
+                          "last (D1: the id, no key, then the padding)")
     return f
 
 
@@ -586,6 +679,7 @@ def _recorded_game(play_cmd, d, colour):
         check(code == 0, f"their {colour} exited {code} after the acknowledged end")
         _check_own_record(d, gid, game, colour, "after the end", ended=True)
         check(Records(d).acknowledged(gid, colour), f"no records/{gid}.ack-{colour} after the kit's result (D3)")
+        _check_r1(d / "records" / f"{gid}.ack-{colour}", f"records/{gid}.ack-{colour}")
     finally:
         _reap(theirs, timeout=1)
 
@@ -619,51 +713,163 @@ def _expect(kit, kind, timeout=30):
 
 
 def s_refused_move(cmd, d, play_cmd):
-    """G2: an illegal move is refused with a reason and not applied."""
+    """G2 H5a H8 P5: an illegal move is refused with a reason and not applied; a move sent before the handshake is never applied; a repeated hello is welcomed again."""
     theirs = _theirs(play_cmd, d, "white")
     kit = _kit_board(other_view(d), "black")
     try:
-        deadline = time.monotonic() + 30
-        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1", moves="")
-        while not kit.send("white", hello):
-            check(time.monotonic() < deadline, "the implementation never joined as white")
-            time.sleep(0.2)
-        w = _expect(kit, "welcome")
+        _send_until(kit, "white", "d3 #1", theirs)          # before the handshake: dropped (H8)
+        hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-1")   # no moves (P5)
+        kit.send("white", hello)
+        w = _expect_from(kit, "welcome", theirs, what=" to a hello without moves (P5: like moves=, no plies)")
         check(w.get("game") == "conf-1", "welcome for another game (H3)")
+        check(not w.get("moves"), f"the welcome to a new game carries moves {w.get('moves')!r}: 'd3 #1', sent "
+                                  "before the handshake, was applied (H8)")
         kit.send("white", "a1 #1")
-        r = _expect(kit, "refused", timeout=15)      # an answer, not a move: no thinking time
+        deadline = time.monotonic() + 15                   # an answer, not a move: no thinking time
+        while True:
+            m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+            check(m is not None, "no 'refused' message within 15 s")
+            r = protocol.parse(m.body)
+            check(r.kind != "move", f"it moved {m.body[:40]!r} before black's first move: 'd3 #1', sent before the "
+                                    "handshake, was applied after it (H8: dropped, not kept for later)")
+            if r.kind == "refused":
+                break
         check(r.get("reason"), "refused without a reason (G2)")
         kit.send("white", "f5 #1")
         reply = _expect(kit, "move")
         g = Game.from_transcript("f5")
         check(reply.get("n") == 2 and g.position.is_legal(reply.get("square")),
               f"after f5 the reply was {reply.text!r}: the refused move changed its board")
+        g.play(notation.parse_square(reply.get("square"), 8))
+        kit.send("white", _kit_hello("black", "conf-1", g.transcript(passes=True)))     # repeated (H5a)
+        w = _expect_from(kit, "welcome", theirs, what=" to a repeated hello for the game it plays (H5a)", timeout=10)
+        check(w.get("game") == "conf-1", f"the repeated hello was answered {w.text[:100]!r} (H5a)")
         kit.send("white", "#cardstand resign")
         kit.send("white", protocol.control("result", black=2, white=2))     # G4: the resigner's result
     finally:
         _reap(theirs)
 
 
+# A game of 58 plies after which black must pass (ply 59), white has one move (ply 60), black
+# must pass again (ply 61) and white has a move (ply 62, the last): found by a random search
+PASS_GAME = ("e6d6c4f6d7c3d3e3c2b5c5d8f7b2c6c7b3e7b7c8e2a8b8f3b6d2a2f8g6f1a6f5g2a7e1h7g7g3g1a3g8a1h5h1g4"
+             "a5f2h6h8h2e8d1a4b4b1h3g5c1")
+
+
+def _pass_left_out():
+    """PASS_GAME to ply 60 (white's only move) with black's pass, ply 59, left out: it does not replay (H2)."""
+    g = Game.from_transcript(PASS_GAME)
+    check(g.position.must_pass() and g.position.turn == 0, "the kit's own bookkeeping: PASS_GAME")
+    g.play(PASS)
+    only = g.position.legal_moves()
+    check(len(only) == 1, "the kit's own bookkeeping: PASS_GAME")
+    return PASS_GAME + square_name(only[0], 8)
+
+
+def _expect_refuse(kit, proc, what, timeout=15):
+    """The ``refuse`` that answers ``what``; fails at once on a welcome or a move instead."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=min(1.0, max(0.01, deadline - time.monotonic())))
+        if m is None:
+            if proc.poll() is not None and kit.receive() is None:
+                raise Fail(f"{what}: the implementation exited {proc.returncode} without sending 'refuse'")
+            continue
+        msg = protocol.parse(m.body)
+        if msg.kind == "refuse":
+            return msg
+        check(msg.kind not in ("welcome", "move", "refused"), f"{what} was answered {m.body[:100]!r}, not 'refuse' (H4)")
+    raise Fail(f"{what}: no 'refuse' message within {timeout} s (H4)")
+
+
 def s_version(cmd, d, play_cmd):
-    """H4: a peer speaking another protocol version is refused, with the reason."""
-    theirs = _theirs(play_cmd, d, "white")
-    kit = _kit_board(other_view(d), "black")
+    """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
+    cases = [("a hello with v=2", dict(v=2), "version"),
+             ("a hello without v", {}, "version"),
+             ("a hello with an empty v", dict(v=""), "version"),
+             ("a hello whose transcript leaves out a pass", dict(v=1, moves=_pass_left_out()), None)]
+    started = []
     try:
-        deadline = time.monotonic() + 30
-        hello = protocol.control("hello", v=2, role="black", name="future", size=8, game="v2", moves="")
-        while not kit.send("white", hello):
-            check(time.monotonic() < deadline, "the implementation never joined as white")
-            time.sleep(0.2)
-        r = _expect(kit, "refuse", timeout=15)
-        check("version" in r.get("reason", ""), f"refuse without the version: {r.get('reason')!r}")
-        try:
-            code = theirs.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            raise Fail("the implementation kept running after refusing") from None
-        check(code != 0, "a refused game must not exit 0")
+        for i, (what, fields, _) in enumerate(cases):          # all at once: they wait for the kit
+            sub = d / f"case-{i}"
+            sub.mkdir()
+            started.append((_theirs(play_cmd, sub, "white"), sub))
+        for (what, fields, word), (theirs, sub) in zip(cases, started):
+            kit = _kit_board(other_view(sub), "black")
+            fields = dict(dict(role="black", name="kit", size=8, game=f"v{uuid.uuid4().hex[:6]}", moves=""), **fields)
+            _send_until(kit, "white", protocol.control("hello", **fields), theirs)
+            r = _expect_refuse(kit, theirs, what)
+            if word:
+                check(word in r.get("reason", ""), f"{what}: refuse without the {word}: {r.get('reason')!r} (H4)")
+            try:
+                code = theirs.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                raise Fail(f"{what}: the implementation kept running after refusing (H4: it stops)") from None
+            check(code == 3, f"{what}: the refused game exited {code}, not 3 (G7)")
+            for m in iter(kit.receive, None):
+                raise Fail(f"{what}: after its refuse it sent {m.body[:80]!r} (H4: nothing more)")
+            kit.close()
     finally:
-        if theirs.poll() is None:
-            theirs.kill()
+        for theirs, _ in started:
+            _reap(theirs, timeout=1)
+
+
+def _quiet_for(kit, secs, what):
+    """Nothing but greetings from the implementation for ``secs`` seconds: no move, no ``refused``."""
+    deadline = time.monotonic() + secs
+    while True:
+        m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
+        if m is None:
+            return
+        msg = protocol.parse(m.body)
+        check(msg.kind not in ("move", "refused", "refuse"), f"{what}: it sent {m.body[:80]!r}")
+
+
+def _answer_move(kit, proc, sent, game):
+    """The implementation's move answering the kit's ``sent``, checked legal and played on ``game``
+    (10 s: white has one legal move, nothing to think about)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=0.5)
+        if m is None:
+            check(proc.poll() is None, f"the implementation exited {proc.returncode} after {sent!r}")
+            continue
+        msg = protocol.parse(m.body)
+        check(msg.kind != "refused", f"{sent!r} was refused: {m.body[:120]!r} (P3: a pass is spelt pass, PASS or Pass)")
+        if msg.kind == "move":
+            n = len(game.moves) + 1
+            check(msg.get("n") == n, f"after {sent!r} it sent {m.body[:80]!r}, not move {n}")
+            sq = notation.parse_square(msg.get("square"), 8) if msg.get("square") != "pass" else PASS
+            check(sq != PASS and game.position.is_legal(sq), f"after {sent!r} its move {m.body[:80]!r} is illegal "
+                                                            "(the pass was not applied)")
+            game.play(sq)
+            return
+    raise Fail(f"no move within 10 s after {sent!r} (P3: a pass is spelt pass, PASS or Pass)")
+
+
+def s_passes(cmd, d, play_cmd):
+    """G3 P3 P5: in the numbered form white waits for black's pass #n; pAss is junk; PASS and Pass are passes."""
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        game = Game.from_transcript(PASS_GAME)          # black must pass at ply 59, and again at 61
+        gid, _ = _kit_handshake(kit, "black", theirs, game=game)
+        _quiet_for(kit, 1.0, "black must pass (ply 59), and before its 'pass #59' arrived "
+                             "(G3: the other side waits for it, it never applies it itself)")
+        kit.send("white", "pAss #59")
+        _quiet_for(kit, 1.0, "after 'pAss #59' (P5: junk, ignored, not answered)")
+        for spelt in ("PASS", "Pass"):
+            sent = f"{spelt} #{len(game.moves) + 1}"
+            game.play(PASS)
+            kit.send("white", sent)
+            _answer_move(kit, theirs, sent, game)
+        check(game.position.is_game_over(), "the kit's own bookkeeping: PASS_GAME does not end at ply 62")
+        _check_result(_expect_from(kit, "result", theirs, what=" at the end"), game, "at the end")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"the implementation exited {code} after the acknowledged end")
+    finally:
+        _reap(theirs, timeout=1)
 
 
 # -- the kit's own reading of A2 (written from docs/PROTOCOL.md, not with comm's code) -----------
@@ -1512,7 +1718,7 @@ def _mid_game(play_cmd, d, colour, plies, extra=()):
 
 
 def s_restart_size(cmd, d, play_cmd):
-    """H5 D1: another --size on an unfinished game is refused before anything changes; another --name resumes it."""
+    """H5 H5a D1: another --size on an unfinished game is refused before anything changes; another --name resumes it, ignoring a welcome for another game."""
     kit, game, gid = _mid_game(play_cmd, d, "black", 3)        # ply 3 was the implementation's: saved, then sent
     before = _board_state(d)
     theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
@@ -1530,6 +1736,11 @@ def s_restart_size(cmd, d, play_cmd):
               f"with another --name the implementation offered {hello.get('game')!r} {hello.get('moves')!r}, "
               f"not the unfinished game {gid} (H5)")
         check(hello.get("name") == "Zed", f"its hello says name={hello.get('name')!r}, not the new name Zed")
+        older = _prefix(game, len(game.moves))                # H5a: a welcome for another game is ignored
+        _kit_ply(older, 1)
+        kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game="conf-older",
+                                           moves=older.transcript(passes=True)))
+        _quiet_for(kit, 1.0, "after a welcome for another game, with one ply more (H5a: ignored)")
         kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
                                            moves=game.transcript(passes=True)))
         _kit_resigns(kit, "black", game, gid)
@@ -1909,7 +2120,7 @@ def s_full_disk(cmd, d, play_cmd):
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_runs, s_game_secret, s_end_reoffer,
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 

@@ -92,11 +92,72 @@ def no_to_run():
     wrap(comm.board, "frame", frame)
 
 
+def marker_loose():
+    """F2: takes any file that mentions ``cardstand-board`` for a marker (U+00A0, a BOM, 10 digits, any size)."""
+    def check_marker(self):
+        data = self.root.read("cardstand.board", 1 << 20, strict=True)
+        if data is None:
+            self.root.replace("cardstand.board", b"cardstand-board 1\n", scratch="")
+        elif b"cardstand-board" not in data:
+            raise comm.board.BoardError(None, "not a cardstand board marker")
+    comm.Board._check_marker = check_marker
+
+
+def record_newline():
+    """R1: writes its records with a ``\\n`` after the last line, before the padding."""
+    def record(text):
+        data = text.encode("utf-8") + b"\n"
+        return data + b" " * (255 - len(data)) + b"\n"
+    comm.fsops.record = record
+    comm.board.fsops.record = record
+
+
+def ops_before_init():
+    """CONFORMANCE.md (serve): an operation before init makes the board folder (then fails)."""
+    for name in ("send", "receive", "talk", "quiet", "wipe"):
+        def make(orig):
+            def f(self, *a, **kw):
+                Path(self.folder).mkdir(parents=True, exist_ok=True)
+                return orig(self, *a, **kw)
+            return f
+        wrap(comm.Board, name, make)
+
+
+def no_crc_ok():
+    """M1: takes a message without ``crc32`` (as if its CRC were right)."""
+    import re
+    import zlib
+
+    def unframe(orig):
+        def f(raw, **kw):
+            head, sep, data = raw.partition(b"\n\n")
+            if sep and not re.search(rb"(?m)^crc32: ", head):
+                raw = head + f"\ncrc32: {zlib.crc32(data):08x}".encode() + sep + data
+            return orig(raw, **kw)
+        return f
+    wrap(comm.board, "unframe", unframe)
+
+
 # -- the game (play) -------------------------------------------------------------------------
 
 def no_record():
     """D1: keeps no game record."""
     record.Records.save = lambda self, rec: None
+
+
+def current_unpadded():
+    """D1 R1: writes ``records/current`` as the bare id and a newline, without the padding."""
+    def save(orig):
+        def f(self, rec):
+            orig(self, rec)
+            self.root.replace("records/current", (rec.id + "\n").encode(), durable=False)
+        return f
+    wrap(record.Records, "save", save)
+
+
+def game_unterminated():
+    """D1: writes its game record without the ``\\n`` after the last line."""
+    wrap(record.Record, "text", lambda text: lambda self: text(self).rstrip("\n"))
 
 
 def no_ack():
@@ -118,6 +179,113 @@ def any_version():
             return None if why and why[0] == "bad_version" else why
         return f
     wrap(Session, "_greeting_basics", basics)
+
+
+def v_blank_ok():
+    """H4: takes a greeting without ``v``, or with an empty one, for version 1."""
+    def basics(orig):
+        def f(self, msg):
+            why = orig(self, msg)
+            return None if why and why[0] == "bad_version" and not msg.get("v") else why
+        return f
+    wrap(Session, "_greeting_basics", basics)
+
+
+def bye_after_refuse():
+    """H4: says ``bye`` after its ``refuse``."""
+    def refuse(orig):
+        def f(self, key, **kw):
+            try:
+                orig(self, key, **kw)
+            finally:
+                self._control("bye", retry=False)
+        return f
+    wrap(Session, "_refuse_game", refuse)
+
+
+def pass_left_out_ok():
+    """H2: replays a transcript with the engine's lenient reader (a pass left out is filled in)."""
+    from engine import Game
+    protocol.replay = lambda moves, size: Game.from_transcript(moves, size)
+
+
+def self_pass():
+    """G3: applies the opponent's forced pass itself in the numbered form too (as in classic mode)."""
+    def check_input(orig):
+        def f(self):
+            pos = self.game.position if self.game is not None else None
+            if pos is not None and self.bound_run is not None and pos.turn != self.colour \
+                    and pos.must_pass() and not pos.is_game_over():
+                self._their_classic_pass()
+            return orig(self)
+        return f
+    wrap(Session, "_check_input_only", check_input)
+
+
+def pass_lower_only():
+    """P3: takes only ``pass`` in lower case for a pass (``PASS``, ``Pass``: junk)."""
+    import re
+    protocol._MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+
+
+def pass_any_case():
+    """P3 P5: takes ``pass`` in any case (``pAss``) for a pass."""
+    import re
+    protocol._MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|(?i:pass))\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+
+
+def keep_early():
+    """H8: keeps the numbered moves that arrive during the handshake and applies them after it."""
+    def handshake(orig):
+        def f(self):
+            self._early, self._shaking = [], True
+            try:
+                return orig(self)
+            finally:
+                self._shaking = False
+                self.pending.extend(self._early)
+        return f
+    wrap(Session, "_handshake", handshake)
+
+    def next_message(orig):
+        def f(self, timeout):
+            msg = orig(self, timeout)
+            if getattr(self, "_shaking", False) and msg is not None and msg.kind == "move" and "n" in msg.fields:
+                self._early.append(msg)
+            return msg
+        return f
+    wrap(Session, "_next_message", next_message)
+
+
+def no_rewelcome():
+    """H5a: white does not answer a repeated ``hello`` for the game it plays."""
+    from peer.session import handshake
+
+    def in_game(orig):
+        return lambda self, s, msg: None if msg.kind == "hello" and msg.get("game") == s.gid else orig(self, s, msg)
+    wrap(handshake.White, "in_game", in_game)
+
+
+def moves_required():
+    """P5: a ``hello`` for a game without ``moves`` is refused (not read as no plies)."""
+    def greeting(orig):
+        def f(self, msg):
+            if msg.kind == "hello" and "game" in msg.fields and "moves" not in msg.fields:
+                return ("bad_moves", {"moves": "?", "reason": "no moves"}), None
+            return orig(self, msg)
+        return f
+    wrap(Session, "_greeting", greeting)
+
+
+def other_welcome():
+    """H5a: black takes a ``welcome`` for another game as one for its own."""
+    def black_greeting(orig):
+        def f(self, msg, strict):
+            if msg.kind == "welcome" and msg.get("game") != self.gid:
+                msg.fields["game"] = self.gid
+            return orig(self, msg, strict)
+        return f
+    wrap(Session, "_black_greeting", black_greeting)
 
 
 def any_run():
@@ -249,7 +417,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
