@@ -1983,11 +1983,14 @@ def s_result(cmd, d, play_cmd):
             check(not ack.exists(), f"after {what}, records/{gid}.ack-white was written (G6: ignored)")
         b, w = game.position.discs()
         kit.send("white", protocol.control("result", black=b + 1, white=w - 1, game=gid))
-        code = _exit_code(theirs)
-        check(code == 0, f"after a result for the game whose counts differ it exited {code}, not 0")
+        deadline = time.monotonic() + 10
+        while not Records(d).acknowledged(gid, "white") and time.monotonic() < deadline:
+            time.sleep(0.1)
         check(Records(d).acknowledged(gid, "white"),
               f"a result for the ended game (counts {b + 1}-{w - 1}, its board {b}-{w}) was not taken as the "
-              f"acknowledgement: no records/{gid}.ack-white (G6)")
+              f"acknowledgement: no records/{gid}.ack-white within 10 s (G6)")
+        code = _exit_code(theirs)
+        check(code == 0, f"after a result for the game whose counts differ it exited {code}, not 0")
         _check_own_record(d, gid, game, "white", "after the end", ended=True)
     finally:
         _reap(theirs, timeout=1)

@@ -68,7 +68,7 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
     assert conformance.main(["--peer", fake, "--only", "init"]) == 1
 
 
-THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over", "gone", "resume"]
+THROUGH_SHARES = ["game_black", "game_white", "runs", "board_gone", "take_over", "resume"]
 
 
 @needs_node

@@ -103,7 +103,7 @@ def test_a_board_deleted_mid_game_is_told_and_left_cleanly(tmp_path):
 def test_a_board_moved_away_and_back_mid_game_goes_on(tmp_path):
     from peer.record import Records
     board = tmp_path / "b"
-    b, w = _mid_game(board, "--patience", "60")
+    b, w = _mid_game(board, "--patience", "60", "--size", "6")
     aside = tmp_path / "aside"
     board.rename(aside)
     time.sleep(4)
@@ -201,7 +201,7 @@ def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
 
 def test_a_full_disk_mid_game_is_told_and_the_game_goes_on(small_disk):
     board = small_disk / "board"
-    b, w = _mid_game(board, "--patience", "120")
+    b, w = _mid_game(board, "--patience", "120", "--size", "6")
     try:
         full = KeptFull(small_disk)
         time.sleep(9)
