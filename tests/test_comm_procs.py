@@ -16,16 +16,16 @@ def test_four_senders_one_reader(tmp_path):
     out = tmp_path / "received.txt"
     reader = spawn("recv", board, "reader", 0, out)
     expect_line(reader, "ready")
-    senders = [spawn("send", board, f"s{i}", "reader", 500, tmp_path / f"s{i}.log") for i in range(4)]
+    senders = [spawn("send", board, f"s{i}", "reader", 300, tmp_path / f"s{i}.log") for i in range(4)]
     for s in senders:
         assert s.wait(timeout=300) == 0, s.stderr.read()
     assert Board(board, "closer").join().send("reader", "stop")
     assert reader.wait(timeout=120) == 0, reader.stderr.read()
     lines = out.read_text().splitlines()
     check_stream(lines, {f"s{i}" for i in range(4)})
-    assert len(lines) == 2000
+    assert len(lines) == 1200
     for i in range(4):
-        assert sorted(int(b.split(":")[2]) for b in lines if b.startswith(f"s{i}:")) == list(range(500))
+        assert sorted(int(b.split(":")[2]) for b in lines if b.startswith(f"s{i}:")) == list(range(300))
 
 
 def test_lock_excludes_between_processes(tmp_path):
@@ -93,7 +93,7 @@ def test_receiver_killed_at_random_then_restarted(tmp_path):
     out = tmp_path / "received.txt"
     reader = spawn("recv", board, "reader", 0, out, stale=1.0)
     expect_line(reader, "ready")
-    total = 1500
+    total = 900
     sender = spawn("send", board, "s", "reader", total, tmp_path / "s.log", 0.01, stale=1.0)
     kills = 0
     deadline = time.monotonic() + 40
@@ -117,6 +117,6 @@ def test_receiver_killed_at_random_then_restarted(tmp_path):
                 continue
             assert i == last + 1, f"run {n} of the receiver: {i} after {last} (lost, or twice within a run)"
             last = i
-    assert last == total - 1
+    assert last == total - 1 and kills >= 20, (last, kills)
     assert kills >= 20, f"only {kills} kills: the sender finished too soon"
     print(f"{kills} kills, {twice} messages returned again after a restart")
