@@ -1108,10 +1108,7 @@ class Board:
         running = pid_alive(fields)
         if running is None:
             return False
-        return not running or self._alive_run(name) != fields.get("run")
-
-    def _alive_run(self, name):
-        return fsops.record_fields(self._quiet_read(f"box/{name.lower()}/alive")).get("run")
+        return not running or (self.alive(name) or {}).get("run") != fields.get("run")
 
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
