@@ -445,16 +445,16 @@ class Board:
         run = fields.get("run", "")
         if not run or not _RUN.fullmatch(run) or run == self.run:
             return
-        first = self._alive_of_settled(run)
-        if first is None:
-            return
         if fields.get("machine") == MACHINE and fields.get("pid") == str(os.getpid()):
             return              # this process joins again: the earlier Board is replaced
         local = pid_alive(fields)
-        if local is not None:
-            if local:
-                self._busy(fields, None, "its process runs on this machine")
+        if local is False:
+            return              # its process is gone from this machine (no need to settle a read)
+        first = self._alive_of_settled(run)
+        if first is None:
             return
+        if local:
+            self._busy(fields, None, "its process runs on this machine")
         start = time.monotonic()
         while time.monotonic() - start < self.lease.stale_after + FRESH_MARGIN:
             time.sleep(min(0.1, BEAT_EVERY / 5))

@@ -787,9 +787,11 @@ class Board {
   refuseIfAlive(f) {
     const run = f.run || '';
     if (!/^[0-9A-Za-z_-]{1,64}$/.test(run) || run === this.run) return;
+    if (f.machine === MACHINE && MACHINE && f.pid === String(process.pid)) return;
+    const local = pidAlive(f);
+    if (local === false) return;                                     // its process is gone from this machine
     const first = this.aliveBeatSettled(run);
     if (first === null) return;
-    if (f.machine === MACHINE && MACHINE && f.pid === String(process.pid)) return;
     const busy = (how) => {
       const where = `pid ${visible(f.pid || '?', 20)} on ${visible(f.host || '?', 64)}${f.machine ? `, machine ${visible(f.machine, 100)}` : ''}`;
       const e = new MemberBusy(`${this.name} is already on this board and alive (${where}; ${how}): another run of the same name would take its messages.  If that program is truly gone, join again taking over its name`);
@@ -797,8 +799,7 @@ class Board {
       this.fail(e.message);
       throw e;
     };
-    const local = pidAlive(f);
-    if (local !== null) { if (local) busy('its process runs on this machine'); return; }
+    if (local) busy('its process runs on this machine');
     const start = now();
     while (now() - start < this.lease.staleAfter + 1) {
       sleep(100);
