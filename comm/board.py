@@ -518,6 +518,7 @@ class Board:
                     return
                 with self.root.batch():
                     self._write_alive()
+                    self.lease.refresh_spare()
             except Exception as e:      # a share's passing error, a gone board: no news here
                 log.debug("%s: beat skipped: %s", self.name, e)
 
@@ -597,9 +598,21 @@ class Board:
                     for name, est in root.scan(folder):
                         if est is None or not _cleanable(folder, name, est):
                             continue
+                        rel = f"{folder}/{name}"
+                        spare = folder == "tmp" and name.startswith("lock-") and stat.S_ISDIR(est.st_mode)
+                        if spare:   # a kept private lock folder: its owner is rewritten (S1)
+                            ost = root.lstat(f"{rel}/owner")
+                            est = ost if ost is not None and ost.st_mtime > est.st_mtime else est
                         age = now - est.st_mtime
-                        if age > max_age or age < -SCRATCH_MAX_AGE:
-                            root.remove_tree(f"{folder}/{name}")
+                        if not (age > max_age or age < -SCRATCH_MAX_AGE):
+                            continue
+                        if spare:   # away from the name its member renames to lock, then deleted
+                            rel, old = f"tmp/stale-{fsops.new_token()}", rel
+                            try:
+                                root.rename(old, rel, attempts=1)
+                            except OSError:
+                                continue    # taken or renamed under us: not ours to delete
+                        root.remove_tree(rel)
         except OSError as e:
             log.debug("scratch clean-up skipped: %s", e)
 

@@ -48,6 +48,7 @@ log = logging.getLogger("comm")
 
 FRESH_MARGIN = 1.0   # s: a first wait lasts at least L + this after its first look (L3)
 LOCAL_WAIT = 0.5     # the host-local queue is waited for at most this times L (L7)
+SPARE_REFRESH = 120.0  # s: a kept private lock folder's owner is rewritten this often (S1)
 
 
 def _boot_id():
@@ -172,6 +173,8 @@ class Lease:
         self._local_held = False
         self._local_stuck = False       # the local queue was busy for LOCAL_WAIT * L (logged once)
         self._spare = None              # token of our private lock folder in tmp/, ready to rename
+        self._spare_at = 0.0            # when its owner was last written (our monotonic clock)
+        self._spare_lock = threading.Lock()  # one writer of the spare's owner at a time
         self._cv = threading.Condition()
         self._beater = None
         self._beats = 0
@@ -251,6 +254,7 @@ class Lease:
         if there is none: kept between tries, and refilled by ``release``, so that taking the
         lock needs no free space."""
         if self._spare is not None:
+            self.refresh_spare()
             return self._spare
         token = fsops.new_token()
         mine = f"{self._tmp}/lock-{token}"
@@ -262,15 +266,31 @@ class Lease:
             root.remove_tree(mine)
             raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
                                    f"{e.strerror or e}") from None
-        self._spare = token
+        self._spare, self._spare_at = token, time.monotonic()
         return token
+
+    def refresh_spare(self):
+        """Rewrite the owner record of our kept private folder in place when it is due (every
+        ``SPARE_REFRESH`` s), so that clean-up (S1), which judges such a folder by the newer of
+        its own and its owner's times, never takes it from a live member.  Safe to call from
+        another thread (the heartbeat does, while the member is idle)."""
+        with self._spare_lock:
+            token = self._spare
+            if token is None or time.monotonic() - self._spare_at < SPARE_REFRESH:
+                return
+            try:
+                self.root.overwrite(f"{self._tmp}/lock-{token}/owner", self._owner_text(token))
+                self._spare_at = time.monotonic()
+            except OSError as e:    # gone or replaced: the next take makes a new one
+                log.debug("private lock folder not refreshed: %s", e)
 
     def _try_take(self):
         root = self.root
         with root.batch():
             token = self._prepared()
             try:
-                root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
+                with self._spare_lock:
+                    root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
             except FileNotFoundError:
                 self._spare = None      # cleaned up under us (S1): made again at the next try
             except OSError:
@@ -522,8 +542,9 @@ class Lease:
         if nxt:
             root.remove(f"{aside}/beat")
             try:
-                root.overwrite(f"{aside}/owner", self._owner_text(nxt))
-                self._spare = nxt
+                with self._spare_lock:
+                    root.overwrite(f"{aside}/owner", self._owner_text(nxt))
+                    self._spare, self._spare_at = nxt, time.monotonic()
                 return
             except OSError:
                 pass

@@ -524,6 +524,47 @@ def s_garbage(cmd, d):
         impl.close()
 
 
+def s_cleanup(cmd, d):
+    """S1 F3: init removes old scratch of the forms S1 names (a private lock folder judged by its owner's time), and nothing else."""
+    KitBoard(other_view(d), "kit").join()
+    tmp, trash = d / "tmp", d / "trash"
+    hour_ago, tomorrow, days_ago = time.time() - 3600, time.time() + 86400, time.time() - 8 * 86400
+
+    def plant(p, mtime, folder=False, owner=None):
+        if folder:
+            p.mkdir()
+            if owner is not None:
+                (p / "owner").write_bytes(fsops.record("cardstand-lock 1\ntoken: " + p.name[5:] +
+                                                       "\nname: ghost\nhost: elsewhere\nmachine: \npid: 1"))
+                os.utime(p / "owner", (owner, owner))
+        else:
+            p.write_bytes(b"x")
+        os.utime(p, (mtime, mtime))
+
+    gone = {"tmp/host-1-0ld.tmp": (hour_ago, False, None), "tmp/host-1-future.tmp": (tomorrow, False, None),
+            "tmp/lock-0123456789abcdef": (hour_ago, True, hour_ago), "tmp/stale-5ca1ab1e": (hour_ago, True, None),
+            "tmp/released-0ddba11-owner": (hour_ago, False, None), "trash/0ddba11-old.msg": (days_ago, False, None)}
+    kept = {"tmp/host-1-fresh.tmp": (time.time(), False, None), "tmp/notes.txt": (hour_ago, False, None),
+            "tmp/lock-fedcba9876543210": (hour_ago, True, time.time()), "tmp/keep": (hour_ago, True, None),
+            "trash/notes": (days_ago, False, None), "trash/0ddba11-recent.msg": (hour_ago, False, None)}
+    for rel, (mtime, folder, owner) in {**gone, **kept}.items():
+        plant(d / rel, mtime, folder, owner)
+    impl = Served(cmd, d, "impl")
+    try:
+        check(impl.ask(op="init").get("ok"), "init failed")
+    finally:
+        impl.close()
+    left = [rel for rel in gone if os.path.lexists(d / rel)]
+    check(not left, f"old scratch left after init: {', '.join(left)} (S1)")
+    removed = [rel for rel in kept if not os.path.lexists(d / rel)]
+    why = {"tmp/lock-fedcba9876543210": " (a private lock folder whose owner was written just now: S1 "
+                                        "judges it by the newer of its own and its owner's times)",
+           "tmp/host-1-fresh.tmp": " (younger than 10 minutes)", "trash/0ddba11-recent.msg": " (younger than 7 days)"}
+    check(not removed, "init removed " + ", ".join(r + why.get(r, " (a name S1 does not list: F3)") for r in removed))
+    stale = sorted(p.name for p in tmp.iterdir() if p.name.startswith("stale-"))
+    check(not stale, f"init left {', '.join(stale)} in tmp/ (S1: what it moves aside it deletes)")
+
+
 def s_names(cmd, d):
     """N1 I5: invalid names are refused before the board is touched."""
     impl = Served(cmd, d, "impl")
@@ -2125,7 +2166,7 @@ def s_full_disk(cmd, d, play_cmd):
 
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
-                   s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
+                   s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]

@@ -82,6 +82,26 @@ def com0_ok():
     comm.board._RESERVED = frozenset(comm.board._RESERVED - {"com0", "lpt0"})
 
 
+def clean_by_folder_time():
+    """S1: judges a private lock folder ``tmp/lock-<token>`` by the folder's own time only (takes
+    a live member's kept folder, whose owner record is rewritten, for old)."""
+    def clean(orig):
+        def f(self):
+            lstat = self.root.lstat
+            self.root.lstat = lambda rel: None if rel.endswith("/owner") else lstat(rel)
+            try:
+                return orig(self)
+            finally:
+                del self.root.lstat
+        return f
+    wrap(comm.Board, "_clean_scratch", clean)
+
+
+def clean_any_name():
+    """S1 F3: cleans up every old name in tmp/ and trash/, not only the forms S1 lists."""
+    comm.board._cleanable = lambda folder, name, st: True
+
+
 def no_to_run():
     """M1 M3: frames its messages without a ``to-run`` line (comm's own reader lets that pass)."""
     def frame(orig):
@@ -417,7 +437,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

@@ -74,6 +74,57 @@ def test_crashed_writers_scratch_is_cleaned_by_the_shares_clock(pair, tmp_path):
     assert fresh.exists()
 
 
+def _age(path, seconds):
+    past = time.time() - seconds
+    os.utime(path, (past, past), follow_symlinks=False)
+
+
+def test_a_kept_private_lock_folder_is_judged_by_its_owner_record(pair):
+    """S1: a member keeps tmp/lock-<token> between takings and rewrites its owner: the
+    folder's own time says nothing, and clean-up by another member leaves it alone."""
+    a, b = pair
+    assert a.send("bob", "x")                       # a took and released: it keeps a spare
+    spare = b.tmp / f"lock-{a.lease._spare}"
+    assert (spare / "owner").is_file()
+    _age(spare, 3600)
+    Board(b.folder, "carol").join()
+    assert spare.is_dir()                           # owner written just now
+    _age(spare / "owner", 3600)
+    _age(spare, 3600)
+    a.lease._spare_at -= 1000                       # as if SPARE_REFRESH had passed
+    a.lease.refresh_spare()
+    assert time.time() - (spare / "owner").stat().st_mtime < 60
+    Board(b.folder, "dave").join()
+    assert spare.is_dir()
+    assert a.send("bob", "y") and [b.receive().body, b.receive().body] == ["x", "y"]
+
+
+def test_the_heartbeat_refreshes_an_idle_members_private_folder(pair, monkeypatch):
+    a, b = pair
+    assert a.send("bob", "x")
+    spare = b.tmp / f"lock-{a.lease._spare}"
+    _age(spare / "owner", 3600)
+    monkeypatch.setattr("comm.lease.SPARE_REFRESH", 0.0)
+    deadline = time.time() + 5
+    while time.time() - (spare / "owner").stat().st_mtime > 60 and time.time() < deadline:
+        time.sleep(0.1)
+    assert time.time() - (spare / "owner").stat().st_mtime < 60
+
+
+def test_an_abandoned_private_lock_folder_is_moved_away_then_deleted(pair):
+    a, b = pair
+    assert a.send("bob", "x")
+    a.lease._spare_at = float("inf")                # never refreshed again (a frozen member)
+    spare = b.tmp / f"lock-{a.lease._spare}"
+    _age(spare / "owner", 3600)
+    _age(spare, 3600)
+    Board(b.folder, "carol").join()
+    assert not spare.exists()
+    assert sorted(p.name for p in b.tmp.iterdir() if not p.name.startswith("lock-")) == []
+    assert a.send("bob", "y")                       # its owner makes a new one and goes on
+    assert [b.receive().body, b.receive().body] == ["x", "y"]
+
+
 def test_consumed_but_undeleted_message_is_not_delivered_again(pair):
     a, b = pair
     a.send("bob", "once")

@@ -182,6 +182,31 @@ def test_mac_is_the_same_in_javascript_and_python():
 
 
 
+@needs_node
+def test_javascript_keeps_its_private_lock_folder_fresh(tmp_path):
+    """S1 in JS: the owner of a kept tmp/lock-<token> is rewritten in place when due, and
+    clean-up by another member judges the folder by that owner's time."""
+    board = tmp_path / "board"
+    js = _node("const cs = require('./interop/js/cardstand.js'); const fs = require('fs'), path = require('path');"
+               "const d = JSON.parse(fs.readFileSync(0, 'utf8'));"
+               "const a = new cs.Board(d.board, 'alice').join(); new cs.Board(d.board, 'bob').join().close();"
+               "a.send('bob', 'x');"
+               "const owner = path.join(d.board, 'tmp', 'lock-' + a.lease.spare, 'owner');"
+               "const hourAgo = Date.now() / 1000 - 3600;"
+               "fs.utimesSync(owner, hourAgo, hourAgo); fs.utimesSync(path.dirname(owner), hourAgo, hourAgo);"
+               "const before = fs.statSync(owner).mtimeMs;"
+               "a.lease.spareAt = -1e9; a.lease.prepared();"
+               "const after = fs.statSync(owner).mtimeMs;"
+               "fs.utimesSync(path.dirname(owner), hourAgo, hourAgo);"
+               "new cs.Board(d.board, 'carol').join().close();"
+               "const kept = fs.existsSync(owner); a.close();"
+               "process.stdout.write(JSON.stringify({before, after, kept, now: Date.now()}));",
+               {"board": str(board)})
+    assert js["now"] - js["before"] > 3000e3
+    assert js["now"] - js["after"] < 60e3
+    assert js["kept"]
+
+
 # One rule broken at a time (tests/fake_peer_broken.py): the scenario that checks it must fail,
 # and for that reason.  (rule, scenario, words of the failure)
 BROKEN = [
@@ -194,6 +219,8 @@ BROKEN = [
     ("forget_watch", "stale_short", "never broke a lock left silent"),
     ("keep_damaged", "garbage", "the damaged message was left in place"),
     ("no_crc_ok", "garbage", "the bad ones are never returned"),
+    ("clean_by_folder_time", "cleanup", "init removed tmp/lock-fedcba9876543210 (a private lock folder"),
+    ("clean_any_name", "cleanup", "tmp/notes.txt (a name S1 does not list: F3)"),
     ("com0_ok", "device_names", "joined as 'com0'"),
     ("no_to_run", "send", "without 'to-run'"),
     ("no_to_run", "game_white", "without 'to-run'"),

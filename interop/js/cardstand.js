@@ -13,6 +13,7 @@ const MAX_BODY = 65536;
 const MAX_FILE = MAX_BODY + 4096;                                    // a message file: header + body
 const MAX_UNREAD = 1000;
 const SCRATCH_AGE = 600e3;                                           // S1, ms by the share's clock
+const SPARE_REFRESH = 120;                                           // s: a kept private lock folder's owner is rewritten this often (S1)
 const TRASH_AGE = 7 * 86400e3;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 // N1: Windows device names (Microsoft's "Naming Files, Paths, and Namespaces"): COM0-9 and LPT0-9
@@ -390,6 +391,39 @@ function overwrite(p, data) {
   } finally { fs.closeSync(fd); }
 }
 
+// The token of our kept private lock folder tmp/lock-<token>, shared with the beating thread,
+// which rewrites its owner record while the program is idle so that S1 never judges it old;
+// `locked` keeps one writer of that folder at a time across the two threads
+class SpareSlot {
+  constructor(buffer) {
+    this.buffer = buffer || new SharedArrayBuffer(24);
+    this.word = new Int32Array(this.buffer, 0, 1);
+    this.bytes = new Uint8Array(this.buffer, 8, 16);
+  }
+
+  get() { return this.bytes[0] ? Buffer.from(this.bytes).toString('latin1') : null; }
+
+  set(tok) { this.bytes.fill(0); if (tok) this.bytes.set(Buffer.from(tok, 'latin1')); }
+
+  locked(fn) {
+    while (Atomics.compareExchange(this.word, 0, 0, 1) !== 0) Atomics.wait(this.word, 0, 1, 5);
+    try { return fn(); } finally { Atomics.store(this.word, 0, 0); Atomics.notify(this.word, 0); }
+  }
+
+  // rewrite the kept folder's owner in place (no space needed); false when it is gone
+  refresh(scratch, text) {
+    return this.locked(() => {
+      const tok = this.get();
+      if (tok === null) return false;
+      try { overwrite(path.join(scratch, 'lock-' + tok, 'owner'), text(tok)); return true; } catch (e) { return false; }
+    });
+  }
+}
+
+function ownerText(who, tok) {
+  return record(`cardstand-lock 1\ntoken: ${tok}\nname: ${who}\nhost: ${HOST}\nmachine: ${MACHINE.slice(0, 100)}\npid: ${process.pid}`);
+}
+
 class Lease {                                                        // section 5
   constructor(board, staleAfter, who) {
     this.board = board;
@@ -398,7 +432,8 @@ class Lease {                                                        // section 
     this.staleAfter = staleAfter;
     this.who = who;
     this.token = null;
-    this.spare = null;                                               // our private lock folder's token (T2)
+    this.slot = new SpareSlot();                                     // our private lock folder's token (T2)
+    this.spareAt = 0;                                                // when its owner was last written (S1)
     // L3: what the lock looked like and since when, kept across acquire() calls
     this.seen = null;
     this.since = 0;
@@ -453,25 +488,31 @@ class Lease {                                                        // section 
 
   ownerToken(sig) { return sig ? fields(Buffer.from(sig[0], 'base64').toString('utf8')).token : undefined; }
 
-  ownerText(tok) {
-    return record(`cardstand-lock 1\ntoken: ${tok}\nname: ${this.who}\nhost: ${HOST}\nmachine: ${MACHINE.slice(0, 100)}\npid: ${process.pid}`);
-  }
+  get spare() { return this.slot.get(); }
+
+  set spare(tok) { this.slot.set(tok); }
+
+  ownerText(tok) { return ownerText(this.who, tok); }
 
   // Our private folder tmp/lock-<token>, owner written: kept between tries and refilled by
   // release, so that taking the lock needs no free space (T2).
   prepared() {
-    if (this.spare !== null) return this.spare;
+    if (this.spare !== null) {
+      if (now() - this.spareAt >= SPARE_REFRESH && this.slot.refresh(this.scratch, (t) => this.ownerText(t))) this.spareAt = now();
+      return this.spare;
+    }
     const tok = token();
     const mine = path.join(this.scratch, 'lock-' + tok);
     fs.mkdirSync(mine);
     try { writeNew(path.join(mine, 'owner'), this.ownerText(tok)); } catch (e) { removeTree(mine); throw e; }
     this.spare = tok;
+    this.spareAt = now();
     return tok;
   }
 
   tryTake() {                                                        // L1
     const tok = this.prepared();
-    try { fs.renameSync(path.join(this.scratch, 'lock-' + tok), this.path); } catch (e) {
+    try { this.slot.locked(() => fs.renameSync(path.join(this.scratch, 'lock-' + tok), this.path)); } catch (e) {
       if (e.code === 'ENOENT') this.spare = null;                    // cleaned up under us (S1)
       /* B5: read back */
     }
@@ -577,7 +618,11 @@ class Lease {                                                        // section 
         try {
           fs.renameSync(this.path, aside);
           remove(path.join(aside, 'beat'));
-          try { if (!next) throw new Error('spare'); overwrite(path.join(aside, 'owner'), this.ownerText(next)); this.spare = next; } catch (e) { removeTree(aside); }
+          try {
+            if (!next) throw new Error('spare');
+            this.slot.locked(() => { overwrite(path.join(aside, 'owner'), this.ownerText(next)); this.spare = next; });
+            this.spareAt = now();
+          } catch (e) { removeTree(aside); }
           break;
         } catch (e) {
           if (e.code === 'ENOENT') break;
@@ -844,6 +889,7 @@ class Board {
     try {
       this.beater = new Worker(__filename, { workerData: { cardstandBeat: {
         mine: this.mine, tmp: this.tmp, run: this.run, state: this.state, counter: this.counter.buffer,
+        spare: this.lease.slot.buffer, who: this.lease.who,
         every: Math.min(BEAT_EVERY, this.lease.staleAfter / 5) } } });
       this.beater.on('error', () => { this.beater = null; });
       this.beater.unref();
@@ -880,16 +926,30 @@ class Board {
       remove(probe);
       if (!st) return;
       const nowShare = st.mtimeMs;
-      // old scratch, and scratch dated more than 10 minutes in the future (a planted file time)
-      const clean = (dir, age) => withDir(dir, (d) => {
+      // old scratch, and scratch dated more than 10 minutes in the future (a planted file time);
+      // only the names S1 lists (F3)
+      const clean = (dir, age, names) => withDir(dir, (d) => {
         for (const e of fs.readdirSync(d)) {
-          const p = path.join(d, e);
+          let p = path.join(d, e);
           const s = lstat(p);
-          if (s && (nowShare - s.mtimeMs > age || s.mtimeMs - nowShare > SCRATCH_AGE)) removeTree(p);
+          if (!s || !names.test(e)) continue;
+          const spare = dir === this.tmp && s.isDirectory() && e.startsWith('lock-');
+          let t = s.mtimeMs;
+          if (spare) {                                               // a kept private lock folder: its owner is rewritten
+            const o = lstat(path.join(p, 'owner'));
+            if (o && o.mtimeMs > t) t = o.mtimeMs;
+          }
+          if (!(nowShare - t > age || t - nowShare > SCRATCH_AGE)) continue;
+          if (spare) {                                               // away from the name its member renames to lock
+            const aside = path.join(d, 'stale-' + token());
+            try { fs.renameSync(p, aside); } catch (err) { continue; }
+            p = aside;
+          }
+          removeTree(p);
         }
       });
-      clean(this.tmp, SCRATCH_AGE);
-      clean(this.trash, TRASH_AGE);
+      clean(this.tmp, SCRATCH_AGE, /^(?:[^/]+\.tmp|(?:stale|released)-[0-9A-Za-z]+-owner|(?:lock|stale|released)-[0-9A-Za-z]+)$/);
+      clean(this.trash, TRASH_AGE, /^[0-9A-Za-z]+-[^/]+$/);
     } catch (e) { /* skip */ }
   }
 
@@ -1229,8 +1289,14 @@ if (Worker && !isMainThread && workerData && workerData.cardstandBeat) {
   const w = workerData.cardstandBeat;
   const counter = new Int32Array(w.counter);
   let state = w.state;
+  const slot = new SpareSlot(w.spare);
+  let spare = null;
+  let spareAt = 0;
   parentPort.on('message', (m) => { if (m && typeof m.state === 'string') state = m.state; });
   const timer = setInterval(() => {
+    const tok = slot.get();
+    if (tok !== spare) [spare, spareAt] = [tok, now()];
+    else if (tok !== null && now() - spareAt >= SPARE_REFRESH) { slot.refresh(w.tmp, (t) => ownerText(w.who, t)); spareAt = now(); }
     try {
       const t = readText(path.join(w.mine, 'member'));
       if (t !== null && fields(t).run !== w.run) { clearInterval(timer); parentPort.close(); return; }
