@@ -24,7 +24,7 @@ the position unchanged and is reported on stderr and in a ``status`` line.
 import sys
 import time
 
-from . import notation, patterns, strategies
+from . import notation, strategies
 from .game import Game
 from .notation import PASS
 from .position import IllegalMove
@@ -117,48 +117,10 @@ class NBoardEngine:
         except (ValueError, IllegalMove) as e:
             self.complain(f"move {text!r} not played: {e}")
 
-    @staticmethod
-    def _value(score):
-        """A midgame search score in discs for the side to move."""
-        if abs(score) >= 9000:  # a proven result inside the midgame search
-            return float(score - 10000 if score > 0 else score + 10000)
-        return score / patterns.EVAL_UNIT if patterns.install() else score / 10.0
-
-    def analyse(self, position, seconds):
-        """[(value, move, depth)] for every legal move of ``position``, best first."""
-        size = position.size
-        moves = position.legal_moves()
-        if not moves:
-            return [(0.0, PASS, 0)]
-        out = []
-        share = seconds / len(moves)
-        exact = position.empties() - 1 <= 14
-        for m in moves:
-            child = position.play(m)
-            if strategies.compiled is None:
-                out.append((0.0, m, 0))
-                continue
-            if exact:
-                score, _, _, done = strategies.compiled.solve(size, child.player, child.opponent, share)
-                if done:
-                    out.append((-float(score), m, position.empties()))
-                    continue
-            evaluation = "patterns" if size == 8 and patterns.install() else "full"
-            if child.legal_moves_mask():
-                score, _, _, depth = strategies.compiled.search(size, child.player, child.opponent,
-                                                                max(1, self.depth - 1), share, evaluation)
-            else:  # the opponent must pass: search from our side again
-                score, _, _, depth = strategies.compiled.search(size, child.opponent, child.player,
-                                                                max(1, self.depth - 1), share, evaluation)
-                score = -score
-            out.append((-self._value(score), m, depth + 1))
-        out.sort(key=lambda t: -t[0])
-        return out
-
     def hint(self, n):
         self.say("status thinking")
         start = time.monotonic()
-        for value, m, depth in self.analyse(self.game.position, self.seconds)[:n]:
+        for value, m, depth in strategies.analyse(self.game.position, self.seconds, self.depth)[:n]:
             self.say(f"search {_move_name(m, self.game.size)} {value:+.2f} 0 {depth}")
         self.say(f"nodestats 0 {time.monotonic() - start:.2f}")
         self.say("status")

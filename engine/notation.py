@@ -9,7 +9,7 @@ import re
 PASS = -1
 PASS_WORDS = ("pass", "pa", "ps", "--", "@@")
 
-_SQUARE = re.compile(r"([a-z])([0-9]{1,2})")
+SQUARE = re.compile(r"([a-z])([0-9]{1,2})")
 
 
 def square_name(sq, size=8):
@@ -29,7 +29,7 @@ def parse_square(text, size=8):
     t = str(text).strip().lower()
     if t in PASS_WORDS:
         return PASS
-    m = _SQUARE.fullmatch(t)
+    m = SQUARE.fullmatch(t)
     if not m:
         raise ValueError(f"not a square: {text!r} (expected a column letter and a row number, like d3)")
     x = ord(m.group(1)) - ord("a")

@@ -48,7 +48,23 @@ def size_option(text):
 
 
 class IllegalMove(ValueError):
-    """A move that the rules do not allow here; the message says why."""
+    """A move that the rules do not allow here; the message says why (in English).
+
+    ``reason`` names the rule for a program or a screen in another language: ``"taken"``,
+    ``"flips_nothing"``, ``"must_move"`` (a pass with a legal move), ``"game_over"``,
+    ``"off_board"`` or ``"not_a_square"``; ``square`` is the square's index where there is one.
+
+    >>> try:
+    ...     Position.start().play("a1")
+    ... except IllegalMove as e:
+    ...     print(e.reason, e.square, e)
+    flips_nothing 0 a1 flips nothing
+    """
+
+    def __init__(self, message, reason=None, square=None):
+        super().__init__(message)
+        self.reason = reason
+        self.square = square
 
 
 class Position:
@@ -200,15 +216,16 @@ class Position:
         sq = self._square(move)
         if sq == PASS:
             if not self.must_pass():
-                raise IllegalMove("cannot pass: " + ("the game is over" if self.is_game_over()
-                                                      else "there is a legal move"))
+                over = self.is_game_over()
+                raise IllegalMove("cannot pass: " + ("the game is over" if over else "there is a legal move"),
+                                  "game_over" if over else "must_move")
             return Position(self.size, self.opponent, self.player, 1 - self.turn)
         b = 1 << sq
         if (self.player | self.opponent) & b:
-            raise IllegalMove(f"{notation.square_name(sq, self.size)} is already taken")
+            raise IllegalMove(f"{notation.square_name(sq, self.size)} is already taken", "taken", sq)
         f = core.flips(self.size, self.player, self.opponent, sq)
         if not f:
-            raise IllegalMove(f"{notation.square_name(sq, self.size)} flips nothing")
+            raise IllegalMove(f"{notation.square_name(sq, self.size)} flips nothing", "flips_nothing", sq)
         return Position(self.size, self.opponent ^ f, self.player | f | b, 1 - self.turn)
 
     def winner(self):
@@ -238,8 +255,9 @@ class Position:
             try:
                 return notation.parse_square(move, self.size)
             except ValueError as e:
-                raise IllegalMove(str(e)) from None
+                off = notation.SQUARE.fullmatch(move.strip().lower()) is not None
+                raise IllegalMove(str(e), "off_board" if off else "not_a_square") from None
         sq = int(move)
         if sq != PASS and not 0 <= sq < self.size * self.size:
-            raise IllegalMove(f"square {sq} is not on a {self.size}x{self.size} board")
+            raise IllegalMove(f"square {sq} is not on a {self.size}x{self.size} board", "off_board")
         return sq

@@ -24,7 +24,7 @@ import random
 import time
 from functools import lru_cache
 
-from . import book, patterns
+from . import book, notation, patterns
 from .backend import core
 
 compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
@@ -625,6 +625,51 @@ def get(name, **options):
 
 def names():
     return sorted(STRATEGIES)
+
+
+def _disc_value(score):
+    """A compiled midgame search score in discs for the side to move."""
+    if abs(score) >= 9000:  # a proven result inside the midgame search
+        return float(score - 10000 if score > 0 else score + 10000)
+    return score / patterns.EVAL_UNIT if patterns.install() else score / 10.0
+
+
+def analyse(position, seconds=1.0, depth=60):
+    """``[(value, move, depth)]`` for every legal move of ``position``, best first: ``value`` in
+    discs for the side to move (exact when ``depth`` reaches the end), ``seconds`` shared out
+    over the moves.  Without the compiled core the values come from a one-ply evaluation.
+
+    >>> [(round(v), notation.square_name(m)) for v, m, d in analyse(Position.start(), 0.2)][0][1] in ('d3', 'c4', 'f5', 'e6')
+    True
+    """
+    size = position.size
+    moves = position.legal_moves()
+    if not moves:
+        return [(0.0, PASS, 0)]
+    out = []
+    share = seconds / len(moves)
+    exact = position.empties() - 1 <= 14
+    for m in moves:
+        child = position.play(m)
+        if compiled is None:
+            out.append((-_evaluate(size, child.player, child.opponent) / 10.0, m, 1))
+            continue
+        if exact:
+            score, _, _, done = compiled.solve(size, child.player, child.opponent, share)
+            if done:
+                out.append((-float(score), m, position.empties()))
+                continue
+        evaluation = "patterns" if size == 8 and patterns.install() else "full"
+        if child.legal_moves_mask():
+            score, _, _, reached = compiled.search(size, child.player, child.opponent,
+                                                   max(1, depth - 1), share, evaluation)
+        else:  # the opponent must pass: search from our side again
+            score, _, _, reached = compiled.search(size, child.opponent, child.player,
+                                                   max(1, depth - 1), share, evaluation)
+            score = -score
+        out.append((-_disc_value(score), m, reached + 1))
+    out.sort(key=lambda t: -t[0])
+    return out
 
 
 def move_for_board(strategy, board, bw, time_limit=1.0):

@@ -13,7 +13,7 @@ from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
 
 from . import texts
-from .players import Computer, External, Human, describe
+from .players import Computer, External, Human, LineInput, describe
 from .record import PLAYING, Records, load_file
 from .session import Session
 from .ui import Screen, wants_colour
@@ -119,6 +119,8 @@ def play(argv, colour=None):
             player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:
             player = Human()
+        if player.kind != "human" and sys.stdin is not None and sys.stdin.isatty():
+            player.lines = LineInput()
     except ValueError as e:
         screen.say("cannot_play", reason=e)
         return 2

@@ -71,6 +71,7 @@ class Clock:
 
 class Computer:
     kind = "computer"
+    lines = None        # a LineInput when started at a terminal: it obeys say, board, quit
 
     def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None):
         opts = {"seed": seed} if name.lower() == "random" and seed is not None else {}
@@ -93,6 +94,7 @@ class External:
     """A program run once per move in the one-shot format (see ``engine.oneshot``)."""
 
     kind = "computer"
+    lines = None
 
     def __init__(self, command, time_limit=10.0, fallback="greedy", game_time=None):
         self.command = command

@@ -62,13 +62,30 @@ TEXTS = {
     "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
-    "help": ("Commands: a square (d3) to move, 'hint' for a suggestion, 'say TEXT' to chat, "
-             "'board' to redraw, 'resign' to give up, 'quit' to leave (you can come back), 'help'.",
-             "コマンド: マス（d3 など）で着手、hint でヒント、say 文 でチャット、board で盤面表示、"
-             "resign で投了、quit で中断（あとで再開できます）、help でこの説明。"),
-    "to_leave_human": ("type 'quit' to leave", "やめるときは quit"),
+    "help": ("Commands: a square (d3) to move, 'hint' for the best moves and what each leads to, 'say TEXT' "
+             "to chat, 'board' to redraw, 'resign' to give up (asks first), 'quit' to leave (you can come back), "
+             "'help'.",
+             "コマンド: マス（d3 など）で着手、ヒント（hint）で最善手と見込みの石差、発言 文（say）でチャット、"
+             "盤面（board）で盤を表示、投了（resign、確認あり）、終了（quit）で中断（あとで再開できます）、"
+             "ヘルプ（help）でこの説明。"),
+    "help_computer": ("The computer plays this side. Commands: 'say TEXT' to chat, 'board' to redraw, "
+                      "'quit' to leave (you can come back), 'help'.",
+                      "この側はコンピュータが打ちます。コマンド: 発言 文（say）でチャット、盤面（board）で盤を表示、"
+                      "終了（quit）で中断（あとで再開できます）、ヘルプ（help）でこの説明。"),
+    "computer_plays": ("The computer plays this side: type 'say TEXT', 'board' or 'quit' (or 'help').",
+                       "この側はコンピュータが打ちます。使えるのは 発言 文（say）、盤面（board）、終了（quit）、"
+                       "ヘルプ（help）です。"),
+    "not_started": ("The game has not started yet: waiting for {other}.", "対局はまだ始まっていません。{other} を待っています。"),
+    "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
+    "no_undo": ("Moves cannot be taken back in a game between two programs: the other side has already seen yours.",
+                "二つのプログラムでの対局では待ったはできません（相手はもうその手を受け取っています）。"),
+    "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign; anything else goes on playing.",
+                    "本当に投了しますか？ 投了するなら はい（または もう一度 投了）と入力してください。ほかの入力で"
+                    "対局を続けます。"),
+    "to_leave_human": ("type 'quit' to leave", "やめるときは 終了（quit）"),
     "to_leave_computer": ("press Ctrl+C to leave", "やめるときは Ctrl+C"),
-    "hint": ("Hint: {move}", "ヒント: {move}"),
+    "to_leave_terminal": ("type 'quit' or press Ctrl+C to leave", "やめるときは 終了（quit）か Ctrl+C"),
+    "hint": ("Hint: {moves} (discs ahead at the end with best play)", "ヒント: {moves}（最善を尽くしたときの最終石差）"),
     "chat": ("{name} says: {text}", "{name}: {text}"),
     "sent_chat": ("(sent)", "（送信しました）"),
     "gone": ("{name} shows no sign of life for {secs} s (killed, or the share is gone?). "
@@ -141,6 +158,14 @@ TEXTS = {
     "discs": ("black {bd} {b}   white {wd} {w}", "黒 {bd} {b}   白 {wd} {w}"),
     "turn_line": ("{colour} to move", "{colour} の番"),
     "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
+    "illegal_must_move": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
+    "illegal_taken": ("{square} is already taken", "{square} にはもう石があります"),
+    "illegal_flips_nothing": ("{square} flips nothing", "{square} では相手の石を1つも返せません"),
+    "illegal_game_over": ("the game is over", "対局は終わっています"),
+    "illegal_off_board": ("{square} is off the {size}x{size} board (a1..{last})",
+                          "{square} は {size}×{size} の盤の外です（a1～{last}）"),
+    "illegal_not_a_square": ("not a square (a column letter and a row number, like d3)",
+                             "マスの指定ではありません（d3 のように列の文字と行の数字で）"),
     "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
     "out_of_turn": ("not your turn", "手番ではありません"),
     "status_playing": ("playing", "対局中"),

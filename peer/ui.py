@@ -42,6 +42,14 @@ class Screen:
     def t(self, key, **kw):
         return texts.text(self.lang, key, **kw)
 
+    def why(self, e, move, size):
+        """The reason of ``IllegalMove`` ``e`` (for ``move``, as typed) in this screen's language."""
+        reason = getattr(e, "reason", None)
+        if reason is None or f"illegal_{reason}" not in texts.TEXTS:
+            return str(e)
+        last = notation.square_name(size * size - 1, size)
+        return self.t(f"illegal_{reason}", square=visible(move, 8), size=size, last=last)
+
     def say(self, key, **kw):
         """Show message ``key``; every value is made visible first (it may have come from the board)."""
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}

@@ -33,7 +33,11 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.sendline("help")
     h.expect("Commands:")
     h.sendline("hint")
-    h.expect(r"Hint: (d3|c4|f5|e6)")
+    h.expect(r"Hint: (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+ \(discs ahead")
+    h.sendline("undo")
+    h.expect("cannot be taken back")
+    h.sendline("say")
+    h.expect("Type the text after 'say'")
     h.sendline("say good luck")
     h.expect("sent")
     h.sendline("ｆ５")                       # full-width input works
@@ -41,6 +45,13 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("Bot played")
     h.expect("Your move")
     h.sendline("resign")
+    h.expect("Resign this game")
+    h.sendline("board")                     # anything else goes on playing
+    h.sendline("yes")
+    h.expect("Unknown command 'yes'")
+    h.sendline("resign")
+    h.expect("Resign this game")
+    h.sendline("yes")
     h.expect("You resigned")
     h.expect(pexpect.EOF)
     rw, ow = finish(w)
@@ -57,10 +68,14 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     w.expect("対局開始")
     w.sendline("d3")
     w.expect("あなたの番ではありません")
+    w.sendline("ヘルプ")
+    w.expect("ヒント（hint）")
     b.sendline("f5")
     w.expect("black は f5 に打ちました")
     w.expect("あなたの番です")
-    w.sendline("quit")
+    w.sendline("a1")
+    w.expect("a1 では相手の石を1つも返せません。打てる場所:")
+    w.sendline("終了")
     w.expect("中断しました")
     w.expect(pexpect.EOF)
     b.expect("left the game")
@@ -68,6 +83,34 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     b.expect("You left the game")
     b.expect(pexpect.EOF)
     assert Records(board).current().status == "playing"   # resumable
+
+
+def test_a_computer_side_at_a_terminal_obeys_say_and_quit(tmp_path):
+    board = tmp_path / "b"
+    c = human("white", board, "--lang", "en", "--ai", "random", "--pace", "0.5")
+    h = human("black", board, "--lang", "en", "--name", "Ann")
+    h.expect("Your move")
+    c.expect("Game on")
+    c.sendline("d3")
+    c.expect("The computer plays this side")
+    c.sendline("say hi from the keyboard")
+    c.expect("sent")
+    h.expect("white says: hi from the keyboard")
+    c.sendline("quit")
+    c.expect("You left the game")
+    c.expect(pexpect.EOF)
+    h.expect("left the game")
+    h.sendline("quit")
+    h.expect(pexpect.EOF)
+
+
+def test_a_move_typed_before_the_opponent_came_says_the_game_has_not_started(tmp_path):
+    h = human("black", tmp_path / "b", "--lang", "en")
+    h.expect("Waiting for white to join")
+    h.sendline("d3")
+    h.expect("The game has not started yet: waiting for white")
+    h.sendline("quit")
+    h.expect(pexpect.EOF)
 
 
 def test_ctrl_c_leaves_cleanly(tmp_path):

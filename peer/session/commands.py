@@ -1,12 +1,33 @@
-"""What a person types at the terminal: a move, hint, say, board, resign, quit, help."""
+"""What a person types at the terminal: a move, hint, say, board, resign, quit, help (and the
+Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
 from engine import PASS, IllegalMove, notation, strategies
 
 from ..players import EOF_LINE, normalise
 from .leave import Leave
 
+# every word a person may type for a command; the first is the one help shows
+WORDS = {
+    "quit": ("quit", "exit", "q", "bye", "終了", "中断"),
+    "help": ("help", "?", "h", "ヘルプ", "説明"),
+    "say": ("say", "発言"),
+    "board": ("board", "盤面"),
+    "hint": ("hint", "ヒント"),
+    "resign": ("resign", "投了"),
+    "yes": ("yes", "y", "はい"),
+    "undo": ("undo", "待った"),
+}
+COMMAND = {w: c for c, words in WORDS.items() for w in words}
+HINT_SECONDS = 1.0
+HINT_MOVES = 3
+
 
 class Commands:
     """Mixed into ``Session``: a person's lines, read without ever blocking the game."""
+
+    resign_asked = False
+
+    def _reads_commands(self):
+        return getattr(self.player, "lines", None) is not None
 
     def _human_turn(self):
         if not self.prompted:
@@ -18,60 +39,79 @@ class Commands:
         self._command(line, my_turn=True)
 
     def _check_input_only(self):
-        if getattr(self.player, "kind", "") != "human":
+        if not self._reads_commands():
             return
         line = self.player.lines.get()
         if line is not None:
             self._command(line, my_turn=False)
 
     def _command(self, line, my_turn):
+        human = self.player.kind == "human"
         if line is EOF_LINE:
+            if not human:           # a computer side goes on playing without its terminal
+                self.player.lines = None
+                return
             self._leave()
         text = normalise(line)
         word, _, rest = text.partition(" ")
-        cmd = word.lower()
+        cmd = COMMAND.get(word.lower(), word.lower())
         if not cmd:
             return
-        if cmd in ("quit", "exit", "q", "bye", "終了"):
+        asked, self.resign_asked = self.resign_asked, False
+        if cmd == "quit":
             self._leave()
-        if cmd in ("help", "?", "h"):
-            return self.say("help")
+        if cmd == "help":
+            return self.say("help" if human else "help_computer")
         if cmd == "say":
-            if rest.strip() and self.game is not None:
-                if self._control("say", text=rest.strip()):
-                    self.say("sent_chat")
-                else:
-                    self.say("classic_not_told", other=self.other)
-            return
+            if not rest.strip():
+                return self.say("say_what")
+            if self.game is None:
+                return self.say("not_started", other=self.other)
+            if self._control("say", text=rest.strip()):
+                return self.say("sent_chat")
+            return self.say("classic_not_told", other=self.other)
         if self.game is None or self.mode is None:     # the handshake is not done yet
-            return self.say("waiting_hello", other=self.other)
+            return self.say("not_started", other=self.other)
         pos = self.game.position
         if cmd == "board":
             return self._show()
+        if not human and cmd in ("hint", "resign", "yes", "undo") or \
+                not human and (notation.SQUARE.fullmatch(cmd) or cmd in notation.PASS_WORDS):
+            return self.say("computer_plays")
+        if cmd == "undo":
+            return self.say("no_undo")
         if cmd == "hint":
-            if pos.turn != self.colour or pos.is_game_over():
-                return self.say("not_your_turn", name=self.their_name)
-            m = strategies.get("alphabeta").next_move(pos, 0.5)
-            return self.say("hint", move=notation.square_name(m, self.size) if m != PASS else "pass")
-        if cmd == "resign":
             if self._ended():
                 return self.say("already_over")
+            if pos.turn != self.colour:
+                return self.say("not_your_turn", name=self.their_name)
+            return self.say("hint", moves=self._hint_text(pos))
+        if cmd == "resign" or cmd == "yes" and asked:
+            if self._ended():
+                return self.say("already_over")
+            if not asked:
+                self.resign_asked = True
+                return self.say("resign_sure")
             return self._resign()
-        try:
-            sq = notation.parse_square(cmd, self.size)
-        except ValueError as e:
-            if len(cmd) <= 3 and cmd[:1].isalpha() and cmd[1:].isdigit():
-                return self.say("bad_move", move=cmd, reason=e, legal=self._legal_text())
+        if cmd == "yes":
+            return self.say("unknown", cmd=text)
+        if not notation.SQUARE.fullmatch(cmd) and cmd not in notation.PASS_WORDS:
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.their_name)
-        if sq == PASS:
-            return self.say("bad_move", move=cmd, reason=self.screen.t("illegal_pass"), legal=self._legal_text())
         try:
-            pos.play(sq)
+            pos.play(cmd)
+            sq = notation.parse_square(cmd, self.size)
         except IllegalMove as e:
-            return self.say("bad_move", move=cmd, reason=e, legal=self._legal_text())
+            why = self.screen.why(e, cmd, self.size)
+            return self.say("bad_move", move=cmd, reason=why, legal=self._legal_text())
         self._commit(sq, 0)
+
+    def _hint_text(self, pos):
+        """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
+        best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
+        return ", ".join(f"{'pass' if m == PASS else notation.square_name(m, self.size)} {v:+.0f}"
+                         for v, m, _ in best)
 
     def _legal_text(self):
         pos = self.game.position

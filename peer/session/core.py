@@ -96,7 +96,9 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     def say(self, key, **kw):
         if "to_leave" not in kw:    # a computer side reads no commands: it is left with Ctrl+C
             human = getattr(self.player, "kind", "") == "human"
-            kw["to_leave"] = self.screen.t("to_leave_human" if human else "to_leave_computer")
+            reads = getattr(self.player, "lines", None) is not None
+            kw["to_leave"] = self.screen.t("to_leave_human" if human else
+                                           "to_leave_terminal" if reads else "to_leave_computer")
         self.screen.say(key, **kw)
 
 

@@ -1,0 +1,45 @@
+"""Every text a player reads exists in both languages, and the Japanese ones contain no English."""
+import re
+
+import pytest
+
+from engine import IllegalMove, Position
+from peer import texts
+from peer.session.commands import WORDS
+from peer.ui import Screen
+
+# what the Japanese texts may show in Latin letters: what a person types (commands, options, a
+# square), names of things on the disk and in the environment, and abbreviations
+TYPED = {w for words in WORDS.values() for w in words if w.isascii()} | {
+    "new", "size", "take-over", "secret-file", "CARDSTAND_SECRET", "Ctrl", "Ctrl-C", "A-Z", "a-z", "ID", "MAC",
+    "pid", "run"}
+
+
+def _placeholders(s):
+    return {k: "テスト" for k in re.findall(r"\{([a-z_]+)\}", s)}
+
+
+@pytest.mark.parametrize("key", sorted(texts.TEXTS))
+def test_every_text_has_both_languages_with_the_same_fields(key):
+    en, ja = texts.TEXTS[key]
+    assert en and ja
+    assert set(re.findall(r"\{[a-z_]+\}", en)) == set(re.findall(r"\{[a-z_]+\}", ja)), key
+
+
+@pytest.mark.parametrize("key", sorted(texts.TEXTS))
+def test_japanese_texts_have_no_english_words(key):
+    _, ja = texts.TEXTS[key]
+    shown = texts.text("ja", key, **_placeholders(ja))
+    words = set(re.findall(r"[A-Za-z][A-Za-z_-]+", shown)) - TYPED
+    assert not words, f"{key}: {shown}"
+
+
+@pytest.mark.parametrize("move", ["a1", "d4", "z9", "xx", "pass"])
+def test_illegal_moves_are_told_in_japanese(move):
+    with pytest.raises(IllegalMove) as caught:
+        Position.start().play(move)
+    e = caught.value
+    why = Screen("ja").why(e, move, 8)
+    words = set(re.findall(r"[A-Za-z]{2,}", why)) - {move}
+    assert not words, why
+    assert why != Screen("en").why(e, move, 8)
