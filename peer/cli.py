@@ -1,6 +1,7 @@
 """Command line of the players: ``python -m peer`` (and ``black.py`` / ``white.py``)."""
 import argparse
 import logging
+import re
 import statistics
 import subprocess
 import sys
@@ -151,11 +152,28 @@ def watch(argv):
 
 
 def status_text(screen, rec):
-    """A record's status and result for people (D1): "over 36-28", "abandoned (abandoned by black)"..."""
+    """A record's status and result for people (D1), in the screen's language: "over (black 36 -
+    white 28)", "resigned (white resigned)", "abandoned (by black)"..."""
     word = {PLAYING: "status_playing", "over": "status_over", "resigned": "status_resigned",
             "abandoned": "status_abandoned", "refused": "status_refused"}.get(rec.status)
     status = screen.t(word) if word else visible(rec.status, 20)
-    return f"{status} ({visible(rec.result, 120)})" if rec.result else status
+    result = rec.result
+    score = re.fullmatch(r"([0-9]{1,3})-([0-9]{1,3})", result)
+    who = re.fullmatch(r"(black|white) resigned|abandoned by (black|white)", result)
+    if score:
+        result = screen.t("score_text", b=score[1], w=score[2])
+    elif who and who[1]:
+        result = screen.t("resigned_text", colour=screen.t(who[1]))
+    elif who:
+        result = screen.t("abandoned_by", colour=screen.t(who[2]))
+    elif result.startswith("refused: "):
+        result = screen.t("refused_because", reason=visible(result[9:], 120))
+    return f"{status} ({visible(result, 120)})" if result else status
+
+
+def move_line(screen, pos, move):
+    """``#12 white: pass`` (the move just played on ``pos``'s predecessor, by ``mover``)."""
+    return f"{screen.colour_name(pos.turn)}: {describe(move, pos.size, screen)}"
 
 
 def follow(board, screen, until_over=True, timeout=None):
@@ -177,13 +195,12 @@ def follow(board, screen, until_over=True, timeout=None):
                     time.sleep(0.1)
                     continue
                 pos = g.position
-                last = next((m for m in reversed(g.moves) if m >= 0), None)
-                flipped = 0
-                if g.moves and g.moves[-1] >= 0:
-                    flipped = g.positions[-2].flips(g.moves[-1])
+                last = g.moves[-1] if g.moves and g.moves[-1] >= 0 else None
+                flipped = g.positions[-2].flips(last) if last is not None else 0
+                moved = f"   #{len(g.moves)} {move_line(screen, g.positions[-2], g.moves[-1])}" if g.moves else ""
                 screen.line("")
                 screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                            f"({screen.t('white')})   #{len(g.moves)}  {status_text(screen, rec)}")
+                            f"({screen.t('white')}){moved}   {status_text(screen, rec)}")
                 screen.board(pos, last=last, flipped=flipped, show_legal=False)
                 # an abandoned game is followed by the new one (D1); any other status but playing ends
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
@@ -220,9 +237,8 @@ def replay(argv):
     screen.board(pos, show_legal=False)
     for i, m in enumerate(g.moves, 1):
         flipped = pos.flips(m) if m >= 0 else 0
-        mover = screen.colour_name(pos.turn)
+        screen.line(f"\n#{i} {move_line(screen, pos, m)}")
         pos = pos.play(m)
-        screen.line(f"\n#{i} {mover}: {describe(m, rec.size)}")
         screen.board(pos, last=m if m >= 0 else None, flipped=flipped, show_legal=False)
         if args.delay:
             time.sleep(args.delay)

@@ -136,5 +136,8 @@ class External:
         return move, reason
 
 
-def describe(move, size):
-    return "pass" if move == PASS else notation.square_name(move, size)
+def describe(move, size, screen=None):
+    """A move for people: its square's name, or "pass" (パス on a Japanese screen)."""
+    if move == PASS:
+        return screen.t("pass") if screen is not None else "pass"
+    return notation.square_name(move, size)

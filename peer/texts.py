@@ -35,6 +35,9 @@ TEXTS = {
                    "この対局でのあなたの名前は {name} になりました（前は {old}）。"),
     "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name} になりました（前は {old}）。"),
     "resigned_text": ("{colour} resigned", "{colour}の投了"),
+    "abandoned_by": ("by {colour}", "{colour}による"),
+    "refused_because": ("refused: {reason}", "拒否: {reason}"),
+    "pass": ("pass", "パス"),
     "score_text": ("black {b} - white {w}", "黒 {b} - 白 {w}"),
     "offer_end": ("Game {id} has ended ({result}), but {other} has not confirmed the end yet: offering the "
                   "game again so that {other} sees it.",

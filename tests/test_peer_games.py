@@ -1,4 +1,6 @@
 """Whole games between two real processes over a temporary board folder."""
+import io
+
 import pytest
 
 from engine import Game
@@ -70,6 +72,28 @@ def test_replay_and_ggf(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "cannot replay" in bad.stderr
+
+
+def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
+    """A pass is its own move on the screen: never the move before it again (in both languages)."""
+    import subprocess
+    import sys
+    from comm import Board
+    from peer.cli import follow
+    from peer.record import Record
+    from peer.ui import Screen
+    moves = "b1c1d4c4d1a3b4a1d3d2pass"         # 4x4: black has no move at ply 11
+    rec = Record(id="g1", size=4, black="Ann", white="Bob", date="2026-11-24", mode="full", moves=moves,
+                 status="playing", result="")
+    board = tmp_path / "b"
+    Board(board, "watcher").join().close()      # a board folder with its marker
+    Records(board).save(rec)
+    r = subprocess.run([sys.executable, "-m", "peer", "replay", str(Records(board).path("g1")), "--no-color",
+                        "--lang", "ja"], capture_output=True, text=True, timeout=60, encoding="utf-8")
+    assert r.returncode == 0 and "#11 黒: パス" in r.stdout and "#10 白: d2" in r.stdout, r.stdout
+    out = io.StringIO()
+    follow(board, Screen("en", stream=out), until_over=False, timeout=0.3)
+    assert "#11 black: pass" in out.getvalue() and "(d2)" not in out.getvalue(), out.getvalue()
 
 
 def test_demo_runs_two_processes(tmp_path):

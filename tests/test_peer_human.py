@@ -71,7 +71,7 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     w.sendline("ヘルプ")
     w.expect("ヒント（hint）")
     b.sendline("f5")
-    w.expect("black は f5 に打ちました")
+    w.expect("黒 は f5 に打ちました")
     w.expect("あなたの番です")
     w.sendline("a1")
     w.expect("a1 では相手の石を1つも返せません。打てる場所:")

@@ -93,7 +93,14 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
+    def shown_name(self, name):
+        """A player's name as shown: the default names ``black`` and ``white`` in the screen's language."""
+        return self.screen.t(name) if name in COLOURS else name
+
     def say(self, key, **kw):
+        for k in ("name", "other", "black", "white", "old"):
+            if isinstance(kw.get(k), str):
+                kw[k] = self.shown_name(kw[k])
         if "to_leave" not in kw:    # a computer side reads no commands: it is left with Ctrl+C
             human = getattr(self.player, "kind", "") == "human"
             reads = getattr(self.player, "lines", None) is not None

@@ -31,10 +31,10 @@ class Moves:
             return ""
         s = self.screen
         if pos.turn == self.colour:
-            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.my_name, NAME_LIMIT)})"
+            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.my_name), NAME_LIMIT)})"
         state = self._their_state()
         extra = f", {s.t(state)}" if state else ""
-        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.their_name, NAME_LIMIT)}{extra})"
+        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.their_name), NAME_LIMIT)}{extra})"
 
     # -- plies -----------------------------------------------------------------------------
     def _apply(self, move, by_me):
