@@ -198,7 +198,8 @@ def cmd_nboard(args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
+                                 "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m engine info\n"
                                         "  python -m engine perft 9\n"

@@ -148,7 +148,11 @@ def watch(argv):
     ap.add_argument("--until-over", action="store_true", help="stop when the game ends")
     args = ap.parse_args(argv)
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
-    return follow(Path(args.board), screen, until_over=args.until_over)
+    board = Path(args.board)
+    if not (board / "cardstand.board").is_file():
+        print(screen.t("no_board", board=visible(str(board), 300)), file=sys.stderr)
+        return 1
+    return follow(board, screen, until_over=args.until_over)
 
 
 def status_text(screen, rec):
@@ -340,10 +344,22 @@ def bench(argv):
     return 0
 
 
+COMMANDS = {"demo": "two computer players in two processes, shown as they play",
+            "watch": "show a live game on a board folder, read-only",
+            "replay": "replay a recorded game (or export it as GGF)",
+            "bench": "measure the messaging overhead per move"}
+USAGE = ("usage: python -m peer [play] --color {black,white} [options]   (or python black.py / white.py)\n"
+         + "".join(f"       python -m peer {c:7s} ... {what}\n" for c, what in COMMANDS.items())
+         + "       python -m peer COMMAND --help    the options of each")
+
+
 def main(argv=None, colour=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if colour is None and argv and argv[0] in ("demo", "watch", "replay", "bench", "play"):
+    if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
-        if cmd != "play":
+        if cmd in COMMANDS:
             return {"demo": demo, "watch": watch, "replay": replay, "bench": bench}[cmd](argv)
+        if cmd != "play":
+            print(f"{USAGE}\npython -m peer: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
+            return 2
     return play(argv, colour)

@@ -177,6 +177,10 @@ TEXTS = {
     "status_abandoned": ("abandoned", "放棄"),
     "status_refused": ("refused", "拒否"),
     "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
+    "no_board": ("There is no board at {board} (no folder, or no cardstand.board in it): check the path, or "
+                 "start a player there first.",
+                 "{board} に伝言台がありません（フォルダがないか、中に cardstand.board がありません）。場所を確かめるか、"
+                 "先にそこで対局を始めてください。"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------
     "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",

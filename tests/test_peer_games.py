@@ -96,6 +96,17 @@ def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
     assert "#11 black: pass" in out.getvalue() and "(d2)" not in out.getvalue(), out.getvalue()
 
 
+def test_watch_without_a_board_and_an_unknown_command_say_so(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "peer", "watch", "--board", str(tmp_path / "nowhere"), "--lang", "en"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "There is no board at" in r.stderr and not r.stdout
+    r = subprocess.run([sys.executable, "-m", "peer", "wacth"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "unknown command 'wacth'" in r.stderr
+    assert all(f"python -m peer {c}" in r.stderr for c in ("demo", "watch", "replay", "bench"))
+
+
 def test_demo_runs_two_processes(tmp_path):
     import subprocess
     import sys
