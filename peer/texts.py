@@ -103,6 +103,8 @@ TEXTS = {
     "they_resigned": ("{name} resigned.", "{name} が投了しました。"),
     "you_resigned": ("You resigned.", "投了しました。"),
     "over": ("Game over: black {b} - white {w}. {verdict}", "対局終了: 黒 {b} - 白 {w}。{verdict}"),
+    "over_resigned": ("Game over: {result} (black {b} - white {w} on the board). {verdict}",
+                      "対局終了: {result}（盤上は 黒 {b} - 白 {w}）。{verdict}"),
     "win": ("{name} wins.", "{name} の勝ち。"),
     "draw": ("A draw.", "引き分け。"),
     "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),

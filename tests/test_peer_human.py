@@ -53,9 +53,12 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("Resign this game")
     h.sendline("yes")
     h.expect("You resigned")
+    h.expect(r"Game over: black resigned \(black \d+ - white \d+ on the board\)\. Bot \(white\) wins\.")
+    h.expect("Game record: ")
     h.expect(pexpect.EOF)
     rw, ow = finish(w)
     assert rw == 0 and "Ann says: good luck" in ow and "Ann resigned" in ow
+    assert "Game over: black resigned" in ow and "Bot (white) wins" in ow and "Game record: " in ow
     rec = Records(board).current()
     assert rec.status == "resigned" and rec.black == "Ann" and rec.white == "Bot"
 

@@ -3,7 +3,7 @@ import logging
 import time
 
 from comm.text import visible
-from engine import BLACK, PASS, IllegalMove, notation
+from engine import BLACK, PASS, WHITE, IllegalMove, notation
 
 from .. import protocol
 from ..protocol import NAME_LIMIT
@@ -152,20 +152,24 @@ class Moves:
         if self.end_shown:
             return
         self.end_shown = True
+        pos = self.game.position
+        b, w = pos.discs()
+        s = self.screen
         if self.record.status == RESIGNED:
             if self.resumed_end:
                 self.say("ended_resigned", id=self.gid, result=self._result_text(self.record))
-            return
-        pos = self.game.position
-        b, w = pos.discs()
-        winner = pos.winner()
-        s = self.screen
+            winner = WHITE if self.record.result.startswith("black") else BLACK
+        else:
+            winner = pos.winner()
         if winner is None:
             verdict = s.t("draw")
         else:
-            wname = self.record.black if winner == BLACK else self.record.white
+            wname = self.shown_name(self.record.black if winner == BLACK else self.record.white)
             verdict = s.t("win", name=f"{wname} ({s.colour_name(winner)})")
-        self.say("over", b=b, w=w, verdict=verdict)
+        if self.record.status == RESIGNED:
+            self.say("over_resigned", result=self._result_text(self.record), b=b, w=w, verdict=verdict)
+        else:
+            self.say("over", b=b, w=w, verdict=verdict)
 
     def _send_end(self):
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""
