@@ -50,6 +50,9 @@ def test_watch_shows_a_live_game_read_only(tmp_path):
     board = tmp_path / "b"
     b = player("black", board, "--ai", "greedy", "--pace", "0.05", "--size", "6")
     w = player("white", board, "--ai", "random", "--pace", "0.05")
+    deadline = time.monotonic() + 30
+    while not (board / "cardstand.board").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)            # watch refuses a folder that is no board (yet)
     watcher = subprocess.run([sys.executable, "-m", "peer", "watch", "--board", str(board), "--until-over",
                               "--no-color"], capture_output=True, text=True, timeout=120, cwd=ROOT)
     finish(b)

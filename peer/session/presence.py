@@ -62,8 +62,7 @@ class Presence:
         return True
 
     def _their_state(self):
-        """The opponent's state for the status line: a ``texts`` key, or None."""
-        if self.gone:
-            return "gone_state"
-        rec = self.board.alive(self.other)
-        return {"thinking": "thinking", "waiting": "waiting"}.get((rec or {}).get("state"))
+        """The state of the opponent, whose turn it is, for the status line (a ``texts`` key).
+        Not its alive record's: shown just after our move, that still says "waiting" for up to
+        a second, though the move is on its way."""
+        return "gone_state" if self.gone else "thinking"
