@@ -72,15 +72,89 @@ def check(cond, what):
         raise Fail(what)
 
 
+_STARTED = []      # every program the kit started: stopped when run() ends, however it ends
+
+
+class _Player(subprocess.Popen):
+    """A program the kit started, its output read as it comes (a program that writes a lot never
+    blocks on a full pipe: players may write anything) and kept for the failure messages."""
+
+    KEEP = 1 << 20      # bytes of output kept (the end)
+
+    def __init__(self, argv, **kw):
+        super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+        self._out = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+        _STARTED.append(self)
+
+    def _drain(self):
+        kept = 0
+        while True:
+            try:
+                chunk = self.stdout.read1(65536)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            self._out.append(chunk)
+            kept += len(chunk)
+            while kept > self.KEEP and len(self._out) > 1:
+                kept -= len(self._out.pop(0))
+
+    def output(self, timeout=10):
+        """What it wrote (all of it once it has exited)."""
+        if self.poll() is not None:
+            self._reader.join(timeout)
+        return b"".join(self._out).decode("utf-8", "replace")
+
+    def communicate(self, input=None, timeout=None):
+        self.wait(timeout)
+        return self.output(), None
+
+
+def _start(argv, **kw):
+    """Start a program, saying clearly when it cannot be started at all."""
+    try:
+        return _Player(argv, **kw)
+    except OSError as e:
+        raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
+
+
+def _stop_all():
+    for p in _STARTED:
+        if p.poll() is None:
+            p.kill()
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+    _STARTED.clear()
+
+
 class Served:
     """An implementation under test in ``serve`` mode."""
 
     def __init__(self, cmd, board, name, stale_after=10.0, lock_timeout=10.0, secret=None):
         argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, encoding="utf-8",
-                                     env=_env(secret))
+        self._err = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._err, text=True, encoding="utf-8",
+                                         env=_env(secret))
+        except OSError as e:
+            raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
+        _STARTED.append(self.proc)
+
+    def _why_silent(self):
+        """How it ended, if it did: its exit code and the end of what it wrote on stderr."""
+        code = self.proc.poll()
+        if code is None:
+            return ""
+        self._err.seek(0)
+        err = self._err.read()[-400:].decode("utf-8", "replace").strip()
+        return f" (it exited with code {code}" + (f"; it said: {err!r})" if err else ")")
 
     def ask(self, timeout=30, **req):
         try:
@@ -98,7 +172,9 @@ class Served:
         t.join(timeout)
         line = box.get("line")
         if not line:
-            raise Fail(f"no answer to {req} within {timeout} s")
+            if self.proc.poll() is None:
+                time.sleep(0.1)
+            raise Fail(f"no answer to {req} within {timeout} s{self._why_silent()}")
         try:
             return json.loads(line)
         except ValueError:
@@ -572,7 +648,8 @@ def s_names(cmd, d):
         impl.ask(op="init")
         for bad in ("a/b", "..", "sp ace", "con", "x" * 33):
             a = impl.ask(op="send", to=bad, body="x")
-            check(not a.get("ok") or a.get("result") == 0, f"{bad!r} was accepted: {a}")
+            check(a.get("ok") is False, f"a send to {bad!r} was answered {a}, not ok: false (I5: a bad 'to' "
+                                        "is an invalid argument, refused before the board is touched)")
         check(sorted(p.name for p in (d / "box").iterdir()) == ["impl"], "something was created in box/")
     finally:
         impl.close()
@@ -608,14 +685,12 @@ def s_device_names(cmd, d):
 
 def _ours(colour, board, *extra):
     env = _env(base=dict(os.environ, NO_COLOR="1"))
-    return subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--ai", "random",
-                             "--lang", "en", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env)
+    return _start([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--ai", "random",
+                   "--lang", "en", *extra], env=env)
 
 
 def _theirs(play_cmd, board, colour, secret=None, extra=()):
-    return subprocess.Popen(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(secret))
+    return _start(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
 
 
 def _game(play_cmd, d, colour):
@@ -626,13 +701,13 @@ def _game(play_cmd, d, colour):
     while ours.poll() is None and time.monotonic() < deadline:
         if theirs.poll() not in (None, 0):
             ours.kill()
-            raise Fail(f"their {colour} exited {theirs.returncode}: {theirs.stdout.read()[-300:]}")
+            raise Fail(f"their {colour} exited {theirs.returncode}: {theirs.output()[-300:]}")
         time.sleep(0.2)
     if ours.poll() is None:
         theirs.kill()
         ours.kill()
         raise Fail("the game did not finish within 300 s")
-    out_ours = ours.stdout.read()
+    out_ours = ours.output()
     try:
         out_theirs, _ = theirs.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -1420,9 +1495,8 @@ def _our_player_has_secret():
 
 
 def _our_play(board, colour, secret=None):
-    return subprocess.Popen(OUR_PLAYER + ["--board", str(board), "--color", colour], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=_env(secret, dict(os.environ, NO_COLOR="1")))
+    return _start(OUR_PLAYER + ["--board", str(board), "--color", colour], cwd=ROOT,
+                  env=_env(secret, dict(os.environ, NO_COLOR="1")))
 
 
 def _both(a, b, timeout=120):
@@ -1433,7 +1507,7 @@ def _both(a, b, timeout=120):
     for p in (a, b):
         if p.poll() is None:
             p.kill()
-    out_a, out_b = a.stdout.read(), b.stdout.read()
+    out_a, out_b = a.output(), b.output()
     return a.wait(), out_a, b.wait(), out_b
 
 
@@ -1471,7 +1545,7 @@ def s_game_secret(cmd, d, play_cmd):
             kit = _kit_board(other_view(sub), "black" if colour == "white" else "white", secret=key)
             _kit_game(kit, "black" if colour == "white" else "white", theirs)
             code = _exit_code(theirs)
-            out = theirs.stdout.read()
+            out = theirs.output()
             check(code == 0, f"their {colour} with the secret exited {code}: {out[-300:]!r}")
             check(not kit.take_rejected(), "the kit refused messages signed by the implementation")
         finally:
@@ -1498,7 +1572,7 @@ def s_game_secret(cmd, d, play_cmd):
                 elif m is None:
                     kit.send(colour, hello)
             code = _exit_code(theirs)
-            out = theirs.stdout.read()
+            out = theirs.output()
             who = "their side has the secret, the kit's has none" if theirs_secret else \
                 "the kit's side has the secret, theirs has none"
             check(code == 3, f"{who}: their {colour} exited {code}, not 3: {out[-300:]!r}")
@@ -1766,7 +1840,7 @@ def s_restart_size(cmd, d, play_cmd):
     theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
     try:
         code = _exit_code(theirs)
-        out = theirs.stdout.read()
+        out = theirs.output()
         check(code == 2, f"with an unfinished 8x8 game on the board, a start with --size 6 exited {code}, not 2 (H5)")
         check(gid in out, f"the refusal does not name the unfinished game {gid}: {out.strip()[-300:]!r}")
         check(_board_state(d) == before, "the refused start changed the board (H5: nothing changes)")
@@ -1909,7 +1983,11 @@ def s_board_gone(cmd, d, play_cmd):
         _kit_play(kit, "black", theirs, Game(8), until=4)
         _remove_folder(board)
         code = _exit_code(theirs, timeout=60)
-        check(code != 0, "the board was deleted mid-game, yet the implementation exited 0")
+        out = theirs.output()
+        check(code == 5, f"the board was deleted mid-game and stayed away; the implementation exited {code}, "
+                         f"not 5 (G7): {out.strip()[-300:]!r}")
+        check("Traceback" not in out, f"the implementation showed a traceback when the board went away (G7): "
+                                      f"{out.strip()[-300:]!r}")
         check(not board.exists(), "the deleted board folder was made again (T1)")
     finally:
         _reap(theirs, timeout=1)
@@ -1942,7 +2020,9 @@ def s_take_over(cmd, d, play_cmd):
                 hello = protocol.parse(m.body)
         check(hello.get("game") == gid, f"the black that took over offered {hello.get('game')!r}, not the game {gid} (H5)")
         code = _exit_code(first, timeout=30)
-        check(code != 0, "the replaced black exited 0")
+        out = first.output()
+        check(code == 6, f"the replaced black exited {code}, not 6 (I6): {out.strip()[-300:]!r}")
+        check("Traceback" not in out, f"the replaced black showed a traceback: {out.strip()[-300:]!r}")
         kit.send("black", protocol.control("welcome", v=1, role="white", name="kit", game=gid,
                                            moves=game.transcript(passes=True)))
         _kit_resigns(kit, "black", game, gid)
@@ -2177,44 +2257,59 @@ def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None
 
     ``base_b``: the same folder seen through a second mount; the kit and our
     players then work through it while the implementation uses ``base``.
+    Every program a scenario started is stopped when it ends (Ctrl+C too: then the
+    results so far are summed up and ``KeyboardInterrupt`` goes on).
     """
     play_cmd = play_cmd or f"{cmd} play"
     results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(base) if base else Path(tmp)
-        VIEW.clear()
-        VIEW.update(a=root, b=Path(base_b) if base_b else None)
-        for i, fn in enumerate(BOARD_SCENARIOS + GAME_SCENARIOS, 1):
-            if only and fn.__name__[2:] not in only:
-                continue
-            d = root / f"{i:02d}-{fn.__name__[2:]}-{os.getpid()}"
-            d.mkdir(parents=True)
-            t = time.monotonic()
-            try:
-                if fn in GAME_SCENARIOS:
-                    fn(cmd, d, play_cmd)
-                else:
-                    fn(cmd, d)
-                ok, why = True, ""
-            except Skip as e:
-                ok, why = True, f"skipped: {e}"
-            except Fail as e:
-                ok, why = False, str(e)
-            except Exception as e:  # a crash in the implementation's answers is a failure too
-                ok, why = False, f"{type(e).__name__}: {e}"
-            doc = (fn.__doc__ or "").strip()
-            clauses, _, title = doc.partition(": ")
-            word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
-            stream.write(f"{word}  {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
-            if why:
-                stream.write(f"      {why}\n")
-            stream.flush()
-            results.append((fn.__name__[2:], clauses, ok, why))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(base) if base else Path(tmp)
+            VIEW.clear()
+            VIEW.update(a=root, b=Path(base_b) if base_b else None)
+            for i, fn in enumerate(BOARD_SCENARIOS + GAME_SCENARIOS, 1):
+                name = fn.__name__[2:]
+                if only and name not in only:
+                    continue
+                d = root / f"{i:02d}-{name}-{os.getpid()}"
+                d.mkdir(parents=True)
+                t = time.monotonic()
+                try:
+                    if fn in GAME_SCENARIOS:
+                        fn(cmd, d, play_cmd)
+                    else:
+                        fn(cmd, d)
+                    ok, why = True, ""
+                except Skip as e:
+                    ok, why = True, f"skipped: {e}"
+                except Fail as e:
+                    ok, why = False, str(e)
+                except Exception as e:  # a crash in the implementation's answers is a failure too
+                    ok, why = False, f"{type(e).__name__}: {e}"
+                finally:
+                    _stop_all()
+                doc = (fn.__doc__ or "").strip()
+                clauses, _, title = doc.partition(": ")
+                word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
+                stream.write(f"{word}  {name:15s} {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
+                if why:
+                    stream.write(f"      {why}\n")
+                stream.flush()
+                results.append((name, clauses, ok, why))
+    except KeyboardInterrupt:
+        _stop_all()
+        _summary(results, stream, " (interrupted)")
+        raise
+    _summary(results, stream)
+    return results
+
+
+def _summary(results, stream, note=""):
     skipped = sum(why.startswith("skipped:") for _, _, _, why in results)
     passed = sum(ok for _, _, ok, _ in results) - skipped
     stream.write(f"{passed} passed, {len(results) - passed - skipped} failed, {skipped} skipped "
-                 "(a skipped clause is not checked here)\n")
-    return results
+                 f"(a skipped clause is not checked here){note}\n")
+    stream.flush()
 
 
 def main(argv=None):
@@ -2226,12 +2321,31 @@ def main(argv=None):
     ap.add_argument("--board", metavar="DIR", help="make the boards under DIR (e.g. on a network share)")
     ap.add_argument("--board-b", metavar="DIR",
                     help="DIR as a second mount shows it: the kit and our players use this view")
-    ap.add_argument("--only", nargs="*", help="run only these scenarios (names without 's_')")
+    ap.add_argument("--only", nargs="+", metavar="SCENARIO", help="run only these scenarios (the names the "
+                    "kit prints, e.g. init game_black)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)  # the kit's own retries are expected, not news
     if args.board_b and not args.board:
         ap.error("--board-b goes with --board")
-    results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b)
+    names = [fn.__name__[2:] for fn in BOARD_SCENARIOS + GAME_SCENARIOS]
+    unknown = [n for n in args.only or () if n not in names]
+    if unknown:
+        ap.error(f"no scenario {', '.join(map(repr, unknown))}; the scenarios: {' '.join(names)}")
+    for folder in (args.board, args.board_b):
+        if folder is None:
+            continue
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            probe = Path(tempfile.mkdtemp(prefix="kit-probe-", dir=folder))
+            probe.rmdir()
+        except OSError as e:
+            print(f"python -m peer.conformance: cannot make boards under {folder}: {e.strerror or e}",
+                  file=sys.stderr)
+            return 2
+    try:
+        results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b)
+    except KeyboardInterrupt:
+        return 130
     return 0 if results and all(ok for _, _, ok, _ in results) else 1
 
 

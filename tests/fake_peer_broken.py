@@ -82,6 +82,25 @@ def com0_ok():
     comm.board._RESERVED = frozenset(comm.board._RESERVED - {"com0", "lpt0"})
 
 
+def recipient_unchecked():
+    """N1 I5: does not check a recipient's name (a/b, .., con...) before touching the board."""
+    orig = comm.board.check_name
+    comm.board.check_name = lambda name, what="name": name if what == "recipient" else orig(name, what)
+
+
+def crash_on_leave():
+    """G7 I6: on a gone board or a replaced run, dies with a traceback (exit 1), not 5 or 6."""
+    from peer.session import presence, trouble
+    real = trouble.Leave
+
+    def leave(code):
+        if code in (5, 6):
+            raise RuntimeError(f"boom instead of exit {code}")
+        return real(code)
+    trouble.Leave = leave
+    presence.Leave = leave
+
+
 def clean_by_folder_time():
     """S1: judges a private lock folder ``tmp/lock-<token>`` by the folder's own time only (takes
     a live member's kept folder, whose owner record is rewritten, for old)."""
@@ -437,7 +456,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
