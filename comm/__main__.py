@@ -83,7 +83,7 @@ def cmd_serve(args):
                     me.join(take_over=bool(req.get("take_over")))
                     ans = {"ok": True}
                 elif op == "quiet":
-                    ans = {"ok": True, "result": me.quiet()}
+                    ans = {"ok": True, "result": me.quiet(), "error": me.last_error}
                 elif op == "talk":
                     r = me.talk(req.get("to", ""), req.get("body", ""))
                     ans = {"ok": True, "result": r.result, "sender": r.sender, "body": r.body, "error": me.last_error}
@@ -95,7 +95,7 @@ def cmd_serve(args):
                     ans = {"ok": True, "result": 2 if m else (0 if me.last_error else -1),
                            "sender": m.sender if m else "", "body": m.body if m else "", "error": me.last_error}
                 elif op == "wipe":
-                    ans = {"ok": True, "result": me.wipe()}
+                    ans = {"ok": True, "result": me.wipe(), "error": me.last_error}
                 elif op == "quit":
                     print(json.dumps({"ok": True}), flush=True)
                     return 0

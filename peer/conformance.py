@@ -471,8 +471,13 @@ def s_members(cmd, d):
         check(a.get("result") != 2, f"the replaced run still took a message: {a} (I6)")
         check(first.ask(op="send", to="twin", body="from a replaced run").get("result") == 0,
               "a replaced run could still send (I6)")
+        for op in ("quiet", "wipe"):
+            a = first.ask(op=op)
+            check(a.get("result") == 0 and a.get("error"), f"a replaced run's {op} answered {a}, not result 0 "
+                                                          "with an error (I6: it MUST NOT Quiet)")
         a = second.ask(op="recv")
-        check(a.get("body") == "for the new run", f"the new run got {a}")
+        check(a.get("body") == "for the new run", f"the new run got {a} (a replaced run's quiet or wipe "
+                                                  "must drop nothing, I6)")
         second.proc.kill()
         second.proc.wait()
         third = Served(cmd, d, "dup", stale_after=1.0, lock_timeout=5.0)
@@ -931,6 +936,31 @@ def s_version(cmd, d, play_cmd):
             _reap(theirs, timeout=1)
 
 
+def s_control_lines(cmd, d, play_cmd):
+    """P4 H4 D1: a greeting written as P4 allows (bytes encoded without need, lower-case hex, raw UTF-8, an = inside a value, an empty value, an unknown key, an unexpected role) is read as meant."""
+    gid, name = "g-p4-test", "Kit 日本🀄=x"
+    raw = ("#cardstand hello v=1 role=observer name=Ki%74%20日本%f0%9f%80%84=x size=%38 game=g-p4%2dtest "
+           "moves= x-future=yes%20please")
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        got, welcome = _kit_handshake(kit, "black", theirs, gid=gid, hello=raw)
+        check(got == gid, f"it welcomed game {got!r}, not {gid!r} (P4: %2d is '-')")
+        deadline = time.monotonic() + 10
+        while (rec := Records(d).load(gid)) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(rec is not None, f"no record of game {gid} after the handshake (D1)")
+        check(rec.black == name, f"its record names black {rec.black!r}, not {name!r} (P4: percent-decoded "
+                                 "as UTF-8, raw UTF-8 kept, an '=' after the first is part of the value)")
+        check(rec.size == 8, f"its record says size {rec.size}, not 8 (P4: size=%38)")
+        game = Game(8)
+        _kit_resigns(kit, "white", game, gid)
+        code = _exit_code(theirs)
+        check(code == 0, f"after the kit resigned it exited {code}: {theirs.output().strip()[-300:]!r}")
+    finally:
+        _reap(theirs, timeout=1)
+
+
 def _quiet_for(kit, secs, what):
     """Nothing but greetings from the implementation for ``secs`` seconds: no move, no ``refused``."""
     deadline = time.monotonic() + secs
@@ -1373,13 +1403,14 @@ def _kit_hello(colour, gid, moves="", size=8):
     return protocol.control("hello", v=1, role="white", name="kit")
 
 
-def _kit_handshake(kit, colour, proc, gid=None, game=None):
+def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None):
     """H1-H3 as ``colour`` against ``proc``; black offers ``game`` (a ``Game``, default a new one)
-    as ``gid``.  Returns (gid, the other side's greeting)."""
+    as ``gid`` (``hello``: the greeting as written, instead of the kit's own).  Returns (gid, the
+    other side's greeting)."""
     other = "white" if colour == "black" else "black"
     gid = gid or f"conf-{uuid.uuid4().hex[:8]}"
     moves = game.transcript(passes=True) if game is not None else ""
-    hello = _kit_hello(colour, gid, moves)
+    hello = hello or _kit_hello(colour, gid, moves)
     _send_until(kit, other, hello, proc)
     next_hello = time.monotonic() + 2
     shake_by = time.monotonic() + 30
@@ -2247,7 +2278,7 @@ def s_full_disk(cmd, d, play_cmd):
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_passes, s_runs, s_game_secret, s_end_reoffer,
+GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 

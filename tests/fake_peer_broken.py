@@ -101,6 +101,47 @@ def crash_on_leave():
     presence.Leave = leave
 
 
+def no_percent_decode():
+    """P4: takes control-line values as written, never percent-decoded."""
+    protocol.unquote = lambda v, errors=None: v
+
+
+def unknown_key_junk():
+    """P4: a control line with a key its verb's row does not list is junk (not ignored)."""
+    listed = {"hello": {"v", "role", "name", "size", "game", "moves", "new"}}
+
+    def parse(orig):
+        def f(body):
+            m = orig(body)
+            return protocol.Msg("junk", text=body) if set(m.fields) - listed.get(m.kind, set(m.fields)) else m
+        return f
+    wrap(protocol, "parse", parse)
+
+
+def role_checked():
+    """H4: refuses a greeting whose role is not the sender's colour (readers MUST NOT check it)."""
+    def basics(orig):
+        def f(self, msg):
+            if msg.get("role") != self.other:
+                return "bad_version", {"v": "role", "mine": protocol.VERSION}
+            return orig(self, msg)
+        return f
+    wrap(Session, "_greeting_basics", basics)
+
+
+def replaced_quiet():
+    """I6: a replaced run still runs Quiet and Wipe (and drops the new run's messages)."""
+    def drop(orig):
+        def f(self, which, doing):
+            self._check_member = lambda: None
+            try:
+                return orig(self, which, doing)
+            finally:
+                del self._check_member
+        return f
+    wrap(comm.Board, "_drop", drop)
+
+
 def clean_by_folder_time():
     """S1: judges a private lock folder ``tmp/lock-<token>`` by the folder's own time only (takes
     a live member's kept folder, whose owner record is rewritten, for old)."""
@@ -456,7 +497,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

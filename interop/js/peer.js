@@ -63,7 +63,7 @@ function serve(a) {
       const req = JSON.parse(line);
       switch (req.op) {
         case 'init': me.join(!!req.take_over); ans = { ok: true }; break;
-        case 'quiet': ans = { ok: true, result: me.quiet() }; break;
+        case 'quiet': ans = { ok: true, result: me.quiet(), error: me.lastError }; break;
         case 'talk': { const r = me.talk(req.to || '', req.body || ''); ans = { ok: true, result: r[0], sender: r[1], body: r[2], error: me.lastError, rejected: rejected() }; break; }
         case 'send': ans = { ok: true, result: me.send(req.to, req.body || '') ? 1 : 0, error: me.lastError }; break;
         case 'recv': {
@@ -72,7 +72,7 @@ function serve(a) {
                   signed: m ? m.signed : false, error: me.lastError, rejected: rejected() };
           break;
         }
-        case 'wipe': ans = { ok: true, result: me.wipe() }; break;
+        case 'wipe': ans = { ok: true, result: me.wipe(), error: me.lastError }; break;
         case 'quit': say({ ok: true }); me.close(); return 0;
         default: ans = { ok: false, error: `unknown op ${req.op}` };
       }
