@@ -568,7 +568,7 @@ def s_stale_short(cmd, d):
 
 
 def s_garbage(cmd, d):
-    """M1 M4 S3 F3: damaged messages (no from-run, an empty from-run, an empty file, no crc32) are set aside, foreign files ignored; one without to-run arrives."""
+    """M1 M4 S3 F3 R1: damaged messages (no from-run, an empty from-run, an empty file, no crc32) are set aside, foreign files ignored; one without to-run, one with an unknown header key, one with its lines in another order arrive; a member record's first line is not checked."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
     try:
@@ -601,6 +601,27 @@ def s_garbage(cmd, d):
             check(not os.path.lexists(box / msg_name(k)), f"{what} was left in the mailbox (M1 M4: moved to trash)")
         a = impl.ask(op="recv")
         check(a.get("result") == -1, f"after the last message, recv answered {a}")
+        # M1: header keys M1 does not list are ignored, and the order of the lines is free
+        _place(kit, kbox, lambda k: _kit_frame("kit", kit.run, "impl", run, k, "with a new key").replace(
+            b"\nseq: ", b"\nx-future: yes\nseq: ", 1))
+
+        def reordered(k):
+            head, _, body = _kit_frame("kit", kit.run, "impl", run, k, "in another order").partition(b"\n\n")
+            first, *lines = head.split(b"\n")
+            return b"\n".join([first, *reversed(lines)]) + b"\n\n" + body
+        _place(kit, kbox, reordered)
+        for want, why in (("with a new key", "a header key M1 does not list MUST be ignored"),
+                          ("in another order", "the order of the header lines is free")):
+            a = impl.ask(op="recv")
+            check(a.get("result") == 2 and a.get("body") == want, f"recv answered {a}, not the message "
+                                                                  f"{want!r} (M1: {why})")
+        # R1: readers MUST NOT check a record's first line (the board's version is the marker's)
+        member = d / "box" / "kit" / "member"
+        text = member.read_bytes().decode("utf-8").replace("cardstand-member 1\n", "cardstand-member 2\n", 1)
+        fsops.replace_with(kit.tmp, other_view(member), text.encode("utf-8"), durable=False)
+        a = impl.ask(op="send", to="kit", body="to a member record of another first line")
+        check(a.get("result") == 1, f"with 'cardstand-member 2' on the first line of the kit's member record, "
+                                    f"send answered {a} (R1: readers MUST NOT check the first line)")
     finally:
         impl.close()
 

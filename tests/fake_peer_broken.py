@@ -142,6 +142,32 @@ def replaced_quiet():
     wrap(comm.Board, "_drop", drop)
 
 
+def header_unknown_bad():
+    """M1: a message whose header has a key M1 does not list is bad (set aside, never returned)."""
+    listed = {b"from", b"from-run", b"to", b"to-run", b"seq", b"length", b"crc32", b"mac"}
+
+    def unframe(orig):
+        def f(raw, **kw):
+            for line in raw.partition(b"\n\n")[0].split(b"\n")[1:]:
+                if line.partition(b": ")[0] not in listed:
+                    raise ValueError("bad header: an unknown key")
+            return orig(raw, **kw)
+        return f
+    wrap(comm.board, "unframe", unframe)
+
+
+def first_line_checked():
+    """R1: a member record whose first line is not 'cardstand-member 1' is damaged (not joined)."""
+    def fields(orig):
+        def f(text, *a, **kw):
+            if text is not None and text.startswith("cardstand-member ") and not text.startswith("cardstand-member 1\n"):
+                return {}
+            return orig(text, *a, **kw)
+        return f
+    wrap(comm.fsops, "record_fields", fields)
+    comm.board.fsops.record_fields = comm.fsops.record_fields
+
+
 def clean_by_folder_time():
     """S1: judges a private lock folder ``tmp/lock-<token>`` by the folder's own time only (takes
     a live member's kept folder, whose owner record is rewritten, for old)."""
@@ -497,7 +523,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

@@ -233,6 +233,8 @@ BROKEN = [
     ("forget_watch", "stale_short", "never broke a lock left silent"),
     ("keep_damaged", "garbage", "the damaged message was left in place"),
     ("no_crc_ok", "garbage", "the bad ones are never returned"),
+    ("header_unknown_bad", "garbage", "(M1: a header key M1 does not list MUST be ignored)"),
+    ("first_line_checked", "garbage", "(R1: readers MUST NOT check the first line)"),
     ("clean_by_folder_time", "cleanup", "init removed tmp/lock-fedcba9876543210 (a private lock folder"),
     ("clean_any_name", "cleanup", "tmp/notes.txt (a name S1 does not list: F3)"),
     ("com0_ok", "device_names", "joined as 'com0'"),
