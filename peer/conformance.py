@@ -37,7 +37,7 @@ from comm.board import frame, msg_name
 from engine import Game, PASS, notation, square_name
 
 from . import protocol
-from .record import Records
+from .record import Record, Records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -1921,7 +1921,7 @@ def s_restart_size(cmd, d, play_cmd):
 
 
 def s_restart_new(cmd, d, play_cmd):
-    """H2 H5 D1: --new closes the unfinished game as abandoned and starts another (white asks with new=1); so does a greeting for a new game."""
+    """H2 H5 D1: --new closes the unfinished game as abandoned and starts another (white asks with new=1); so does a greeting for a new game; a game of an unknown status is not resumed."""
     for colour in ("black", "white"):
         sub = d / f"new-{colour}"
         sub.mkdir()
@@ -1969,6 +1969,20 @@ def s_restart_new(cmd, d, play_cmd):
         check(_exit_code(theirs) == 0, "the new game ended by the kit's resignation, but the implementation did not exit 0")
     finally:
         _reap(theirs, timeout=1)
+    # D1: a status this document does not name reads as closed: that game is not offered again
+    sub = d / "unknown-status"
+    sub.mkdir()
+    kit = _kit_board(other_view(sub), "white")
+    Records(other_view(sub)).save(Record(id="g-post", size=8, black="impl", white="kit", mode="full", moves="f5",
+                                         status="postponed", result=""))
+    theirs = _theirs(play_cmd, sub, "black")
+    try:
+        hello = _expect_from(kit, "hello", theirs, what=" with a game of status 'postponed' on the board")
+        check(hello.get("game") != "g-post" and not hello.get("moves"),
+              f"with the current game's status 'postponed', black offered {hello.text[:120]!r} (D1: an unknown "
+              "status reads as closed: a new game)")
+    finally:
+        _reap(theirs, timeout=0.5)
 
 
 def s_refused_record(cmd, d, play_cmd):

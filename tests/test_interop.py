@@ -267,6 +267,7 @@ BROKEN = [
     ("size_unnamed", "restart_size", "does not name the unfinished game"),
     ("other_welcome", "restart_size", "after a welcome for another game"),
     ("no_abandon", "restart_new", "not 'abandoned'"),
+    ("unknown_status_resumes", "restart_new", "an unknown status reads as closed"),
     ("no_refused_record", "refused_record", "not 'refused'"),
     ("remake_board", "board_gone", "was made again"),
     ("busy_code", "take_over", "not 2 (I6)"),
