@@ -493,7 +493,7 @@ def s_members(cmd, d):
 
 
 def s_lock_held(cmd, d):
-    """L1 L3: while someone (heartbeating) holds the lock, the implementation waits."""
+    """L1 L3: while someone (heartbeating) holds the lock, the implementation waits; one that gives up names the holder."""
     kit = KitBoard(other_view(d), "kit", stale_after=1.0).join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
     try:
@@ -516,6 +516,18 @@ def s_lock_held(cmd, d):
         check(kit.receive().body == "after you", "message missing")
     finally:
         impl.close()
+    # L3: a wait that gives up names the holder it watched (its name and pid at least)
+    hasty = Served(cmd, d, "hasty", stale_after=1.0, lock_timeout=1.0)
+    try:
+        hasty.ask(op="init")
+        with kit.lease.hold(10):
+            a = hasty.ask(op="send", to="kit", body="in a hurry", timeout=30)
+        error = a.get("error", "")
+        check(a.get("result") == 0 and "kit" in error and str(os.getpid()) in error,
+              f"a send that gave up waiting for the lock answered {a}: the error must name the holder, "
+              f"kit (pid {os.getpid()}) (L3)")
+    finally:
+        hasty.close()
 
 
 def _ghost_lock(d):

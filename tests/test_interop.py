@@ -229,6 +229,7 @@ BROKEN = [
     ("join_any", "members", "while twin runs here was answered"),
     ("replaced_quiet", "members", "(I6: it MUST NOT Quiet)"),
     ("break_live", "lock_held", "broke a live lock"),
+    ("holder_unnamed", "lock_held", "the error must name the holder"),
     ("never_break", "stale", "send answered"),
     ("forget_watch", "stale_short", "never broke a lock left silent"),
     ("keep_damaged", "garbage", "the damaged message was left in place"),
