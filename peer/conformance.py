@@ -657,10 +657,12 @@ def s_cleanup(cmd, d):
 
     gone = {"tmp/host-1-0ld.tmp": (hour_ago, False, None), "tmp/host-1-future.tmp": (tomorrow, False, None),
             "tmp/lock-0123456789abcdef": (hour_ago, True, hour_ago), "tmp/stale-5ca1ab1e": (hour_ago, True, None),
-            "tmp/released-0ddba11-owner": (hour_ago, False, None), "trash/0ddba11-old.msg": (days_ago, False, None)}
+            "tmp/released-0ddba11-owner": (hour_ago, False, None), "trash/0ddba11-old.msg": (days_ago, False, None),
+            "tmp/lock-f11e": (hour_ago, False, None)}
     kept = {"tmp/host-1-fresh.tmp": (time.time(), False, None), "tmp/notes.txt": (hour_ago, False, None),
             "tmp/lock-fedcba9876543210": (hour_ago, True, time.time()), "tmp/keep": (hour_ago, True, None),
-            "trash/notes": (days_ago, False, None), "trash/0ddba11-recent.msg": (hour_ago, False, None)}
+            "trash/notes": (days_ago, False, None), "trash/0ddba11-recent.msg": (hour_ago, False, None),
+            "tmp/folder.tmp": (hour_ago, True, None)}
     for rel, (mtime, folder, owner) in {**gone, **kept}.items():
         plant(d / rel, mtime, folder, owner)
     impl = Served(cmd, d, "impl")
@@ -673,7 +675,8 @@ def s_cleanup(cmd, d):
     removed = [rel for rel in kept if not os.path.lexists(d / rel)]
     why = {"tmp/lock-fedcba9876543210": " (a private lock folder whose owner was written just now: S1 "
                                         "judges it by the newer of its own and its owner's times)",
-           "tmp/host-1-fresh.tmp": " (younger than 10 minutes)", "trash/0ddba11-recent.msg": " (younger than 7 days)"}
+           "tmp/host-1-fresh.tmp": " (younger than 10 minutes)",
+           "tmp/folder.tmp": " (a folder: only files are cleaned up by the name *.tmp, S1)", "trash/0ddba11-recent.msg": " (younger than 7 days)"}
     check(not removed, "init removed " + ", ".join(r + why.get(r, " (a name S1 does not list: F3)") for r in removed))
     stale = sorted(p.name for p in tmp.iterdir() if p.name.startswith("stale-"))
     check(not stale, f"init left {', '.join(stale)} in tmp/ (S1: what it moves aside it deletes)")

@@ -928,11 +928,11 @@ class Board {
       const nowShare = st.mtimeMs;
       // old scratch, and scratch dated more than 10 minutes in the future (a planted file time);
       // only the names S1 lists (F3)
-      const clean = (dir, age, names) => withDir(dir, (d) => {
+      const clean = (dir, age, names, folders = names) => withDir(dir, (d) => {
         for (const e of fs.readdirSync(d)) {
           let p = path.join(d, e);
           const s = lstat(p);
-          if (!s || !names.test(e)) continue;
+          if (!s || !(s.isDirectory() ? folders : names).test(e)) continue;
           const spare = dir === this.tmp && s.isDirectory() && e.startsWith('lock-');
           let t = s.mtimeMs;
           if (spare) {                                               // a kept private lock folder: its owner is rewritten
@@ -948,7 +948,8 @@ class Board {
           removeTree(p);
         }
       });
-      clean(this.tmp, SCRATCH_AGE, /^(?:[^/]+\.tmp|(?:stale|released)-[0-9A-Za-z]+-owner|(?:lock|stale|released)-[0-9A-Za-z]+)$/);
+      clean(this.tmp, SCRATCH_AGE, /^(?:[^/]+\.tmp|(?:stale|released)-[0-9A-Za-z]+-owner|(?:lock|stale|released)-[0-9A-Za-z]+)$/,
+        /^(?:lock|stale|released)-[0-9A-Za-z]+$/);
       clean(this.trash, TRASH_AGE, /^[0-9A-Za-z]+-[^/]+$/);
     } catch (e) { /* skip */ }
   }
