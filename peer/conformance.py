@@ -565,6 +565,30 @@ def s_stale_short(cmd, d):
     impl = Served(cmd, d, "impl", stale_after=2.0, lock_timeout=0.5)
     try:
         impl.ask(op="init")
+        # a live lock (beating): the first send may wait L + a margin (L3), the next ones only T
+        held, release = threading.Event(), threading.Event()
+
+        def hold():
+            with kit.lease.hold(10):
+                held.set()
+                release.wait(20)
+        th = threading.Thread(target=hold, daemon=True)
+        th.start()
+        held.wait(10)
+        try:
+            a = impl.ask(op="send", to="kit", body="never", timeout=30)
+            check(a.get("result") == 0, f"a send while the kit held the lock answered {a}")
+            for _ in range(2):
+                t = time.monotonic()
+                a = impl.ask(op="send", to="kit", body="never", timeout=30)
+                took = time.monotonic() - t
+                check(a.get("result") == 0, f"a send while the kit held the lock answered {a}")
+                check(took < 0.5 + 0.7, f"a later send waited {took:.1f} s for a lock it had watched already, "
+                                        "not its 0.5 s (L3: the watch is kept between operations; only the "
+                                        "first wait lasts L plus a margin)")
+        finally:
+            release.set()
+            th.join()
         _ghost_lock(d)
         t = time.monotonic()
         while True:

@@ -186,6 +186,16 @@ def holder_unnamed():
     Lease.timeout_reason = lambda self: "the board lock was not obtained"
 
 
+def forget_watch_only():
+    """L3: forgets what it watched at every operation (but keeps the first-wait rule)."""
+    def acquire(orig):
+        def f(self, timeout, patient=True):
+            self._seen = None
+            return orig(self, timeout, patient)
+        return f
+    wrap(Lease, "acquire", acquire)
+
+
 def clean_by_folder_time():
     """S1: judges a private lock folder ``tmp/lock-<token>`` by the folder's own time only (takes
     a live member's kept folder, whose owner record is rewritten, for old)."""
@@ -541,7 +551,7 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+RULES = {f.__name__: f for f in (forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

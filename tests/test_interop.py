@@ -232,6 +232,7 @@ BROKEN = [
     ("holder_unnamed", "lock_held", "the error must name the holder"),
     ("never_break", "stale", "send answered"),
     ("forget_watch", "stale_short", "never broke a lock left silent"),
+    ("forget_watch_only", "stale_short", "(L3: the watch is kept between operations"),
     ("keep_damaged", "garbage", "the damaged message was left in place"),
     ("no_crc_ok", "garbage", "the bad ones are never returned"),
     ("header_unknown_bad", "garbage", "(M1: a header key M1 does not list MUST be ignored)"),
