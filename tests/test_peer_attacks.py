@@ -196,6 +196,7 @@ def test_watch_never_follows_records_current_outside_the_board(tmp_path):
     board = tmp_path / "b"
     (board / "records").mkdir(parents=True)
     (board / "tmp").mkdir()
+    (board / "cardstand.board").write_text("cardstand-board 1\n")
     planted = Record(id="x", black="PLANTED", white="PLANTED", moves="f5", status="over", result="1-0")
     (tmp_path / "x.game").write_text(planted.text())
     fsops.replace_with(board / "tmp", board / "records" / "current", fsops.record("../../x"), durable=False)

@@ -135,7 +135,7 @@ def test_a_resignation_reaches_the_other_side_after_a_kill(tmp_path):
     try:
         wait_for(lambda: record(board) and state_of(board, "black") == "thinking", 60, "black's first turn")
         with board_lock(board):
-            b.stdin.write("resign\n")
+            b.stdin.write("resign\nyes\n")
             b.stdin.flush()
             wait_for(lambda: record(board).status == "resigned", 30, "the resignation saved")
             b.send_signal(signal.SIGKILL)
@@ -278,7 +278,7 @@ def test_watch_and_replay_show_an_abandoned_game(tmp_path):
     Records(board).save(Record(id="g-1", size=8, moves="f5d6", status="abandoned", result="abandoned by black"))
     r = subprocess.run([sys.executable, "-m", "peer", "replay", str(Records(board).path("g-1")), "--no-color",
                         "--lang", "en"], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and "abandoned (abandoned by black)" in r.stdout, r.stdout
+    assert r.returncode == 0 and "abandoned (by black)" in r.stdout, r.stdout
     r = subprocess.run([sys.executable, "-m", "peer", "replay", str(Records(board).path("g-1")), "--ggf"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("(;GM[Othello]"), r.stdout
