@@ -1010,7 +1010,7 @@ def s_control_lines(cmd, d, play_cmd):
     theirs = _theirs(play_cmd, d, "white")
     try:
         kit = _kit_board(other_view(d), "black")
-        got, welcome = _kit_handshake(kit, "black", theirs, gid=gid, hello=raw)
+        got, welcome = _kit_handshake(kit, "black", theirs, gid=gid, hello=raw, within=10)
         check(got == gid, f"it welcomed game {got!r}, not {gid!r} (P4: %2d is '-')")
         deadline = time.monotonic() + 10
         while (rec := Records(d).load(gid)) is None and time.monotonic() < deadline:
@@ -1230,6 +1230,11 @@ def s_mac(cmd, d):
         k = _place(kit, box, good("signed by the kit"))
         a = impl.ask(op="recv")
         check(a.get("result") == 2 and a.get("body") == "signed by the kit", f"a correctly signed message: recv answered {a}")
+        _place(kit, box, lambda k: _kit_frame("kit", kit.run, "impl", run, f"{k:04d}", "zeros", key))
+        a = impl.ask(op="recv")
+        check(a.get("result") == 2 and a.get("body") == "zeros", f"a message signed with 'seq: 000N' as written "
+              f"(leading zeros): recv answered {a} (M1: its number is the decimal value; A2: the MAC is over "
+              "the value exactly as written, never normalised)")
         copy = _kit_frame("kit", kit.run, "impl", run, k, "signed by the kit", key)
         bad = [
             ("an unsigned message", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "unsigned")),
@@ -1469,7 +1474,7 @@ def _kit_hello(colour, gid, moves="", size=8):
     return protocol.control("hello", v=1, role="white", name="kit")
 
 
-def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None):
+def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None, within=30):
     """H1-H3 as ``colour`` against ``proc``; black offers ``game`` (a ``Game``, default a new one)
     as ``gid`` (``hello``: the greeting as written, instead of the kit's own).  Returns (gid, the
     other side's greeting)."""
@@ -1479,9 +1484,9 @@ def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None):
     hello = hello or _kit_hello(colour, gid, moves)
     _send_until(kit, other, hello, proc)
     next_hello = time.monotonic() + 2
-    shake_by = time.monotonic() + 30
+    shake_by = time.monotonic() + within
     while True:
-        check(time.monotonic() < shake_by, "no handshake within 30 s")
+        check(time.monotonic() < shake_by, f"no handshake within {within} s")
         check(proc.poll() is None, f"the implementation exited {proc.returncode} during the handshake")
         m = kit.wait(timeout=0.2)
         if m is None:
