@@ -221,3 +221,27 @@ def test_holder_sees_and_reports_a_stolen_lock(board, caplog):
     assert "taken from us" in caplog.text
     assert other.is_mine()
     other.release()
+
+
+def test_a_send_whose_lock_was_taken_before_publishing_publishes_nothing(tmp_path, monkeypatch):
+    """L2 L6: the lock taken from a stalled sender between framing and publishing: nothing is
+    published, and the send fails saying so.  (The conformance kit cannot provoke this from outside
+    without racing the very check it would judge: this is where it is checked.)"""
+    from comm import Board
+    from comm.fsops import Root
+    a = Board(tmp_path / "b", "alice", stale_after=L).join()
+    bob = Board(tmp_path / "b", "bob", stale_after=L).join()
+    write_scratch = Root.write_scratch
+
+    def stolen(self, dir_rel, data, durable=True):
+        path = write_scratch(self, dir_rel, data, durable)
+        if b"stolen" in data:       # as if stalled here for over L while another broke the lock
+            fsops.remove_tree(a.folder / "lock")
+            thief = Lease(a.folder, a.tmp, stale_after=L, who="thief")
+            thief._local = filelock.FileLock(str(tmp_path / "thief.lock"))
+            assert thief.acquire(1)
+        return path
+    monkeypatch.setattr(Root, "write_scratch", stolen)
+    assert not a.send("bob", "stolen")
+    assert "lost the board lock" in a.last_error
+    assert not list(bob.mine.glob("*.msg"))
