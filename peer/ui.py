@@ -10,6 +10,10 @@ from engine import BLACK, notation
 from . import texts
 
 SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat line, a reason)
+# what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
+ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
+                    "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
+                    "bad_record", "no_board"})
 
 
 def wants_colour(flag_no_color=False, stream=None):
@@ -53,14 +57,19 @@ class Screen:
     def say(self, key, **kw):
         """Show message ``key``; every value is made visible first (it may have come from the board)."""
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
-        self.line(self.t(key, **safe))
+        if key in ERRORS and self.stream is sys.stdout:
+            self.stream.flush()
+            self.line(self.t(key, **safe), sys.stderr)
+        else:
+            self.line(self.t(key, **safe))
 
-    def line(self, s=""):
+    def line(self, s="", stream=None):
+        stream = stream or self.stream
         try:
-            print(s, file=self.stream, flush=True)
+            print(s, file=stream, flush=True)
         except UnicodeEncodeError:
-            enc = getattr(self.stream, "encoding", None) or "ascii"
-            print(s.encode(enc, "replace").decode(enc), file=self.stream, flush=True)
+            enc = getattr(stream, "encoding", None) or "ascii"
+            print(s.encode(enc, "replace").decode(enc), file=stream, flush=True)
 
     def _paint(self, s, fore="", back="", bright=False):
         if not self.colour:

@@ -1,5 +1,6 @@
 """Whole games between two real processes over a temporary board folder."""
 import io
+from pathlib import Path
 
 import pytest
 
@@ -105,6 +106,14 @@ def test_watch_without_a_board_and_an_unknown_command_say_so(tmp_path):
     r = subprocess.run([sys.executable, "-m", "peer", "wacth"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown command 'wacth'" in r.stderr
     assert all(f"python -m peer {c}" in r.stderr for c in ("demo", "watch", "replay", "bench"))
+
+
+def test_errors_go_to_stderr(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "black.py", "--board", str(tmp_path / "b"), "--ai", "nosuch", "--lang", "en"],
+                       capture_output=True, text=True, timeout=60, cwd=str(Path(__file__).resolve().parents[1]))
+    assert r.returncode == 2 and "Cannot play: unknown AI 'nosuch'" in r.stderr and not r.stdout.strip()
 
 
 def test_demo_runs_two_processes(tmp_path):
