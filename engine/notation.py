@@ -17,7 +17,7 @@ def square_name(sq, size=8):
     if sq == PASS:
         return "pass"
     if not 0 <= sq < size * size:
-        raise ValueError(f"square {sq} is not on a {size}x{size} board")
+        raise ValueError(f"square {sq} is not on the {size}x{size} board")
     return chr(ord("a") + sq % size) + str(sq // size + 1)
 
 

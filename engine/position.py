@@ -259,5 +259,5 @@ class Position:
                 raise IllegalMove(str(e), "off_board" if off else "not_a_square") from None
         sq = int(move)
         if sq != PASS and not 0 <= sq < self.size * self.size:
-            raise IllegalMove(f"square {sq} is not on a {self.size}x{self.size} board", "off_board")
+            raise IllegalMove(f"square {sq} is not on the {self.size}x{self.size} board", "off_board")
         return sq

@@ -328,8 +328,8 @@ const REASONS = {
   bad_size: (o) => `bad board size '${o.size}'`,
   bad_moves: (o) => `the moves '${o.moves}' do not replay: ${o.reason}`,
   bad_version: (o) => `protocol version ${o.v} is not supported (this program speaks 1)`,
-  size_wanted: (o) => `white wants a ${o.theirs}x${o.theirs} board, black proposes ${o.mine}x${o.mine}`,
-  size_proposed: (o) => `black proposes a ${o.theirs}x${o.theirs} board, white wants ${o.mine}x${o.mine}`,
+  size_wanted: (o) => `white wants a board of ${o.theirs}x${o.theirs}, black proposes ${o.mine}x${o.mine}`,
+  size_proposed: (o) => `black proposes a board of ${o.theirs}x${o.theirs}, white wants ${o.mine}x${o.mine}`,
   records_differ: () => 'the two sides remember different games (records differ)',
   game_closed: (o) => `game '${o.id}' was closed (${o.status}) on this board and is not resumed: start black with --new`,
 };
