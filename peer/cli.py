@@ -14,7 +14,7 @@ from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
 
 from . import texts
-from .players import Computer, External, Human, LineInput, describe
+from .players import Computer, External, Human, LineInput, PromptInput, describe, live_terminal
 from .record import PLAYING, Records, load_file
 from .session import Session
 from .ui import Screen, wants_colour
@@ -84,6 +84,10 @@ def play_parser(colour=None):
     ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
                     help="instead of --time: a budget for the whole game, shared out over the moves")
     ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
+    ap.add_argument("--plain", action="store_true",
+                    help="plain line-by-line input and output, as without a terminal (also: NO_COLOR set); "
+                         "at a terminal the line you type has editing and history, and what arrives is "
+                         "shown above it")
     ap.add_argument("--new", action="store_true",
                     help="start a new game: an unfinished one on the board is closed (abandoned), and the "
                          "other side, if it plays that game, is told")
@@ -119,9 +123,7 @@ def play(argv, colour=None):
         elif args.engine:
             player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:
-            player = Human()
-        if player.kind != "human" and sys.stdin is not None and sys.stdin.isatty():
-            player.lines = LineInput()
+            player = Human(lines=False)
     except ValueError as e:
         screen.say("cannot_play", reason=e)
         return 2
@@ -135,7 +137,18 @@ def play(argv, colour=None):
                       name=args.name, size=args.size, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret,
                       take_over=args.take_over)
-    return session.run()
+    reads = player.kind == "human" or (sys.stdin is not None and sys.stdin.isatty())
+    if not (reads and live_terminal(args.plain)):
+        if reads:
+            player.lines = LineInput()
+        return session.run()
+    from prompt_toolkit.patch_stdout import patch_stdout
+    with patch_stdout(raw=True):
+        player.lines = PromptInput()
+        try:
+            return session.run()
+        finally:
+            player.lines.close()
 
 
 # -- watching, replaying, demo ------------------------------------------------------------------

@@ -39,6 +39,56 @@ class LineInput:
             return None
 
 
+class PromptInput:
+    """Lines typed at a terminal, with editing and history (prompt_toolkit, on Linux, macOS and
+    Windows): what the game prints meanwhile appears above the line being typed, never inside it
+    (run the game inside ``prompt_toolkit.patch_stdout.patch_stdout``).  Ctrl+C and Ctrl+D leave,
+    as end of input does."""
+
+    def __init__(self, prompt="> "):
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import InMemoryHistory
+        self.q = queue.Queue()
+        self.prompt = prompt
+        self.session = PromptSession(history=InMemoryHistory())
+        self.closing = False
+        self.thread = threading.Thread(target=self._read, name="prompt", daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        while not self.closing:
+            try:
+                line = self.session.prompt(self.prompt)
+            except (EOFError, KeyboardInterrupt):
+                break
+            except Exception:       # (no usable terminal after all: as end of input)
+                break
+            self.q.put(line + "\n")
+        self.q.put(EOF_LINE)
+
+    get = LineInput.get
+
+    def close(self):
+        """Give the terminal back as it was (the prompt leaves its raw mode)."""
+        self.closing = True
+        app = self.session.app
+        loop = getattr(app, "loop", None)
+        if app.is_running and loop is not None:
+            loop.call_soon_threadsafe(lambda: app.exit(exception=EOFError) if app.is_running else None)
+        self.thread.join(2)
+
+
+def live_terminal(plain=False):
+    """Whether to read lines with ``PromptInput``: a terminal both ways, and not ``--plain``
+    (nor ``NO_COLOR``, which scripts and tests set for plain output)."""
+    if plain or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def normalise(line):
     """Full-width letters and digits (ｄ３) become ASCII; case and spaces do not matter."""
     return unicodedata.normalize("NFKC", line).strip()
@@ -48,7 +98,9 @@ class Human:
     kind = "human"
 
     def __init__(self, lines=None):
-        self.lines = lines or LineInput()
+        """``lines``: a ``LineInput`` or ``PromptInput`` (default: a ``LineInput`` on stdin;
+        ``False``: none yet, given later)."""
+        self.lines = LineInput() if lines is None else lines or None
 
 
 class Clock:

@@ -35,13 +35,19 @@ def _can_encode(s, stream):
 class Screen:
     def __init__(self, lang="en", colour=False, stream=None):
         self.lang = lang
-        self.stream = stream or sys.stdout
+        self._stream = stream
         self.colour = colour
         if colour:
             colorama.just_fix_windows_console()
         fancy = _can_encode("●○·", self.stream)
         self.discs = ("●", "○") if fancy and colour else ("X", "O")
         self.dot = "·" if fancy and colour else "*"
+
+    @property
+    def stream(self):
+        """Where the screen writes: ``sys.stdout`` as it is at the time (under prompt_toolkit's
+        ``patch_stdout`` the lines go above the line being typed)."""
+        return self._stream or sys.stdout
 
     def t(self, key, **kw):
         return texts.text(self.lang, key, **kw)
@@ -57,7 +63,7 @@ class Screen:
     def say(self, key, **kw):
         """Show message ``key``; every value is made visible first (it may have come from the board)."""
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
-        if key in ERRORS and self.stream is sys.stdout:
+        if key in ERRORS and self._stream is None:
             self.stream.flush()
             self.line(self.t(key, **safe), sys.stderr)
         else:
