@@ -56,3 +56,11 @@ def file_hashes(top, skip=None):
             p = Path(dirpath) / f
             out[str(p.relative_to(top))] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
+
+
+def human(colour, board, *args):
+    """A person's player in a pseudo-terminal (pexpect), plain output (NO_COLOR)."""
+    import pexpect
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
+                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30)

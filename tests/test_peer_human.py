@@ -1,6 +1,4 @@
 """A person at a (pseudo-)terminal: typos, hint, chat, resign, quit."""
-import os
-import sys
 
 import pytest
 
@@ -8,13 +6,7 @@ pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-te
 
 from peer.record import Records  # noqa: E402
 
-from peertools import ROOT, finish, player  # noqa: E402
-
-
-def human(colour, board, *args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
-                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30)
+from peertools import finish, human, player  # noqa: E402
 
 
 def test_typos_hint_chat_and_resign(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
 pyte = pytest.importorskip("pyte")
 
-from peertools import ROOT  # noqa: E402
+from peertools import ROOT, human  # noqa: E402
 
 ROWS, COLS = 40, 100
 
@@ -51,15 +51,9 @@ class Terminal:
         return self.lines()[self.screen.cursor.y]
 
 
-def plain(colour, board, *args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
-                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30)
-
-
 def test_what_arrives_never_breaks_the_line_being_typed(tmp_path):
     board = tmp_path / "b"
-    w = plain("white", board, "--lang", "en", "--name", "Wendy")
+    w = human("white", board, "--lang", "en", "--name", "Wendy")
     t = Terminal("black", board, "--lang", "en", "--name", "Ann")
     t.wait_for("Your move (black)")
     t.proc.send("f")                                # half typed
