@@ -1,5 +1,4 @@
 """A person at a (pseudo-)terminal: typos, hint, chat, resign, quit."""
-
 import pytest
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
