@@ -602,7 +602,8 @@ class Board:
                         spare = folder == "tmp" and name.startswith("lock-") and stat.S_ISDIR(est.st_mode)
                         if spare:   # a kept private lock folder: its owner is rewritten (S1)
                             ost = root.lstat(f"{rel}/owner")
-                            est = ost if ost is not None and ost.st_mtime > est.st_mtime else est
+                            if ost is not None and stat.S_ISREG(ost.st_mode) and ost.st_mtime > est.st_mtime:
+                                est = ost
                         age = now - est.st_mtime
                         if not (age > max_age or age < -SCRATCH_MAX_AGE):
                             continue
@@ -698,7 +699,7 @@ class Board:
             return 0, False
         if text is None:
             return 0, True
-        text = text.strip()
+        text = text.strip(" \t\r\n")       # R3: only these (interop/js strips the same)
         if _POINTER.fullmatch(text) and int(text) <= MAX_SEQ:
             return int(text), True
         return 0, False

@@ -80,7 +80,16 @@ def _pid_alive(pid):
         return False
     except OSError:
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid):
+    """A process that has exited and waits to be reaped (Linux: state Z in /proc) runs no more."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read(4096).rpartition(b")")[2].split()[:1] == [b"Z"]
+    except OSError:
+        return False
 
 
 def pid_alive(fields):

@@ -245,3 +245,20 @@ def test_a_send_whose_lock_was_taken_before_publishing_publishes_nothing(tmp_pat
     assert not a.send("bob", "stolen")
     assert "lost the board lock" in a.last_error
     assert not list(bob.mine.glob("*.msg"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc here")
+def test_a_process_that_exited_but_is_not_reaped_runs_no_more():
+    """A killed member's process may stay a zombie for a moment (its parent has not waited yet):
+    it runs no more, so its name and its lock can be taken over at once (I6, L4)."""
+    import subprocess
+    import sys
+    from comm.lease import _pid_alive
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 10
+    while _pid_alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _pid_alive(child.pid)
+    assert os.path.exists(f"/proc/{child.pid}")     # still there, unreaped
+    child.wait()
+    assert _pid_alive(os.getpid())

@@ -39,7 +39,11 @@ const BEAT_EVERY = 1;                                                // s betwee
 function pidAlive(f) {
   if (!MACHINE || f.machine !== MACHINE || !/^[1-9][0-9]{0,9}$/.test(f.pid || '') || parseInt(f.pid, 10) > 2 ** 31 - 1) return null;
   if (process.platform === 'win32') return null;
-  try { process.kill(parseInt(f.pid, 10), 0); return true; } catch (e) { return e.code !== 'ESRCH'; }
+  try { process.kill(parseInt(f.pid, 10), 0); } catch (e) { return e.code !== 'ESRCH'; }
+  try {                                                              // exited, not yet reaped (Linux): runs no more
+    const stat = fs.readFileSync(`/proc/${parseInt(f.pid, 10)}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 1).trim()[0] !== 'Z';
+  } catch (e) { return true; }
 }
 function memberMac(secret, name, run) {                              // I6 with a shared secret
   return crypto.createHmac('sha256', secret).update(Buffer.from(`cardstand-member-mac ${VERSION}\n${name}\n${run}\n`, 'utf8')).digest('hex');
@@ -211,7 +215,7 @@ function readInt(p) {
   let t;
   try { t = readText(p); } catch (e) { return 0; }
   if (t === null) return 0;
-  t = t.trim();
+  t = t.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');                  // R3: only these
   return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
 }
 // R1: after the first line, `key: value` lines (a CR before the newline dropped); a line without
@@ -750,7 +754,7 @@ class Board {
         throw e;
       }
       if (t === null) return 0;
-      t = t.trim();
+      t = t.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');                // R3: only these
       return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
     };
     const tail = num('tail');
@@ -937,7 +941,7 @@ class Board {
           let t = s.mtimeMs;
           if (spare) {                                               // a kept private lock folder: its owner is rewritten
             const o = lstat(path.join(p, 'owner'));
-            if (o && o.mtimeMs > t) t = o.mtimeMs;
+            if (o && o.isFile() && o.mtimeMs > t) t = o.mtimeMs;
           }
           if (!(nowShare - t > age || t - nowShare > SCRATCH_AGE)) continue;
           if (spare) {                                               // away from the name its member renames to lock

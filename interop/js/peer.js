@@ -769,7 +769,7 @@ class Player {
   }
 
   takeName(msg) {
-    const name = String(msg.f.name || this.other).slice(0, NAME_LIMIT);
+    const name = Array.from(String(msg.f.name || this.other)).slice(0, NAME_LIMIT).join('');   // code points (P5)
     if (this.theirNameKnown && name !== this.theirName) {
       this.log(`${this.other} is now called ${visible(name, NAME_LIMIT)} (it was ${visible(this.theirName, NAME_LIMIT)})`);
     }
