@@ -41,7 +41,7 @@ def test_bad_options_are_refused_with_help(tmp_path):
     assert r.returncode == 2 and "even, from 4 to 26" in r.stderr
     r = subprocess.run([sys.executable, str(ROOT / "white.py"), "--ai", "nosuch", "--board", str(tmp_path / "b")],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and "unknown AI 'nosuch'" in r.stdout
+    assert r.returncode == 2 and "unknown AI 'nosuch'" in r.stderr
     r = subprocess.run([sys.executable, str(ROOT / "white.py"), "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "--engine CMD" in r.stdout and "examples:" in r.stdout
 
