@@ -4,22 +4,22 @@ import os
 
 TEXTS = {
     "waiting_join": ("Waiting for {other} to join the board {board} ...",
-                     "{other} が伝言台 {board} に来るのを待っています…"),
+                     "{other}が伝言台 {board}に来るのを待っています…"),
     "waiting_hello": ("{other} has joined; waiting for its greeting ...",
-                      "{other} が来ました。あいさつを待っています…"),
+                      "{other}が来ました。あいさつを待っています…"),
     "game_on": ("Game on: {black} (black {bd}) vs {white} (white {wd}) on {size}x{size}.",
-                "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size} の盤"),
+                "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size}の盤"),
     "classic": ("{other} speaks the classic protocol (bare coordinates only): classic mode.",
-                "{other} は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
+                "{other}は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
     "resume": ("Resuming game {id} at move {n} ({size}x{size}, {colour}: {name}); the game comes from the "
                "board's record.",
-               "対局 {id} を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
+               "対局 {id}を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
                "伝言台の棋譜のとおりです。"),
     "unfinished_game": ("An unfinished game is on this board: {id}, {size}x{size}, {black} (black) vs {white} "
                         "(white), next move {n}. --size {want} would start another game: start without --size "
                         "to resume this one, or with --new to close it (abandoned) and start a new game.",
                         "この伝言台には終わっていない対局があります: {id}（{size}×{size}、黒 {black} 対 白 {white}、"
-                        "次は {n} 手目）。--size {want} では別の対局になってしまいます。続きを打つには --size を"
+                        "次は {n} 手目）。--size {want}では別の対局になってしまいます。続きを打つには --size を"
                         "付けずに起動し、この対局をやめて新しく始めるには --new を付けてください。"),
     "abandoned_mine": ("Game {id} ({size}x{size}, next move {n}) is closed as abandoned; a new game starts.",
                        "対局 {id}（{size}×{size}、次は {n} 手目）を放棄として閉じ、新しい対局を始めます。"),
@@ -32,8 +32,8 @@ TEXTS = {
                     "対局 '{id}' はこの伝言台で閉じられている（{status}）ので再開しません。黒を --new で"
                     "起動してください"),
     "renamed_me": ("Your name in this game is now {name} (it was {old}).",
-                   "この対局でのあなたの名前は {name} になりました（前は {old}）。"),
-    "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name} になりました（前は {old}）。"),
+                   "この対局でのあなたの名前は {name}になりました（前は {old}）。"),
+    "renamed_them": ("{colour} is now called {name} (it was {old}).", "{colour}の名前が {name}になりました（前は {old}）。"),
     "resigned_text": ("{colour} resigned", "{colour}の投了"),
     "abandoned_by": ("by {colour}", "{colour}による"),
     "refused_because": ("refused: {reason}", "拒否: {reason}"),
@@ -41,27 +41,27 @@ TEXTS = {
     "score_text": ("black {b} - white {w}", "黒 {b} - 白 {w}"),
     "offer_end": ("Game {id} has ended ({result}), but {other} has not confirmed the end yet: offering the "
                   "game again so that {other} sees it.",
-                  "対局 {id} は終わっています（{result}）が、{other} がまだ終局を確認していません。"
-                  "{other} に終局を伝えるため、この対局をもう一度提示します。"),
-    "ended_resigned": ("Game {id} has ended: {result}.", "対局 {id} は終わっています: {result}。"),
+                  "対局 {id}は終わっています（{result}）が、{other}がまだ終局を確認していません。"
+                  "{other}に終局を伝えるため、この対局をもう一度提示します。"),
+    "ended_resigned": ("Game {id} has ended: {result}.", "対局 {id}は終わっています: {result}。"),
     "waiting_ack": ("Waiting for {name} to confirm the end of the game ... ({to_leave}: the end is "
                     "offered again next time)",
-                    "{name} が終局を確認するのを待っています…（{to_leave}。次に起動したとき、"
+                    "{name}が終局を確認するのを待っています…（{to_leave}。次に起動したとき、"
                     "もう一度終局を伝えます）"),
     "no_ack": ("{name} did not confirm the end within {secs} s: the game will be offered again the next time "
                "this side starts.",
-               "{name} が {secs} 秒以内に終局を確認しませんでした。次にこちらを起動したとき、この対局をもう一度"
+               "{name}が {secs} 秒以内に終局を確認しませんでした。次にこちらを起動したとき、この対局をもう一度"
                "提示します。"),
     "already_over": ("The game is over.", "対局はもう終わっています。"),
     "classic_not_told": ("{other} is a classic program: it cannot be told.",
-                         "{other} は昔ながらのプログラムなので、これは伝わりません。"),
+                         "{other}は昔ながらのプログラムなので、これは伝わりません。"),
     "your_turn": ("Your move ({colour}). Type a square like d3, or 'help'.",
                   "あなたの番です（{colour}）。d3 のように打つ場所を入力してください（help で説明）。"),
-    "played": ("{name} played {move}.", "{name} は {move} に打ちました。"),
-    "you_played": ("You played {move}.", "あなたは {move} に打ちました。"),
+    "played": ("{name} played {move}.", "{name}は {move}に打ちました。"),
+    "you_played": ("You played {move}.", "あなたは {move}に打ちました。"),
     "you_pass": ("You have no legal move: you pass.", "打てる場所がないので、あなたはパスします。"),
-    "they_pass": ("{name} has no legal move and passes.", "{name} は打てる場所がないのでパスします。"),
-    "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name} を待ってください。"),
+    "they_pass": ("{name} has no legal move and passes.", "{name}は打てる場所がないのでパスします。"),
+    "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name}を待ってください。"),
     "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
@@ -78,7 +78,7 @@ TEXTS = {
     "computer_plays": ("The computer plays this side: type 'say TEXT', 'board' or 'quit' (or 'help').",
                        "この側はコンピュータが打ちます。使えるのは 発言 文（say）、盤面（board）、終了（quit）、"
                        "ヘルプ（help）です。"),
-    "not_started": ("The game has not started yet: waiting for {other}.", "対局はまだ始まっていません。{other} を待っています。"),
+    "not_started": ("The game has not started yet: waiting for {other}.", "対局はまだ始まっていません。{other}を待っています。"),
     "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
     "no_undo": ("Moves cannot be taken back in a game between two programs: the other side has already seen yours.",
                 "二つのプログラムでの対局では待ったはできません（相手はもうその手を受け取っています）。"),
@@ -93,33 +93,33 @@ TEXTS = {
     "sent_chat": ("(sent)", "（送信しました）"),
     "gone": ("{name} shows no sign of life for {secs} s (killed, or the share is gone?). "
              "Waiting; {to_leave}.",
-             "{name} から {secs} 秒以上応答がありません（終了したか、共有フォルダが切れた？）。"
+             "{name}から {secs} 秒以上応答がありません（終了したか、共有フォルダが切れた？）。"
              "待っています。{to_leave}。"),
-    "back": ("{name} is back.", "{name} が戻りました。"),
+    "back": ("{name} is back.", "{name}が戻りました。"),
     "left": ("{name} left the game. Waiting for them to come back; {to_leave}.",
-             "{name} が対局を中断しました。戻るのを待っています。{to_leave}。"),
+             "{name}が対局を中断しました。戻るのを待っています。{to_leave}。"),
     "giving_up_wait": ("{name} did not come back within {secs} s: leaving.",
-                       "{name} が {secs} 秒以内に戻らなかったので終了します。"),
-    "they_resigned": ("{name} resigned.", "{name} が投了しました。"),
+                       "{name}が {secs} 秒以内に戻らなかったので終了します。"),
+    "they_resigned": ("{name} resigned.", "{name}が投了しました。"),
     "you_resigned": ("You resigned.", "投了しました。"),
     "over": ("Game over: black {b} - white {w}. {verdict}", "対局終了: 黒 {b} - 白 {w}。{verdict}"),
     "over_resigned": ("Game over: {result} (black {b} - white {w} on the board). {verdict}",
                       "対局終了: {result}（盤上は 黒 {b} - 白 {w}）。{verdict}"),
-    "win": ("{name} wins.", "{name} の勝ち。"),
+    "win": ("{name} wins.", "{name}の勝ち。"),
     "draw": ("A draw.", "引き分け。"),
-    "they_refused": ("{name} refused {move}: {reason}", "{name} が {move} を拒否しました: {reason}"),
-    "refused_theirs": ("{name} sent '{move}', refused: {reason}", "{name} から '{move}' が届きましたが拒否しました: {reason}"),
+    "they_refused": ("{name} refused {move}: {reason}", "{name}が {move}を拒否しました: {reason}"),
+    "refused_theirs": ("{name} sent '{move}', refused: {reason}", "{name}から '{move}' が届きましたが拒否しました: {reason}"),
     "cannot_play": ("Cannot play: {reason}", "対局できません: {reason}"),
     "send_retry": ("Could not send ({reason}); trying again, less and less often ({to_leave}) ...",
                    "送信できませんでした（{reason}）。間隔をあけながら再試行します（{to_leave}）…"),
     "send_full": ("The disk of the board folder {board} is full: nothing can be sent until space is freed. "
                   "Trying again, less and less often ({to_leave}) ...",
-                  "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまで送信できません。"
+                  "伝言台のフォルダ {board}のディスクがいっぱいです。空きができるまで送信できません。"
                   "間隔をあけながら再試行します（{to_leave}）…"),
     "disk_full": ("The disk of the board folder {board} is full: neither side can write on the board until space "
                   "is freed, so {name} cannot move. Waiting ({to_leave}) ...",
-                  "伝言台のフォルダ {board} のディスクがいっぱいです。空きができるまでどちらも書き込めないので、"
-                  "{name} も打てません。待っています（{to_leave}）…"),
+                  "伝言台のフォルダ {board}のディスクがいっぱいです。空きができるまでどちらも書き込めないので、"
+                  "{name}も打てません。待っています（{to_leave}）…"),
     "sent_again": ("Sent.", "送信できました。"),
     "full_leave": ("The board's disk stayed full for {secs} s: leaving. The game so far ({id}): {moves}",
                    "伝言台のディスクが {secs} 秒間いっぱいのままだったので終了します。ここまでの棋譜（{id}）: {moves}"),
@@ -127,17 +127,17 @@ TEXTS = {
                    "{secs} 秒間送信できなかったので終了します（{reason}）。ここまでの棋譜（{id}）: {moves}"),
     "board_gone": ("The board folder {board} is gone (deleted, moved, or a share no longer mounted). The game "
                    "is kept here; waiting for the folder to come back ({to_leave}) ...",
-                   "伝言台のフォルダ {board} が見つかりません（削除・移動されたか、共有が切断された？）。対局は"
+                   "伝言台のフォルダ {board}が見つかりません（削除・移動されたか、共有が切断された？）。対局は"
                    "ここに保持しています。フォルダが戻るのを待っています（{to_leave}）…"),
     "board_back": ("The board folder {board} is back: the game goes on.",
-                   "伝言台のフォルダ {board} が戻りました。対局を続けます。"),
+                   "伝言台のフォルダ {board}が戻りました。対局を続けます。"),
     "board_gone_leave": ("The board folder did not come back within {secs} s: leaving. The game so far ({id}): "
                          "{moves}",
                          "伝言台のフォルダが {secs} 秒以内に戻らなかったので終了します。ここまでの棋譜（{id}）: {moves}"),
     "busy": ("{colour} is already playing on this board: pid {pid} on {host}{machine}; {seen}. Only one program "
              "may play {colour} at a time. If that program is truly gone (its computer frozen, or cut off from the "
              "share), start again with --take-over.",
-             "{colour}はすでにこの伝言台で対局中です（{host} の pid {pid}{machine}、{seen}）。同じ色で対局できる"
+             "{colour}はすでにこの伝言台で対局中です（{host}の pid {pid}{machine}、{seen}）。同じ色で対局できる"
              "プログラムは一つだけです。そのプログラムが本当に止まっている（コンピュータが固まった、共有から切れた）"
              "なら、--take-over を付けて起動し直してください。"),
     "busy_here": ("its process runs on this computer", "このコンピュータでプロセスが動いています"),
@@ -154,21 +154,21 @@ TEXTS = {
                       "from this board): {reason}",
                       "棋譜を保存できませんでした（対局は続きますが、この伝言台からは再開できません）：{reason}"),
     "engine_failed": ("The external engine failed ({reason}); playing {move} instead.",
-                      "外部エンジンが失敗しました（{reason}）。代わりに {move} に打ちます。"),
+                      "外部エンジンが失敗しました（{reason}）。代わりに {move}に打ちます。"),
     "thinking": ("thinking", "考慮中"),
     "waiting": ("waiting", "待機中"),
     "gone_state": ("gone?", "応答なし"),
     "black": ("black", "黒"),
     "white": ("white", "白"),
     "discs": ("black {bd} {b}   white {wd} {w}", "黒 {bd} {b}   白 {wd} {w}"),
-    "turn_line": ("{colour} to move", "{colour} の番"),
+    "turn_line": ("{colour} to move", "{colour}の番"),
     "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "illegal_must_move": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
-    "illegal_taken": ("{square} is already taken", "{square} にはもう石があります"),
-    "illegal_flips_nothing": ("{square} flips nothing", "{square} では相手の石を1つも返せません"),
+    "illegal_taken": ("{square} is already taken", "{square}にはもう石があります"),
+    "illegal_flips_nothing": ("{square} flips nothing", "{square}では相手の石を1つも返せません"),
     "illegal_game_over": ("the game is over", "対局は終わっています"),
     "illegal_off_board": ("{square} is off the {size}x{size} board (a1..{last})",
-                          "{square} は {size}×{size} の盤の外です（a1～{last}）"),
+                          "{square}は {size}×{size}の盤の外です（a1～{last}）"),
     "illegal_not_a_square": ("not a square (a column letter and a row number, like d3)",
                              "マスの指定ではありません（d3 のように列の文字と行の数字で）"),
     "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
@@ -178,28 +178,28 @@ TEXTS = {
     "status_resigned": ("resigned", "投了"),
     "status_abandoned": ("abandoned", "放棄"),
     "status_refused": ("refused", "拒否"),
-    "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board} を観戦しています（Ctrl-C で終了）…"),
+    "watching": ("Watching {board} (Ctrl-C to stop) ...", "{board}を観戦しています（Ctrl-C で終了）…"),
     "no_board": ("There is no board at {board} (no folder, or no cardstand.board in it): check the path, or "
                  "start a player there first.",
-                 "{board} に伝言台がありません（フォルダがないか、中に cardstand.board がありません）。場所を確かめるか、"
+                 "{board}に伝言台がありません（フォルダがないか、中に cardstand.board がありません）。場所を確かめるか、"
                  "先にそこで対局を始めてください。"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------
     "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",
                   "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
     "mac_refused": ("A message claiming to be from {name} was refused: {reason}",
-                    "{name} からと称するメッセージを拒否しました: {reason}"),
+                    "{name}からと称するメッセージを拒否しました: {reason}"),
     "no_secret_there": ("{other} plays without the shared secret; give both sides the same "
                         "CARDSTAND_SECRET or --secret-file",
-                        "{other} は共有秘密鍵なしで対局しています。両方に同じ CARDSTAND_SECRET か "
+                        "{other}は共有秘密鍵なしで対局しています。両方に同じ CARDSTAND_SECRET か "
                         "--secret-file を指定してください"),
     "no_secret_here": ("{other} plays with a shared secret and this side has none: give both sides "
                        "the same CARDSTAND_SECRET or --secret-file",
-                       "{other} は共有秘密鍵を使っていますが、こちらにはありません。両方に同じ "
+                       "{other}は共有秘密鍵を使っていますが、こちらにはありません。両方に同じ "
                        "CARDSTAND_SECRET か --secret-file を指定してください"),
     "other_secret": ("{other} plays with a different shared secret (its messages fail the MAC check); "
                      "give both sides the same CARDSTAND_SECRET or --secret-file",
-                     "{other} は別の共有秘密鍵を使っています（メッセージの MAC が合いません）。両方に同じ "
+                     "{other}は別の共有秘密鍵を使っています（メッセージの MAC が合いません）。両方に同じ "
                      "CARDSTAND_SECRET か --secret-file を指定してください"),
     "secret_problem": ("Cannot use the shared secret: {reason}", "共有秘密鍵を使えません: {reason}"),
     "bad_game_id": ("bad game id '{id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')",
@@ -207,11 +207,11 @@ TEXTS = {
     "bad_size": ("bad board size '{size}'", "盤の大きさ '{size}' が不正です"),
     "bad_moves": ("the moves '{moves}' do not replay: {reason}", "手順 '{moves}' を再現できません: {reason}"),
     "bad_version": ("protocol version {v} is not supported (this program speaks {mine})",
-                    "プロトコルのバージョン {v} には対応していません（このプログラムは {mine}）"),
+                    "プロトコルのバージョン {v}には対応していません（このプログラムは {mine}）"),
     "size_wanted": ("white wants a board of {theirs}x{theirs}, black proposes {mine}x{mine}",
-                    "白は {theirs}×{theirs} の盤を希望、黒の提案は {mine}×{mine} です"),
+                    "白は {theirs}×{theirs}の盤を希望、黒の提案は {mine}×{mine}です"),
     "size_proposed": ("black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
-                      "黒の提案は {theirs}×{theirs} の盤、白の希望は {mine}×{mine} です"),
+                      "黒の提案は {theirs}×{theirs}の盤、白の希望は {mine}×{mine}です"),
     "records_differ": ("the two sides remember different games (records differ)",
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",
