@@ -231,11 +231,15 @@ def follow(board, screen, until_over=True, timeout=None):
 
 def replay(argv):
     ap = argparse.ArgumentParser(prog="python -m peer replay",
-                                 description="Replay a recorded game, or export it as GGF.")
+                                 description="Replay a recorded game, or export it as GGF. At a terminal it "
+                                             "steps: Enter for the next move, b for back, a number to go to "
+                                             "that move, q to stop.")
     ap.add_argument("file", help="a game record (BOARD/records/<id>.game)")
     ap.add_argument("--ggf", action="store_true", help="print the game in GGF instead")
-    ap.add_argument("--delay", type=float, default=0.0, help="seconds between moves")
+    ap.add_argument("--moves", action="store_true", help="print the numbered move list only")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds between moves (shows them all, no stepping)")
     ap.add_argument("--no-color", action="store_true")
+    ap.add_argument("--plain", action="store_true", help="show every move at once, without stepping")
     ap.add_argument("--lang", choices=texts.LANGS, default=None)
     args = ap.parse_args(argv)
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
@@ -250,17 +254,48 @@ def replay(argv):
         return 0
     screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
                 f"({screen.t('white')}), {visible(rec.date, 40)}")
-    pos = g.start
-    screen.board(pos, show_legal=False)
-    for i, m in enumerate(g.moves, 1):
-        flipped = pos.flips(m) if m >= 0 else 0
-        screen.line(f"\n#{i} {move_line(screen, pos, m)}")
-        pos = pos.play(m)
-        screen.board(pos, last=m if m >= 0 else None, flipped=flipped, show_legal=False)
-        if args.delay:
-            time.sleep(args.delay)
-    screen.line(status_text(screen, rec))
-    return 0
+    if args.moves:
+        screen.line(" ".join(f"{i}.{describe(m, rec.size, screen)}" for i, m in enumerate(g.moves, 1)))
+        screen.line(status_text(screen, rec))
+        return 0
+
+    def show(i):
+        pos = g.positions[i]
+        if i == 0:
+            return screen.board(pos, show_legal=False)
+        m = g.moves[i - 1]
+        screen.line(f"\n#{i} {move_line(screen, g.positions[i - 1], m)}")
+        screen.board(pos, last=m if m >= 0 else None,
+                     flipped=g.positions[i - 1].flips(m) if m >= 0 else 0, show_legal=False)
+
+    if args.delay or args.plain or not live_terminal():
+        for i in range(len(g.moves) + 1):
+            show(i)
+            if args.delay and i:
+                time.sleep(args.delay)
+        screen.line(status_text(screen, rec))
+        return 0
+    i = 0
+    show(i)
+    while True:
+        try:
+            line = input(screen.t("replay_prompt", n=i, last=len(g.moves))).strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            return 0
+        if line in ("q", "quit", "終了"):
+            return 0
+        if line in ("", "n", "next"):
+            i = min(i + 1, len(g.moves))
+        elif line in ("b", "back", "p"):
+            i = max(i - 1, 0)
+        elif line.isdigit():
+            i = min(int(line), len(g.moves))
+        else:
+            screen.say("replay_keys")
+            continue
+        show(i)
+        if i == len(g.moves):
+            screen.line(status_text(screen, rec))
 
 
 def _player_cmd(colour, board, ai, extra):

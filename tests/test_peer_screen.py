@@ -83,3 +83,35 @@ def test_what_arrives_never_breaks_the_line_being_typed(tmp_path):
     w.expect("left the game")
     w.sendline("quit")
     w.expect(pexpect.EOF)
+
+
+def test_replay_steps_forward_and_back_and_lists_the_moves(tmp_path):
+    from comm import Board
+    from peer.record import Record, Records
+    board = tmp_path / "b"
+    Board(board, "watcher").join().close()
+    Records(board).save(Record(id="g1", size=4, black="Ann", white="Bob", moves="b1c1d4c4d1a3b4a1d3d2pass",
+                               status="playing"))
+    path = str(Records(board).path("g1"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8")
+    env.pop("NO_COLOR", None)
+    r = pexpect.spawn(sys.executable, ["-m", "peer", "replay", path, "--lang", "en"], env=env, cwd=str(ROOT),
+                      encoding="utf-8", timeout=20)
+    r.expect(r"move 0 of 11")
+    r.sendline("")
+    r.expect(r"#1 black: b1")
+    r.expect(r"move 1 of 11")
+    r.sendline("11")
+    r.expect(r"#11 black: pass")
+    r.expect(r"playing")
+    r.sendline("b")
+    r.expect(r"#10 white: d2")
+    r.sendline("x")
+    r.expect("Enter: the next move")
+    r.sendline("q")
+    r.expect(pexpect.EOF)
+    r.close()
+    assert r.exitstatus == 0
+    listed = pexpect.run(f"{sys.executable} -m peer replay {path} --moves --lang ja", env=env, cwd=str(ROOT),
+                         encoding="utf-8", timeout=20)
+    assert "1.b1 2.c1 3.d4" in listed and "11.パス" in listed and "対局中" in listed, listed
