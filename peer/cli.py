@@ -1,7 +1,6 @@
 """Command line of the players: ``python -m peer`` (and ``black.py`` / ``white.py``)."""
 import argparse
 import logging
-import re
 import statistics
 import subprocess
 import sys
@@ -174,22 +173,11 @@ def status_text(screen, rec):
     word = {PLAYING: "status_playing", "over": "status_over", "resigned": "status_resigned",
             "abandoned": "status_abandoned", "refused": "status_refused"}.get(rec.status)
     status = screen.t(word) if word else visible(rec.status, 20)
-    result = rec.result
-    score = re.fullmatch(r"([0-9]{1,3})-([0-9]{1,3})", result)
-    who = re.fullmatch(r"(black|white) resigned|abandoned by (black|white)", result)
-    if score:
-        result = screen.t("score_text", b=score[1], w=score[2])
-    elif who and who[1]:
-        result = screen.t("resigned_text", colour=screen.t(who[1]))
-    elif who:
-        result = screen.t("abandoned_by", colour=screen.t(who[2]))
-    elif result.startswith("refused: "):
-        result = screen.t("refused_because", reason=visible(result[9:], 120))
-    return f"{status} ({visible(result, 120)})" if result else status
+    return f"{status} ({screen.result(rec.result)})" if rec.result else status
 
 
 def move_line(screen, pos, move):
-    """``#12 white: pass`` (the move just played on ``pos``'s predecessor, by ``mover``)."""
+    """``white: pass``: ``move`` played on ``pos`` (the position before it), and by whom."""
     return f"{screen.colour_name(pos.turn)}: {describe(move, pos.size, screen)}"
 
 

@@ -162,7 +162,6 @@ TEXTS = {
     "white": ("white", "白"),
     "discs": ("black {bd} {b}   white {wd} {w}", "黒 {bd} {b}   白 {wd} {w}"),
     "turn_line": ("{colour} to move", "{colour}の番"),
-    "illegal_pass": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "illegal_must_move": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "illegal_taken": ("{square} is already taken", "{square}にはもう石があります"),
     "illegal_flips_nothing": ("{square} flips nothing", "{square}では相手の石を1つも返せません"),

@@ -1,5 +1,6 @@
 """What a player sees: the board with coordinates, colours when the terminal has them."""
 import os
+import re
 import sys
 
 import colorama
@@ -82,6 +83,21 @@ class Screen:
             return s
         style = colorama.Style.BRIGHT if bright else ""
         return f"{style}{fore}{back}{s}{colorama.Style.RESET_ALL}"
+
+    def result(self, result):
+        """A record's ``result`` (D1) in this screen's language: "36-28" is "black 36 - white 28",
+        "white resigned", "abandoned by black", "refused: why"; anything else made visible."""
+        score = re.fullmatch(r"([0-9]{1,3})-([0-9]{1,3})", result)
+        who = re.fullmatch(r"(black|white) resigned|abandoned by (black|white)", result)
+        if score:
+            return self.t("score_text", b=score[1], w=score[2])
+        if who and who[1]:
+            return self.t("resigned_text", colour=self.t(who[1]))
+        if who:
+            return self.t("abandoned_by", colour=self.t(who[2]))
+        if result.startswith("refused: "):
+            return self.t("refused_because", reason=visible(result[9:], 120))
+        return visible(result, 120)
 
     def colour_name(self, c):
         return self.t("black" if c == BLACK else "white")

@@ -1,8 +1,8 @@
 """What a person types at the terminal: a move, hint, say, board, resign, quit, help (and the
 Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
-from engine import PASS, IllegalMove, notation, strategies
+from engine import IllegalMove, notation, strategies
 
-from ..players import EOF_LINE, normalise
+from ..players import EOF_LINE, describe, normalise
 from .leave import Leave
 
 # every word a person may type for a command; the first is the one help shows
@@ -75,8 +75,8 @@ class Commands:
         pos = self.game.position
         if cmd == "board":
             return self._show()
-        if not human and cmd in ("hint", "resign", "yes", "undo") or \
-                not human and (notation.SQUARE.fullmatch(cmd) or cmd in notation.PASS_WORDS):
+        if not human and (cmd in ("hint", "resign", "yes", "undo") or notation.SQUARE.fullmatch(cmd)
+                          or cmd in notation.PASS_WORDS):
             return self.say("computer_plays")
         if cmd == "undo":
             return self.say("no_undo")
@@ -110,8 +110,7 @@ class Commands:
     def _hint_text(self, pos):
         """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
         best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        return ", ".join(f"{'pass' if m == PASS else notation.square_name(m, self.size)} {v:+.0f}"
-                         for v, m, _ in best)
+        return ", ".join(f"{describe(m, self.size, self.screen)} {v:+.0f}" for v, m, _ in best)
 
     def _legal_text(self):
         pos = self.game.position

@@ -193,7 +193,7 @@ class Handshake:
     def _say_resumed(self, resume):
         """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
         if self.resumed_end:
-            self.say("offer_end", id=resume.id, result=self._result_text(resume), other=self.other)
+            self.say("offer_end", id=resume.id, result=self.screen.result(resume.result), other=self.other)
         elif self.game.moves:       # (a game without plies is simply the one black proposed)
             self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
                      colour=self.screen.colour_name(1 - self.colour), name=self.their_name)

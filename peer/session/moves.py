@@ -97,7 +97,7 @@ class Moves:
         try:
             sq = notation.parse_square(text, self.size)
             if sq == PASS and not pos.must_pass():
-                raise IllegalMove(self.screen.t("illegal_pass"))
+                raise IllegalMove(self.screen.t("illegal_must_move"))
             pos.play(sq)
         except (ValueError, IllegalMove) as e:
             return self._refuse(msg.text, str(e))
@@ -138,15 +138,6 @@ class Moves:
         self._save()
         self.say("they_resigned", name=self.their_name)
 
-    def _result_text(self, rec):
-        """A record's end for people: "black 36 - white 28" or "black resigned"."""
-        s = self.screen
-        if rec.status == RESIGNED:
-            loser = "black" if rec.result.startswith("black") else "white"
-            return s.t("resigned_text", colour=s.t(loser))
-        b, _, w = rec.result.partition("-")
-        return s.t("score_text", b=b, w=w)
-
     def _show_end(self):
         """G4: both sides see the end on their own boards and show the same count."""
         if self.end_shown:
@@ -157,7 +148,7 @@ class Moves:
         s = self.screen
         if self.record.status == RESIGNED:
             if self.resumed_end:
-                self.say("ended_resigned", id=self.gid, result=self._result_text(self.record))
+                self.say("ended_resigned", id=self.gid, result=self.screen.result(self.record.result))
             winner = WHITE if self.record.result.startswith("black") else BLACK
         else:
             winner = pos.winner()
@@ -167,7 +158,7 @@ class Moves:
             wname = self.shown_name(self.record.black if winner == BLACK else self.record.white)
             verdict = s.t("win", name=f"{wname} ({s.colour_name(winner)})")
         if self.record.status == RESIGNED:
-            self.say("over_resigned", result=self._result_text(self.record), b=b, w=w, verdict=verdict)
+            self.say("over_resigned", result=self.screen.result(self.record.result), b=b, w=w, verdict=verdict)
         else:
             self.say("over", b=b, w=w, verdict=verdict)
 
