@@ -83,11 +83,10 @@ class _Player(subprocess.Popen):
     KEEP = 1 << 20      # bytes of output kept (the end)
 
     def __init__(self, argv, **kw):
-        super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **_GROUP, **kw)
+        super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
         self._out = []
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
-        _STARTED.append(self)
 
     def _drain(self):
         kept = 0
@@ -148,12 +147,15 @@ def _traceback(out):
     return "Traceback (most recent call last)" in out or re.search(r"(?m)^\s+at \S.*:\d+(:\d+)?\)?$", out)
 
 
-def _start(argv, **kw):
-    """Start a program, saying clearly when it cannot be started at all."""
+def _start(argv, kind=None, **kw):
+    """Start a program (a ``_Player`` unless ``kind`` says otherwise) in a process group of its
+    own, kept for ``_stop_all``; a clear failure when it cannot be started at all."""
     try:
-        return _Player(argv, **kw)
+        proc = (kind or _Player)(argv, **_GROUP, **kw)
     except OSError as e:
         raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
+    _STARTED.append(proc)
+    return proc
 
 
 def _stop_all():
@@ -173,13 +175,8 @@ class Served:
         argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
         self._err = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
-        try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._err, text=True, encoding="utf-8",
-                                         env=_env(secret), **_GROUP)
-        except OSError as e:
-            raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
-        _STARTED.append(self.proc)
+        self.proc = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=self._err, text=True, encoding="utf-8", env=_env(secret))
 
     def _why_silent(self):
         """How it ended, if it did: its exit code and the end of what it wrote on stderr."""
