@@ -214,8 +214,13 @@ function readText(p) { const b = readBytes(p, 4096); return b === null ? null : 
 function readInt(p) {
   let t;
   try { t = readText(p); } catch (e) { return 0; }
+  return numberRecord(t);
+}
+// R3: a number record's text (null: missing) as a number; 0 when missing or damaged (space,
+// tab, CR and LF stripped from both ends, and nothing else)
+function numberRecord(t) {
   if (t === null) return 0;
-  t = t.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');                  // R3: only these
+  t = t.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
   return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
 }
 // R1: after the first line, `key: value` lines (a CR before the newline dropped); a line without
@@ -414,12 +419,12 @@ class SpareSlot {
     try { return fn(); } finally { Atomics.store(this.word, 0, 0); Atomics.notify(this.word, 0); }
   }
 
-  // rewrite the kept folder's owner in place (no space needed); false when it is gone
-  refresh(scratch, text) {
+  // rewrite the kept folder's owner (of member `who`) in place (no space needed); false when it is gone
+  refresh(scratch, who) {
     return this.locked(() => {
       const tok = this.get();
       if (tok === null) return false;
-      try { overwrite(path.join(scratch, 'lock-' + tok, 'owner'), text(tok)); return true; } catch (e) { return false; }
+      try { overwrite(path.join(scratch, 'lock-' + tok, 'owner'), ownerText(who, tok)); return true; } catch (e) { return false; }
     });
   }
 }
@@ -502,7 +507,7 @@ class Lease {                                                        // section 
   // release, so that taking the lock needs no free space (T2).
   prepared() {
     if (this.spare !== null) {
-      if (now() - this.spareAt >= SPARE_REFRESH && this.slot.refresh(this.scratch, (t) => this.ownerText(t))) this.spareAt = now();
+      if (now() - this.spareAt >= SPARE_REFRESH && this.slot.refresh(this.scratch, this.who)) this.spareAt = now();
       return this.spare;
     }
     const tok = token();
@@ -753,9 +758,7 @@ class Board {
         if (e instanceof NotAFile) return 0;
         throw e;
       }
-      if (t === null) return 0;
-      t = t.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');                // R3: only these
-      return /^[0-9]{1,12}$/.test(t) ? parseInt(t, 10) : 0;
+      return numberRecord(t);
     };
     const tail = num('tail');
     let head = num('head');
@@ -1301,7 +1304,7 @@ if (Worker && !isMainThread && workerData && workerData.cardstandBeat) {
   const timer = setInterval(() => {
     const tok = slot.get();
     if (tok !== spare) [spare, spareAt] = [tok, now()];
-    else if (tok !== null && now() - spareAt >= SPARE_REFRESH) { slot.refresh(w.tmp, (t) => ownerText(w.who, t)); spareAt = now(); }
+    else if (tok !== null && now() - spareAt >= SPARE_REFRESH) { slot.refresh(w.tmp, w.who); spareAt = now(); }
     try {
       const t = readText(path.join(w.mine, 'member'));
       if (t !== null && fields(t).run !== w.run) { clearInterval(timer); parentPort.close(); return; }
