@@ -193,6 +193,16 @@ def _record_files(folder):
     return cases
 
 
+def _js_records(folder, body, data):
+    """Run ``body`` in Node with ``r``, interop/js's ``Records`` of the board ``folder``, ``fs``, and
+    ``data`` (given as JSON); what it prints, as JSON."""
+    js = ROOT / "interop" / "js" / "peer.js"
+    cs = ROOT / "interop" / "js" / "cardstand.js"
+    return _js(f"const p = require({json.dumps(str(js))}); const cs = require({json.dumps(str(cs))}); const fs = require('fs');"
+               f"const b = new cs.Board({json.dumps(str(folder))}, 'alice', {{ log: () => {{}} }});"
+               "const r = new p.Records(b); const data = JSON.parse(fs.readFileSync(0, 'utf8'));" + body, data)
+
+
 def _python_loads(folder, gid):
     try:
         return Records(folder).load(gid) is not None
@@ -208,13 +218,8 @@ def test_game_records_over_256_kib_or_with_a_bom_are_damaged(tmp_path):
 @needs_node
 def test_javascript_reads_game_records_as_python_does(tmp_path):
     cases = _record_files(tmp_path)
-    js = ROOT / "interop" / "js" / "peer.js"
-    cs = ROOT / "interop" / "js" / "cardstand.js"
-    got = _js(f"const p = require({json.dumps(str(js))}); const cs = require({json.dumps(str(cs))});"
-              f"const b = new cs.Board({json.dumps(str(tmp_path))}, 'alice', {{ log: () => {{}} }});"
-              "const r = new p.Records(b); const ids = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
-              "console.log(JSON.stringify(ids.map((id) => { try { return r.load(id) !== null; } catch (e) { return false; } })));",
-              [gid for gid, _ in cases])
+    got = _js_records(tmp_path, "console.log(JSON.stringify(data.map((id) => { try { return r.load(id) !== null; } "
+                                "catch (e) { return false; } })));", [gid for gid, _ in cases])
     assert got == [ok for _, ok in cases]
 
 
@@ -234,11 +239,7 @@ def test_only_the_first_4096_bytes_of_current_are_read(tmp_path):
 @needs_node
 def test_javascript_reads_current_as_python_does(tmp_path):
     cases = _currents(tmp_path)
-    js = ROOT / "interop" / "js" / "peer.js"
-    cs = ROOT / "interop" / "js" / "cardstand.js"
-    got = _js(f"const p = require({json.dumps(str(js))}); const cs = require({json.dumps(str(cs))}); const fs = require('fs');"
-              f"const b = new cs.Board({json.dumps(str(tmp_path))}, 'alice', {{ log: () => {{}} }});"
-              "const r = new p.Records(b); const texts = JSON.parse(fs.readFileSync(0, 'utf8'));"
-              f"console.log(JSON.stringify(texts.map((t) => {{ fs.writeFileSync({json.dumps(str(tmp_path / 'records' / 'current'))}, t);"
-              " return r.current() !== null; })));", [t for t, _ in cases])
+    got = _js_records(tmp_path, "console.log(JSON.stringify(data.map((t) => { "
+                                f"fs.writeFileSync({json.dumps(str(tmp_path / 'records' / 'current'))}, t); "
+                                "return r.current() !== null; })));", [t for t, _ in cases])
     assert got == [ok for _, ok in cases]
