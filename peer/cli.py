@@ -13,7 +13,7 @@ from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
 
 from . import texts
-from .players import Computer, External, Human, LineInput, PromptInput, describe, live_terminal
+from .players import Computer, External, Human, LineInput, describe, live_terminal
 from .record import PLAYING, Records, load_file
 from .session import Session
 from .ui import Screen, wants_colour
@@ -114,6 +114,8 @@ def play(argv, colour=None):
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(name)s: %(message)s")
     lang = args.lang or texts.default_lang()
+    reads = not (args.ai or args.engine) or (sys.stdin is not None and sys.stdin.isatty())
+    live = reads and live_terminal(args.plain)
     screen = Screen(lang, wants_colour(args.no_color))
     try:
         if args.ai:
@@ -132,22 +134,19 @@ def play(argv, colour=None):
         screen.say("secret_problem", reason=e)
         return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
+    if live:
+        from .live import LiveScreen
+        screen = LiveScreen(lang, wants_colour(args.no_color))
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret,
                       take_over=args.take_over)
-    reads = player.kind == "human" or (sys.stdin is not None and sys.stdin.isatty())
-    if not (reads and live_terminal(args.plain)):
+    if not live:
         if reads:
             player.lines = LineInput()
         return session.run()
-    from prompt_toolkit.patch_stdout import patch_stdout
-    with patch_stdout(raw=True):
-        player.lines = PromptInput()
-        try:
-            return session.run()
-        finally:
-            player.lines.close()
+    player.lines = screen.lines
+    return screen.run(session.run, session.view)
 
 
 # -- watching, replaying, demo ------------------------------------------------------------------

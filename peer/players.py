@@ -13,12 +13,30 @@ from engine import PASS, notation, oneshot, strategies
 EOF_LINE = object()
 
 
-class LineInput:
-    """Lines typed at the terminal, read by a background thread so the game never blocks on them."""
+class Lines:
+    """Lines a person typed, queued for the game, which never blocks on them."""
+
+    def __init__(self):
+        self.q = queue.Queue()
+
+    def put(self, line):
+        self.q.put(line)
+
+    def get(self, timeout=0.0):
+        """The next line (with its newline), ``EOF_LINE`` at the end of input, or None if none
+        came within ``timeout`` seconds."""
+        try:
+            return self.q.get(timeout=timeout) if timeout else self.q.get_nowait()
+        except queue.Empty:
+            return None
+
+
+class LineInput(Lines):
+    """Lines typed at the terminal (plain mode), read by a background thread."""
 
     def __init__(self, stream=None):
+        super().__init__()
         self.stream = stream or sys.stdin
-        self.q = queue.Queue()
         threading.Thread(target=self._read, name="stdin", daemon=True).start()
 
     def _read(self):
@@ -32,54 +50,9 @@ class LineInput:
                 return
             self.q.put(line)
 
-    def get(self, timeout=0.0):
-        try:
-            return self.q.get(timeout=timeout) if timeout else self.q.get_nowait()
-        except queue.Empty:
-            return None
-
-
-class PromptInput:
-    """Lines typed at a terminal, with editing and history (prompt_toolkit, on Linux, macOS and
-    Windows): what the game prints meanwhile appears above the line being typed, never inside it
-    (run the game inside ``prompt_toolkit.patch_stdout.patch_stdout``).  Ctrl+C and Ctrl+D leave,
-    as end of input does."""
-
-    def __init__(self, prompt="> "):
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import InMemoryHistory
-        self.q = queue.Queue()
-        self.prompt = prompt
-        self.session = PromptSession(history=InMemoryHistory())
-        self.closing = False
-        self.thread = threading.Thread(target=self._read, name="prompt", daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        while not self.closing:
-            try:
-                line = self.session.prompt(self.prompt)
-            except (EOFError, KeyboardInterrupt):
-                break
-            except Exception:       # (no usable terminal after all: as end of input)
-                break
-            self.q.put(line + "\n")
-        self.q.put(EOF_LINE)
-
-    get = LineInput.get
-
-    def close(self):
-        """Give the terminal back as it was (the prompt leaves its raw mode)."""
-        self.closing = True
-        app = self.session.app
-        loop = getattr(app, "loop", None)
-        if app.is_running and loop is not None:
-            loop.call_soon_threadsafe(lambda: app.exit(exception=EOFError) if app.is_running else None)
-        self.thread.join(2)
-
 
 def live_terminal(plain=False):
-    """Whether to read lines with ``PromptInput``: a terminal both ways, and not ``--plain``
+    """Whether to draw the live screen (``peer.live``): a terminal both ways, and not ``--plain``
     (nor ``NO_COLOR``, which scripts and tests set for plain output)."""
     if plain or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
         return False
@@ -98,7 +71,7 @@ class Human:
     kind = "human"
 
     def __init__(self, lines=None):
-        """``lines``: a ``LineInput`` or ``PromptInput`` (default: a ``LineInput`` on stdin;
+        """``lines``: ``Lines`` (default: a ``LineInput`` on stdin;
         ``False``: none yet, given later)."""
         self.lines = LineInput() if lines is None else lines or None
 

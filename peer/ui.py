@@ -2,6 +2,7 @@
 import os
 import re
 import sys
+import unicodedata
 
 import colorama
 
@@ -15,6 +16,70 @@ SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat 
 ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
                     "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
                     "bad_record", "no_board"})
+
+
+# Japanese line breaking (kinsoku): these never start a line, those never end one
+_CLOSE = "、。，．・：；！？）」』】〕ー…"
+_OPEN = "（「『【〔"
+
+
+def cwidth(text):
+    """Columns ``text`` takes on a terminal: East Asian wide characters two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def _wide(c):
+    return unicodedata.east_asian_width(c) in "WF"
+
+
+def _tokens(text):
+    """(spaces before, token): a token is a run of narrow letters (a word) or one wide character,
+    with the brackets before it and the punctuation after it that may not be parted from it."""
+    out, i, space = [], 0, ""
+    while i < len(text):
+        if text[i] == " ":
+            space += " "
+            i += 1
+            continue
+        j = i
+        while j < len(text) and text[j] in _OPEN:
+            j += 1
+        if j < len(text) and _wide(text[j]):
+            j += 1
+        else:
+            while j < len(text) and text[j] != " " and not _wide(text[j]):
+                j += 1
+        while j < len(text) and text[j] in _CLOSE:
+            j += 1
+        j = max(j, i + 1)
+        out.append((space, text[i:j]))
+        space, i = "", j
+    return out
+
+
+def wrap(text, columns):
+    """``text`` broken into lines of at most ``columns`` terminal columns: English between words,
+    Japanese between characters (not before 。、） nor after （); a word longer than a line is cut."""
+    columns = max(columns, 2)
+    lines = []
+    for para in str(text).split("\n"):
+        line = ""
+        for space, token in _tokens(para):
+            joined = line + space + token if line else token
+            if cwidth(joined) <= columns or not line:
+                line = joined
+            else:
+                lines.append(line)
+                line = token
+            while cwidth(line) > columns:
+                cut = 1
+                while cwidth(line[:cut + 1]) <= columns:
+                    cut += 1
+                lines.append(line[:cut])
+                line = line[cut:]
+        lines.append(line)
+    return lines
 
 
 def wants_colour(flag_no_color=False, stream=None):
@@ -46,8 +111,7 @@ class Screen:
 
     @property
     def stream(self):
-        """Where the screen writes: ``sys.stdout`` as it is at the time (under prompt_toolkit's
-        ``patch_stdout`` the lines go above the line being typed)."""
+        """Where the screen writes: ``sys.stdout`` as it is at the time (a test may replace it)."""
         return self._stream or sys.stdout
 
     def t(self, key, **kw):
@@ -66,9 +130,19 @@ class Screen:
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
         if key in ERRORS and self._stream is None:
             self.stream.flush()
-            self.line(self.t(key, **safe), sys.stderr)
+            self.line(self._fitted(self.t(key, **safe), sys.stderr), sys.stderr)
         else:
-            self.line(self.t(key, **safe))
+            self.line(self._fitted(self.t(key, **safe), self.stream))
+
+    def _fitted(self, text, stream):
+        """``text`` wrapped to the terminal's width when ``stream`` is a terminal."""
+        try:
+            if not stream.isatty():
+                return text
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            return text
+        return "\n".join(wrap(text, columns - 1)) if columns > 1 else text
 
     def line(self, s="", stream=None):
         stream = stream or self.stream

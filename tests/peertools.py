@@ -63,4 +63,5 @@ def human(colour, board, *args):
     import pexpect
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
-                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30)
+                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30,
+                         dimensions=(40, 400))     # (wide: the messages are not wrapped)

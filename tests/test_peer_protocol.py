@@ -266,3 +266,19 @@ def test_how_to_leave_is_told_as_the_side_can_leave():
         text = s.screen.stream.getvalue()
         assert expect in text and "{" not in text, text
         assert ("Ctrl+C" in text) == (kind == "computer")
+
+
+def test_an_opponent_that_said_bye_is_waited_for_and_never_called_gone(tmp_path):
+    """G5: after ``bye`` the opponent has left (and is waited for ``patience``), it is not "gone":
+    its silence is no news, and "no sign of life" is not said on top of "left the game"."""
+    from engine import BLACK
+    from peerfakes import session
+    from test_peer_hostile import _greet_black, _hello_sent
+    s, b, out = session(tmp_path / "b", BLACK, size=4, patience=1.5, gone_after=0.3)
+    b.idle = True                                # no heartbeat after it left
+    b.push("white", _greet_black, after=_hello_sent)
+    b.push("white", protocol.control("bye"), after=lambda b: b.moves_sent() >= 1)
+    assert s.run() == 4, out.getvalue()
+    text = out.getvalue()
+    assert "left the game" in text and "did not come back within 1 s" in text, text
+    assert "no sign of life" not in text, text

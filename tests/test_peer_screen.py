@@ -1,6 +1,7 @@
 """What a person sees at a real terminal: the player runs in a pseudo-terminal and its output is fed
 to a terminal emulator (pyte); the assertions are on the rendered screen."""
 import os
+import re
 import sys
 import time
 
@@ -9,7 +10,8 @@ import pytest
 pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
 pyte = pytest.importorskip("pyte")
 
-from peertools import ROOT, human  # noqa: E402
+from engine import Position, notation  # noqa: E402
+from peertools import ROOT, board_folder, human, player  # noqa: E402
 
 ROWS, COLS = 40, 100
 
@@ -17,13 +19,13 @@ ROWS, COLS = 40, 100
 class Terminal:
     """A player in a pseudo-terminal, and the screen a person would see."""
 
-    def __init__(self, colour, board, *args):
+    def __init__(self, colour, board, *args, rows=ROWS, cols=COLS):
         env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8",
                    PROMPT_TOOLKIT_NO_CPR="1")      # (pyte does not answer cursor position requests)
         env.pop("NO_COLOR", None)
         self.proc = pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
-                                  env=env, cwd=str(ROOT), encoding="utf-8", timeout=30, dimensions=(ROWS, COLS))
-        self.screen = pyte.Screen(COLS, ROWS)
+                                  env=env, cwd=str(ROOT), encoding="utf-8", timeout=30, dimensions=(rows, cols))
+        self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.screen)
 
     def pump(self, seconds=0.3):
@@ -39,50 +41,122 @@ class Terminal:
     def lines(self):
         return [line.rstrip() for line in self.screen.display]
 
+    def shown(self):
+        return "\n".join(self.lines())
+
     def wait_for(self, text, seconds=30):
+        """Until ``text`` (a string, or a test of the screen's lines) is on the screen."""
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             self.pump(0.2)
-            if any(text in line for line in self.lines()):
-                return
-        raise AssertionError(f"{text!r} never shown; the screen:\n" + "\n".join(self.lines()))
+            lines = self.lines()
+            if text(lines) if callable(text) else any(text in line for line in lines):
+                return lines
+        raise AssertionError(f"{text!r} never shown; the screen:\n" + self.shown())
+
+    def row(self, text):
+        """The number of the first screen line holding ``text``."""
+        return next(i for i, line in enumerate(self.lines()) if text in line)
 
     def cursor_line(self):
         return self.lines()[self.screen.cursor.y]
 
+    def square(self, name):
+        """The character cell of the board square ``name`` (``f5``): its ``data``, ``fg``, ``bg``."""
+        x, y = ord(name[0]) - ord("a"), int(name[1:])
+        top = self.row("     a b c")
+        header = self.lines()[top]
+        return self.screen.buffer[top + y][header.index("a") + 2 * x]
 
-def test_what_arrives_never_breaks_the_line_being_typed(tmp_path):
+    def resize(self, rows, cols):
+        self.screen.resize(rows, cols)
+        self.proc.setwinsize(rows, cols)
+
+
+def test_a_game_on_the_live_screen(tmp_path):
+    """The board, both players, the move list, counts, live state and highlights, drawn in place;
+    chat arriving mid-line, history, Ctrl+U, a resize, and a resignation with its result."""
     board = tmp_path / "b"
     w = human("white", board, "--lang", "en", "--name", "Wendy")
     t = Terminal("black", board, "--lang", "en", "--name", "Ann")
-    t.wait_for("Your move (black)")
+    t.wait_for("Move 1: black to play")
+    assert "black Ann (person, you)" in t.shown() and "white Wendy (person)" in t.shown()
+    assert t.square("d3").data != t.square("a1").data == "."     # a legal move is marked
+    assert t.row("black Ann") == t.row("     a b c")             # the players beside the board
     t.proc.send("f")                                # half typed
     t.pump()
     w.sendline("say hello while you type")
     t.wait_for("Wendy says: hello while you type")
-    lines = t.lines()
-    chat = next(i for i, line in enumerate(lines) if "Wendy says: hello while you type" in line)
-    assert t.cursor_line() == "> f", lines          # the line being typed is whole, below the chat
-    assert t.screen.cursor.y > chat
+    assert t.cursor_line() == "> f", t.shown()      # the line being typed is whole
     t.proc.send("5\r")
-    t.wait_for("You played f5.")
+    t.wait_for(" 1 f5")
+    lines = t.wait_for(lambda lines: any(re.search(r"thinking [1-9][0-9]* s", l) for l in lines))
+    white_state = lines[t.row("white Wendy") + 1]
+    assert re.search(r"thinking [1-9][0-9]* s", white_state), t.shown()   # the opponent's live state
+    assert lines[t.row("black Ann")].endswith("4") and lines[t.row("white Wendy")].endswith("1")
+    assert t.square("f5").bg == "red" and t.square("e5").bg in ("brown", "yellow")   # last move, flip
+    assert t.square("d4").bg == "green"
+    assert "Last move: f5" in t.shown() and "Move 2: white to play" in t.shown()
+    w.sendline("d6")
+    t.wait_for(" 2 d6")
+    pos = Position.start().play("f5").play("d6")
+    legal = {notation.square_name(m, 8) for m in pos.legal_moves()}
+    marked = {f"{c}{r}" for c in "abcdefgh" for r in range(1, 9) if t.square(f"{c}{r}").data == "·"}
+    assert marked == legal, t.shown()
+
+    t.resize(34, 40)                                # narrow: the players go below the board
+    t.wait_for(lambda lines: any("white Wendy" in l for l in lines) and
+               t.row("white Wendy") > t.row("  8 "))
+    t.resize(ROWS, COLS)
+    t.wait_for(lambda lines: t.row("black Ann") == t.row("     a b c"))
+
     t.proc.send("help\r")
     t.wait_for("Commands:")
     t.proc.send("\x1b[A")                           # Up: the last line again, to edit
     t.pump(0.5)
-    assert t.cursor_line() == "> help", t.lines()
-    assert not any("Unknown command" in line for line in t.lines())
+    assert t.cursor_line() == "> help", t.shown()
+    assert "Unknown command" not in t.shown()
     t.proc.send("\x15")                             # Ctrl+U: the line emptied
     t.pump(0.3)
-    assert t.cursor_line() == ">", t.lines()
+    assert t.cursor_line() == ">", t.shown()
+
+    t.proc.send("resign\r")
+    t.wait_for("Resign this game?")
+    t.proc.send("yes\r")
+    t.wait_for("Game over: black resigned")
+    w.expect("Ann resigned")
+    w.expect(r"Game record: \S+")
+    t.proc.expect(pexpect.EOF)                      # the end acknowledged: the program stops
+    t.proc.close()
+    assert t.proc.exitstatus == 0
+    t.stream.feed(t.proc.before or "")
+    assert "Game record:" in t.shown()              # what stays on the terminal afterwards
+    w.expect(pexpect.EOF)
+
+
+def test_a_pass_in_japanese_against_a_computer(tmp_path):
+    """A pass in the move list, a computer opponent's kind, everything in Japanese; Ctrl+C leaves."""
+    from peer.record import Record, Records
+    board = tmp_path / "b"
+    board_folder(board)
+    Records(board).save(Record(id="g1", size=4, black="Ann", white="Bob", moves="b1c1d4c4d1a3b4a1d3d2",
+                               status="playing"))
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", "ja")
+    lines = t.wait_for("11 パス")                    # black has no move: it passes, and white plays on
+    top = lines[:t.row("────")]
+    assert "黒 Ann（人間、あなた）" in "\n".join(top) and "白 Bob（コンピュータ）" in "\n".join(top)
+    english = set(re.findall(r"[A-Za-z][A-Za-z_-]+", "\n".join(top))) - {"Ann", "Bob"}
+    assert not english, "\n".join(top)
+    assert "12 a4" in t.wait_for("12 a4")[t.row("12 a4")]
     t.proc.sendcontrol("c")                         # Ctrl+C leaves, as quit does
-    t.wait_for("You left the game")
     t.proc.expect(pexpect.EOF)
     t.proc.close()
     assert t.proc.exitstatus == 0
-    w.expect("left the game")
-    w.sendline("quit")
-    w.expect(pexpect.EOF)
+    t.stream.feed(t.proc.before or "")
+    assert "対局を中断しました" in t.shown()
+    w.terminate()
+    w.communicate(timeout=30)
 
 
 def test_replay_steps_forward_and_back_and_lists_the_moves(tmp_path):
@@ -115,3 +189,25 @@ def test_replay_steps_forward_and_back_and_lists_the_moves(tmp_path):
     listed = pexpect.run(f"{sys.executable} -m peer replay {path} --moves --lang ja", env=env, cwd=str(ROOT),
                          encoding="utf-8", timeout=20)
     assert "1.b1 2.c1 3.d4" in listed and "11.パス" in listed and "対局中" in listed, listed
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_plain_lines_wrap_to_a_narrow_terminal(tmp_path, lang):
+    """Plain mode at a 40-column terminal: the help is broken between words (or Japanese
+    characters), never cut by the terminal in the middle of one."""
+    from peer import texts
+    from peer.ui import cwidth
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    p = pexpect.spawn(sys.executable, [str(ROOT / "black.py"), "--board", str(tmp_path / "b"), "--lang", lang],
+                      env=env, cwd=str(ROOT), encoding="utf-8", timeout=20, dimensions=(24, 40))
+    p.expect("伝言台" if lang == "ja" else "Waiting for")
+    p.sendline("help")
+    text = texts.text(lang, "help")
+    p.expect(text[:8])
+    p.expect(r"(?:'help'|この説明)。?\.?\r\n")
+    lines = (text[:8] + p.before + p.after).replace("\r\n", "\n").strip().split("\n")
+    assert len(lines) > 3 and all(cwidth(line) <= 40 for line in lines), lines
+    joined = (" " if lang == "en" else "").join(lines)
+    assert joined.replace(" ", "") == text.replace(" ", "") and (lang == "ja" or joined == text), lines
+    p.sendline("quit")
+    p.expect(pexpect.EOF)

@@ -43,3 +43,25 @@ def test_illegal_moves_are_told_in_japanese(move):
     words = set(re.findall(r"[A-Za-z]{2,}", why)) - {move}
     assert not words, why
     assert why != Screen("en").why(e, move, 8)
+
+
+@pytest.mark.parametrize("lang", texts.LANGS)
+@pytest.mark.parametrize("columns", [20, 33, 79])
+def test_help_wraps_to_the_terminal_width_without_losing_a_character(lang, columns):
+    from peer.ui import cwidth, wrap
+    text = texts.text(lang, "help")
+    lines = wrap(text, columns)
+    assert len(lines) > 1 and all(cwidth(line) <= columns for line in lines), lines
+    if lang == "en":
+        assert " ".join(lines) == text                      # broken between words only
+        assert all(not line.startswith(" ") and not line.endswith(" ") for line in lines)
+    else:
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        assert not any(line[0] in "、。）" for line in lines[1:]), lines     # kinsoku
+        assert not any(line[-1] == "（" for line in lines), lines
+
+
+def test_a_word_longer_than_the_line_is_cut():
+    from peer.ui import wrap
+    assert wrap("ab " + "x" * 12, 5) == ["ab", "xxxxx", "xxxxx", "xx"]
+    assert wrap("", 10) == [""]

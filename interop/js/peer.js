@@ -667,7 +667,7 @@ class Player {
   }
 
   hello() {
-    const f = { v: 1, role: this.me, name: this.name };
+    const f = { v: 1, role: this.me, name: this.name, kind: 'computer' };
     if (this.colour === 0) Object.assign(f, { size: this.rules.n, game: this.gid, moves: this.moves.join('') });
     else {
       if (this.wantSize) f.size = this.wantSize;
@@ -678,7 +678,7 @@ class Player {
   }
 
   welcome() {
-    return control('welcome', { v: 1, role: 'white', name: this.name, game: this.gid, moves: this.moves.join('') });
+    return control('welcome', { v: 1, role: 'white', name: this.name, kind: 'computer', game: this.gid, moves: this.moves.join('') });
   }
 
   // -- who sent it (H7, H8) -----------------------------------------------------------------

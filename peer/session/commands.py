@@ -105,7 +105,7 @@ class Commands:
         except IllegalMove as e:
             why = self.screen.why(e, cmd, self.size)
             return self.say("bad_move", move=cmd, reason=why, legal=self._legal_text())
-        self._commit(sq, 0)
+        self._commit(sq)
 
     def _hint_text(self, pos):
         """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""

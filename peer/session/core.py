@@ -18,13 +18,14 @@ from .presence import Presence
 from .recording import Recording
 from .runs import Runs
 from .trouble import Trouble
+from .view import Viewing
 
 log = logging.getLogger("peer")
 
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording):
+class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
@@ -90,6 +91,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
+        self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()
 
     # -- plumbing ------------------------------------------------------------------
@@ -174,6 +176,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             names = {self.me: self.my_name, self.other: self.their_name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size,
                      bd=self.screen.disc(BLACK), wd=self.screen.disc(WHITE))
+            self.turn_since = time.monotonic()
             self._show()
             return self._play()
         except Leave as e:

@@ -149,7 +149,7 @@ class Handshake:
 
     # -- greetings (H2) --------------------------------------------------------------------
     def _hello(self, verb="hello"):
-        fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name}
+        fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name, "kind": self.player.kind}
         fields.update(self.role.hello_fields(self))
         return protocol.control(verb, **fields)
 
@@ -206,6 +206,7 @@ class Handshake:
             self.say("renamed_them", colour=self.screen.colour_name(1 - self.colour), name=name,
                      old=self.their_name)
         self.their_name, self.their_name_known = name, True
+        self._take_kind(msg)
 
     # -- the handshake (H1) ---------------------------------------------------------------
     def _member_joined(self):
@@ -221,6 +222,7 @@ class Handshake:
         not answer, within ``classic_after`` seconds."""
         self.role.start(self, self._resumable())
         joined_at = time.monotonic() if self._member_joined() else None
+        self.their_joined = joined_at is not None
         greeted_at = None           # when our first hello was delivered
         next_hello = next_look = 0.0
         self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
@@ -232,7 +234,7 @@ class Handshake:
                 if now >= next_look:
                     next_look = now + 0.5
                     if joined_at is None and self._member_joined():
-                        joined_at = now
+                        joined_at, self.their_joined = now, True
                         self.say("waiting_hello", other=self.other)
                     if joined_at is not None and now >= next_hello and self._shown():
                         if self.board.send(self.other, self._hello()) and greeted_at is None:

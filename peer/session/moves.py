@@ -37,9 +37,14 @@ class Moves:
         return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.their_name), NAME_LIMIT)}{extra})"
 
     # -- plies -----------------------------------------------------------------------------
-    def _apply(self, move, by_me):
+    def _apply(self, move, by_me, seconds=None):
+        """Play ``move`` on our board and save the record; ``seconds``: the mover's thinking time
+        (None: measured here, from when the turn began)."""
         pos = self.game.position
         self.flipped = pos.flips(move) if move != PASS else 0
+        if seconds is None:
+            seconds = time.monotonic() - self.turn_since if self.turn_since is not None else 0.0
+        self._turn_passed(pos.turn, seconds)
         self.game.play(move)
         self.last = move if move != PASS else self.last
         self._save()
@@ -61,9 +66,12 @@ class Moves:
             self.say("engine_failed", reason=problem, move=notation.square_name(move, self.size))
         self._commit(move, (time.monotonic() - t) * 1000)
 
-    def _commit(self, move, think_ms):
-        """G1: apply our move, save the record, then send it."""
-        self._apply(move, True)
+    def _commit(self, move, think_ms=None):
+        """G1: apply our move, save the record, then send it, with ``think_ms`` (None: the time
+        since our turn began)."""
+        if think_ms is None:
+            think_ms = (time.monotonic() - self.turn_since) * 1000 if self.turn_since is not None else 0
+        self._apply(move, True, think_ms / 1000)
         text = notation.square_name(move, self.size)
         if self.mode == "full":
             self.send(protocol.move(text, len(self.game.moves), think_ms))
@@ -105,7 +113,8 @@ class Moves:
             overhead = (time.monotonic() - self.sent_at) * 1000 - msg.get("t", 0)
             with open(self.stats, "a", encoding="ascii") as f:
                 f.write(f"{overhead:.3f}\n")
-        self._apply(sq, False)
+        t = msg.fields.get("t")
+        self._apply(sq, False, t / 1000 if isinstance(t, int) else None)
         if sq == PASS:
             self.say("they_pass", name=self.their_name)
         else:

@@ -38,7 +38,8 @@ class Presence:
                 self.say("back", name=self.their_name)
             self.full_told = False
             self.alive_seen = (key, now)
-        elif not self.gone and now - self.alive_seen[1] > self.gone_after:
+        elif not self.gone and not self.left_at and now - self.alive_seen[1] > self.gone_after:
+            # (one that said bye, G5, has left: not "gone"; _check_left waits for it)
             if self._disk_full():
                 return      # nobody can write on the board: not the opponent's fault
             self.gone = True

@@ -1,0 +1,361 @@
+"""The live terminal screen: the board, both players, the move list and the messages drawn in
+place, above an input line with editing and history that nothing arriving ever breaks.
+
+It is a face of ``Session``: it draws ``Session.view()`` and shows what the session says; the game
+itself is the session's.  prompt_toolkit draws it (the same on Windows consoles and VT100
+terminals, with resizing); the plain line-by-line ``Screen`` stays for pipes, ``--plain`` and
+``NO_COLOR``.
+"""
+import signal
+import sys
+import threading
+
+from engine import BLACK, WHITE, PASS
+
+from .players import EOF_LINE, Lines, describe
+from .ui import ERRORS, Screen, cwidth, wrap
+
+MESSAGES_KEPT = 500
+SIDE_MIN = 30           # columns the players' panel needs beside the board (else it goes below)
+SIDE_MAX = 44           # (and at most takes: the counts stay near the names)
+STYLE = {
+    "board": "bg:ansigreen fg:ansiblack",
+    "black": "bg:ansigreen fg:ansiblack bold",
+    "white": "bg:ansigreen fg:ansiwhite bold",
+    "last": "bg:ansired",
+    "flip": "bg:ansiyellow",
+    "legal": "bg:ansigreen fg:ansibrightyellow bold",
+    "coord": "fg:ansibrightblack",
+    "turn": "bold",
+    "me": "bold",
+    "dim": "fg:ansibrightblack",
+    "chat": "fg:ansicyan",
+    "error": "fg:ansired bold",
+    "typed": "fg:ansibrightblack",
+    "rule": "fg:ansibrightblack",
+}
+MONO = {"last": "reverse", "flip": "underline", "legal": "bold", "turn": "bold", "me": "bold",
+        "error": "bold", "typed": "", "chat": "", "dim": "", "rule": ""}
+CHAT_KEYS = frozenset({"chat"})
+
+
+def fit(text, columns):
+    """``text`` cut to ``columns`` (with … when cut)."""
+    if cwidth(text) <= columns:
+        return text
+    while text and cwidth(text) > columns - 1:
+        text = text[:-1]
+    return text + "…"
+
+
+def clock(seconds):
+    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+# -- drawing a View: pure functions of it, the screen's words, and the width -------------------
+
+def board_lines(view, screen):
+    """The board as lines of (style, text) fragments, coordinates around it."""
+    n = view.size
+    pos = view.position
+    legal = pos.legal_moves_mask() if pos is not None and view.show_legal else 0
+    last = view.last_square
+    out = [[("class:coord", "     " + " ".join(chr(ord("a") + x) for x in range(n)))]]
+    for y in range(n):
+        row = [("class:coord", f"{y + 1:>3} "), ("class:board", " ")]
+        for x in range(n):
+            sq = y * n + x
+            c = pos.colour_at(sq) if pos is not None else None
+            if c is None:
+                row.append(("class:legal", screen.dot) if legal >> sq & 1 else ("class:board", "."))
+            else:
+                style = "class:black" if c == BLACK else "class:white"
+                if sq == last:
+                    style += " class:last"
+                elif view.flipped >> sq & 1:
+                    style += " class:flip"
+                row.append((style, screen.disc(c)))
+            row.append(("class:board", " "))
+        out.append(row)
+    return out
+
+
+def side_lines(view, screen, width, move_rows):
+    """Both players (name, kind, discs, state, clock), whose turn, the last move, and the end of
+    the numbered move list (at most ``move_rows`` rows)."""
+    t = screen.t
+    pos = view.position
+    counts = pos.discs() if pos is not None else (None, None)
+    out = []
+    for colour in (BLACK, WHITE):
+        side = view.sides[colour]
+        label = f"{screen.disc(colour)} {screen.colour_name(colour)} {side.name}"
+        tags = [t("kind_" + side.kind)] if side.kind else []
+        if side.me:
+            tags.append(t("you"))
+        if tags:
+            label += t("tags", tags=t("tag_sep").join(tags))
+        count = "" if counts[colour] is None else f"{counts[colour]:>3}"
+        room = max(1, width - len(count) - 1)
+        label = fit(label, room)
+        style = "class:me" if side.me else ""
+        out.append([(style, label + " " * (room - cwidth(label) + 1)), ("class:turn", count)])
+        out.append([("class:dim", "   " + state_text(side, screen))])
+    out.append([])
+    if pos is None:
+        out.append([("class:dim", t("live_not_started"))])
+        return out
+    if view.ended:
+        b, w = counts
+        result = screen.result(view.result) if view.result else t("score_text", b=b, w=w)
+        out.append([("class:turn", t("live_over", result=result))])
+    else:
+        out.append([("class:turn", t("live_turn", n=len(view.moves) + 1, colour=screen.colour_name(pos.turn)))])
+    if view.last is not None:
+        out.append([("", t("live_last", move=describe(view.last, view.size, screen)))])
+    entries = [f"{i:>2} {describe(m, view.size, screen)}" for i, m in enumerate(view.moves, 1)]
+    if entries and move_rows > 0:
+        wide = max(len(e) for e in entries) + 2
+        per_row = max(1, width // wide)
+        rows = [entries[i:i + per_row] for i in range(0, len(entries), per_row)]
+        for r in rows[-move_rows:]:
+            out.append([("", "".join(e.ljust(wide) for e in r).rstrip())])
+    return out
+
+
+def state_text(side, screen):
+    """``thinking 12 s · used 0:34, left 1:30``: a player's state and clock."""
+    t = screen.t
+    secs = int(side.since) if side.since is not None else None
+    if side.state in ("thinking", "gone", "left") and secs is not None:
+        state = t(f"live_{side.state}", secs=secs)
+    else:
+        state = t(f"live_{side.state}_now")
+    used = t("live_used", t=clock(side.used))
+    if side.left is not None:
+        used += t("live_left_time", t=clock(side.left))
+    elif side.per_move is not None:
+        used += t("live_per_move", secs=f"{side.per_move:g}")
+    return f"{state} · {used}"
+
+
+def top_lines(view, screen, width):
+    """The board with the players' panel beside it, or below it when the terminal is narrow."""
+    board = board_lines(view, screen)
+    board_w = 5 + 2 * view.size
+    fixed = 8       # players (4), a blank, turn, last move, a blank
+    if width >= board_w + 2 + SIDE_MIN:
+        side_w = min(SIDE_MAX, width - board_w - 2)
+        side = side_lines(view, screen, side_w, max(2, len(board) - fixed))
+        out = []
+        for i in range(max(len(board), len(side))):
+            left = board[i] if i < len(board) else []
+            used = sum(cwidth(text) for _, text in left)
+            out.append(left + [("", " " * (board_w + 2 - used))] + (side[i] if i < len(side) else []))
+        return out
+    return board + [[]] + side_lines(view, screen, min(SIDE_MAX, width), 2)
+
+
+class LiveScreen(Screen):
+    """A ``Screen`` that draws in place.  ``run(work)`` shows it while ``work()`` (the session)
+    runs in another thread; what the person types goes to ``lines``."""
+
+    def __init__(self, lang="en", colour=True):
+        super().__init__(lang, colour=colour)
+        self.lines = Lines()
+        self.messages = []          # (style, text): what the session said, oldest first
+        self.errors = []            # the messages meant for stderr (shown again there at the end)
+        self.view = None            # () -> View, once a session is attached
+        self.app = None
+        self._style = ""
+        self._lock = threading.RLock()
+        self._interrupted = 0
+
+    # -- what the session says ---------------------------------------------------------
+    def say(self, key, **kw):
+        with self._lock:
+            self._style = "class:chat" if key in CHAT_KEYS else "class:error" if key in ERRORS else ""
+            super().say(key, **kw)
+            self._style = ""
+
+    def line(self, s="", stream=None):
+        with self._lock:
+            style = self._style or ("class:error" if stream is sys.stderr else "")
+            for part in str(s).split("\n"):
+                self.messages.append((style, part))
+                if style == "class:error":
+                    self.errors.append(part)
+            del self.messages[:-MESSAGES_KEPT]
+        self.refresh()
+
+    def _fitted(self, text, stream):
+        return text         # wrapped when drawn, to the width of the moment
+
+    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
+        self.refresh()      # the board is drawn from the session's view
+
+    def refresh(self):
+        app = self.app
+        if app is not None:
+            app.invalidate()
+
+    # -- the layout -------------------------------------------------------------------------
+    def _top_lines(self):
+        from prompt_toolkit.application import get_app
+        if self.view is None:
+            return []
+        return top_lines(self.view(), self, get_app().output.get_size().columns)
+
+    def _top_height(self):
+        from prompt_toolkit.layout import Dimension
+        rows = len(self._top_lines())
+        return Dimension(min=min(rows, 3), preferred=rows, max=rows)
+
+    def _top(self):
+        lines = self._top_lines()
+        frags = []
+        for i, line in enumerate(lines):
+            if i:
+                frags.append(("", "\n"))
+            frags.extend(line)
+        return frags
+
+    def _message_lines(self):
+        """The messages wrapped to the terminal's width, as (style, line)."""
+        from prompt_toolkit.application import get_app
+        width = get_app().output.get_size().columns - 1
+        with self._lock:
+            shown = list(self.messages)
+        return [(style, line) for style, text in shown for line in wrap(text, width)]
+
+    def _messages(self):
+        frags = []
+        for i, (style, text) in enumerate(self._message_lines()):
+            if i:
+                frags.append(("", "\n"))
+            frags.append((style, text))
+        return frags
+
+    def _message_end(self):
+        """Where the messages window scrolls to: the end of the last one."""
+        from prompt_toolkit.data_structures import Point
+        lines = self._message_lines()
+        return Point(x=len(lines[-1][1]) if lines else 0, y=max(0, len(lines) - 1))
+
+    def _typed(self, buffer):
+        text = buffer.text
+        with self._lock:
+            self.messages.append(("class:typed", f"> {text}"))
+        self.lines.put(text + "\n")
+        return False        # the line empties (it is in the history)
+
+    def _application(self):
+        from prompt_toolkit.application import Application
+        from prompt_toolkit.buffer import Buffer
+        from prompt_toolkit.history import InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
+        from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+        from prompt_toolkit.layout.processors import BeforeInput
+        from prompt_toolkit.output import ColorDepth
+        from prompt_toolkit.styles import Style
+
+        buffer = Buffer(multiline=False, history=InMemoryHistory(), accept_handler=self._typed)
+        keys = KeyBindings()
+
+        @keys.add("c-c")
+        @keys.add("c-d", filter=_empty(buffer))
+        def _leave(event):
+            self.interrupt()
+
+        rule = self.t("live_keys")
+        root = HSplit([
+            Window(FormattedTextControl(self._top), height=self._top_height, wrap_lines=False),
+            Window(height=1, char="─", style="class:rule"),
+            Window(FormattedTextControl(self._messages, get_cursor_position=self._message_end),
+                   height=Dimension(min=2, preferred=3), wrap_lines=True),
+            Window(FormattedTextControl([("class:rule", rule)]), height=1, style="class:rule"),
+            Window(BufferControl(buffer, input_processors=[BeforeInput("> ")]), height=1),
+        ])
+        style = Style.from_dict(STYLE if self.colour else MONO)
+        return Application(layout=Layout(root, focused_element=buffer), key_bindings=keys, style=style,
+                           full_screen=True, refresh_interval=0.5,
+                           color_depth=None if self.colour else ColorDepth.MONOCHROME)
+
+    def interrupt(self):
+        """Ctrl+C (or SIGTERM): leave as ``quit`` does; a second one leaves at once."""
+        self._interrupted += 1
+        if self._interrupted == 1:
+            self.lines.put("quit\n")
+        else:
+            self._exit("forced")
+
+    def _exit(self, result):
+        app = self.app
+        loop = getattr(app, "loop", None)
+        if app is None or loop is None:
+            return
+
+        def done():
+            if app.is_running and not app.future.done():
+                app.exit(result=result)
+        loop.call_soon_threadsafe(done)
+
+    # -- running ---------------------------------------------------------------------------
+    def run(self, work, view):
+        """Show the screen while ``work()`` runs (in a thread); ``view()`` is what it draws.
+        Returns ``work()``'s exit code (130 when left with a second Ctrl+C)."""
+        self.view = view
+        self.app = self._application()
+        outcome = {}
+
+        def target():
+            try:
+                outcome["code"] = work()
+            except BaseException as e:      # shown after the screen is given back
+                outcome["error"] = e
+            finally:
+                self._exit("done")
+
+        thread = threading.Thread(target=target, name="session", daemon=True)
+        old = _on_sigterm(lambda *_: self.interrupt())
+        try:
+            self.app.run(pre_run=thread.start)
+        except (EOFError, OSError):         # the terminal went away: leave as quit does
+            self.lines.put(EOF_LINE)
+            thread.join(5)
+        finally:
+            _on_sigterm(old or signal.SIG_DFL)
+            self.app = None
+        self._summary()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("code", 130)
+
+    def _summary(self):
+        """What stays on the terminal: the final board and the last things said (errors also
+        to stderr), in plain lines."""
+        plain = Screen(self.lang, self.colour)
+        v = self.view()
+        if v.position is not None:
+            plain.board(v.position, last=v.last_square, flipped=v.flipped, show_legal=False)
+        with self._lock:
+            shown = [text for style, text in self.messages[-20:] if style not in ("class:typed", "class:error")]
+        for text in shown:
+            plain.line(text)
+        for text in self.errors:
+            plain.line(text, sys.stderr)
+
+
+def _empty(buffer):
+    from prompt_toolkit.filters import Condition
+    return Condition(lambda: not buffer.text)
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM (where there is one, in the main thread); the old one back."""
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)

@@ -1,0 +1,110 @@
+"""What a face shows: one snapshot of the session (``Session.view()``), the same for the terminal
+screen and a window.  Faces draw a ``View``; they never reach into the session."""
+import time
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from engine import BLACK, PASS, Position
+
+from ..record import ENDED
+
+KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
+
+
+@dataclass(frozen=True)
+class Side:
+    """One player as a face shows it."""
+    name: str                   # as shown (the default names in the screen's language)
+    kind: str                   # "human", "computer", or "" (not told)
+    me: bool                    # the side of this program
+    state: str                  # "thinking", "waiting", "gone", "left", "absent" (not joined yet)
+    since: Optional[float]      # seconds in that state, when known
+    used: float                 # seconds thought in this run (its moves' times)
+    left: Optional[float] = None    # seconds left of a budget for the whole game (ours, --game-time)
+    per_move: Optional[float] = None    # seconds a move, when a computer has a limit per move
+
+
+@dataclass(frozen=True)
+class View:
+    """The game as a face draws it; ``position`` is None until the game starts."""
+    colour: Optional[int]       # the side this face plays (None: watching)
+    size: int
+    position: Optional[Position]
+    moves: Tuple[int, ...]      # every ply, passes as PASS
+    flipped: int                # discs the last move turned
+    sides: Tuple[Side, Side]    # black, white
+    show_legal: bool            # legal moves marked (a person's turn)
+    result: str = ""            # the record's result (D1) once the game has ended
+
+    @property
+    def last(self):
+        """The last ply (PASS for a pass), or None before the first."""
+        return self.moves[-1] if self.moves else None
+
+    @property
+    def last_square(self):
+        """The square of the last move that was not a pass (to highlight), or None."""
+        for m in reversed(self.moves):
+            if m != PASS:
+                return m
+        return None
+
+    @property
+    def ended(self):
+        return bool(self.result) or (self.position is not None and self.position.is_game_over())
+
+
+class Viewing:
+    """Mixed into ``Session``: the snapshot faces draw, and the times it shows."""
+
+    turn_since = None           # monotonic time the side to move got its turn
+    used = (0.0, 0.0)           # seconds each colour thought in this run
+    their_kind = ""             # from the opponent's greeting (H2 ``kind``)
+
+    def _turn_passed(self, mover, seconds):
+        """A ply by ``mover`` that took ``seconds`` (its own figure, or measured here)."""
+        used = list(self.used)
+        used[mover] += max(0.0, seconds)
+        self.used = tuple(used)
+        self.turn_since = time.monotonic()
+
+    def _take_kind(self, msg):
+        kind = msg.get("kind", "")
+        self.their_kind = kind if kind in KINDS else ""
+
+    def view(self):
+        """The session now, for a face (safe to call from another thread)."""
+        game, record = self.game, self.record
+        now = time.monotonic()
+        pos = game.position if game is not None and self.mode is not None else None
+        moves = tuple(game.moves) if pos is not None else ()
+        sides = [None, None]
+        mine_kind = getattr(self.player, "kind", "")
+        clock = getattr(self.player, "clock", None)
+        since = now - self.turn_since if self.turn_since is not None else None
+        on_turn = pos.turn if pos is not None and not pos.is_game_over() else None
+        ended = record is not None and record.status in ENDED
+        if ended:
+            on_turn = None
+        for colour in (0, 1):
+            me = colour == self.colour
+            name = self.my_name if me else self.their_name
+            state, secs = "waiting", None
+            if on_turn == colour:
+                state, secs = "thinking", since
+            if not me:
+                if pos is None and not self.their_joined:
+                    state, secs = "absent", None
+                elif self.gone and self.alive_seen is not None:
+                    state, secs = "gone", now - self.alive_seen[1]
+                elif self.left_at:
+                    state, secs = "left", now - self.left_at
+            sides[colour] = Side(
+                name=self.shown_name(name), kind=mine_kind if me else self.their_kind, me=me, state=state,
+                since=secs, used=self.used[colour],
+                left=clock.left if me and clock is not None else None,
+                per_move=clock.per_move if me and clock is not None and clock.left is None else None)
+        return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
+                    flipped=self.flipped if pos is not None else 0, sides=tuple(sides),
+                    show_legal=on_turn == self.colour and mine_kind == "human",
+                    result=record.result if ended and record.result else "")
