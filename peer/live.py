@@ -6,6 +6,7 @@ itself is the session's.  prompt_toolkit draws it (the same on Windows consoles 
 terminals, with resizing); the plain line-by-line ``Screen`` stays for pipes, ``--plain`` and
 ``NO_COLOR``.
 """
+import functools
 import signal
 import sys
 import threading
@@ -158,6 +159,16 @@ def top_lines(view, screen, width):
     return board + [[]] + side_lines(view, screen, min(SIDE_MAX, width), 2)
 
 
+@functools.lru_cache(maxsize=2048)
+def _wrapped(text, width):
+    return tuple(wrap(text, width))
+
+
+def message_lines(messages, width):
+    """``messages`` ((style, text), oldest first) wrapped to ``width``: (style, line) pairs."""
+    return [(style, line) for style, text in messages for line in _wrapped(text, width)]
+
+
 class LiveScreen(Screen):
     """A ``Screen`` that draws in place.  ``run(work)`` shows it while ``work()`` (the session)
     runs in another thread; what the person types goes to ``lines``."""
@@ -223,12 +234,11 @@ class LiveScreen(Screen):
         return frags
 
     def _message_lines(self):
-        """The messages wrapped to the terminal's width, as (style, line)."""
         from prompt_toolkit.application import get_app
-        width = get_app().output.get_size().columns - 1
+        size = get_app().output.get_size()
         with self._lock:
-            shown = list(self.messages)
-        return [(style, line) for style, text in shown for line in wrap(text, width)]
+            shown = self.messages[-size.rows:]
+        return message_lines(shown, size.columns - 1)
 
     def _messages(self):
         frags = []
