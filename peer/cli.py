@@ -39,7 +39,8 @@ whose end the other side has not confirmed is shown to it first.
 exit codes: 0 the game ended (or you left), 2 cannot start (an option, the
 board, an unfinished game of another size, the colour already taken), 3 the
 game was refused, 4 the opponent stayed away, 5 the board folder stayed gone
-or its disk full, 6 another program took this colour over (--take-over).
+or its disk full, 6 another program took this colour over (--take-over),
+130 left at once with a second Ctrl+C (the opponent is not told).
 """
 
 
@@ -136,7 +137,7 @@ def play(argv, colour=None):
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
     if live:
         from .live import LiveScreen
-        screen = LiveScreen(lang, wants_colour(args.no_color))
+        screen = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret,

@@ -118,11 +118,11 @@ def side_lines(view, screen, width, move_rows):
         out.append([("", t("live_last", move=describe(view.last, view.size, screen)))])
     entries = [f"{i:>2} {describe(m, view.size, screen)}" for i, m in enumerate(view.moves, 1)]
     if entries and move_rows > 0:
-        wide = max(len(e) for e in entries) + 2
+        wide = max(cwidth(e) for e in entries) + 2
         per_row = max(1, width // wide)
         rows = [entries[i:i + per_row] for i in range(0, len(entries), per_row)]
         for r in rows[-move_rows:]:
-            out.append([("", "".join(e.ljust(wide) for e in r).rstrip())])
+            out.append([("", "".join(e + " " * (wide - cwidth(e)) for e in r).rstrip())])
     return out
 
 
@@ -143,7 +143,11 @@ def state_text(side, screen):
 
 
 def top_lines(view, screen, width):
-    """The board with the players' panel beside it, or below it when the terminal is narrow."""
+    """The board with the players' panel beside it, or above it when the terminal is narrow (a
+    board taller than the terminal is cut at the bottom, the players and the turn stay in sight);
+    before the game starts, only the panel."""
+    if view.position is None:
+        return side_lines(view, screen, min(SIDE_MAX, width), 0)
     board = board_lines(view, screen)
     board_w = 5 + 2 * view.size
     fixed = 8       # players (4), a blank, turn, last move, a blank
@@ -156,7 +160,7 @@ def top_lines(view, screen, width):
             used = sum(cwidth(text) for _, text in left)
             out.append(left + [("", " " * (board_w + 2 - used))] + (side[i] if i < len(side) else []))
         return out
-    return board + [[]] + side_lines(view, screen, min(SIDE_MAX, width), 2)
+    return side_lines(view, screen, min(SIDE_MAX, width), 1) + board
 
 
 @functools.lru_cache(maxsize=2048)
@@ -173,8 +177,9 @@ class LiveScreen(Screen):
     """A ``Screen`` that draws in place.  ``run(work)`` shows it while ``work()`` (the session)
     runs in another thread; what the person types goes to ``lines``."""
 
-    def __init__(self, lang="en", colour=True):
+    def __init__(self, lang="en", colour=True, human=True):
         super().__init__(lang, colour=colour)
+        self.human = human          # a person moves on this side (else: a computer, and the keys say so)
         self.lines = Lines()
         self.messages = []          # (style, text): what the session said, oldest first
         self.errors = []            # the messages meant for stderr (shown again there at the end)
@@ -222,7 +227,7 @@ class LiveScreen(Screen):
     def _top_height(self):
         from prompt_toolkit.layout import Dimension
         rows = len(self._top_lines())
-        return Dimension(min=min(rows, 3), preferred=rows, max=rows)
+        return Dimension(min=0, preferred=rows, max=rows)
 
     def _top(self):
         lines = self._top_lines()
@@ -241,31 +246,31 @@ class LiveScreen(Screen):
         return message_lines(shown, size.columns - 1)
 
     def _messages(self):
+        """The messages, the window scrolled to the end of the last one (a cursor marker in the
+        same fragments: one snapshot, whatever arrives or resizes meanwhile)."""
         frags = []
         for i, (style, text) in enumerate(self._message_lines()):
             if i:
                 frags.append(("", "\n"))
             frags.append((style, text))
+        frags.append(("[SetCursorPosition]", ""))
         return frags
 
-    def _message_end(self):
-        """Where the messages window scrolls to: the end of the last one."""
-        from prompt_toolkit.data_structures import Point
-        lines = self._message_lines()
-        return Point(x=len(lines[-1][1]) if lines else 0, y=max(0, len(lines) - 1))
-
     def _typed(self, buffer):
-        text = buffer.text
+        self._enter(buffer.text)
+        return False        # the line empties (it is in the history)
+
+    def _enter(self, text):
         with self._lock:
             self.messages.append(("class:typed", f"> {text}"))
         self.lines.put(text + "\n")
-        return False        # the line empties (it is in the history)
 
     def _application(self):
         from prompt_toolkit.application import Application
         from prompt_toolkit.buffer import Buffer
         from prompt_toolkit.history import InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
+        from prompt_toolkit.keys import Keys
         from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
         from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
         from prompt_toolkit.layout.processors import BeforeInput
@@ -280,14 +285,35 @@ class LiveScreen(Screen):
         def _leave(event):
             self.interrupt()
 
-        rule = self.t("live_keys")
+        @keys.add("c-z")
+        def _nothing(event):
+            pass        # (not a character to type; suspending would leave the game unattended)
+
+        @keys.add(Keys.BracketedPaste)
+        def _paste(event):
+            """Pasted lines are typed lines: each whole one is entered, the rest stays to edit."""
+            text = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            *whole, rest = text.split("\n")
+            if whole:
+                whole[0] = buffer.text + whole[0]
+                buffer.reset()
+                for line in whole:
+                    buffer.history.append_string(line)
+                    self._enter(line)
+            buffer.insert_text(rest)
+
+        def rule():
+            from prompt_toolkit.application import get_app
+            key = "live_keys" if self.human else "live_keys_computer"
+            return [("class:rule", fit(self.t(key), get_app().output.get_size().columns))]
+
         root = HSplit([
             Window(FormattedTextControl(self._top), height=self._top_height, wrap_lines=False),
             Window(height=1, char="─", style="class:rule"),
-            Window(FormattedTextControl(self._messages, get_cursor_position=self._message_end),
-                   height=Dimension(min=2, preferred=3), wrap_lines=True),
-            Window(FormattedTextControl([("class:rule", rule)]), height=1, style="class:rule"),
-            Window(BufferControl(buffer, input_processors=[BeforeInput("> ")]), height=1),
+            Window(FormattedTextControl(self._messages), height=Dimension(min=1, preferred=3), wrap_lines=True),
+            Window(FormattedTextControl(rule), height=1, style="class:rule"),
+            Window(BufferControl(buffer, input_processors=[BeforeInput("> ")]), height=Dimension(min=1, max=4),
+                   dont_extend_height=True, wrap_lines=True),
         ])
         style = Style.from_dict(STYLE if self.colour else MONO)
         return Application(layout=Layout(root, focused_element=buffer), key_bindings=keys, style=style,
@@ -298,6 +324,7 @@ class LiveScreen(Screen):
         """Ctrl+C (or SIGTERM): leave as ``quit`` does; a second one leaves at once."""
         self._interrupted += 1
         if self._interrupted == 1:
+            self.say("leaving")
             self.lines.put("quit\n")
         else:
             self._exit("forced")
@@ -330,16 +357,19 @@ class LiveScreen(Screen):
                 self._exit("done")
 
         thread = threading.Thread(target=target, name="session", daemon=True)
-        old = _on_sigterm(lambda *_: self.interrupt())
+        old = _on_signals(lambda *_: self.interrupt())
         try:
             self.app.run(pre_run=thread.start)
         except (EOFError, OSError):         # the terminal went away: leave as quit does
             self.lines.put(EOF_LINE)
             thread.join(5)
         finally:
-            _on_sigterm(old or signal.SIG_DFL)
+            _on_signals(old)
             self.app = None
-        self._summary()
+        try:
+            self._summary()
+        except OSError:     # (the terminal is gone: nobody to show it to)
+            pass
         if "error" in outcome:
             raise outcome["error"]
         return outcome.get("code", 130)
@@ -354,9 +384,9 @@ class LiveScreen(Screen):
         with self._lock:
             shown = [text for style, text in self.messages[-20:] if style not in ("class:typed", "class:error")]
         for text in shown:
-            plain.line(text)
+            plain.line(plain._fitted(text, plain.stream))
         for text in self.errors:
-            plain.line(text, sys.stderr)
+            plain.line(plain._fitted(text, sys.stderr), sys.stderr)
 
 
 def _empty(buffer):
@@ -364,8 +394,15 @@ def _empty(buffer):
     return Condition(lambda: not buffer.text)
 
 
-def _on_sigterm(handler):
-    """Install ``handler`` for SIGTERM (where there is one, in the main thread); the old one back."""
-    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, handler)
+def _on_signals(handler):
+    """Install ``handler`` for SIGTERM and SIGHUP (the terminal closed), where there are such, in
+    the main thread; returns what to give back to ``_on_signals`` to restore the old ones."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            h = handler.get(sig) if isinstance(handler, dict) else handler
+            old[sig] = signal.signal(sig, h if h is not None else signal.SIG_DFL)
+    return old

@@ -73,8 +73,9 @@ def wrap(text, columns):
                 lines.append(line)
                 line = token
             while cwidth(line) > columns:
-                cut = 1
-                while cwidth(line[:cut + 1]) <= columns:
+                cut, used = 0, 0
+                while cut < len(line) and (cut == 0 or used + cwidth(line[cut]) <= columns):
+                    used += cwidth(line[cut])
                     cut += 1
                 lines.append(line[:cut])
                 line = line[cut:]

@@ -282,3 +282,38 @@ def test_an_opponent_that_said_bye_is_waited_for_and_never_called_gone(tmp_path)
     text = out.getvalue()
     assert "left the game" in text and "did not come back within 1 s" in text, text
     assert "no sign of life" not in text, text
+
+
+def test_a_quit_typed_while_the_computer_thinks_sends_no_move(tmp_path):
+    """A computer side at a terminal: 'quit' typed while it chose its move leaves before the move
+    is applied or sent (the person asked to leave; the move would reach the opponent after)."""
+    from engine import BLACK
+    from peer.players import Lines
+    from peerfakes import session
+    from test_peer_hostile import _greet_black, _hello_sent
+    s, b, out = session(tmp_path / "b", BLACK, size=4)
+    lines = Lines()
+    chosen = []
+
+    def choose(position):
+        lines.put("quit\n")         # typed meanwhile
+        chosen.append(position.legal_moves()[0])
+        return chosen[-1], ""
+    s.player.lines, s.player.choose = lines, choose
+    b.idle = True
+    b.push("white", _greet_black, after=_hello_sent)
+    assert s.run() == 0, out.getvalue()
+    assert chosen and b.moves_sent() == 0 and not s.game.moves, b.sent
+    assert "You left the game" in out.getvalue()
+    assert any(body.startswith("#cardstand bye") for _, body in b.sent)
+
+
+def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
+    """Session.view(): a name is untrusted text (P5): control and bidi characters are escaped."""
+    from engine import BLACK, WHITE
+    from peerfakes import session
+    s, b, out = session(tmp_path / "b", BLACK, size=4)
+    s.their_name = "A\nB\x1b[31m\u202eC\x9b2J"
+    v = s.view()
+    assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
+    assert v.sides[BLACK].name == "black" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"

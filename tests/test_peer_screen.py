@@ -50,8 +50,11 @@ class Terminal:
         while time.monotonic() < end:
             self.pump(0.2)
             lines = self.lines()
-            if text(lines) if callable(text) else any(text in line for line in lines):
-                return lines
+            try:
+                if text(lines) if callable(text) else any(text in line for line in lines):
+                    return lines
+            except StopIteration:       # (a ``row`` not on the screen yet)
+                pass
         raise AssertionError(f"{text!r} never shown; the screen:\n" + self.shown())
 
     def row(self, text):
@@ -104,11 +107,22 @@ def test_a_game_on_the_live_screen(tmp_path):
     marked = {f"{c}{r}" for c in "abcdefgh" for r in range(1, 9) if t.square(f"{c}{r}").data == "·"}
     assert marked == legal, t.shown()
 
-    t.resize(34, 40)                                # narrow: the players go below the board
-    t.wait_for(lambda lines: any("white Wendy" in l for l in lines) and
-               t.row("white Wendy") > t.row("  8 "))
+    t.resize(34, 40)                                # narrow: the players go above the board
+    t.wait_for(lambda lines: t.row("black Ann") < t.row("white Wendy") < t.row("Move 3") < t.row("     a b c"))
     t.resize(ROWS, COLS)
     t.wait_for(lambda lines: t.row("black Ann") == t.row("     a b c"))
+
+    for i in range(40):                             # a flood of chat while the terminal is resized
+        w.sendline(f"say flood {i} " + "words " * 30)
+        if i % 10 == 5:
+            t.resize(ROWS - i // 10, COLS - 3 * (i // 10))
+            t.pump(0.1)
+    t.resize(ROWS, COLS)
+    t.wait_for("flood 39", seconds=60)
+    assert "xception" not in t.shown(), t.shown()   # (prompt_toolkit's "Unhandled exception")
+    t.proc.send("\x1b[200~say one\nsay two\r\n\x1b[201~")   # two lines pasted at once: two commands
+    w.expect("Ann says: one")
+    w.expect("Ann says: two")
 
     t.proc.send("help\r")
     t.wait_for("Commands:")
@@ -201,6 +215,10 @@ def test_plain_lines_wrap_to_a_narrow_terminal(tmp_path, lang):
     p = pexpect.spawn(sys.executable, [str(ROOT / "black.py"), "--board", str(tmp_path / "b"), "--lang", lang],
                       env=env, cwd=str(ROOT), encoding="utf-8", timeout=20, dimensions=(24, 40))
     p.expect("伝言台" if lang == "ja" else "Waiting for")
+    p.sendline("say hi")                            # before the opponent joined: not started yet
+    p.expect("始まっていません" if lang == "ja" else "has not started")
+    p.sendline("xyzzy")
+    p.expect("わからないコマンド" if lang == "ja" else "Unknown command")
     p.sendline("help")
     text = texts.text(lang, "help")
     p.expect(text[:8])
@@ -211,3 +229,19 @@ def test_plain_lines_wrap_to_a_narrow_terminal(tmp_path, lang):
     assert joined.replace(" ", "") == text.replace(" ", "") and (lang == "ja" or joined == text), lines
     p.sendline("quit")
     p.expect(pexpect.EOF)
+
+
+def test_the_terminal_closed_is_leaving(tmp_path):
+    """SIGHUP (the terminal window closed) leaves as quit does: bye to the opponent, exit 0."""
+    import signal
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", "en", "--size", "4")
+    t.wait_for("Move 1: black to play")
+    t.proc.kill(signal.SIGHUP)
+    t.proc.expect(pexpect.EOF)
+    t.proc.close()
+    assert t.proc.exitstatus == 0, (t.proc.exitstatus, t.proc.signalstatus)
+    w.terminate()
+    out, _ = w.communicate(timeout=30)
+    assert "black left the game" in out, out

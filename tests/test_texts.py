@@ -65,3 +65,25 @@ def test_a_word_longer_than_the_line_is_cut():
     from peer.ui import wrap
     assert wrap("ab " + "x" * 12, 5) == ["ab", "xxxxx", "xxxxx", "xx"]
     assert wrap("", 10) == [""]
+
+
+def test_the_move_list_lines_up_with_wide_characters():
+    """The live screen's move list: a pass (パス, two wide characters) takes the columns it shows."""
+    from engine import PASS, Game
+    from peer.live import LiveScreen, side_lines
+    from peer.session.view import Side, View
+    from peer.ui import cwidth
+    g = Game(4)
+    for m in "b1 c1 d4 c4 d1 a3 b4 a1 d3 d2".split():
+        g.play(m)
+    g.play(PASS)
+    g.play("a4")                                    # (an entry after the pass, in the same row)
+    sides = (Side("黒", "human", True, "waiting", None, 0.0), Side("白", "computer", False, "thinking", 3.0, 1.0))
+    view = View(colour=0, size=4, position=g.position, moves=tuple(g.moves), flipped=0, sides=sides,
+                show_legal=False)
+    rows = ["".join(text for _, text in line) for line in side_lines(view, LiveScreen("ja"), 40, 3)]
+    listed = [r for r in rows if r.startswith(" 1 b1") or "11 パス" in r]
+    assert listed and "11 パス" in listed[-1], rows
+    # the numbers are right-aligned: each ends at the same column in every row
+    columns = [[cwidth(r[:m.end(1)]) for m in re.finditer(r"(?:^| )([0-9]+) ", r)] for r in listed]
+    assert len(columns) > 1 and all(c == columns[0][:len(c)] for c in columns), (rows, columns)

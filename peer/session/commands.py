@@ -38,12 +38,16 @@ class Commands:
             return
         self._command(line, my_turn=True)
 
-    def _check_input_only(self):
-        if not self._reads_commands():
-            return
-        line = self.player.lines.get()
-        if line is not None:
+    def _check_input_only(self, every=False):
+        """A line typed (``every``: all the lines typed so far), when it is not our turn or a
+        computer chooses our move."""
+        while self._reads_commands():
+            line = self.player.lines.get()
+            if line is None:
+                return
             self._command(line, my_turn=False)
+            if not every:
+                return
 
     def _command(self, line, my_turn):
         human = self.player.kind == "human"
@@ -65,11 +69,13 @@ class Commands:
         if cmd == "say":
             if not rest.strip():
                 return self.say("say_what")
-            if self.game is None:
+            if self.game is None or self.mode is None:     # (the handshake is not done yet)
                 return self.say("not_started", other=self.other)
             if self._control("say", text=rest.strip()):
                 return self.say("sent_chat")
             return self.say("classic_not_told", other=self.other)
+        if cmd not in WORDS and not notation.SQUARE.fullmatch(cmd) and cmd not in notation.PASS_WORDS:
+            return self.say("unknown", cmd=text)
         if self.game is None or self.mode is None:     # the handshake is not done yet
             return self.say("not_started", other=self.other)
         pos = self.game.position
@@ -94,8 +100,6 @@ class Commands:
                 return self.say("resign_sure")
             return self._resign()
         if cmd == "yes":
-            return self.say("unknown", cmd=text)
-        if not notation.SQUARE.fullmatch(cmd) and cmd not in notation.PASS_WORDS:
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.their_name)

@@ -62,6 +62,7 @@ class Moves:
             return self._human_turn()
         t = time.monotonic()
         move, problem = self.player.choose(pos)
+        self._check_input_only(every=True)     # a quit typed while it thought: the move is not sent
         if problem:
             self.say("engine_failed", reason=problem, move=notation.square_name(move, self.size))
         self._commit(move, (time.monotonic() - t) * 1000)

@@ -4,8 +4,10 @@ import time
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from engine import BLACK, PASS, Position
+from comm.text import visible
+from engine import PASS, Position
 
+from ..protocol import NAME_LIMIT
 from ..record import ENDED
 
 KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
@@ -100,7 +102,7 @@ class Viewing:
                 elif self.left_at:
                     state, secs = "left", now - self.left_at
             sides[colour] = Side(
-                name=self.shown_name(name), kind=mine_kind if me else self.their_kind, me=me, state=state,
+                name=visible(self.shown_name(name), NAME_LIMIT), kind=mine_kind if me else self.their_kind, me=me, state=state,
                 since=secs, used=self.used[colour],
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None)
