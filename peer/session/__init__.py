@@ -14,6 +14,8 @@ window) sits on.  Each rule lives in one module:
 - ``commands``   what a person types (moves, hint, say, resign, quit)
 - ``recording``  D1-D3 H5: the game record kept in step with the game; what a start
                  resumes, refuses (another size) or closes (abandoned, refused)
+- ``view``       ``Session.view()``: the one snapshot every face draws (the live terminal
+                 screen ``peer.live``; the plain ``peer.ui.Screen`` is told as it goes)
 """
 from .core import COLOURS, Leave, Session
 
