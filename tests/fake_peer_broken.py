@@ -354,12 +354,12 @@ def pass_left_out_ok():
 def self_pass():
     """G3: applies the opponent's forced pass itself in the numbered form too (as in classic mode)."""
     def check_input(orig):
-        def f(self):
+        def f(self, *args, **kw):
             pos = self.game.position if self.game is not None else None
             if pos is not None and self.bound_run is not None and pos.turn != self.colour \
                     and pos.must_pass() and not pos.is_game_over():
                 self._their_classic_pass()
-            return orig(self)
+            return orig(self, *args, **kw)
         return f
     wrap(Session, "_check_input_only", check_input)
 
