@@ -112,13 +112,13 @@ def test_a_game_on_the_live_screen(tmp_path):
     t.resize(ROWS, COLS)
     t.wait_for(lambda lines: t.row("black Ann") == t.row("     a b c"))
 
-    for i in range(40):                             # a flood of chat while the terminal is resized
+    for i in range(24):                             # a flood of chat while the terminal is resized
         w.sendline(f"say flood {i} " + "words " * 30)
-        if i % 10 == 5:
-            t.resize(ROWS - i // 10, COLS - 3 * (i // 10))
+        if i % 6 == 3:
+            t.resize(ROWS - i // 6, COLS - 3 * (i // 6))
             t.pump(0.1)
     t.resize(ROWS, COLS)
-    t.wait_for("flood 39", seconds=60)
+    t.wait_for("flood 23", seconds=60)
     assert "xception" not in t.shown(), t.shown()   # (prompt_toolkit's "Unhandled exception")
     t.proc.send("\x1b[200~say one\nsay two\r\n\x1b[201~")   # two lines pasted at once: two commands
     w.expect("Ann says: one")
