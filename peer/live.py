@@ -11,7 +11,7 @@ import signal
 import sys
 import threading
 
-from engine import BLACK, WHITE, PASS
+from engine import BLACK, WHITE
 
 from .players import EOF_LINE, Lines, describe
 from .ui import ERRORS, Screen, cwidth, wrap
@@ -188,6 +188,7 @@ class LiveScreen(Screen):
         self._style = ""
         self._lock = threading.RLock()
         self._interrupted = 0
+        self._top_frame = (None, [])     # (render counter, lines): the top laid out for that frame
 
     # -- what the session says ---------------------------------------------------------
     def say(self, key, **kw):
@@ -219,10 +220,15 @@ class LiveScreen(Screen):
 
     # -- the layout -------------------------------------------------------------------------
     def _top_lines(self):
+        """The top of this frame: laid out once per render (its height and its content are
+        asked for separately), from one view of the session."""
         from prompt_toolkit.application import get_app
+        app = get_app()
         if self.view is None:
             return []
-        return top_lines(self.view(), self, get_app().output.get_size().columns)
+        if self._top_frame[0] != app.render_counter:
+            self._top_frame = (app.render_counter, top_lines(self.view(), self, app.output.get_size().columns))
+        return self._top_frame[1]
 
     def _top_height(self):
         from prompt_toolkit.layout import Dimension
@@ -230,13 +236,7 @@ class LiveScreen(Screen):
         return Dimension(min=0, preferred=rows, max=rows)
 
     def _top(self):
-        lines = self._top_lines()
-        frags = []
-        for i, line in enumerate(lines):
-            if i:
-                frags.append(("", "\n"))
-            frags.extend(line)
-        return frags
+        return _joined(self._top_lines())
 
     def _message_lines(self):
         from prompt_toolkit.application import get_app
@@ -248,13 +248,7 @@ class LiveScreen(Screen):
     def _messages(self):
         """The messages, the window scrolled to the end of the last one (a cursor marker in the
         same fragments: one snapshot, whatever arrives or resizes meanwhile)."""
-        frags = []
-        for i, (style, text) in enumerate(self._message_lines()):
-            if i:
-                frags.append(("", "\n"))
-            frags.append((style, text))
-        frags.append(("[SetCursorPosition]", ""))
-        return frags
+        return _joined([[fragment] for fragment in self._message_lines()]) + [("[SetCursorPosition]", "")]
 
     def _typed(self, buffer):
         self._enter(buffer.text)
@@ -387,6 +381,16 @@ class LiveScreen(Screen):
             plain.line(plain._fitted(text, plain.stream))
         for text in self.errors:
             plain.line(plain._fitted(text, sys.stderr), sys.stderr)
+
+
+def _joined(lines):
+    """Lines of (style, text) fragments as one fragment list, with newlines between them."""
+    frags = []
+    for i, line in enumerate(lines):
+        if i:
+            frags.append(("", "\n"))
+        frags.extend(line)
+    return frags
 
 
 def _empty(buffer):

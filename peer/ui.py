@@ -25,8 +25,7 @@ _OPEN = "（「『【〔"
 
 def cwidth(text):
     """Columns ``text`` takes on a terminal: East Asian wide characters two, combining marks none."""
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-               for c in text)
+    return sum(0 if unicodedata.combining(c) else 2 if _wide(c) else 1 for c in text)
 
 
 def _wide(c):

@@ -71,7 +71,6 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.game = None
         self.record = None
         self.gid = None
-        self.last = None
         self.flipped = 0
         self.prompted = False
         self.alive_seen = None      # (record, monotonic time it last changed)

@@ -9,6 +9,7 @@ from .. import protocol
 from ..protocol import NAME_LIMIT
 from ..record import ENDED, RESIGNED
 from .leave import Leave
+from .view import last_square
 
 log = logging.getLogger("peer")
 
@@ -17,6 +18,11 @@ class Moves:
     """Mixed into ``Session``: the game itself, once the handshake is done."""
 
     # -- what the player sees ------------------------------------------------------------
+    @property
+    def last(self):
+        """The last move that was not a pass (highlighted on the board), or None."""
+        return last_square(self.game.moves) if self.game is not None else None
+
     def _show(self):
         pos = self.game.position
         mine = pos.turn == self.colour
@@ -46,7 +52,6 @@ class Moves:
             seconds = time.monotonic() - self.turn_since if self.turn_since is not None else 0.0
         self._turn_passed(pos.turn, seconds)
         self.game.play(move)
-        self.last = move if move != PASS else self.last
         self._save()
 
     def _my_move(self):

@@ -151,7 +151,6 @@ class Recording:
         names = {self.me: self.my_name, self.other: self.their_name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
-        self.last = self.game.moves[-1] if self.game.moves else None
         self._save()
 
     def _adopt(self, theirs):
@@ -160,7 +159,6 @@ class Recording:
         if theirs.moves[:len(ours)] == ours:
             if len(theirs.moves) > len(ours):
                 self.game = theirs
-                self.last = theirs.moves[-1]
                 self.flipped = 0
                 self._save()
                 self._show()

@@ -13,6 +13,14 @@ from ..record import ENDED
 KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
 
 
+def last_square(moves):
+    """The square of the last ply that was not a pass (the move to highlight), or None."""
+    for m in reversed(moves):
+        if m != PASS:
+            return m
+    return None
+
+
 @dataclass(frozen=True)
 class Side:
     """One player as a face shows it."""
@@ -46,10 +54,7 @@ class View:
     @property
     def last_square(self):
         """The square of the last move that was not a pass (to highlight), or None."""
-        for m in reversed(self.moves):
-            if m != PASS:
-                return m
-        return None
+        return last_square(self.moves)
 
     @property
     def ended(self):
