@@ -7,16 +7,13 @@ terminals, with resizing); the plain line-by-line ``Screen`` stays for pipes, ``
 ``NO_COLOR``.
 """
 import functools
-import signal
-import sys
-import threading
 
 from engine import BLACK, WHITE
 
-from .players import EOF_LINE, Lines, describe
-from .ui import ERRORS, Screen, cwidth, wrap
+from .face import Face, player_label, state_text
+from .players import describe
+from .ui import cwidth, wrap
 
-MESSAGES_KEPT = 500
 SIDE_MIN = 30           # columns the players' panel needs beside the board (else it goes below)
 SIDE_MAX = 44           # (and at most takes: the counts stay near the names)
 STYLE = {
@@ -37,7 +34,6 @@ STYLE = {
 }
 MONO = {"last": "reverse", "flip": "underline", "legal": "bold", "turn": "bold", "me": "bold",
         "error": "bold", "typed": "", "chat": "", "dim": "", "rule": ""}
-CHAT_KEYS = frozenset({"chat"})
 
 
 def fit(text, columns):
@@ -47,12 +43,6 @@ def fit(text, columns):
     while text and cwidth(text) > columns - 1:
         text = text[:-1]
     return text + "…"
-
-
-def clock(seconds):
-    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
-    s = int(seconds)
-    return f"{s // 60}:{s % 60:02d}"
 
 
 # -- drawing a View: pure functions of it, the screen's words, and the width -------------------
@@ -92,12 +82,7 @@ def side_lines(view, screen, width, move_rows):
     out = []
     for colour in (BLACK, WHITE):
         side = view.sides[colour]
-        label = f"{screen.disc(colour)} {screen.colour_name(colour)} {side.name}"
-        tags = [t("kind_" + side.kind)] if side.kind else []
-        if side.me:
-            tags.append(t("you"))
-        if tags:
-            label += t("tags", tags=t("tag_sep").join(tags))
+        label = player_label(side, colour, screen)
         count = "" if counts[colour] is None else f"{counts[colour]:>3}"
         room = max(1, width - len(count) - 1)
         label = fit(label, room)
@@ -124,22 +109,6 @@ def side_lines(view, screen, width, move_rows):
         for r in rows[-move_rows:]:
             out.append([("", "".join(e + " " * (wide - cwidth(e)) for e in r).rstrip())])
     return out
-
-
-def state_text(side, screen):
-    """``thinking 12 s · used 0:34, left 1:30``: a player's state and clock."""
-    t = screen.t
-    secs = int(side.since) if side.since is not None else None
-    if side.state in ("thinking", "gone", "left") and secs is not None:
-        state = t(f"live_{side.state}", secs=secs)
-    else:
-        state = t(f"live_{side.state}_now")
-    used = t("live_used", t=clock(side.used))
-    if side.left is not None:
-        used += t("live_left_time", t=clock(side.left))
-    elif side.per_move is not None:
-        used += t("live_per_move", secs=f"{side.per_move:g}")
-    return f"{state} · {used}"
 
 
 def top_lines(view, screen, width):
@@ -170,48 +139,16 @@ def _wrapped(text, width):
 
 def message_lines(messages, width):
     """``messages`` ((style, text), oldest first) wrapped to ``width``: (style, line) pairs."""
-    return [(style, line) for style, text in messages for line in _wrapped(text, width)]
+    return [("class:" + style if style else "", line) for style, text in messages for line in _wrapped(text, width)]
 
 
-class LiveScreen(Screen):
-    """A ``Screen`` that draws in place.  ``run(work)`` shows it while ``work()`` (the session)
-    runs in another thread; what the person types goes to ``lines``."""
+class LiveScreen(Face):
+    """The live face in a terminal (prompt_toolkit)."""
 
     def __init__(self, lang="en", colour=True, human=True):
-        super().__init__(lang, colour=colour)
-        self.human = human          # a person moves on this side (else: a computer, and the keys say so)
-        self.lines = Lines()
-        self.messages = []          # (style, text): what the session said, oldest first
-        self.errors = []            # the messages meant for stderr (shown again there at the end)
-        self.view = None            # () -> View, once a session is attached
+        super().__init__(lang, colour=colour, human=human)
         self.app = None
-        self._style = ""
-        self._lock = threading.RLock()
-        self._interrupted = 0
         self._top_frame = (None, [])     # (render counter, lines): the top laid out for that frame
-
-    # -- what the session says ---------------------------------------------------------
-    def say(self, key, **kw):
-        with self._lock:
-            self._style = "class:chat" if key in CHAT_KEYS else "class:error" if key in ERRORS else ""
-            super().say(key, **kw)
-            self._style = ""
-
-    def line(self, s="", stream=None):
-        with self._lock:
-            style = self._style or ("class:error" if stream is sys.stderr else "")
-            for part in str(s).split("\n"):
-                self.messages.append((style, part))
-                if style == "class:error":
-                    self.errors.append(part)
-            del self.messages[:-MESSAGES_KEPT]
-        self.refresh()
-
-    def _fitted(self, text, stream):
-        return text         # wrapped when drawn, to the width of the moment
-
-    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
-        self.refresh()      # the board is drawn from the session's view
 
     def refresh(self):
         app = self.app
@@ -251,13 +188,8 @@ class LiveScreen(Screen):
         return _joined([[fragment] for fragment in self._message_lines()]) + [("[SetCursorPosition]", "")]
 
     def _typed(self, buffer):
-        self._enter(buffer.text)
+        self.enter(buffer.text)
         return False        # the line empties (it is in the history)
-
-    def _enter(self, text):
-        with self._lock:
-            self.messages.append(("class:typed", f"> {text}"))
-        self.lines.put(text + "\n")
 
     def _application(self):
         from prompt_toolkit.application import Application
@@ -293,7 +225,7 @@ class LiveScreen(Screen):
                 buffer.reset()
                 for line in whole:
                     buffer.history.append_string(line)
-                    self._enter(line)
+                    self.enter(line)
             buffer.insert_text(rest)
 
         def rule():
@@ -314,16 +246,7 @@ class LiveScreen(Screen):
                            full_screen=True, refresh_interval=0.5,
                            color_depth=None if self.colour else ColorDepth.MONOCHROME)
 
-    def interrupt(self):
-        """Ctrl+C (or SIGTERM): leave as ``quit`` does; a second one leaves at once."""
-        self._interrupted += 1
-        if self._interrupted == 1:
-            self.say("leaving")
-            self.lines.put("quit\n")
-        else:
-            self._exit("forced")
-
-    def _exit(self, result):
+    def _close(self, result):
         app = self.app
         loop = getattr(app, "loop", None)
         if app is None or loop is None:
@@ -334,53 +257,12 @@ class LiveScreen(Screen):
                 app.exit(result=result)
         loop.call_soon_threadsafe(done)
 
-    # -- running ---------------------------------------------------------------------------
-    def run(self, work, view):
-        """Show the screen while ``work()`` runs (in a thread); ``view()`` is what it draws.
-        Returns ``work()``'s exit code (130 when left with a second Ctrl+C)."""
-        self.view = view
+    def _show(self, start):
         self.app = self._application()
-        outcome = {}
-
-        def target():
-            try:
-                outcome["code"] = work()
-            except BaseException as e:      # shown after the screen is given back
-                outcome["error"] = e
-            finally:
-                self._exit("done")
-
-        thread = threading.Thread(target=target, name="session", daemon=True)
-        old = _on_signals(lambda *_: self.interrupt())
         try:
-            self.app.run(pre_run=thread.start)
-        except (EOFError, OSError):         # the terminal went away: leave as quit does
-            self.lines.put(EOF_LINE)
-            thread.join(5)
+            self.app.run(pre_run=start)
         finally:
-            _on_signals(old)
             self.app = None
-        try:
-            self._summary()
-        except OSError:     # (the terminal is gone: nobody to show it to)
-            pass
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome.get("code", 130)
-
-    def _summary(self):
-        """What stays on the terminal: the final board and the last things said (errors also
-        to stderr), in plain lines."""
-        plain = Screen(self.lang, self.colour)
-        v = self.view()
-        if v.position is not None:
-            plain.board(v.position, last=v.last_square, flipped=v.flipped, show_legal=False)
-        with self._lock:
-            shown = [text for style, text in self.messages[-20:] if style not in ("class:typed", "class:error")]
-        for text in shown:
-            plain.line(plain._fitted(text, plain.stream))
-        for text in self.errors:
-            plain.line(plain._fitted(text, sys.stderr), sys.stderr)
 
 
 def _joined(lines):
@@ -396,17 +278,3 @@ def _joined(lines):
 def _empty(buffer):
     from prompt_toolkit.filters import Condition
     return Condition(lambda: not buffer.text)
-
-
-def _on_signals(handler):
-    """Install ``handler`` for SIGTERM and SIGHUP (the terminal closed), where there are such, in
-    the main thread; returns what to give back to ``_on_signals`` to restore the old ones."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    old = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        sig = getattr(signal, name, None)
-        if sig is not None:
-            h = handler.get(sig) if isinstance(handler, dict) else handler
-            old[sig] = signal.signal(sig, h if h is not None else signal.SIG_DFL)
-    return old

@@ -1,0 +1,183 @@
+"""What the live terminal screen (``peer.live``) and the window (``peer.window``) share: a
+``Screen`` that keeps what the session says as messages and draws ``Session.view()`` in place,
+while the session runs in a worker thread.  The game itself is the session's."""
+import signal
+import sys
+import threading
+
+from .players import EOF_LINE, Lines
+from .ui import ERRORS, Screen
+
+MESSAGES_KEPT = 500
+CHAT_KEYS = frozenset({"chat"})
+
+
+def clock(seconds):
+    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def state_text(side, screen):
+    """``thinking 12 s · used 0:34, left 1:30``: a player's state and clock."""
+    t = screen.t
+    secs = int(side.since) if side.since is not None else None
+    if side.state in ("thinking", "gone", "left") and secs is not None:
+        state = t(f"live_{side.state}", secs=secs)
+    else:
+        state = t(f"live_{side.state}_now")
+    used = t("live_used", t=clock(side.used))
+    if side.left is not None:
+        used += t("live_left_time", t=clock(side.left))
+    elif side.per_move is not None:
+        used += t("live_per_move", secs=f"{side.per_move:g}")
+    return f"{state} · {used}"
+
+
+def player_label(side, colour, screen):
+    """``● black Ann (person, you)``: a player's disc, colour, name and kind."""
+    t = screen.t
+    label = f"{screen.disc(colour)} {screen.colour_name(colour)} {side.name}"
+    tags = [t("kind_" + side.kind)] if side.kind else []
+    if side.me:
+        tags.append(t("you"))
+    if tags:
+        label += t("tags", tags=t("tag_sep").join(tags))
+    return label
+
+
+class Face(Screen):
+    """A ``Screen`` that draws in place.  ``run(work, view)`` shows it while ``work()`` (the
+    session) runs in another thread; what the person enters goes to ``lines``.  A subclass
+    draws: ``_show(start)`` runs its main loop (calling ``start()`` once it is up) until the face
+    is closed, ``_close(result)`` ends that loop from any thread, ``refresh()`` asks for a redraw."""
+
+    signals = ("SIGTERM", "SIGHUP")     # leave as quit does (SIGHUP: the terminal closed)
+
+    def __init__(self, lang="en", colour=True, human=True):
+        super().__init__(lang, colour=colour)
+        self.human = human          # a person moves on this side (else: a computer)
+        self.lines = Lines()
+        self.messages = []          # (style, text): what the session said, oldest first
+        self.said = 0               # messages said in all (the list keeps the last MESSAGES_KEPT)
+        self.errors = []            # the messages meant for stderr (shown again there at the end)
+        self.view = None            # () -> View, once a session is attached
+        self.finished = False       # work() has returned
+        self._style = ""
+        self._lock = threading.RLock()
+        self._interrupted = 0
+
+    # -- what the session says ---------------------------------------------------------
+    def say(self, key, **kw):
+        with self._lock:
+            self._style = "chat" if key in CHAT_KEYS else "error" if key in ERRORS else ""
+            super().say(key, **kw)
+            self._style = ""
+
+    def line(self, s="", stream=None):
+        with self._lock:
+            style = self._style or ("error" if stream is sys.stderr else "")
+            for part in str(s).split("\n"):
+                self.messages.append((style, part))
+                self.said += 1
+                if style == "error":
+                    self.errors.append(part)
+            del self.messages[:-MESSAGES_KEPT]
+        self.refresh()
+
+    def _fitted(self, text, stream):
+        return text         # wrapped when drawn, to the width of the moment
+
+    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
+        self.refresh()      # the board is drawn from the session's view
+
+    def refresh(self):
+        pass
+
+    def enter(self, text, echo=True):
+        """A line for the session, as if typed (``echo``: shown among the messages)."""
+        if echo:
+            with self._lock:
+                self.messages.append(("typed", f"> {text}"))
+                self.said += 1
+        self.lines.put(text + "\n")
+
+    def interrupt(self):
+        """Ctrl+C, SIGTERM, closing: leave as ``quit`` does; a second one leaves at once."""
+        self._interrupted += 1
+        if self._interrupted == 1:
+            self.say("leaving")
+            self.lines.put("quit\n")
+        else:
+            self._close("forced")
+
+    # -- running ---------------------------------------------------------------------------
+    def _show(self, start):
+        raise NotImplementedError
+
+    def _close(self, result):
+        raise NotImplementedError
+
+    def _finished(self):
+        """``work()`` has returned (called in its thread): the face closes."""
+        self._close("done")
+
+    def run(self, work, view):
+        """Show the face while ``work()`` runs (in a thread); ``view()`` is what it draws.
+        Returns ``work()``'s exit code (130 when left at once, before it returned)."""
+        self.view = view
+        outcome = {}
+
+        def target():
+            try:
+                outcome["code"] = work()
+            except BaseException as e:      # shown after the face is closed
+                outcome["error"] = e
+            finally:
+                self.finished = True
+                self._finished()
+
+        thread = threading.Thread(target=target, name="session", daemon=True)
+        old = on_signals(self.signals, lambda *_: self.interrupt())
+        try:
+            self._show(thread.start)
+        except (EOFError, OSError):         # the terminal went away: leave as quit does
+            self.lines.put(EOF_LINE)
+            thread.join(5)
+        finally:
+            on_signals(self.signals, old)
+        try:
+            self._summary()
+        except OSError:     # (the terminal is gone: nobody to show it to)
+            pass
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("code", 130)
+
+    def _summary(self):
+        """What stays on the terminal: the final board and the last things said (errors also
+        to stderr), in plain lines."""
+        plain = Screen(self.lang, self.colour)
+        v = self.view()
+        if v.position is not None:
+            plain.board(v.position, last=v.last_square, flipped=v.flipped, show_legal=False)
+        with self._lock:
+            shown = [text for style, text in self.messages[-20:] if style not in ("typed", "error")]
+        for text in shown:
+            plain.line(plain._fitted(text, plain.stream))
+        for text in self.errors:
+            plain.line(plain._fitted(text, sys.stderr), sys.stderr)
+
+
+def on_signals(names, handler):
+    """Install ``handler`` for the signals ``names`` that this system has, in the main thread;
+    returns what to give back to ``on_signals`` to restore the old ones."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    old = {}
+    for name in names:
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            h = handler.get(sig) if isinstance(handler, dict) else handler
+            old[sig] = signal.signal(sig, h if h is not None else signal.SIG_DFL)
+    return old
