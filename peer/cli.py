@@ -16,6 +16,7 @@ from . import texts
 from .players import Computer, External, Human, LineInput, describe, live_terminal
 from .record import PLAYING, Records, load_file
 from .session import Session
+from .session.view import empty_view, record_view
 from .ui import Screen, wants_colour
 
 EPILOG = """examples:
@@ -88,6 +89,10 @@ def play_parser(colour=None):
                     help="plain line-by-line input and output, as without a terminal (also: NO_COLOR set); "
                          "at a terminal the line you type has editing and history, and what arrives is "
                          "shown above it")
+    ap.add_argument("--gui", action="store_true",
+                    help="play in a window: click a square to move (tkinter: on Linux the python3-tk "
+                         "package); Quit or closing the window leaves as quit does")
+    ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
     ap.add_argument("--new", action="store_true",
                     help="start a new game: an unfinished one on the board is closed (abandoned), and the "
                          "other side, if it plays that game, is told")
@@ -135,7 +140,13 @@ def play(argv, colour=None):
         screen.say("secret_problem", reason=e)
         return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
-    if live:
+    if args.gui:
+        screen = open_window(lang, human=player.kind == "human", state_file=args.gui_state,
+                             title=screen.t("gui_title", colour=screen.t(colour), board=visible(args.board, 80)))
+        if screen is None:
+            return 2
+        live = True
+    elif live:
         from .live import LiveScreen
         screen = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
@@ -150,6 +161,19 @@ def play(argv, colour=None):
     return screen.run(session.run, session.view)
 
 
+def open_window(lang, **options):
+    """The window of ``peer.window``, open; or None when it cannot be opened here (said why on
+    stderr, with what to do)."""
+    from .window import Unavailable, Window
+    window = Window(lang, **options)
+    try:
+        window.open()
+    except Unavailable as e:
+        print(e, file=sys.stderr)
+        return None
+    return window
+
+
 # -- watching, replaying, demo ------------------------------------------------------------------
 
 def watch(argv):
@@ -158,13 +182,52 @@ def watch(argv):
     ap.add_argument("--no-color", action="store_true")
     ap.add_argument("--lang", choices=texts.LANGS, default=None)
     ap.add_argument("--until-over", action="store_true", help="stop when the game ends")
+    ap.add_argument("--gui", action="store_true", help="show the game in a window")
+    ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    lang = args.lang or texts.default_lang()
+    screen = Screen(lang, wants_colour(args.no_color))
     board = Path(args.board)
     if not (board / "cardstand.board").is_file():
         print(screen.t("no_board", board=visible(str(board), 300)), file=sys.stderr)
         return 1
+    if args.gui:
+        window = open_window(lang, human=False, mode="watch", state_file=args.gui_state,
+                             title=screen.t("gui_watch_title", board=visible(str(board), 80)))
+        if window is None:
+            return 2
+        return watch_window(board, window, until_over=args.until_over)
     return follow(board, screen, until_over=args.until_over)
+
+
+def watch_window(board, window, until_over):
+    """``watch --gui``: the board's current game in ``window``, followed in a worker thread
+    until the window is closed (or, ``until_over``, the game is over)."""
+    records = Records(board)
+    seen = {"key": None, "view": empty_view()}
+
+    def work():
+        window.say("watching", board=board)
+        told = False
+        while not window.closed:
+            rec = records.current()
+            if rec is None and not told:
+                window.say("no_game")
+                told = True
+            key = rec and (rec.id, rec.moves, rec.status, rec.result)
+            if rec and key != seen["key"]:
+                try:
+                    seen["view"] = record_view(rec, rec.game())
+                    seen["key"] = key
+                except ValueError:
+                    pass            # (being written: read again)
+                else:
+                    if until_over and rec.status != PLAYING and rec.status != "abandoned":
+                        return 0
+            time.sleep(0.1)
+        return 0
+
+    return window.run(work, lambda: seen["view"])
 
 
 def status_text(screen, rec):
@@ -229,8 +292,12 @@ def replay(argv):
     ap.add_argument("--no-color", action="store_true")
     ap.add_argument("--plain", action="store_true", help="show every move at once, without stepping")
     ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    ap.add_argument("--gui", action="store_true",
+                    help="step through the game in a window (buttons, the arrow keys, or a click on a move)")
+    ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    lang = args.lang or texts.default_lang()
+    screen = Screen(lang, wants_colour(args.no_color))
     try:
         rec = load_file(args.file)
         g = rec.game()
@@ -240,6 +307,15 @@ def replay(argv):
     if args.ggf:
         print(rec.ggf())
         return 0
+    if args.gui:
+        window = open_window(lang, human=False, mode="replay", state_file=args.gui_state,
+                             title=screen.t("gui_replay_title", file=visible(Path(args.file).name, 80)))
+        if window is None:
+            return 2
+        window.replaying(g.moves)
+        window.say("replay_title", black=visible(rec.black, 64), white=visible(rec.white, 64),
+                   date=visible(rec.date, 40), status=status_text(window, rec))
+        return window.run(lambda: 0, lambda: record_view(rec, g, window.ply))
     screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
                 f"({screen.t('white')}), {visible(rec.date, 40)}")
     if args.moves:

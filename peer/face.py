@@ -37,13 +37,23 @@ def state_text(side, screen):
 def player_label(side, colour, screen):
     """``● black Ann (person, you)``: a player's disc, colour, name and kind."""
     t = screen.t
-    label = f"{screen.disc(colour)} {screen.colour_name(colour)} {side.name}"
+    label = f"{screen.disc(colour)} {screen.colour_name(colour)}"
+    if side.name != screen.colour_name(colour):     # (a side without a name is called by its colour)
+        label += f" {side.name}"
     tags = [t("kind_" + side.kind)] if side.kind else []
     if side.me:
         tags.append(t("you"))
     if tags:
         label += t("tags", tags=t("tag_sep").join(tags))
     return label
+
+
+def result_text(view, screen):
+    """How the game ended, for people: the record's result, else the discs."""
+    if view.result:
+        return screen.result(view.result)
+    b, w = view.position.discs()
+    return screen.t("score_text", b=b, w=w)
 
 
 class Face(Screen):
@@ -141,6 +151,8 @@ class Face(Screen):
         old = on_signals(self.signals, lambda *_: self.interrupt())
         try:
             self._show(thread.start)
+            if self._interrupted < 2:
+                thread.join(1.0)            # (closed as the session ends: its exit code)
         except (EOFError, OSError):         # the terminal went away: leave as quit does
             self.lines.put(EOF_LINE)
             thread.join(5)

@@ -10,7 +10,7 @@ import functools
 
 from engine import BLACK, WHITE
 
-from .face import Face, player_label, state_text
+from .face import Face, player_label, result_text, state_text
 from .players import describe
 from .ui import cwidth, wrap
 
@@ -94,9 +94,7 @@ def side_lines(view, screen, width, move_rows):
         out.append([("class:dim", t("live_not_started"))])
         return out
     if view.ended:
-        b, w = counts
-        result = screen.result(view.result) if view.result else t("score_text", b=b, w=w)
-        out.append([("class:turn", t("live_over", result=result))])
+        out.append([("class:turn", t("live_over", result=result_text(view, screen)))])
     else:
         out.append([("class:turn", t("live_turn", n=len(view.moves) + 1, colour=screen.colour_name(pos.turn)))])
     if view.last is not None:

@@ -240,6 +240,33 @@ TEXTS = {
                     "白は {theirs}×{theirs}の盤を希望、黒の提案は {mine}×{mine}です"),
     "size_proposed": ("black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
                       "黒の提案は {theirs}×{theirs}の盤、白の希望は {mine}×{mine}です"),
+    # -- the window (peer.window) -------------------------------------------------------------
+    "gui_title": ("Othello: {colour} on {board}", "オセロ: {colour}（{board}）"),
+    "gui_watch_title": ("Othello: watching {board}", "オセロ: {board}を観戦"),
+    "gui_replay_title": ("Othello: {file}", "オセロ: {file}"),
+    "replay_title": ("{black} (black) - {white} (white), {date}: {status}", "{black}（黒）対 {white}（白）、{date}: {status}"),
+    "gui_hint": ("Hint", "ヒント"),
+    "gui_resign": ("Resign", "投了"),
+    "gui_resign_sure": ("Resign? Click again", "投了する？もう一度押す"),
+    "gui_quit": ("Quit", "中断"),
+    "gui_close": ("Close", "閉じる"),
+    "gui_send": ("Send", "送信"),
+    "gui_chat": ("Chat:", "チャット:"),
+    "gui_moves": ("Moves", "棋譜"),
+    "gui_your_turn": ("Your turn ({colour}): click a square", "あなたの番です（{colour}）。マスをクリックしてください"),
+    "gui_to_play": ("{name} ({colour}) to play", "{name}（{colour}）の番です"),
+    "gui_passed": ("{colour} has no legal move and passes", "{colour}は打てる場所がないのでパス"),
+    "gui_replay_at": ("Move {n} of {last}", "{last}手中 {n}手目"),
+    "gui_leaving": ("Leaving ... (close the window again to leave at once, without telling the opponent)",
+                    "中断しています…（もう一度閉じると、相手に知らせずにすぐ終了します）"),
+    "gui_no_tk": ("--gui needs tkinter, which this Python does not have ({reason}). Install it ({packages}), "
+                  "or play in the terminal without --gui.",
+                  "--gui には tkinter が必要ですが、この Python にはありません（{reason}）。インストールするか"
+                  "（{packages}）、--gui を付けずに端末で対局してください。"),
+    "gui_no_display": ("--gui cannot open a window: {reason}. Start it from a desktop session (on another "
+                       "computer: ssh -X), or play in the terminal without --gui.",
+                       "--gui でウィンドウを開けません: {reason}。デスクトップの端末から起動するか（別のコンピュータなら "
+                       "ssh -X）、--gui を付けずに端末で対局してください。"),
     "records_differ": ("the two sides remember different games (records differ)",
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",

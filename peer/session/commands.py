@@ -25,6 +25,7 @@ class Commands:
     """Mixed into ``Session``: a person's lines, read without ever blocking the game."""
 
     resign_asked = False
+    hints = (None, -1, ())      # (game, ply, ((square, value), ...)): the last hint, for the faces
 
     def _reads_commands(self):
         return getattr(self.player, "lines", None) is not None
@@ -114,6 +115,7 @@ class Commands:
     def _hint_text(self, pos):
         """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
         best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
+        self.hints = (self.gid, len(self.game.moves), tuple((m, v) for v, m, _ in best))
         return ", ".join(f"{describe(m, self.size, self.screen)} {v:+.0f}" for v, m, _ in best)
 
     def _legal_text(self):

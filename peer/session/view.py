@@ -8,7 +8,7 @@ from comm.text import visible
 from engine import PASS, Position
 
 from ..protocol import NAME_LIMIT
-from ..record import ENDED
+from ..record import ENDED, PLAYING
 
 KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
 
@@ -45,6 +45,7 @@ class View:
     sides: Tuple[Side, Side]    # black, white
     show_legal: bool            # legal moves marked (a person's turn)
     result: str = ""            # the record's result (D1) once the game has ended
+    hints: Tuple[Tuple[int, float], ...] = ()   # (square, disc difference) asked for this position
 
     @property
     def last(self):
@@ -59,6 +60,30 @@ class View:
     @property
     def ended(self):
         return bool(self.result) or (self.position is not None and self.position.is_game_over())
+
+
+def record_view(rec, game, ply=None):
+    """A record (D1) and its replayed ``game`` as a face draws it, for watching or replaying: the
+    game after ``ply`` plies (None: all of them)."""
+    ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
+    moves = tuple(game.moves[:ply])
+    pos = game.positions[ply]
+    last = moves[-1] if moves else PASS
+    flipped = game.positions[ply - 1].flips(last) if last != PASS else 0
+    live = rec.status == PLAYING and ply == len(game.moves) and not pos.is_game_over()
+    sides = tuple(Side(name=visible(name, NAME_LIMIT), kind="", me=False,
+                       state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
+                  for colour, name in enumerate((rec.black, rec.white)))
+    result = rec.result if ply == len(game.moves) and rec.status != PLAYING else ""
+    return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped, sides=sides,
+                show_legal=False, result=result)
+
+
+def empty_view(size=8):
+    """No game yet (watching a board where none has started)."""
+    sides = tuple(Side(name=name, kind="", me=False, state="absent", since=None, used=0.0)
+                  for name in ("black", "white"))
+    return View(colour=None, size=size, position=None, moves=(), flipped=0, sides=sides, show_legal=False)
 
 
 class Viewing:
@@ -111,7 +136,9 @@ class Viewing:
                 since=secs, used=self.used[colour],
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None)
+        gid, ply, hints = self.hints
         return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
                     flipped=self.flipped if pos is not None else 0, sides=tuple(sides),
                     show_legal=on_turn == self.colour and mine_kind == "human",
-                    result=record.result if ended and record.result else "")
+                    result=record.result if ended and record.result else "",
+                    hints=hints if pos is not None and (gid, ply) == (self.gid, len(moves)) else ())

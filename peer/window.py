@@ -1,0 +1,547 @@
+"""The window (``--gui``): the game on a board you click, another face of the session, as the
+live terminal screen is.  It draws ``Session.view()`` and sends what the person clicks or types to
+the session as the lines a person would type (``d3``, ``hint``, ``resign``, ``say ...``,
+``quit``); the game itself stays in the session.
+
+tkinter comes with Python on Windows and macOS, and is a system package on Linux (``python3-tk``);
+nothing else is needed.  The session runs in a worker thread, the window in the main thread, and
+the window reads the session only through ``view()`` and the messages, ten times a second.
+"""
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+from comm.text import visible
+from engine import BLACK, PASS, WHITE, notation
+
+from .face import Face, player_label, result_text, state_text
+from .players import describe
+
+try:
+    import tkinter as tk
+    from tkinter import font as tkfont
+    NO_TK = None
+except ImportError as e:        # a Linux Python without its python3-tk package
+    tk = None
+    NO_TK = str(e)
+
+INSTALL = ("Debian and Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install python3-tkinter; "
+           "Arch: sudo pacman -S tk; openSUSE: sudo zypper install python3-tk; macOS with Homebrew: "
+           "brew install python-tk; the python.org installers for Windows and macOS include it")
+COLOURS = {"felt": "#2e7d32", "line": "#174d1b", "black": "#111111", "white": "#f4f4f4",
+           "legal": "#81c784", "last": "#e53935", "flip": "#fdd835", "hint": "#fff59d",
+           "coord": "#c8e6c9", "back": "#1e4620"}
+BANNER = {"": ("#263238", "#ffffff"), "turn": ("#1565c0", "#ffffff"), "pass": ("#f9a825", "#000000"),
+          "over": ("#6a1b9a", "#ffffff")}
+MESSAGE_STYLES = {"chat": "#1565c0", "error": "#c62828", "typed": "#616161"}
+TICK_MS = 100           # how often the window looks at the session
+FLIP_FRAMES = 8         # a flip turns the disc over in this many frames,
+FLIP_MS = 30            # this many ms apart
+PASS_SHOWN = 3.0        # seconds a pass is announced in the banner
+RESIGN_ARMED = 4.0      # seconds the resign button waits for its second click
+MESSAGE_LINES = 500     # lines the message box keeps
+
+
+class Unavailable(Exception):
+    """No window can be opened here; the message says why and what to do, in the player's language."""
+
+
+class Window(Face):
+    """The face in a window.  ``mode``: "play" (a session's side: the board takes clicks, with
+    hint, resign, quit and chat), "watch" (read-only) or "replay" (stepping through a record:
+    ``ply`` is the move shown).  ``state_file``: where to write what the window shows, as JSON,
+    whenever it changes (for tests and tools)."""
+
+    signals = Face.signals + ("SIGINT",)   # Ctrl+C in the shell that started the window
+
+    def __init__(self, lang="en", human=True, mode="play", title="", state_file=None):
+        super().__init__(lang, colour=True, human=human)
+        self.discs = ("●", "○")
+        self.dot = "·"
+        self.mode = mode
+        self.title = title
+        self.state_file = Path(state_file) if state_file else None
+        self.ply = 0                # replay: the move shown
+        self.plies = 0              # replay: how many there are
+        self.root = None
+        self.closed = False
+        self._forced = False
+        self._leaving = False       # quit asked from the window: it closes when the session has left
+        self._shown = None          # the View drawn
+        self._shown_key = None
+        self._geometry = None       # (x0, y0, cell, size) of the board on the canvas
+        self._flip = None           # (mask, frame) while discs turn over
+        self._passed = None         # (text, until) while a pass is announced
+        self._resign_armed = 0.0    # the resign button was clicked once, until then
+        self._resigning = False     # resign and its confirmation were sent: the question is not shown
+        self._said_shown = 0
+        self._labels = {}
+        self._dumped = None
+
+    # -- opening ---------------------------------------------------------------------------
+    def open(self):
+        """Open the window (raises ``Unavailable`` with the reason and the remedy)."""
+        if tk is None:
+            raise Unavailable(self.t("gui_no_tk", reason=NO_TK, packages=INSTALL))
+        try:
+            self.root = tk.Tk(className="Cardstand")
+        except tk.TclError as e:
+            raise Unavailable(self.t("gui_no_display", reason=visible(str(e), 200))) from None
+        self._build()
+
+    def _build(self):
+        root = self.root
+        root.title(self.title)
+        root.geometry("960x680")
+        root.minsize(520, 420)
+        root.protocol("WM_DELETE_WINDOW", self.close_asked)
+        root.columnconfigure(0, weight=1)
+        root.rowconfigure(1, weight=1)
+        base = tkfont.nametofont("TkDefaultFont")
+        size = abs(base.actual("size")) or 10
+        self.font_bold = base.copy()
+        self.font_bold.configure(weight="bold")
+        self.font_big = base.copy()
+        self.font_big.configure(size=size + 6, weight="bold")
+        self.font_banner = base.copy()
+        self.font_banner.configure(size=size + 3, weight="bold")
+
+        self.banner = tk.Label(root, anchor="w", padx=10, pady=4, font=self.font_banner)
+        self.banner.grid(row=0, column=0, columnspan=2, sticky="ew")
+        self.canvas = tk.Canvas(root, bg=COLOURS["back"], highlightthickness=0, width=560, height=520)
+        self.canvas.grid(row=1, column=0, sticky="nsew")
+        self.canvas.bind("<Configure>", lambda e: self._draw())
+        self.canvas.bind("<Button-1>", self._clicked)
+
+        side = tk.Frame(root, padx=10, pady=8)
+        side.grid(row=1, column=1, sticky="ns")
+        side.rowconfigure(5, weight=1)
+        self.players = []
+        for colour in (BLACK, WHITE):
+            f = tk.Frame(side)
+            f.grid(row=colour, column=0, sticky="ew", pady=(0, 8))
+            f.columnconfigure(0, weight=1)
+            name = tk.Label(f, anchor="w", justify="left", wraplength=250)
+            name.grid(row=0, column=0, sticky="w")
+            count = tk.Label(f, anchor="e", font=self.font_big, width=3)
+            count.grid(row=0, column=1, sticky="e")
+            state = tk.Label(f, anchor="w", fg="#555555", justify="left", wraplength=290)
+            state.grid(row=1, column=0, columnspan=2, sticky="w")
+            self.players.append((name, count, state))
+        self.turn = tk.Label(side, anchor="w", justify="left", font=self.font_bold, wraplength=290)
+        self.turn.grid(row=2, column=0, sticky="ew")
+        self.last = tk.Label(side, anchor="w")
+        self.last.grid(row=3, column=0, sticky="ew")
+        tk.Label(side, text=self.t("gui_moves"), anchor="w").grid(row=4, column=0, sticky="ew", pady=(8, 0))
+        box = tk.Frame(side)
+        box.grid(row=5, column=0, sticky="nsew")
+        box.rowconfigure(0, weight=1)
+        box.columnconfigure(0, weight=1)
+        self.moves = tk.Listbox(box, width=16, height=8, activestyle="none", exportselection=False)
+        self.moves.grid(row=0, column=0, sticky="nsew")
+        bar = tk.Scrollbar(box, command=self.moves.yview)
+        bar.grid(row=0, column=1, sticky="ns")
+        self.moves.configure(yscrollcommand=bar.set)
+        buttons = tk.Frame(side, pady=8)
+        buttons.grid(row=6, column=0, sticky="ew")
+        if self.mode == "play":
+            spec = [("hint", "gui_hint", self.hint), ("resign", "gui_resign", self.resign),
+                    ("quit", "gui_quit", self.close_asked)]
+        elif self.mode == "replay":
+            spec = [("first", None, lambda: self.step(-10 ** 6)), ("back", None, lambda: self.step(-1)),
+                    ("next", None, lambda: self.step(1)), ("end", None, lambda: self.step(10 ** 6)),
+                    ("quit", "gui_close", self.close_asked)]
+            self.moves.bind("<<ListboxSelect>>", self._picked)
+            for key, n in (("<Left>", -1), ("<Right>", 1), ("<Home>", -10 ** 6), ("<End>", 10 ** 6)):
+                root.bind(key, lambda e, n=n: self.step(n))
+        else:
+            spec = [("quit", "gui_close", self.close_asked)]
+        symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
+        self.buttons = {}
+        for i, (key, text, command) in enumerate(spec):
+            b = tk.Button(buttons, text=self.t(text) if text else symbols[key], command=command,
+                          width=3 if not text else None)
+            b.grid(row=0, column=i, padx=2, sticky="ew")
+            self.buttons[key] = b
+
+        bottom = tk.Frame(root, padx=6, pady=4)
+        bottom.grid(row=2, column=0, columnspan=2, sticky="ew")
+        bottom.columnconfigure(1, weight=1)
+        self.text = tk.Text(bottom, height=6, wrap="word", state="disabled", takefocus=0,
+                            relief="flat", background=root.cget("background"))
+        self.text.grid(row=0, column=0, columnspan=3, sticky="ew")
+        for style, colour in MESSAGE_STYLES.items():
+            self.text.tag_configure(style, foreground=colour)
+        self.entry = None
+        if self.mode == "play":
+            tk.Label(bottom, text=self.t("gui_chat")).grid(row=1, column=0, sticky="w")
+            self.entry = tk.Entry(bottom)
+            self.entry.grid(row=1, column=1, sticky="ew", padx=4)
+            self.entry.bind("<Return>", self.send)
+            b = tk.Button(bottom, text=self.t("gui_send"), command=self.send)
+            b.grid(row=1, column=2)
+            self.buttons["send"] = b
+
+    # -- what the person does --------------------------------------------------------------
+    def _clicked(self, event):
+        if self.mode != "play" or self._geometry is None:
+            return
+        x0, y0, cell, n = self._geometry
+        x, y = math.floor((event.x - x0) / cell), math.floor((event.y - y0) / cell)
+        if 0 <= x < n and 0 <= y < n:
+            self.enter(notation.square_name(y * n + x, n), echo=False)   # the session says what it did
+
+    def hint(self):
+        self.enter("hint", echo=False)
+
+    def resign(self):
+        """The first click asks (the button says so for a few seconds); the second resigns."""
+        b = self.buttons["resign"]
+        if time.monotonic() < self._resign_armed:
+            self._resign_armed = 0.0
+            self._resigning = True
+            self.enter("resign", echo=False)
+            self.enter("yes", echo=False)
+        else:
+            self._resign_armed = time.monotonic() + RESIGN_ARMED
+        b.configure(text=self.t("gui_resign_sure" if self._resign_armed else "gui_resign"),
+                    fg="#c62828" if self._resign_armed else "")
+
+    def send(self, *_):
+        """The chat line is said to the opponent."""
+        text = self.entry.get().strip()
+        if not text:
+            return
+        self.entry.delete(0, "end")
+        with self._lock:
+            self.messages.append(("typed", f"> {text}"))
+            self.said += 1
+        self.enter("say " + text, echo=False)
+
+    def replaying(self, moves):
+        """Replay mode: the whole game's ``moves`` are listed, and stepped through."""
+        self._all_moves = tuple(moves)
+        self.plies = len(moves)
+
+    def step(self, n):
+        """Replay: ``n`` moves on (back when negative)."""
+        self.ply = max(0, min(self.plies, self.ply + n))
+
+    def _picked(self, _event):
+        chosen = self.moves.curselection()
+        if chosen:
+            self.ply = chosen[0] + 1
+
+    def close_asked(self):
+        """The window's close box or Quit: a game in progress is left as ``quit`` leaves it (the
+        window closes once the session has); a second time, at once."""
+        if self.mode != "play" or self.finished:
+            return self._destroy()
+        self._leaving = True
+        self.interrupt()
+
+    def interrupt(self):
+        self._leaving = True
+        self._interrupted += 1
+        if self._interrupted == 1:
+            self.say("gui_leaving")
+            self.lines.put("quit\n")
+        else:
+            self._close("forced")
+
+    def say(self, key, **kw):
+        if key == "your_turn" or key == "resign_sure" and self._resigning:
+            return          # the banner says it; the window asked already
+        super().say(key, **kw)
+
+    # -- the main loop -----------------------------------------------------------------------
+    def _show(self, start):
+        self.root.after(0, start)
+        self.root.after(0, self._tick)
+        self.root.mainloop()
+
+    def _close(self, result):
+        if result == "forced":
+            self._forced = True         # (the window is the main thread's: the next tick closes it)
+
+    def _finished(self):
+        pass        # the window stays, showing the end, until it is closed
+
+    def _destroy(self):
+        if not self.closed:
+            self.closed = True
+            self.root.destroy()
+
+    def _tick(self):
+        if self.closed:
+            return
+        if self._forced or (self.finished and self._leaving):
+            return self._destroy()
+        try:
+            self._update(self.view())
+        finally:
+            if not self.closed:
+                self.root.after(TICK_MS, self._tick)
+
+    def _summary(self):
+        if self.mode == "play":
+            super()._summary()
+
+    # -- drawing --------------------------------------------------------------------------
+    def _update(self, v):
+        key = (v.size, v.position, v.moves, v.result, v.show_legal, v.hints)
+        if key != self._shown_key:
+            prev, self._shown, self._shown_key = self._shown, v, key
+            self._new_ply(prev, v)
+            self._fill_moves(v)
+            self._draw()
+        if self._resign_armed and time.monotonic() > self._resign_armed:
+            self._resign_armed = 0.0
+            self.buttons["resign"].configure(text=self.t("gui_resign"), fg="")
+        if v.ended:
+            self._resigning = False
+        self._fill_panel(v)
+        self._fill_messages()
+        self._dump()
+
+    def _new_ply(self, prev, v):
+        """One ply more than was drawn: its flips turn over, a pass is announced."""
+        if prev is None or prev.position is None or v.moves[:-1] != prev.moves or not v.moves:
+            return
+        if v.moves[-1] == PASS:
+            mover = BLACK if len(v.moves) % 2 else WHITE
+            self._passed = (self.t("gui_passed", colour=self.colour_name(mover)), time.monotonic() + PASS_SHOWN)
+        elif v.flipped:
+            self._flip = (v.flipped, 1)
+            self.root.after(FLIP_MS, self._flip_frame)
+
+    def _flip_frame(self):
+        if self.closed or self._flip is None:
+            return
+        mask, frame = self._flip
+        self._flip = (mask, frame + 1) if frame < FLIP_FRAMES else None
+        self._draw()
+        if self._flip is not None:
+            self.root.after(FLIP_MS, self._flip_frame)
+        else:
+            self._dump()
+
+    def _set(self, widget, **options):
+        """Configure ``widget`` only when something changed (a label set ten times a second
+        redraws ten times a second)."""
+        key = (str(widget), tuple(sorted(options.items())))
+        if self._labels.get(str(widget)) != key:
+            self._labels[str(widget)] = key
+            widget.configure(**options)
+
+    def _fill_panel(self, v):
+        pos = v.position
+        counts = pos.discs() if pos is not None else ("", "")
+        to_move = pos.turn if pos is not None and not v.ended else None
+        for colour, (name, count, state) in zip((BLACK, WHITE), self.players):
+            side = v.sides[colour]
+            self._set(name, text=player_label(side, colour, self),
+                      font=self.font_bold if to_move == colour else "TkDefaultFont")
+            self._set(count, text=str(counts[colour]))
+            if v.colour is not None:
+                shown = state_text(side, self)
+            else:
+                shown = self.t("live_thinking_now") if side.state == "thinking" else ""
+            self._set(state, text=shown)
+        if pos is None:
+            turn = self.t("live_not_started")
+        elif v.ended:
+            turn = self.t("live_over", result=result_text(v, self))
+        else:
+            turn = self.t("live_turn", n=len(v.moves) + 1, colour=self.colour_name(pos.turn))
+        self._set(self.turn, text=turn)
+        self._set(self.last, text=self.t("live_last", move=describe(v.last, v.size, self)) if v.last is not None else "")
+        self._set(self.banner, **self._banner(v))
+        if self.mode == "play":
+            playing = pos is not None and not v.ended and not self.finished
+            self._set(self.buttons["hint"], state="normal" if v.show_legal and self.human else "disabled")
+            self._set(self.buttons["resign"], state="normal" if playing and self.human else "disabled")
+            self._set(self.buttons["send"], state="normal" if playing else "disabled")
+            self._set(self.buttons["quit"], text=self.t("gui_close" if self.finished else "gui_quit"))
+        elif self.mode == "replay":
+            for key in ("first", "back"):
+                self._set(self.buttons[key], state="normal" if self.ply > 0 else "disabled")
+            for key in ("next", "end"):
+                self._set(self.buttons[key], state="normal" if self.ply < self.plies else "disabled")
+
+    def _banner(self, v):
+        """What the strip above the board says: the end, a pass, whose turn."""
+        pos = v.position
+        if pos is None:
+            text, kind = self.t("live_not_started"), ""
+        elif v.ended:
+            text, kind = self.t("live_over", result=result_text(v, self)), "over"
+        elif self._passed and time.monotonic() < self._passed[1]:
+            text, kind = self._passed[0], "pass"
+        elif v.colour is not None and pos.turn == v.colour and self.human:
+            text, kind = self.t("gui_your_turn", colour=self.colour_name(pos.turn)), "turn"
+        else:
+            text = self.t("gui_to_play", name=v.sides[pos.turn].name, colour=self.colour_name(pos.turn))
+            kind = ""
+        if self.mode == "replay":
+            text = self.t("gui_replay_at", n=self.ply, last=self.plies) + "   " + text
+        bg, fg = BANNER[kind]
+        return {"text": text, "bg": bg, "fg": fg}
+
+    def _fill_moves(self, v):
+        entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
+                   for i, m in enumerate(v.moves, 1)]
+        if self.mode == "replay":       # the whole game, the move shown selected
+            entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
+                       for i, m in enumerate(self._all_moves, 1)]
+        if list(self.moves.get(0, "end")) != entries:
+            self.moves.delete(0, "end")
+            self.moves.insert("end", *entries)
+        self.moves.selection_clear(0, "end")
+        if self.mode == "replay":
+            if self.ply:
+                self.moves.selection_set(self.ply - 1)
+                self.moves.see(self.ply - 1)
+        else:
+            self.moves.see("end")
+
+    _all_moves = ()
+
+    def _fill_messages(self):
+        with self._lock:
+            new = min(self.said - self._said_shown, len(self.messages))
+            shown = self.messages[len(self.messages) - new:] if new else []
+            self._said_shown = self.said
+        if not shown:
+            return
+        t = self.text
+        t.configure(state="normal")
+        for style, text in shown:
+            t.insert("end", text + "\n", (style,) if style else ())
+        extra = int(t.index("end-1c").split(".")[0]) - MESSAGE_LINES
+        if extra > 0:
+            t.delete("1.0", f"{extra + 1}.0")
+        t.configure(state="disabled")
+        t.see("end")
+
+    def _draw(self):
+        """The board, scaled to the canvas: discs, the last move (a red mark), the discs it
+        turned (a yellow ring, after they have turned over), legal moves, hints."""
+        c, v = self.canvas, self._shown
+        c.delete("all")
+        w, h = max(c.winfo_width(), 40), max(c.winfo_height(), 40)
+        if v is None or v.position is None:
+            self._geometry = None
+            c.create_text(w / 2, h / 2, text=self.t("live_not_started"), fill=COLOURS["coord"])
+            return
+        n, pos = v.size, v.position
+        cell = max(6.0, min((w - 16) / (n + 0.8), (h - 16) / (n + 0.8)))
+        side = cell * n
+        x0 = (w - side + cell * 0.8) / 2
+        y0 = (h - side + cell * 0.8) / 2
+        self._geometry = (x0, y0, cell, n)
+        c.create_rectangle(x0, y0, x0 + side, y0 + side, fill=COLOURS["felt"], outline=COLOURS["line"], width=2)
+        for i in range(1, n):
+            c.create_line(x0 + i * cell, y0, x0 + i * cell, y0 + side, fill=COLOURS["line"])
+            c.create_line(x0, y0 + i * cell, x0 + side, y0 + i * cell, fill=COLOURS["line"])
+        if n >= 8:
+            for i in (2, n - 2):
+                for j in (2, n - 2):
+                    r = max(2.0, cell * 0.06)
+                    c.create_oval(x0 + i * cell - r, y0 + j * cell - r, x0 + i * cell + r, y0 + j * cell + r,
+                                  fill=COLOURS["line"], outline="")
+        small = ("TkDefaultFont", -max(8, int(cell * 0.3)))
+        for i in range(n):
+            c.create_text(x0 + (i + 0.5) * cell, y0 - cell * 0.35, text=chr(ord("a") + i), fill=COLOURS["coord"],
+                          font=small)
+            c.create_text(x0 - cell * 0.4, y0 + (i + 0.5) * cell, text=str(i + 1), fill=COLOURS["coord"], font=small)
+        legal = pos.legal_moves_mask() if v.show_legal else 0
+        last = v.last_square
+        flipping, frame = self._flip or (0, 0)
+        hinted = {sq for sq, _ in v.hints}
+        r = cell * 0.41
+        for sq in range(n * n):
+            cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
+            colour = pos.colour_at(sq)
+            if colour is None:
+                if legal >> sq & 1 and sq not in hinted:
+                    d = cell * 0.13
+                    c.create_oval(cx - d, cy - d, cx + d, cy + d, fill=COLOURS["legal"], outline="",
+                                  tags=("legal", f"sq{sq}"))
+                continue
+            shown, rx = colour, r
+            if flipping >> sq & 1:      # turning over: the old colour narrows, the new one widens
+                turned = frame / FLIP_FRAMES
+                rx = max(1.0, r * abs(math.cos(math.pi * turned)))
+                shown = colour if turned >= 0.5 else 1 - colour
+            fill = COLOURS["black" if shown == BLACK else "white"]
+            c.create_oval(cx - rx, cy - r, cx + rx, cy + r, fill=fill, outline="#000000",
+                          tags=("disc", f"sq{sq}"))
+            if sq == last:
+                d = cell * 0.11
+                c.create_oval(cx - d, cy - d, cx + d, cy + d, fill=COLOURS["last"], outline="", tags=("last",))
+            elif v.flipped >> sq & 1 and not flipping:
+                c.create_oval(cx - r - 1, cy - r - 1, cx + r + 1, cy + r + 1, outline=COLOURS["flip"],
+                              width=max(2, int(cell * 0.05)), tags=("flip",))
+        hint_font = ("TkDefaultFont", -max(9, int(cell * 0.32)), "bold")
+        for sq, value in v.hints:
+            cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
+            c.create_text(cx, cy, text=f"{value:+.0f}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
+
+    # -- what the window shows, for tests and tools ------------------------------------------
+    def shown(self):
+        """What the window shows now, read back from its widgets: the squares (``B``, ``W``,
+        ``*`` a legal move, ``.``) from the canvas, where they and the buttons are on the screen,
+        the texts of the banner, the panel, the move list and the messages."""
+        c = self.canvas
+        squares, hints = [], {}
+        if self._geometry is not None:
+            n = self._geometry[3]
+            fills = {COLOURS["black"]: "B", COLOURS["white"]: "W"}
+            for sq in range(n * n):
+                mark = "."
+                for item in c.find_withtag(f"sq{sq}"):
+                    tags = c.gettags(item)
+                    if "disc" in tags:
+                        mark = fills.get(c.itemcget(item, "fill"), "?")
+                    elif "legal" in tags and mark == ".":
+                        mark = "*"
+                    elif "hint" in tags:
+                        hints[notation.square_name(sq, n)] = c.itemcget(item, "text")
+                squares.append(mark)
+        rx, ry = c.winfo_rootx(), c.winfo_rooty()
+        board = None
+        if self._geometry is not None:
+            x0, y0, cell, n = self._geometry
+            board = {"x": rx + x0, "y": ry + y0, "cell": cell, "size": n}
+
+        def centre(widget):
+            return {"x": widget.winfo_rootx() + widget.winfo_width() // 2,
+                    "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
+                    "text": widget.cget("text")}
+        return {
+            "title": self.root.title(), "mode": self.mode, "banner": self.banner.cget("text"),
+            "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
+                        for name, count, state in self.players],
+            "turn": self.turn.cget("text"), "last": self.last.cget("text"),
+            "moves": list(self.moves.get(0, "end")), "selected": list(self.moves.curselection()),
+            "squares": "".join(squares), "hints": hints, "board": board,
+            "buttons": {k: centre(b) for k, b in self.buttons.items()},
+            "entry": centre(self.entry) if self.entry is not None else None,
+            "messages": self.text.get("1.0", "end").splitlines()[-40:],
+            "window": {"x": self.root.winfo_rootx(), "y": self.root.winfo_rooty(),
+                       "width": self.root.winfo_width(), "height": self.root.winfo_height()},
+            "finished": self.finished,
+        }
+
+    def _dump(self):
+        if self.state_file is None or self._flip is not None or not self.root.winfo_viewable():
+            return          # (what is not on the screen yet cannot be clicked)
+        text = json.dumps(self.shown(), ensure_ascii=False, indent=1)
+        if text != self._dumped:
+            self._dumped = text
+            scratch = self.state_file.with_name(self.state_file.name + ".tmp")
+            scratch.write_text(text, encoding="utf-8")
+            os.replace(scratch, self.state_file)

@@ -1,0 +1,239 @@
+"""The window (``--gui``): real games with the mouse.  Each window runs in a process of its own on
+a virtual X server (Xvfb), is clicked with xdotool as a mouse would, and the assertions are on what
+the window shows (its canvas items, labels and move list, read back from the widgets) and on the
+game record the session wrote: a click that does not reach the session fails them."""
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from engine import BLACK, WHITE, Game, notation
+from peer.record import Record, Records
+from peertools import ROOT, board_folder, player
+from windowtools import Driven, start_display
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def display():
+    proc, name = start_display()
+    yield name
+    proc.terminate()
+    proc.wait()
+
+
+def squares(position):
+    """What the window should show for ``position``: B, W, or . per square."""
+    return "".join("." if c is None else "B" if c == BLACK else "W"
+                   for c in map(position.colour_at, range(position.size ** 2)))
+
+
+def legal_squares(shown):
+    n = shown["board"]["size"]
+    return {notation.square_name(i, n) for i, c in enumerate(shown["squares"]) if c == "*"}
+
+
+def replayed(moves, size):
+    """The game the window's move list describes (``  3 ● d3`` lines)."""
+    g = Game(size)
+    for line in moves:
+        g.play(line.split()[-1] if line.split()[-1] != "pass" else -1)
+    return g
+
+
+def my_turn(s):
+    return "*" in s["squares"] or s["banner"].startswith("Game over")
+
+
+def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp_path, display):
+    board = tmp_path / "b"
+    me = Driven(display, [ROOT / "black.py", "--board", board, "--lang", "en", "--name", "Ann"],
+                tmp_path / "black.json", tmp_path / "black.out")
+    white = player("white", board, "--ai", "best", "--time", "0.05", "--name", "Deep")
+    watcher = None
+    try:
+        s = me.wait("the game on", lambda s: s["board"] is not None)
+        assert s["title"] == f"Othello: black on {board}"
+        watcher = Driven(display, ["-m", "peer", "watch", "--board", board, "--lang", "en"],
+                         tmp_path / "watch.json", tmp_path / "watch.out")
+        watcher.move_window(1000, 0)
+        rnd = random.Random(5)
+        chatted = hinted = False
+        while True:
+            s = me.wait("our turn or the end", my_turn)
+            if s["banner"].startswith("Game over"):
+                break
+            g = replayed(s["moves"], 8)
+            assert s["squares"].replace("*", ".") == squares(g.position)
+            legal = legal_squares(s)
+            assert legal == {notation.square_name(m, 8) for m in g.position.legal_moves()}
+            assert s["banner"] == "Your turn (black): click a square"
+            if len(g.moves) >= 10 and not hinted:
+                me.click_button("hint")
+                s = me.wait("a hint on the board", lambda s: s["hints"])
+                assert set(s["hints"]) <= legal and all(v[0] in "+-0" for v in s["hints"].values())
+                assert any(m.startswith("Hint: ") for m in s["messages"])
+                me.screenshot("window-en-hint")      # (the README's picture)
+                hinted = True
+            if len(g.moves) >= 20 and not chatted:
+                me.type_chat("hello from the window")
+                me.wait("our chat", lambda s: "> hello from the window" in s["messages"])
+                chatted = True
+            move = rnd.choice(sorted(legal))
+            me.click_square(move)
+            ply = len(g.moves) + 1
+            s = me.wait(f"{move} played", lambda s: len(s["moves"]) >= ply)
+            assert s["moves"][ply - 1] == f"{ply:>3} ● {move}"
+            assert Records(board).current().game().moves[ply - 1] == notation.parse_square(move, 8)
+        rec = Records(board).current()
+        final = rec.game()
+        assert rec.status == "over"
+        assert s["squares"] == squares(final.position)
+        assert [line.split()[-1] for line in s["moves"]] == [
+            "pass" if m < 0 else notation.square_name(m, 8) for m in final.moves]
+        b, w = final.position.discs()
+        assert s["banner"] == f"Game over: black {b} - white {w}"
+        assert s["players"][0][0] == "● black Ann (person, you)" and s["players"][0][1] == str(b)
+        assert s["players"][1][0] == "○ white Deep (computer)" and s["players"][1][1] == str(w)
+        image, _ = me.screenshot("window-en")
+        x, y, cell = s["board"]["x"] - s["window"]["x"], s["board"]["y"] - s["window"]["y"], s["board"]["cell"]
+        for sq, mark in enumerate(s["squares"]):    # the pixels agree with the canvas
+            if mark in "BW":
+                px = image.getpixel((int(x + (sq % 8 + 0.5) * cell), int(y + (sq // 8 + 0.3) * cell)))
+                assert (sum(px[:3]) < 150) == (mark == "B"), (sq, mark, px)
+        seen = watcher.wait("the whole game", lambda w: w["moves"] == s["moves"] and w["banner"] == s["banner"])
+        assert seen["squares"] == s["squares"]
+        assert seen["players"][0][0] == "● black Ann" and "buttons" in seen and set(seen["buttons"]) == {"quit"}
+        watcher.click_button("quit")
+        assert watcher.finish()[0] == 0
+        assert me.now()["buttons"]["quit"]["text"] == "Close"
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        assert f"Game over: black {b} - white {w}" in out        # the summary, on the terminal
+        wout, _ = white.communicate(timeout=30)
+        assert "Ann says: hello from the window" in wout
+    finally:
+        me.kill()
+        if watcher:
+            watcher.kill()
+        if white.poll() is None:
+            white.kill()
+    assert white.returncode == 0
+
+
+def test_a_game_in_japanese_resigned_with_the_button(tmp_path, display):
+    board = tmp_path / "b"
+    black = player("black", board, "--ai", "random", "--seed", "3", "--size", "6", "--time", "0.05")
+    me = Driven(display, [ROOT / "white.py", "--board", board, "--lang", "ja", "--name", "花子"],
+                tmp_path / "white.json", tmp_path / "white.out")
+    try:
+        s = me.wait("the game on", lambda s: s["board"] is not None)
+        assert s["board"]["size"] == 6
+        assert {k: b["text"] for k, b in s["buttons"].items()} == {
+            "hint": "ヒント", "resign": "投了", "quit": "中断", "send": "送信"}
+        for _ in range(3):
+            s = me.wait("our turn", lambda s: "*" in s["squares"])
+            assert s["banner"] == "あなたの番です（白）。マスをクリックしてください"
+            assert s["players"][1][0] == "○ 白 花子（人間、あなた）"
+            ply = len(s["moves"]) + 1
+            me.click_square(sorted(legal_squares(s))[0])
+            me.wait("our move", lambda s: len(s["moves"]) >= ply)
+        me.click_button("resign")
+        s = me.wait("the question", lambda s: s["buttons"]["resign"]["text"] == "投了する？もう一度押す")
+        assert not s["banner"].startswith("対局終了")           # one click does not resign
+        me.click_button("resign")
+        s = me.wait("the end", lambda s: s["banner"].startswith("対局終了"))
+        assert s["banner"] == "対局終了: 白の投了"
+        me.screenshot("window-ja")
+        assert Records(board).current().status == "resigned"
+        assert s["buttons"]["resign"]["state"] == "disabled"
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        out, _ = black.communicate(timeout=30)
+        assert black.returncode == 0 and "white resigned" in out
+    finally:
+        me.kill()
+        if black.poll() is None:
+            black.kill()
+
+
+def test_quit_and_the_close_box_leave_the_game_as_quit_does(tmp_path, display):
+    board = tmp_path / "b"
+    me = Driven(display, [ROOT / "black.py", "--board", board, "--lang", "en"], tmp_path / "b.json", tmp_path / "b.out")
+    white = player("white", board, "--ai", "greedy", "--time", "0.05", "--patience", "1")
+    try:
+        s = me.wait("our turn", lambda s: "*" in s["squares"])
+        me.click_square(sorted(legal_squares(s))[0])
+        me.wait("our move", lambda s: len(s["moves"]) >= 2)
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        out, _ = white.communicate(timeout=30)
+        assert "black left the game" in out and white.returncode == 4     # (it waited its patience)
+        assert Records(board).current().status == "playing"     # it can be resumed
+    finally:
+        me.kill()
+        if white.poll() is None:
+            white.kill()
+
+
+def test_replay_steps_with_buttons_and_keys(tmp_path, display):
+    g = Game(8)
+    rnd = random.Random(2)
+    while not g.position.is_game_over() and len(g.moves) < 12:
+        legal = g.position.legal_moves()
+        g.play(rnd.choice(legal) if legal else -1)
+    moves = "".join(notation.square_name(m, 8) for m in g.moves)
+    rec = Record(id="g1", size=8, black="Ann", white="Bob", moves=moves, status="playing")
+    path = tmp_path / "g1.game"
+    path.write_text(rec.text(), encoding="utf-8")
+    me = Driven(display, ["-m", "peer", "replay", path, "--lang", "en"], tmp_path / "r.json", tmp_path / "r.out")
+    try:
+        s = me.wait("the start", lambda s: s["board"] is not None)
+        assert s["squares"] == squares(g.positions[0]) and len(s["moves"]) == 12
+        assert s["banner"].startswith("Move 0 of 12")
+        assert s["buttons"]["back"]["state"] == "disabled"
+        for i in (1, 2, 3):
+            me.click_button("next")
+            s = me.wait(f"move {i}", lambda s: s["banner"].startswith(f"Move {i} of"))
+            assert s["squares"] == squares(g.positions[i]) and s["selected"] == [i - 1]
+        me.click_button("back")
+        s = me.wait("move 2", lambda s: s["banner"].startswith("Move 2 of"))
+        assert s["squares"] == squares(g.positions[2])
+        me.xdotool("key", "End")
+        s = me.wait("the last move", lambda s: s["banner"].startswith("Move 12 of"))
+        assert s["squares"] == squares(g.position) and s["buttons"]["next"]["state"] == "disabled"
+        me.click_button("quit")
+        assert me.finish()[0] == 0
+    finally:
+        me.kill()
+
+
+def test_without_a_display_it_says_why_and_changes_nothing(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+    board = board_folder(tmp_path / "b")
+    before = sorted(p.name for p in board.rglob("*"))
+    for lang, says in (("en", "cannot open a window"), ("ja", "ウィンドウを開けません")):
+        r = subprocess.run([sys.executable, "black.py", "--board", str(board), "--gui", "--lang", lang],
+                           env=env, cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=60)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert "--gui" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "peer", "watch", "--board", str(board), "--gui"],
+                       env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cannot open a window" in r.stderr
+    assert sorted(p.name for p in board.rglob("*")) == before
+
+
+def test_without_tkinter_it_names_the_package(tmp_path):
+    code = ("import sys; sys.modules['tkinter'] = None; from peer.cli import main; "
+            f"sys.exit(main(['--board', {str(tmp_path / 'b')!r}, '--gui', '--lang', 'en'], 'white'))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2 and "python3-tk" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "b").exists()
