@@ -24,6 +24,7 @@ EPILOG = """examples:
   python white.py --ai alphabeta --time 2  the computer plays white, 2 s a move
   python black.py --board //server/share/othello/game1 --name Alice
   python white.py --engine "python my_engine.py"
+  python black.py --gui                    play in a window (click a square)
   python -m peer demo                      watch two computer players play
   python -m peer watch --board cardstand   watch a game in progress
   python -m peer replay cardstand/records/<id>.game [--ggf]
@@ -38,10 +39,11 @@ opponent come from its record); --new starts another one instead. A game
 whose end the other side has not confirmed is shown to it first.
 
 exit codes: 0 the game ended (or you left), 2 cannot start (an option, the
-board, an unfinished game of another size, the colour already taken), 3 the
-game was refused, 4 the opponent stayed away, 5 the board folder stayed gone
-or its disk full, 6 another program took this colour over (--take-over),
-130 left at once with a second Ctrl+C (the opponent is not told).
+board, an unfinished game of another size, the colour already taken, no
+window for --gui), 3 the game was refused, 4 the opponent stayed away, 5
+the board folder stayed gone or its disk full, 6 another program took this
+colour over (--take-over), 130 left at once with a second Ctrl+C or a
+second close of the window (the opponent is not told).
 """
 
 

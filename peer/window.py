@@ -307,13 +307,16 @@ class Window(Face):
         self._dump()
 
     def _new_ply(self, prev, v):
-        """One ply more than was drawn: its flips turn over, a pass is announced."""
-        if prev is None or prev.position is None or v.moves[:-1] != prev.moves or not v.moves:
+        """Plies more than were drawn: a pass among them is announced, the last move's discs
+        turn over."""
+        if prev is None or prev.position is None or v.moves[:len(prev.moves)] != prev.moves:
             return
-        if v.moves[-1] == PASS:
-            mover = BLACK if len(v.moves) % 2 else WHITE
+        new = range(len(prev.moves) + 1, len(v.moves) + 1)
+        passes = [ply for ply in new if v.moves[ply - 1] == PASS]
+        if passes:
+            mover = BLACK if passes[-1] % 2 else WHITE
             self._passed = (self.t("gui_passed", colour=self.colour_name(mover)), time.monotonic() + PASS_SHOWN)
-        elif v.flipped:
+        if new and v.moves[-1] != PASS and v.flipped:
             self._flip = (v.flipped, 1)
             self.root.after(FLIP_MS, self._flip_frame)
 

@@ -62,6 +62,7 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
         watcher.move_window(1000, 0)
         rnd = random.Random(5)
         chatted = hinted = False
+        passes = 0
         while True:
             s = me.wait("our turn or the end", my_turn)
             if s["banner"].startswith("Game over"):
@@ -70,7 +71,11 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
             assert s["squares"].replace("*", ".") == squares(g.position)
             legal = legal_squares(s)
             assert legal == {notation.square_name(m, 8) for m in g.position.legal_moves()}
-            assert s["banner"] == "Your turn (black): click a square"
+            if len(s["moves"]) >= 2 and s["moves"][-2].endswith("● pass"):    # announced for 3 s
+                passes += 1
+                assert s["banner"] == "black has no legal move and passes"
+            else:
+                assert s["banner"] == "Your turn (black): click a square"
             if len(g.moves) >= 10 and not hinted:
                 me.click_button("hint")
                 s = me.wait("a hint on the board", lambda s: s["hints"])
@@ -182,21 +187,21 @@ def test_quit_and_the_close_box_leave_the_game_as_quit_does(tmp_path, display):
             white.kill()
 
 
-def test_replay_steps_with_buttons_and_keys(tmp_path, display):
-    g = Game(8)
+def test_replay_of_a_26x26_game_steps_with_buttons_and_keys_and_resizes(tmp_path, display):
+    g = Game(26)
     rnd = random.Random(2)
-    while not g.position.is_game_over() and len(g.moves) < 12:
+    while not g.position.is_game_over() and len(g.moves) < 40:
         legal = g.position.legal_moves()
         g.play(rnd.choice(legal) if legal else -1)
-    moves = "".join(notation.square_name(m, 8) for m in g.moves)
-    rec = Record(id="g1", size=8, black="Ann", white="Bob", moves=moves, status="playing")
+    moves = "".join(notation.square_name(m, 26) for m in g.moves)
+    rec = Record(id="g1", size=26, black="Ann", white="Bob", moves=moves, status="playing")
     path = tmp_path / "g1.game"
     path.write_text(rec.text(), encoding="utf-8")
     me = Driven(display, ["-m", "peer", "replay", path, "--lang", "en"], tmp_path / "r.json", tmp_path / "r.out")
     try:
         s = me.wait("the start", lambda s: s["board"] is not None)
-        assert s["squares"] == squares(g.positions[0]) and len(s["moves"]) == 12
-        assert s["banner"].startswith("Move 0 of 12")
+        assert s["board"]["size"] == 26 and s["squares"] == squares(g.positions[0]) and len(s["moves"]) == 40
+        assert s["banner"].startswith("Move 0 of 40")
         assert s["buttons"]["back"]["state"] == "disabled"
         for i in (1, 2, 3):
             me.click_button("next")
@@ -206,8 +211,12 @@ def test_replay_steps_with_buttons_and_keys(tmp_path, display):
         s = me.wait("move 2", lambda s: s["banner"].startswith("Move 2 of"))
         assert s["squares"] == squares(g.positions[2])
         me.xdotool("key", "End")
-        s = me.wait("the last move", lambda s: s["banner"].startswith("Move 12 of"))
+        s = me.wait("the last move", lambda s: s["banner"].startswith("Move 40 of"))
         assert s["squares"] == squares(g.position) and s["buttons"]["next"]["state"] == "disabled"
+        cell = s["board"]["cell"]
+        me.xdotool("search", "--sync", "--name", "^Othello: g1.game$", "windowsize", 640, 520)
+        s = me.wait("a smaller board", lambda s: s["board"]["cell"] < cell * 0.8)
+        assert s["squares"] == squares(g.position)
         me.click_button("quit")
         assert me.finish()[0] == 0
     finally:
