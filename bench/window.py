@@ -1,0 +1,98 @@
+"""What the window costs: a player waiting in a window (``--gui``) against the same player with
+``--plain``, and the time to draw the board.
+
+    python bench/window.py [--seconds 10] [--frames 100]
+
+Runs ``black.py`` (a person's side, waiting for white to join) with ``--gui``, then with
+``--plain``, and prints the CPU time each used while idle (Linux: from /proc); then the time to
+draw one frame of the board (``Window._draw`` and Tk's drawing of it) for an 8x8 and a 26x26 board
+in the middle of a game, with hints shown.  Needs a display: without ``DISPLAY`` it starts a
+virtual one (Xvfb).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from screen import cpu_seconds  # noqa: E402
+
+
+def idle_cpu(seconds, *extra):
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    with tempfile.TemporaryDirectory() as tmp:
+        board = Path(tmp) / "b"
+        p = subprocess.Popen([sys.executable, str(ROOT / "black.py"), "--board", str(board), "--lang", "en", *extra],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env=env, cwd=ROOT, text=True)
+        while not (board / "box" / "black" / "member").exists():
+            time.sleep(0.1)
+        time.sleep(1.5)                          # started: imports and the first frame done
+        start = cpu_seconds(p.pid)
+        time.sleep(seconds)
+        used = cpu_seconds(p.pid) - start
+        p.terminate()                            # (leaves as quit does, in both modes)
+        p.wait(timeout=20)
+    return used
+
+
+def frame_ms(size, frames):
+    from engine import PASS, Game
+    from peer.session.view import Side, View
+    from peer.window import Window
+    g = Game(size)
+    while len(g.moves) < size * size // 2 and not g.position.is_game_over():
+        legal = g.position.legal_moves()
+        g.play(legal[len(g.moves) % len(legal)] if legal else PASS)
+    sides = (Side("Ann", "human", True, "thinking", 4.2, 31.0), Side("best", "computer", False, "waiting", None, 12.5))
+    hints = tuple((m, 4.0 - i) for i, m in enumerate(g.position.legal_moves()[:3]))
+    view = View(colour=0, size=size, position=g.position, moves=tuple(g.moves), flipped=g.positions[-2].flips(g.moves[-1])
+                if g.moves[-1] != PASS else 0, sides=sides, show_legal=True, hints=hints)
+    w = Window("en")
+    w.open()
+    w.root.update()
+    w._shown = view
+    w._draw()
+    w.root.update()
+    t = time.perf_counter()
+    for _ in range(frames):
+        w._draw()
+        w.root.update_idletasks()
+        w.root.update()
+    ms = (time.perf_counter() - t) / frames * 1000
+    w.root.destroy()
+    return ms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--frames", type=int, default=100)
+    args = ap.parse_args()
+    xvfb = None
+    if not os.environ.get("DISPLAY"):
+        xvfb = subprocess.Popen(["Xvfb", ":57", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.environ["DISPLAY"] = ":57"
+        time.sleep(1.0)
+    try:
+        gui = idle_cpu(args.seconds, "--gui")
+        plain = idle_cpu(args.seconds, "--plain")
+        print(f"idle for {args.seconds:g} s, waiting for the opponent: window {gui:.2f} s CPU "
+              f"({gui / args.seconds * 100:.1f}% of a core), --plain {plain:.2f} s CPU "
+              f"({plain / args.seconds * 100:.1f}%)")
+        for size in (8, 26):
+            print(f"one frame of the board drawn, {size}x{size} mid-game with hints: {frame_ms(size, args.frames):.2f} ms")
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+
+
+if __name__ == "__main__":
+    main()
