@@ -218,11 +218,11 @@ def watch_window(board, window, until_over):
                 told = True
             key = rec and (rec.id, rec.moves, rec.status, rec.result)
             if rec and key != seen["key"]:
+                seen["key"] = key           # (read again only when it changes)
                 try:
                     seen["view"] = record_view(rec, rec.game())
-                    seen["key"] = key
-                except ValueError:
-                    pass            # (being written: read again)
+                except ValueError as e:     # (records are replaced whole: this one is damaged)
+                    window.say("bad_record", reason=e)
                 else:
                     if until_over and rec.status != PLAYING and rec.status != "abandoned":
                         return 0
@@ -258,11 +258,11 @@ def follow(board, screen, until_over=True, timeout=None):
             rec = records.current()
             key = rec and (rec.id, rec.moves, rec.status)
             if rec and key != shown:
-                shown = key
+                shown = key                 # (read again only when it changes)
                 try:
                     g = rec.game()
-                except ValueError:
-                    time.sleep(0.1)
+                except ValueError as e:     # (records are replaced whole: this one is damaged)
+                    screen.say("bad_record", reason=e)
                     continue
                 pos = g.position
                 last = g.moves[-1] if g.moves and g.moves[-1] >= 0 else None

@@ -63,6 +63,7 @@ class Face(Screen):
     is closed, ``_close(result)`` ends that loop from any thread, ``refresh()`` asks for a redraw."""
 
     signals = ("SIGTERM", "SIGHUP")     # leave as quit does (SIGHUP: the terminal closed)
+    leaving = "leaving"                 # what is said when leaving is asked for
 
     def __init__(self, lang="en", colour=True, human=True):
         super().__init__(lang, colour=colour)
@@ -116,7 +117,7 @@ class Face(Screen):
         """Ctrl+C, SIGTERM, closing: leave as ``quit`` does; a second one leaves at once."""
         self._interrupted += 1
         if self._interrupted == 1:
-            self.say("leaving")
+            self.say(self.leaving)
             self.lines.put("quit\n")
         else:
             self._close("forced")

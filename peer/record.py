@@ -7,7 +7,9 @@ control characters (C0, DEL, C1), the bidi controls and the line and
 paragraph separators -> ``\\xHH`` / ``\\uHHHH``.  ``Record.parse`` undoes it exactly.
 """
 import logging
+import os
 import re
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,8 +235,12 @@ class Records:
 
 
 def load_file(path):
-    """A record file named by the user (``python -m peer replay FILE``)."""
-    with open(path, "rb") as f:
+    """A record file named by the user (``python -m peer replay FILE``); ``ValueError`` for
+    anything but a regular file (a FIFO is not waited on)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError("not a regular file")
         data = f.read(MAX_RECORD + 1)
     if len(data) > MAX_RECORD:
         raise ValueError("too big for a game record")

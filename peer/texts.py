@@ -90,6 +90,8 @@ TEXTS = {
     "to_leave_terminal": ("type 'quit' or press Ctrl+C to leave", "やめるときは 終了（quit）か Ctrl+C"),
     "hint": ("Hint: {moves} (discs ahead at the end with best play)", "ヒント: {moves}（最善を尽くしたときの最終石差）"),
     "chat": ("{name} says: {text}", "{name}: {text}"),
+    "say_too_long": ("Not sent: that is {n} characters; a chat line holds at most {limit}.",
+                     "送信しませんでした: {n} 文字あります。1回に送れるのは {limit} 文字までです。"),
     "sent_chat": ("(sent)", "（送信しました）"),
     "gone": ("{name} shows no sign of life for {secs} s (killed, or the share is gone?). "
              "Waiting; {to_leave}.",
@@ -259,6 +261,10 @@ TEXTS = {
     "gui_replay_at": ("Move {n} of {last}", "{last}手中 {n}手目"),
     "gui_leaving": ("Leaving ... (close the window again to leave at once, without telling the opponent)",
                     "中断しています…（もう一度閉じると、相手に知らせずにすぐ終了します）"),
+    "gui_to_leave": ("click Quit to leave", "やめるときは「中断」をクリック"),
+    "gui_watching": ("Watching {board} ...", "{board}を観戦しています…"),
+    "gui_computer_plays": ("The computer plays this side: the board takes no clicks.",
+                           "この側はコンピュータが打ちます。盤をクリックしても打てません。"),
     "gui_no_tk": ("--gui needs tkinter, which this Python does not have ({reason}). Install it ({packages}), "
                   "or play in the terminal without --gui.",
                   "--gui には tkinter が必要ですが、この Python にはありません（{reason}）。インストールするか"

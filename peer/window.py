@@ -10,6 +10,7 @@ the window reads the session only through ``view()`` and the messages, ten times
 import json
 import math
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
 from .players import describe
+from .ui import cwidth
 
 try:
     import tkinter as tk
@@ -35,12 +37,19 @@ COLOURS = {"felt": "#2e7d32", "line": "#174d1b", "black": "#111111", "white": "#
            "coord": "#c8e6c9", "back": "#1e4620"}
 BANNER = {"": ("#263238", "#ffffff"), "turn": ("#1565c0", "#ffffff"), "pass": ("#f9a825", "#000000"),
           "over": ("#6a1b9a", "#ffffff")}
+SIDE_WIDTH = 330        # pixels of the panel beside the board (fixed: nothing moves as texts change)
+BUTTON_TEXTS = {"resign": ("gui_resign", "gui_resign_sure"), "quit": ("gui_quit", "gui_close")}
 MESSAGE_STYLES = {"chat": "#1565c0", "error": "#c62828", "typed": "#616161"}
 TICK_MS = 100           # how often the window looks at the session
 FLIP_FRAMES = 8         # a flip turns the disc over in this many frames,
 FLIP_MS = 30            # this many ms apart
-PASS_SHOWN = 3.0        # seconds a pass is announced in the banner
-RESIGN_ARMED = 4.0      # seconds the resign button waits for its second click
+RESIGN_ARMED = 4.0      # seconds the resign button waits for its second click,
+RESIGN_SLOW = 0.3       # and not sooner (a double click is not two decisions)
+LEAVE_WAIT = 5.0        # seconds the session gets to leave when the window was destroyed
+# what the session says for a terminal, said for a window
+WINDOW_WORDS = {"to_leave_human": "gui_to_leave", "to_leave_terminal": "gui_to_leave",
+                "to_leave_computer": "gui_to_leave", "watching": "gui_watching",
+                "computer_plays": "gui_computer_plays"}
 MESSAGE_LINES = 500     # lines the message box keeps
 
 
@@ -55,6 +64,7 @@ class Window(Face):
     whenever it changes (for tests and tools)."""
 
     signals = Face.signals + ("SIGINT",)   # Ctrl+C in the shell that started the window
+    leaving = "gui_leaving"
 
     def __init__(self, lang="en", human=True, mode="play", title="", state_file=None):
         super().__init__(lang, colour=True, human=human)
@@ -73,8 +83,8 @@ class Window(Face):
         self._shown_key = None
         self._geometry = None       # (x0, y0, cell, size) of the board on the canvas
         self._flip = None           # (mask, frame) while discs turn over
-        self._passed = None         # (text, until) while a pass is announced
-        self._resign_armed = 0.0    # the resign button was clicked once, until then
+        self._resign_armed = None   # (since, until): the resign button was clicked once
+        self._hint_asked = None     # the position a hint was asked for (until it is shown)
         self._resigning = False     # resign and its confirmation were sent: the question is not shown
         self._said_shown = 0
         self._labels = {}
@@ -98,6 +108,7 @@ class Window(Face):
         root.minsize(520, 420)
         root.protocol("WM_DELETE_WINDOW", self.close_asked)
         root.columnconfigure(0, weight=1)
+        root.columnconfigure(1, minsize=SIDE_WIDTH)
         root.rowconfigure(1, weight=1)
         base = tkfont.nametofont("TkDefaultFont")
         size = abs(base.actual("size")) or 10
@@ -123,14 +134,14 @@ class Window(Face):
             f = tk.Frame(side)
             f.grid(row=colour, column=0, sticky="ew", pady=(0, 8))
             f.columnconfigure(0, weight=1)
-            name = tk.Label(f, anchor="w", justify="left", wraplength=250)
+            name = tk.Label(f, anchor="w", justify="left", wraplength=SIDE_WIDTH - 80)
             name.grid(row=0, column=0, sticky="w")
             count = tk.Label(f, anchor="e", font=self.font_big, width=3)
             count.grid(row=0, column=1, sticky="e")
-            state = tk.Label(f, anchor="w", fg="#555555", justify="left", wraplength=290)
+            state = tk.Label(f, anchor="w", fg="#555555", justify="left", wraplength=SIDE_WIDTH - 30)
             state.grid(row=1, column=0, columnspan=2, sticky="w")
             self.players.append((name, count, state))
-        self.turn = tk.Label(side, anchor="w", justify="left", font=self.font_bold, wraplength=290)
+        self.turn = tk.Label(side, anchor="w", justify="left", font=self.font_bold, wraplength=SIDE_WIDTH - 30)
         self.turn.grid(row=2, column=0, sticky="ew")
         self.last = tk.Label(side, anchor="w")
         self.last.grid(row=3, column=0, sticky="ew")
@@ -161,10 +172,11 @@ class Window(Face):
         symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
         self.buttons = {}
         for i, (key, text, command) in enumerate(spec):
-            b = tk.Button(buttons, text=self.t(text) if text else symbols[key], command=command,
-                          width=3 if not text else None)
+            shown = [self.t(k) for k in BUTTON_TEXTS.get(key, (text,))] if text else [symbols[key]]
+            b = tk.Button(buttons, text=shown[0], command=command, width=max(map(cwidth, shown)) + 1)
             b.grid(row=0, column=i, padx=2, sticky="ew")
             self.buttons[key] = b
+        self._button_fg = b.cget("fg")
 
         bottom = tk.Frame(root, padx=6, pady=4)
         bottom.grid(row=2, column=0, columnspan=2, sticky="ew")
@@ -194,24 +206,34 @@ class Window(Face):
             self.enter(notation.square_name(y * n + x, n), echo=False)   # the session says what it did
 
     def hint(self):
-        self.enter("hint", echo=False)
+        """One hint at a time: the button is off until it is shown or the game goes on."""
+        if self._shown is not None and self._hint_asked != self._shown.moves:
+            self._hint_asked = self._shown.moves
+            self.buttons["hint"].configure(state="disabled")
+            self.enter("hint", echo=False)
 
     def resign(self):
-        """The first click asks (the button says so for a few seconds); the second resigns."""
-        b = self.buttons["resign"]
-        if time.monotonic() < self._resign_armed:
-            self._resign_armed = 0.0
+        """The first click asks (the button says so for a few seconds); a second one, not in
+        the same double click, resigns."""
+        now = time.monotonic()
+        armed = self._resign_armed
+        if armed and armed[0] + RESIGN_SLOW <= now < armed[1]:
             self._resigning = True
             self.enter("resign", echo=False)
             self.enter("yes", echo=False)
-        else:
-            self._resign_armed = time.monotonic() + RESIGN_ARMED
-        b.configure(text=self.t("gui_resign_sure" if self._resign_armed else "gui_resign"),
-                    fg="#c62828" if self._resign_armed else "")
+            self._arm_resign(None)
+        elif not armed or now >= armed[1]:
+            self._arm_resign((now, now + RESIGN_ARMED))
+
+    def _arm_resign(self, armed):
+        self._resign_armed = armed
+        b = self.buttons["resign"]
+        b.configure(text=self.t("gui_resign_sure" if armed else "gui_resign"),
+                    fg="#c62828" if armed else self._button_fg)
 
     def send(self, *_):
         """The chat line is said to the opponent."""
-        text = self.entry.get().strip()
+        text = " ".join(self.entry.get().split())     # (a pasted newline is a space)
         if not text:
             return
         self.entry.delete(0, "end")
@@ -244,23 +266,28 @@ class Window(Face):
 
     def interrupt(self):
         self._leaving = True
-        self._interrupted += 1
-        if self._interrupted == 1:
-            self.say("gui_leaving")
-            self.lines.put("quit\n")
-        else:
-            self._close("forced")
+        super().interrupt()
 
     def say(self, key, **kw):
         if key == "your_turn" or key == "resign_sure" and self._resigning:
             return          # the banner says it; the window asked already
         super().say(key, **kw)
 
+    def t(self, key, **kw):
+        return super().t(WINDOW_WORDS.get(key, key), **kw)
+
     # -- the main loop -----------------------------------------------------------------------
     def _show(self, start):
         self.root.after(0, start)
         self.root.after(0, self._tick)
         self.root.mainloop()
+        if not self.closed:         # destroyed from outside (not by its close box): leave as quit does
+            self.closed = True
+            if not self.finished and not self._forced and self._interrupted < 2:
+                self.lines.put("quit\n")
+                deadline = time.monotonic() + LEAVE_WAIT
+                while not self.finished and time.monotonic() < deadline:
+                    time.sleep(0.05)
 
     def _close(self, result):
         if result == "forced":
@@ -277,7 +304,7 @@ class Window(Face):
     def _tick(self):
         if self.closed:
             return
-        if self._forced or (self.finished and self._leaving):
+        if self._forced or (self.finished and (self._leaving or self.mode == "watch")):
             return self._destroy()
         try:
             self._update(self.view())
@@ -297,9 +324,8 @@ class Window(Face):
             self._new_ply(prev, v)
             self._fill_moves(v)
             self._draw()
-        if self._resign_armed and time.monotonic() > self._resign_armed:
-            self._resign_armed = 0.0
-            self.buttons["resign"].configure(text=self.t("gui_resign"), fg="")
+        if self._resign_armed and time.monotonic() >= self._resign_armed[1]:
+            self._arm_resign(None)
         if v.ended:
             self._resigning = False
         self._fill_panel(v)
@@ -307,16 +333,10 @@ class Window(Face):
         self._dump()
 
     def _new_ply(self, prev, v):
-        """Plies more than were drawn: a pass among them is announced, the last move's discs
-        turn over."""
+        """Plies more than were drawn: the last move's discs turn over."""
         if prev is None or prev.position is None or v.moves[:len(prev.moves)] != prev.moves:
             return
-        new = range(len(prev.moves) + 1, len(v.moves) + 1)
-        passes = [ply for ply in new if v.moves[ply - 1] == PASS]
-        if passes:
-            mover = BLACK if passes[-1] % 2 else WHITE
-            self._passed = (self.t("gui_passed", colour=self.colour_name(mover)), time.monotonic() + PASS_SHOWN)
-        if new and v.moves[-1] != PASS and v.flipped:
+        if len(v.moves) > len(prev.moves) and v.moves[-1] != PASS and v.flipped:
             self._flip = (v.flipped, 1)
             self.root.after(FLIP_MS, self._flip_frame)
 
@@ -364,7 +384,9 @@ class Window(Face):
         self._set(self.banner, **self._banner(v))
         if self.mode == "play":
             playing = pos is not None and not v.ended and not self.finished
-            self._set(self.buttons["hint"], state="normal" if v.show_legal and self.human else "disabled")
+            asked = self._hint_asked == v.moves and not v.hints
+            self._set(self.buttons["hint"], state="normal" if v.show_legal and self.human and not v.hints
+                      and not asked else "disabled")
             self._set(self.buttons["resign"], state="normal" if playing and self.human else "disabled")
             self._set(self.buttons["send"], state="normal" if playing else "disabled")
             self._set(self.buttons["quit"], text=self.t("gui_close" if self.finished else "gui_quit"))
@@ -374,15 +396,31 @@ class Window(Face):
             for key in ("next", "end"):
                 self._set(self.buttons[key], state="normal" if self.ply < self.plies else "disabled")
 
+    def _passed(self, v):
+        """A pass announced: the text while a pass is one of the last two plies (the player
+        who passed sees it on their next turn), else None."""
+        for ply in range(len(v.moves), max(0, len(v.moves) - 2), -1):
+            if v.moves[ply - 1] == PASS:
+                return self.t("gui_passed", colour=self.colour_name(BLACK if ply % 2 else WHITE))
+        return None
+
     def _banner(self, v):
-        """What the strip above the board says: the end, a pass, whose turn."""
+        """What the strip above the board says: the end (and a pass just before it), a pass,
+        whose turn; why a game never started."""
         pos = v.position
-        if pos is None:
+        passed = self._passed(v) if pos is not None else None
+        if pos is None and self.finished:
+            with self._lock:
+                errors = self.errors[-1:]
+            text, kind = (errors[0] if errors else self.t("live_not_started")), "over"
+        elif pos is None:
             text, kind = self.t("live_not_started"), ""
         elif v.ended:
             text, kind = self.t("live_over", result=result_text(v, self)), "over"
-        elif self._passed and time.monotonic() < self._passed[1]:
-            text, kind = self._passed[0], "pass"
+            if passed:
+                text += " · " + passed
+        elif passed:
+            text, kind = passed, "pass"
         elif v.colour is not None and pos.turn == v.colour and self.human:
             text, kind = self.t("gui_your_turn", colour=self.colour_name(pos.turn)), "turn"
         else:
@@ -513,6 +551,7 @@ class Window(Face):
                         mark = "*"
                     elif "hint" in tags:
                         hints[notation.square_name(sq, n)] = c.itemcget(item, "text")
+                        mark = "*" if mark == "." else mark
                 squares.append(mark)
         rx, ry = c.winfo_rootx(), c.winfo_rooty()
         board = None
@@ -546,5 +585,9 @@ class Window(Face):
         if text != self._dumped:
             self._dumped = text
             scratch = self.state_file.with_name(self.state_file.name + ".tmp")
-            scratch.write_text(text, encoding="utf-8")
-            os.replace(scratch, self.state_file)
+            try:
+                scratch.write_text(text, encoding="utf-8")
+                os.replace(scratch, self.state_file)
+            except OSError as e:
+                print(f"--gui-state {self.state_file}: {e.strerror or e}; not written again", file=sys.stderr)
+                self.state_file = None

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -37,15 +38,63 @@ def legal_squares(shown):
 
 
 def replayed(moves, size):
-    """The game the window's move list describes (``  3 ● d3`` lines)."""
+    """The game the window's move list describes (``  3 ● d3`` lines; a pass in either language)."""
     g = Game(size)
     for line in moves:
-        g.play(line.split()[-1] if line.split()[-1] != "pass" else -1)
+        move = line.split()[-1]
+        g.play(-1 if move in ("pass", "パス") else move)
     return g
 
 
-def my_turn(s):
-    return "*" in s["squares"] or s["banner"].startswith("Game over")
+def my_turn(s, over):
+    return "*" in s["squares"] or s["banner"].startswith(over)
+
+
+def click_a_whole_game(me, board, size, disc, words, rnd, during=None):
+    """Play our side to the end by clicking random legal squares; at each turn the window must
+    show the game its move list describes, exactly the engine's legal moves, and the right banner;
+    each click must reach the session (the move is in the board's game record).  ``during(s, g)``
+    runs at each turn.  Returns the last state shown."""
+    while True:
+        s = me.wait("our turn or the end", lambda s: my_turn(s, words["over"]))
+        if s["banner"].startswith(words["over"]):
+            return s
+        g = replayed(s["moves"], size)
+        assert s["squares"].replace("*", ".") == squares(g.position)
+        legal = legal_squares(s)
+        assert legal == {notation.square_name(m, size) for m in g.position.legal_moves()}
+        assert s["banner"] == (passed(s, words) or words["turn"])
+        if during:
+            during(s, g)
+        move = rnd.choice(sorted(legal))
+        me.click_square(move)
+        ply = len(g.moves) + 1
+        s = me.wait(f"{move} played", lambda s: len(s["moves"]) >= ply)
+        assert s["moves"][ply - 1] == f"{ply:>3} {disc} {move}"
+        assert Records(board).current().game().moves[ply - 1] == notation.parse_square(move, size)
+
+
+def passed(s, words):
+    """The pass the banner announces: one of the last two plies (the player who passed sees
+    it on their next turn), or None."""
+    for line in reversed(s["moves"][-2:]):
+        if line.endswith(words["pass"]):
+            return words["passed"].format(words["colours"]["●○".index(line.split()[1])])
+    return None
+
+
+def check_the_end(s, board, size, over, words):
+    """The window shows the record's final position, its moves, and the result (and a pass
+    just before it)."""
+    rec = Records(board).current()
+    final = rec.game()
+    assert rec.status == "over"
+    assert s["squares"] == squares(final.position)
+    assert [line.split()[-1] for line in s["moves"]] == [
+        words["pass"] if m < 0 else notation.square_name(m, size) for m in final.moves]
+    end = over.format(*final.position.discs())
+    assert s["banner"] == (end + " · " + passed(s, words) if passed(s, words) else end)
+    return final
 
 
 def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp_path, display):
@@ -60,47 +109,26 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
         watcher = Driven(display, ["-m", "peer", "watch", "--board", board, "--lang", "en"],
                          tmp_path / "watch.json", tmp_path / "watch.out")
         watcher.move_window(1000, 0)
-        rnd = random.Random(5)
-        chatted = hinted = False
-        passes = 0
-        while True:
-            s = me.wait("our turn or the end", my_turn)
-            if s["banner"].startswith("Game over"):
-                break
-            g = replayed(s["moves"], 8)
-            assert s["squares"].replace("*", ".") == squares(g.position)
-            legal = legal_squares(s)
-            assert legal == {notation.square_name(m, 8) for m in g.position.legal_moves()}
-            if len(s["moves"]) >= 2 and s["moves"][-2].endswith("● pass"):    # announced for 3 s
-                passes += 1
-                assert s["banner"] == "black has no legal move and passes"
-            else:
-                assert s["banner"] == "Your turn (black): click a square"
-            if len(g.moves) >= 10 and not hinted:
+        done = set()
+
+        def during(s, g):
+            if len(g.moves) >= 10 and "hint" not in done:
                 me.click_button("hint")
                 s = me.wait("a hint on the board", lambda s: s["hints"])
-                assert set(s["hints"]) <= legal and all(v[0] in "+-0" for v in s["hints"].values())
+                assert set(s["hints"]) <= legal_squares(s) and all(v[0] in "+-0" for v in s["hints"].values())
                 assert any(m.startswith("Hint: ") for m in s["messages"])
                 me.screenshot("window-en-hint")      # (the README's picture)
-                hinted = True
-            if len(g.moves) >= 20 and not chatted:
+                done.add("hint")
+            if len(g.moves) >= 20 and "chat" not in done:
                 me.type_chat("hello from the window")
                 me.wait("our chat", lambda s: "> hello from the window" in s["messages"])
-                chatted = True
-            move = rnd.choice(sorted(legal))
-            me.click_square(move)
-            ply = len(g.moves) + 1
-            s = me.wait(f"{move} played", lambda s: len(s["moves"]) >= ply)
-            assert s["moves"][ply - 1] == f"{ply:>3} ● {move}"
-            assert Records(board).current().game().moves[ply - 1] == notation.parse_square(move, 8)
-        rec = Records(board).current()
-        final = rec.game()
-        assert rec.status == "over"
-        assert s["squares"] == squares(final.position)
-        assert [line.split()[-1] for line in s["moves"]] == [
-            "pass" if m < 0 else notation.square_name(m, 8) for m in final.moves]
+                done.add("chat")
+
+        words = {"over": "Game over", "pass": "pass", "passed": "{} has no legal move and passes",
+                 "colours": ("black", "white"), "turn": "Your turn (black): click a square"}
+        s = click_a_whole_game(me, board, 8, "●", words, random.Random(5), during)
+        final = check_the_end(s, board, 8, "Game over: black {} - white {}", words)
         b, w = final.position.discs()
-        assert s["banner"] == f"Game over: black {b} - white {w}"
         assert s["players"][0][0] == "● black Ann (person, you)" and s["players"][0][1] == str(b)
         assert s["players"][1][0] == "○ white Deep (computer)" and s["players"][1][1] == str(w)
         image, _ = me.screenshot("window-en")
@@ -111,7 +139,7 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
                 assert (sum(px[:3]) < 150) == (mark == "B"), (sq, mark, px)
         seen = watcher.wait("the whole game", lambda w: w["moves"] == s["moves"] and w["banner"] == s["banner"])
         assert seen["squares"] == s["squares"]
-        assert seen["players"][0][0] == "● black Ann" and "buttons" in seen and set(seen["buttons"]) == {"quit"}
+        assert seen["players"][0][0] == "● black Ann" and set(seen["buttons"]) == {"quit"}
         watcher.click_button("quit")
         assert watcher.finish()[0] == 0
         assert me.now()["buttons"]["quit"]["text"] == "Close"
@@ -130,9 +158,9 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
     assert white.returncode == 0
 
 
-def test_a_game_in_japanese_resigned_with_the_button(tmp_path, display):
+def test_a_whole_game_in_japanese_on_6x6(tmp_path, display):
     board = tmp_path / "b"
-    black = player("black", board, "--ai", "random", "--seed", "3", "--size", "6", "--time", "0.05")
+    black = player("black", board, "--ai", "best", "--size", "6", "--time", "0.05")
     me = Driven(display, [ROOT / "white.py", "--board", board, "--lang", "ja", "--name", "花子"],
                 tmp_path / "white.json", tmp_path / "white.out")
     try:
@@ -140,22 +168,39 @@ def test_a_game_in_japanese_resigned_with_the_button(tmp_path, display):
         assert s["board"]["size"] == 6
         assert {k: b["text"] for k, b in s["buttons"].items()} == {
             "hint": "ヒント", "resign": "投了", "quit": "中断", "send": "送信"}
-        for _ in range(3):
-            s = me.wait("our turn", lambda s: "*" in s["squares"])
-            assert s["banner"] == "あなたの番です（白）。マスをクリックしてください"
-            assert s["players"][1][0] == "○ 白 花子（人間、あなた）"
-            ply = len(s["moves"]) + 1
-            me.click_square(sorted(legal_squares(s))[0])
-            me.wait("our move", lambda s: len(s["moves"]) >= ply)
-        me.click_button("resign")
-        s = me.wait("the question", lambda s: s["buttons"]["resign"]["text"] == "投了する？もう一度押す")
-        assert not s["banner"].startswith("対局終了")           # one click does not resign
-        me.click_button("resign")
-        s = me.wait("the end", lambda s: s["banner"].startswith("対局終了"))
-        assert s["banner"] == "対局終了: 白の投了"
+        assert s["players"][1][0] == "○ 白 花子（人間、あなた）"
+        words = {"over": "対局終了", "pass": "パス", "passed": "{}は打てる場所がないのでパス",
+                 "colours": ("黒", "白"), "turn": "あなたの番です（白）。マスをクリックしてください"}
+        s = click_a_whole_game(me, board, 6, "○", words, random.Random(1))
+        check_the_end(s, board, 6, "対局終了: 黒 {} - 白 {}", words)
         me.screenshot("window-ja")
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        black.communicate(timeout=30)
+        assert black.returncode == 0
+    finally:
+        me.kill()
+        if black.poll() is None:
+            black.kill()
+
+
+def test_resign_takes_a_second_click(tmp_path, display):
+    board = tmp_path / "b"
+    black = player("black", board, "--ai", "random", "--seed", "3", "--time", "0.05")
+    me = Driven(display, [ROOT / "white.py", "--board", board, "--lang", "en"], tmp_path / "w.json", tmp_path / "w.out")
+    try:
+        s = me.wait("our turn", lambda s: "*" in s["squares"])
+        me.click_button("resign", clicks=2)                      # a double click does not resign:
+        s = me.wait("the question", lambda s: s["buttons"]["resign"]["text"] == "Resign? Click again")
+        time.sleep(1.0)
+        assert Records(board).current().status == "playing" and not me.now()["banner"].startswith("Game over")
+        me.click_button("resign")                                 # a second decision does
+        s = me.wait("the end", lambda s: s["banner"].startswith("Game over"))
+        assert s["banner"] == "Game over: white resigned"
         assert Records(board).current().status == "resigned"
         assert s["buttons"]["resign"]["state"] == "disabled"
+        assert not any("yes" in m for m in s["messages"])     # (the window asked, not the session)
         me.click_button("quit")
         code, out = me.finish()
         assert code == 0, out
@@ -215,7 +260,7 @@ def test_replay_of_a_26x26_game_steps_with_buttons_and_keys_and_resizes(tmp_path
         assert s["squares"] == squares(g.position) and s["buttons"]["next"]["state"] == "disabled"
         cell = s["board"]["cell"]
         me.xdotool("search", "--sync", "--name", "^Othello: g1.game$", "windowsize", 640, 520)
-        s = me.wait("a smaller board", lambda s: s["board"]["cell"] < cell * 0.8)
+        s = me.settled(lambda s: s["board"]["cell"] < cell * 0.8)
         assert s["squares"] == squares(g.position)
         me.click_button("quit")
         assert me.finish()[0] == 0

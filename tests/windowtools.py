@@ -96,10 +96,21 @@ class Driven:
             time.sleep(0.05)
         pytest.fail(f"the window never showed {what}; it shows {json.dumps(s, ensure_ascii=False)[:3000]}")
 
+    def settled(self, test, timeout=30):
+        """The window's state once ``test`` holds and nothing changed for half a second (after a
+        resize or a move, its widgets are laid out anew)."""
+        last = self.wait("the change", test, timeout)
+        while True:
+            time.sleep(0.5)
+            now = self.wait("the change", test, timeout)
+            if now == last:
+                return now
+            last = now
+
     def xdotool(self, *args):
         subprocess.run(["xdotool", *map(str, args)], env=self.env, check=True, timeout=20)
 
-    def click(self, x, y):
+    def click(self, x, y, clicks=1):
         """A left click at (x, y) on the screen, the pointer coming from outside every window
         (a Tk button takes a click only after the pointer entered it).  The pointer is seen there
         first: on a new Xvfb the first move may land at 0,0."""
@@ -114,14 +125,14 @@ class Driven:
             time.sleep(0.02)
         else:
             pytest.fail(f"the pointer does not go to {x},{y}")
-        self.xdotool("click", "1")
+        self.xdotool("click", "--repeat", clicks, "--delay", 80, "1")
 
     def move_window(self, x, y):
         """Put the window at (x, y) on the screen (without a window manager, every window opens
         at 0,0, the newest above)."""
         title = self.wait("its title", lambda s: s["title"])["title"]
         self.xdotool("search", "--sync", "--name", "^" + re.escape(title) + "$", "windowmove", x, y)
-        self.wait(f"the window at {x},{y}", lambda s: (s["window"]["x"], s["window"]["y"]) == (x, y))
+        self.settled(lambda s: (s["window"]["x"], s["window"]["y"]) == (x, y))
 
     def click_square(self, name):
         b = self.now()["board"]
@@ -129,9 +140,9 @@ class Driven:
         x, y = ord(name[0]) - ord("a"), int(name[1:]) - 1
         self.click(b["x"] + (x + 0.5) * cell, b["y"] + (y + 0.5) * cell)
 
-    def click_button(self, key):
+    def click_button(self, key, clicks=1):
         b = self.now()["buttons"][key]
-        self.click(b["x"], b["y"])
+        self.click(b["x"], b["y"], clicks)
 
     def type_chat(self, text):
         e = self.now()["entry"]

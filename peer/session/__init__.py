@@ -1,6 +1,6 @@
 """One side of a game between two processes (docs/PROTOCOL.md, part 2).
 
-``Session`` is the one implementation a front end (the terminal, later a
+``Session`` is the one implementation every front end (the terminal, the
 window) sits on.  Each rule lives in one module:
 
 - ``core``       the session: joining, the phases of a run, routing each message (H8)
@@ -15,7 +15,9 @@ window) sits on.  Each rule lives in one module:
 - ``recording``  D1-D3 H5: the game record kept in step with the game; what a start
                  resumes, refuses (another size) or closes (abandoned, refused)
 - ``view``       ``Session.view()``: the one snapshot every face draws (the live terminal
-                 screen ``peer.live``; the plain ``peer.ui.Screen`` is told as it goes)
+                 screen ``peer.live``, the window ``peer.window``, both on ``peer.face``;
+                 the plain ``peer.ui.Screen`` is told as it goes); ``record_view``: a
+                 record as a face draws it (watching, replaying)
 """
 from .core import COLOURS, Leave, Session
 

@@ -3,6 +3,7 @@ Japanese words for them).  A computer side started at a terminal obeys the words
 from engine import IllegalMove, notation, strategies
 
 from ..players import EOF_LINE, describe, normalise
+from ..ui import SAY_LIMIT
 from .leave import Leave
 
 # every word a person may type for a command; the first is the one help shows
@@ -72,6 +73,8 @@ class Commands:
                 return self.say("say_what")
             if self.game is None or self.mode is None:     # (the handshake is not done yet)
                 return self.say("not_started", other=self.other)
+            if len(rest.strip()) > SAY_LIMIT:      # (more than the other side would show)
+                return self.say("say_too_long", n=len(rest.strip()), limit=SAY_LIMIT)
             if self._control("say", text=rest.strip()):
                 return self.say("sent_chat")
             return self.say("classic_not_told", other=self.other)
@@ -115,8 +118,9 @@ class Commands:
     def _hint_text(self, pos):
         """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
         best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        self.hints = (self.gid, len(self.game.moves), tuple((m, v) for v, m, _ in best))
-        return ", ".join(f"{describe(m, self.size, self.screen)} {v:+.0f}" for v, m, _ in best)
+        best = [(m, round(v) + 0) for v, m, _ in best]      # (+ 0: never "-0")
+        self.hints = (self.gid, len(self.game.moves), tuple(best))
+        return ", ".join(f"{describe(m, self.size, self.screen)} {v:+d}" for m, v in best)
 
     def _legal_text(self):
         pos = self.game.position
