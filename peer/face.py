@@ -6,7 +6,7 @@ import sys
 import threading
 
 from .players import EOF_LINE, Lines
-from .ui import ERRORS, Screen
+from .ui import ERRORS, Screen, wants_colour
 
 MESSAGES_KEPT = 500
 CHAT_KEYS = frozenset({"chat"})
@@ -170,7 +170,7 @@ class Face(Screen):
     def _summary(self):
         """What stays on the terminal: the final board and the last things said (errors also
         to stderr), in plain lines."""
-        plain = Screen(self.lang, self.colour)
+        plain = Screen(self.lang, self.colour and wants_colour())
         v = self.view()
         if v.position is not None:
             plain.board(v.position, last=v.last_square, flipped=v.flipped, show_legal=False)

@@ -45,7 +45,6 @@ FLIP_FRAMES = 8         # a flip turns the disc over in this many frames,
 FLIP_MS = 30            # this many ms apart
 RESIGN_ARMED = 4.0      # seconds the resign button waits for its second click,
 RESIGN_SLOW = 0.3       # and not sooner (a double click is not two decisions)
-LEAVE_WAIT = 5.0        # seconds the session gets to leave when the window was destroyed
 # what the session says for a terminal, said for a window
 WINDOW_WORDS = {"to_leave_human": "gui_to_leave", "to_leave_terminal": "gui_to_leave",
                 "to_leave_computer": "gui_to_leave", "watching": "gui_watching",
@@ -281,13 +280,6 @@ class Window(Face):
         self.root.after(0, start)
         self.root.after(0, self._tick)
         self.root.mainloop()
-        if not self.closed:         # destroyed from outside (not by its close box): leave as quit does
-            self.closed = True
-            if not self.finished and not self._forced and self._interrupted < 2:
-                self.lines.put("quit\n")
-                deadline = time.monotonic() + LEAVE_WAIT
-                while not self.finished and time.monotonic() < deadline:
-                    time.sleep(0.05)
 
     def _close(self, result):
         if result == "forced":

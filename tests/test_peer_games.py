@@ -5,9 +5,11 @@ from pathlib import Path
 import pytest
 
 from engine import Game
-from peer.record import Records
+from peer.cli import follow
+from peer.record import Record, Records
+from peer.ui import Screen
 
-from peertools import final_line, finish, player
+from peertools import board_folder, final_line, finish, player
 
 
 def play_pair(board, size, black_ai, white_ai, seed):
@@ -95,6 +97,24 @@ def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
     out = io.StringIO()
     follow(board, Screen("en", stream=out), until_over=False, timeout=0.3)
     assert "#11 black: pass" in out.getvalue() and "(d2)" not in out.getvalue(), out.getvalue()
+
+
+def test_replay_of_a_fifo_and_watch_of_a_damaged_record_say_so(tmp_path):
+    import os
+    import subprocess
+    import sys
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "fifo.game"
+    os.mkfifo(fifo)
+    r = subprocess.run([sys.executable, "-m", "peer", "replay", str(fifo)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+    board = board_folder(tmp_path / "b")
+    Records(board).save(Record(id="g1", size=8, moves="a1a1a1"))
+    out = io.StringIO()
+    follow(board, Screen("en", stream=out), until_over=False, timeout=0.5)
+    assert out.getvalue().count("the game record on the board is damaged") == 1, out.getvalue()
 
 
 def test_watch_without_a_board_and_an_unknown_command_say_so(tmp_path):

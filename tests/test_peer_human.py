@@ -29,6 +29,8 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("cannot be taken back")
     h.sendline("say")
     h.expect("Type the text after 'say'")
+    h.sendline("say " + "日" * 1001)          # more than a chat line holds: not sent, and said why
+    h.expect("Not sent: that is 1001 characters; a chat line holds at most 1000")
     h.sendline("say good luck")
     h.expect("sent")
     h.sendline("ｆ５")                       # full-width input works

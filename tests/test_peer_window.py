@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from engine import BLACK, WHITE, Game, notation
+from engine import BLACK, Game, notation
 from peer.record import Record, Records
 from peertools import ROOT, board_folder, player
 from windowtools import Driven, start_display
@@ -212,7 +212,7 @@ def test_resign_takes_a_second_click(tmp_path, display):
             black.kill()
 
 
-def test_quit_and_the_close_box_leave_the_game_as_quit_does(tmp_path, display):
+def test_quit_leaves_the_game_as_quit_does(tmp_path, display):
     board = tmp_path / "b"
     me = Driven(display, [ROOT / "black.py", "--board", board, "--lang", "en"], tmp_path / "b.json", tmp_path / "b.out")
     white = player("white", board, "--ai", "greedy", "--time", "0.05", "--patience", "1")
