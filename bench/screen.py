@@ -46,17 +46,23 @@ def idle_cpu(seconds, *extra):
     return used
 
 
-def frame_ms(size, frames):
+def mid_game_view(size, hints=0):
+    """A View of a ``size`` board half full, black (a person) to move, with ``hints`` hints."""
     from engine import PASS, Game
-    from peer.live import LiveScreen, message_lines, top_lines
     from peer.session.view import Side, View
     g = Game(size)
     while len(g.moves) < size * size // 2 and not g.position.is_game_over():
         legal = g.position.legal_moves()
         g.play(legal[len(g.moves) % len(legal)] if legal else PASS)
-    sides = (Side("Ann", "human", True, "waiting", None, 31.0), Side("best", "computer", False, "thinking", 4.2, 12.5))
-    view = View(colour=0, size=size, position=g.position, moves=tuple(g.moves), flipped=0, sides=sides,
-                show_legal=True)
+    sides = (Side("Ann", "human", True, "thinking", 4.2, 31.0), Side("best", "computer", False, "waiting", None, 12.5))
+    flipped = g.positions[-2].flips(g.moves[-1]) if g.moves[-1] != PASS else 0
+    return View(colour=0, size=size, position=g.position, moves=tuple(g.moves), flipped=flipped, sides=sides,
+                show_legal=True, hints=tuple((m, 4 - i) for i, m in enumerate(g.position.legal_moves()[:hints])))
+
+
+def frame_ms(size, frames):
+    from peer.live import LiveScreen, message_lines, top_lines
+    view = mid_game_view(size)
     screen = LiveScreen("en", colour=True)
     messages = [("", f"Wendy says: message number {i} with a few words in it to wrap") for i in range(40)]
     t = time.perf_counter()

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from screen import cpu_seconds  # noqa: E402
+from screen import cpu_seconds, mid_game_view  # noqa: E402
 
 
 def idle_cpu(seconds, *extra):
@@ -43,17 +43,8 @@ def idle_cpu(seconds, *extra):
 
 
 def frame_ms(size, frames):
-    from engine import PASS, Game
-    from peer.session.view import Side, View
     from peer.window import Window
-    g = Game(size)
-    while len(g.moves) < size * size // 2 and not g.position.is_game_over():
-        legal = g.position.legal_moves()
-        g.play(legal[len(g.moves) % len(legal)] if legal else PASS)
-    sides = (Side("Ann", "human", True, "thinking", 4.2, 31.0), Side("best", "computer", False, "waiting", None, 12.5))
-    hints = tuple((m, 4.0 - i) for i, m in enumerate(g.position.legal_moves()[:3]))
-    view = View(colour=0, size=size, position=g.position, moves=tuple(g.moves), flipped=g.positions[-2].flips(g.moves[-1])
-                if g.moves[-1] != PASS else 0, sides=sides, show_legal=True, hints=hints)
+    view = mid_game_view(size, hints=3)
     w = Window("en")
     w.open()
     w.root.update()
