@@ -60,6 +60,12 @@ def mid_game_view(size, hints=0):
                 show_legal=True, hints=tuple((m, 4 - i) for i, m in enumerate(g.position.legal_moves()[:hints])))
 
 
+def idle_line(face, used, plain, seconds):
+    """What a face and ``--plain`` used, idle for ``seconds``, in one line."""
+    return (f"idle for {seconds:g} s, waiting for the opponent: {face} {used:.2f} s CPU "
+            f"({used / seconds * 100:.1f}% of a core), --plain {plain:.2f} s CPU ({plain / seconds * 100:.1f}%)")
+
+
 def frame_ms(size, frames):
     from peer.live import LiveScreen, message_lines, top_lines
     view = mid_game_view(size)
@@ -79,9 +85,7 @@ def main():
     args = ap.parse_args()
     live = idle_cpu(args.seconds)
     plain = idle_cpu(args.seconds, "--plain")
-    print(f"idle for {args.seconds:g} s, waiting for the opponent: live screen {live:.2f} s CPU "
-          f"({live / args.seconds * 100:.1f}% of a core), --plain {plain:.2f} s CPU "
-          f"({plain / args.seconds * 100:.1f}%)")
+    print(idle_line("live screen", live, plain, args.seconds))
     for size in (8, 26):
         print(f"one frame laid out, {size}x{size} mid-game, 40 messages: {frame_ms(size, args.frames):.2f} ms")
 

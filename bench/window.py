@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from screen import cpu_seconds, mid_game_view  # noqa: E402
+from screen import cpu_seconds, idle_line, mid_game_view  # noqa: E402
 
 
 def idle_cpu(seconds, *extra):
@@ -75,9 +75,7 @@ def main():
     try:
         gui = idle_cpu(args.seconds, "--gui")
         plain = idle_cpu(args.seconds, "--plain")
-        print(f"idle for {args.seconds:g} s, waiting for the opponent: window {gui:.2f} s CPU "
-              f"({gui / args.seconds * 100:.1f}% of a core), --plain {plain:.2f} s CPU "
-              f"({plain / args.seconds * 100:.1f}%)")
+        print(idle_line("window", gui, plain, args.seconds))
         for size in (8, 26):
             print(f"one frame of the board drawn, {size}x{size} mid-game with hints: {frame_ms(size, args.frames):.2f} ms")
     finally:

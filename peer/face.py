@@ -105,11 +105,12 @@ class Face(Screen):
     def refresh(self):
         pass
 
-    def enter(self, text, echo=True):
-        """A line for the session, as if typed (``echo``: shown among the messages)."""
+    def enter(self, text, echo=True, shown=None):
+        """A line for the session, as if typed, shown among the messages (``shown`` instead of
+        the line itself; nothing when not ``echo``)."""
         if echo:
             with self._lock:
-                self.messages.append(("typed", f"> {text}"))
+                self.messages.append(("typed", f"> {text if shown is None else shown}"))
                 self.said += 1
         self.lines.put(text + "\n")
 

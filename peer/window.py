@@ -73,6 +73,7 @@ class Window(Face):
         self.title = title
         self.state_file = Path(state_file) if state_file else None
         self.ply = 0                # replay: the move shown
+        self._all_moves = ()        # replay: the whole game's moves
         self.plies = 0              # replay: how many there are
         self.root = None
         self.closed = False
@@ -236,10 +237,7 @@ class Window(Face):
         if not text:
             return
         self.entry.delete(0, "end")
-        with self._lock:
-            self.messages.append(("typed", f"> {text}"))
-            self.said += 1
-        self.enter("say " + text, echo=False)
+        self.enter("say " + text, shown=text)
 
     def replaying(self, moves):
         """Replay mode: the whole game's ``moves`` are listed, and stepped through."""
@@ -260,7 +258,6 @@ class Window(Face):
         window closes once the session has); a second time, at once."""
         if self.mode != "play" or self.finished:
             return self._destroy()
-        self._leaving = True
         self.interrupt()
 
     def interrupt(self):
@@ -346,9 +343,8 @@ class Window(Face):
     def _set(self, widget, **options):
         """Configure ``widget`` only when something changed (a label set ten times a second
         redraws ten times a second)."""
-        key = (str(widget), tuple(sorted(options.items())))
-        if self._labels.get(str(widget)) != key:
-            self._labels[str(widget)] = key
+        if self._labels.get(str(widget)) != options:
+            self._labels[str(widget)] = options
             widget.configure(**options)
 
     def _fill_panel(self, v):
@@ -424,11 +420,9 @@ class Window(Face):
         return {"text": text, "bg": bg, "fg": fg}
 
     def _fill_moves(self, v):
+        moves = self._all_moves if self.mode == "replay" else v.moves    # (replay: the whole game)
         entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
-                   for i, m in enumerate(v.moves, 1)]
-        if self.mode == "replay":       # the whole game, the move shown selected
-            entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
-                       for i, m in enumerate(self._all_moves, 1)]
+                   for i, m in enumerate(moves, 1)]
         if list(self.moves.get(0, "end")) != entries:
             self.moves.delete(0, "end")
             self.moves.insert("end", *entries)
@@ -439,8 +433,6 @@ class Window(Face):
                 self.moves.see(self.ply - 1)
         else:
             self.moves.see("end")
-
-    _all_moves = ()
 
     def _fill_messages(self):
         with self._lock:

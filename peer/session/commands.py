@@ -69,13 +69,14 @@ class Commands:
         if cmd == "help":
             return self.say("help" if human else "help_computer")
         if cmd == "say":
-            if not rest.strip():
+            chat = rest.strip()
+            if not chat:
                 return self.say("say_what")
             if self.game is None or self.mode is None:     # (the handshake is not done yet)
                 return self.say("not_started", other=self.other)
-            if len(rest.strip()) > SAY_LIMIT:      # (more than the other side would show)
-                return self.say("say_too_long", n=len(rest.strip()), limit=SAY_LIMIT)
-            if self._control("say", text=rest.strip()):
+            if len(chat) > SAY_LIMIT:      # (more than the other side would show)
+                return self.say("say_too_long", n=len(chat), limit=SAY_LIMIT)
+            if self._control("say", text=chat):
                 return self.say("sent_chat")
             return self.say("classic_not_told", other=self.other)
         if cmd not in WORDS and not notation.SQUARE.fullmatch(cmd) and cmd not in notation.PASS_WORDS:
