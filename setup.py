@@ -32,16 +32,26 @@ class OptionalBuildExt(build_ext):
 
 
 def cpu_flags():
-    """The engine is built where it runs: use the CPU's popcount and AVX2 when it has them
-    (Linux on x86-64).  OTHELLO_PORTABLE=1 builds for any CPU."""
+    """The engine is built where it runs: use the CPU's popcount, AVX2 and BMI2 when it has them
+    (Linux on x86-64).  BMI2 is left out on AMD's family 23 (Zen 1 and 2), whose pext is slow.
+    OTHELLO_PORTABLE=1 builds for any CPU."""
     if os.environ.get("OTHELLO_PORTABLE") or platform.machine().lower() not in ("x86_64", "amd64"):
         return []
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            flags = set(next((line for line in f if line.startswith("flags")), "").split())
+            info = {}
+            for line in f:
+                key, _, value = line.partition(":")
+                info.setdefault(key.strip(), value.strip())
+                if key.strip() == "flags":
+                    break
     except OSError:
         return []
-    return [f"-m{name}" for name in ("popcnt", "avx2") if name in flags]
+    flags = set(info.get("flags", "").split())
+    wanted = ["popcnt", "avx2"]
+    if not (info.get("vendor_id") == "AuthenticAMD" and info.get("cpu family") == "23"):
+        wanted.append("bmi2")
+    return [f"-m{name}" for name in wanted if name in flags]
 
 
 def extensions():

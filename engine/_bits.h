@@ -29,6 +29,24 @@ BITS_INLINE int bits_count(uint64_t x) {
 }
 #endif
 
+/* The bits of x under mask m, packed to the low end (BMI2's pext where the CPU has it). */
+#if defined(__BMI2__) && !defined(_MSC_VER)
+#include <immintrin.h>
+#define BITS_HAVE_PEXT 1
+static inline uint64_t bits_pext(uint64_t x, uint64_t m) { return _pext_u64(x, m); }
+#else
+#define BITS_HAVE_PEXT 0
+BITS_INLINE uint64_t bits_pext(uint64_t x, uint64_t m) {
+    uint64_t r = 0, bit = 1;
+    while (m) {
+        if (x & m & (0 - m)) r |= bit;
+        m &= m - 1;
+        bit <<= 1;
+    }
+    return r;
+}
+#endif
+
 /* Legal moves (8x8) of the side with discs P against O: along each line (shifts 1, 8, 7, 9)
    runs of O that start next to P are grown by doubling (1, 2, then 4 squares), then stepped
    once more onto the empty square beyond.  With AVX2 the four lines run in one vector. */

@@ -9,7 +9,7 @@ pure-Python core, so the three can be checked against one another.
 The Python-facing functions take and return masks as Python ints, square
 ``i = y * size + x``, exactly like ``engine._pure``.
 """
-from libc.stdint cimport int8_t, int16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
@@ -252,10 +252,13 @@ cdef enum:
     TT_BITS = 20
     KIND_EXACT = 1
     KIND_MID = 2
-    SOLVE_TT_EMPTIES = 11
-    SOLVE_ORDER_EMPTIES = 7
-    SOLVE_SMALL = 5
+    SOLVE_TT_EMPTIES = 10     # positions with this many empties or more go to the hash table
+    SOLVE_ORDER_EMPTIES = 6   # fastest-first ordering from here; parity alone below
+    SOLVE_SMALL = 5           # from here on: no move generation, no hash table
     SOLVE_STABLE_EMPTIES = 8
+    SOLVE_EVAL_EMPTIES = 14   # ordering by a shallow midgame search from here
+    SOLVE_EVAL_BASE = 12      # ... of depth (empties - SOLVE_EVAL_BASE) / 2
+    SOLVE_EVAL_MOBILITY = 8   # ... plus this weight times the opponent's mobility
     EVAL_FULL = 0        # hand-written: corners, X/C squares, mobility, potential mobility, edges, parity
     EVAL_SIMPLE = 1      # square weights and mobility
     EVAL_PATTERNS = 2    # trained patterns (engine/patterns.py)
@@ -391,132 +394,6 @@ cdef inline uint64_t _odd_regions(uint64_t E) noexcept nogil:
     return E & odd
 
 
-cdef inline int _solve_last1(uint64_t P, uint64_t O, int sq) noexcept nogil:
-    """One empty square left: whoever can play it does; the other side is final."""
-    cdef uint64_t b = (<uint64_t>1) << sq
-    cdef uint64_t f = flips8(P, O, sq)
-    cdef int p
-    if f:
-        p = bits_count(P | f | b)
-        return 2 * p - 64
-    f = flips8(O, P, sq)
-    if f:
-        p = bits_count(P & ~f)
-        return 2 * p - 64
-    return final_score(P, O)
-
-
-cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed) noexcept nogil:
-    """The last few empties: try each empty square directly (odd regions first), no move generation."""
-    cdef uint64_t E = ~(P | O), e, f, b, odd
-    cdef int best = -INF, v, sq
-    cdef bint moved = False
-    if _tick(s):
-        return 0
-    if E == 0:
-        return final_score(P, O)
-    if E & (E - 1) == 0:
-        return _solve_last1(P, O, bits_ctz(E))
-    odd = _odd_regions(E)
-    e = odd
-    while True:
-        if not e:
-            if odd == E:
-                break
-            e = E & ~odd
-            odd = E
-        sq = bits_ctz(e)
-        e &= e - 1
-        if not (NEIGH[sq] & O):
-            continue  # no opponent disc next to it: flips nothing
-        f = flips8(P, O, sq)
-        if f == 0:
-            continue
-        moved = True
-        b = (<uint64_t>1) << sq
-        v = -_solve_small(s, O ^ f, P | f | b, -beta, -alpha, False)
-        if v > best:
-            best = v
-            if v > alpha:
-                alpha = v
-                if alpha >= beta:
-                    return best
-    if not moved:
-        if passed:
-            return final_score(P, O)
-        return -_solve_small(s, O, P, -beta, -alpha, True)
-    return best
-
-
-cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed, int empties) noexcept nogil:
-    """Exact disc difference for the side to move (empties to the winner), PVS with a hash table."""
-    cdef uint64_t moves, odd, fl[32]
-    cdef int sqs[32]
-    cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
-    cdef TTEntry* e
-    if empties <= SOLVE_SMALL:
-        return _solve_small(s, P, O, alpha, beta, passed)
-    if _tick(s):
-        return 0
-    if empties >= SOLVE_STABLE_EMPTIES:
-        # stability cutoff: the opponent's stable discs cap our score
-        v = 64 - 2 * bits_count(_edge_stable(O))
-        if v <= alpha:
-            return v
-    moves = moves8(P, O)
-    if moves == 0:
-        if passed:
-            return final_score(P, O)
-        return -_solve(s, O, P, -beta, -alpha, True, empties)
-    if empties >= SOLVE_TT_EMPTIES:
-        e = _probe(s, P, O)
-        if e.kind == KIND_EXACT and e.P == P and e.O == O:
-            if e.lower >= beta:
-                return e.lower
-            if e.upper <= alpha:
-                return e.upper
-            if e.lower > alpha:
-                alpha = e.lower
-            if e.upper < beta:
-                beta = e.upper
-            hash_move = e.move
-        a0 = alpha
-    if empties >= SOLVE_ORDER_EMPTIES:
-        n = _order(P, O, moves, hash_move, sqs, fl)
-    else:
-        n = 0
-        odd = _odd_regions(~(P | O)) & moves
-        while odd or moves:
-            if odd:
-                sqs[n] = bits_ctz(odd)
-                odd &= odd - 1
-                moves &= ~((<uint64_t>1) << sqs[n])
-            else:
-                sqs[n] = bits_ctz(moves)
-                moves &= moves - 1
-            fl[n] = flips8(P, O, sqs[n])
-            n += 1
-    for i in range(n):
-        if i == 0:
-            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
-        else:
-            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
-            if alpha < v < beta:
-                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
-        if s.aborted:
-            return 0
-        if v > best:
-            best = v
-            best_move = sqs[i]
-            if v > alpha:
-                alpha = v
-                if alpha >= beta:
-                    break
-    if empties >= SOLVE_TT_EMPTIES:
-        _store(s, P, O, KIND_EXACT, empties, a0, beta, best, best_move)
-    return best
-
-
 # -- midgame evaluation (8x8): corners, X/C-squares, mobility, potential mobility, stable edges, parity
 
 cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
@@ -589,6 +466,21 @@ cdef int PAT_STAGE_SIZE = 0
 cdef int PAT_STAGE_OF[65]
 cdef int PAT_DIV = 1
 cdef int16_t* PAT_W = NULL
+cdef uint64_t PAT_MASK[64]   # the squares of each instance, for the pext path
+cdef int32_t* PAT_TERN[64]   # per instance: packed bits of its squares -> base-3 value with digit 1
+
+cdef extern from "_bits.h" nogil:
+    int BITS_HAVE_PEXT
+    uint64_t bits_pext(uint64_t x, uint64_t m)
+
+
+cdef inline int _eval_patterns_pext(const int16_t* w, uint64_t P, uint64_t O) noexcept nogil:
+    cdef int i, total = 0
+    cdef uint64_t m
+    for i in range(PAT_COUNT):
+        m = PAT_MASK[i]
+        total += w[PAT_OFF[i] + PAT_TERN[i][bits_pext(P, m)] + 2 * PAT_TERN[i][bits_pext(O, m)]]
+    return total
 
 
 cdef int eval_patterns8(uint64_t P, uint64_t O) noexcept nogil:
@@ -597,6 +489,10 @@ cdef int eval_patterns8(uint64_t P, uint64_t O) noexcept nogil:
     cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
     cdef int digit[64]
     cdef const int* sqs
+    if BITS_HAVE_PEXT:
+        total = _eval_patterns_pext(w, P, O)
+        total += w[PAT_MOB + (mp if mp < 32 else 32)] + w[PAT_MOB + 33 + (mo if mo < 32 else 32)]
+        return total // PAT_DIV
     memset(digit, 0, sizeof(digit))
     while P:
         digit[bits_ctz(P)] = 1
@@ -630,11 +526,23 @@ def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_
         raise MemoryError("no memory for the pattern weights")
     for i in range(weights.shape[0]):
         w[i] = weights[i]
+    for i in range(PAT_COUNT):
+        free(PAT_TERN[i])
+        PAT_TERN[i] = NULL
+    PAT_COUNT = 0
     for i in range(len(instances)):
         PAT_LEN[i] = len(instances[i])
         PAT_OFF[i] = offsets[i]
         for k in range(PAT_LEN[i]):
             PAT_SQ[i][k] = instances[i][k]
+        ordered = sorted(instances[i])
+        PAT_MASK[i] = sum((<uint64_t>1) << sq for sq in ordered)
+        PAT_TERN[i] = <int32_t*> malloc((1 << PAT_LEN[i]) * sizeof(int32_t))
+        if PAT_TERN[i] == NULL:
+            raise MemoryError("no memory for the pattern tables")
+        place = [3 ** (PAT_LEN[i] - 1 - list(instances[i]).index(sq)) for sq in ordered]
+        for bits in range(1 << PAT_LEN[i]):
+            PAT_TERN[i][bits] = sum(place[j] for j in range(PAT_LEN[i]) if (bits >> j) & 1)
     for i in range(65):
         PAT_STAGE_OF[i] = stage_of[i]
     PAT_MOB, PAT_STAGE_SIZE, PAT_DIV = mobility_offset, stage_size, divisor
@@ -703,6 +611,255 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
                 if alpha >= beta:
                     break
     _store(s, P, O, KIND_MID, depth, a0, beta, best, best_move)
+    return best
+
+
+# -- exact solver (8x8)
+
+cdef inline int _solve_last1(uint64_t P, uint64_t O, int sq) noexcept nogil:
+    """One empty square left: whoever can play it does; the other side is final."""
+    cdef uint64_t b = (<uint64_t>1) << sq
+    cdef uint64_t f = flips8(P, O, sq)
+    cdef int p
+    if f:
+        p = bits_count(P | f | b)
+        return 2 * p - 64
+    f = flips8(O, P, sq)
+    if f:
+        p = bits_count(P & ~f)
+        return 2 * p - 64
+    return final_score(P, O)
+
+
+cdef int _solve2(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int x1, int x2,
+                 bint passed) noexcept nogil:
+    """Two empties, x1 and x2."""
+    cdef uint64_t f
+    cdef int best = -INF, v
+    s.nodes += 1
+    if NEIGH[x1] & O:
+        f = flips8(P, O, x1)
+        if f:
+            best = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x1), x2)
+            if best >= beta:
+                return best
+    if NEIGH[x2] & O:
+        f = flips8(P, O, x2)
+        if f:
+            v = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x2), x1)
+            return v if v > best else best
+    if best > -INF:
+        return best
+    if passed:
+        return final_score(P, O)
+    return -_solve2(s, O, P, -beta, -alpha, x1, x2, True)
+
+
+cdef inline int _quadrant(int sq) noexcept nogil:
+    return ((sq >> 2) & 1) | ((sq >> 4) & 2)
+
+
+cdef int _solve3(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int x1, int x2, int x3,
+                 bint passed) noexcept nogil:
+    """Three empties; the one alone in its quadrant first (parity)."""
+    cdef uint64_t f
+    cdef int best = -INF, v, t
+    s.nodes += 1
+    if NEIGH[x1] & O:
+        f = flips8(P, O, x1)
+        if f:
+            best = -_solve2(s, O ^ f, P | f | ((<uint64_t>1) << x1), -beta, -alpha, x2, x3, False)
+            if best >= beta:
+                return best
+            if best > alpha:
+                alpha = best
+    if NEIGH[x2] & O:
+        f = flips8(P, O, x2)
+        if f:
+            v = -_solve2(s, O ^ f, P | f | ((<uint64_t>1) << x2), -beta, -alpha, x1, x3, False)
+            if v > best:
+                best = v
+                if best >= beta:
+                    return best
+                if best > alpha:
+                    alpha = best
+    if NEIGH[x3] & O:
+        f = flips8(P, O, x3)
+        if f:
+            v = -_solve2(s, O ^ f, P | f | ((<uint64_t>1) << x3), -beta, -alpha, x1, x2, False)
+            return v if v > best else best
+    if best > -INF:
+        return best
+    if passed:
+        return final_score(P, O)
+    return -_solve3(s, O, P, -beta, -alpha, x1, x2, x3, True)
+
+
+cdef inline int _solve3_start(Search* s, uint64_t P, uint64_t O, int alpha, int beta, uint64_t E) noexcept nogil:
+    cdef int x1 = bits_ctz(E), x2, x3, q1, q2, q3
+    E &= E - 1
+    x2 = bits_ctz(E)
+    x3 = bits_ctz(E & (E - 1))
+    q1, q2, q3 = _quadrant(x1), _quadrant(x2), _quadrant(x3)
+    if q1 == q2 and q3 != q1:
+        return _solve3(s, P, O, alpha, beta, x3, x1, x2, False)
+    if q1 == q3 and q2 != q1:
+        return _solve3(s, P, O, alpha, beta, x2, x1, x3, False)
+    return _solve3(s, P, O, alpha, beta, x1, x2, x3, False)
+
+
+cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed) noexcept nogil:
+    """The last few empties: try each empty square directly (odd regions first), no move generation."""
+    cdef uint64_t E = ~(P | O), e, f, b, odd
+    cdef int best = -INF, v, sq, n
+    cdef bint moved = False
+    if _tick(s):
+        return 0
+    n = bits_count(E)
+    if n <= 3:
+        s.nodes -= 1
+        if n == 3:
+            return _solve3_start(s, P, O, alpha, beta, E)
+        if n == 2:
+            sq = bits_ctz(E)
+            return _solve2(s, P, O, alpha, beta, sq, bits_ctz(E & (E - 1)), passed)
+        if n == 1:
+            return _solve_last1(P, O, bits_ctz(E))
+        return final_score(P, O)
+    odd = _odd_regions(E)
+    e = odd
+    while True:
+        if not e:
+            if odd == E:
+                break
+            e = E & ~odd
+            odd = E
+        sq = bits_ctz(e)
+        e &= e - 1
+        if not (NEIGH[sq] & O):
+            continue  # no opponent disc next to it: flips nothing
+        f = flips8(P, O, sq)
+        if f == 0:
+            continue
+        moved = True
+        b = (<uint64_t>1) << sq
+        if n == 4:
+            v = -_solve3_start(s, O ^ f, P | f | b, -beta, -alpha, E ^ b)
+        else:
+            v = -_solve_small(s, O ^ f, P | f | b, -beta, -alpha, False)
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    return best
+    if not moved:
+        if passed:
+            return final_score(P, O)
+        return -_solve_small(s, O, P, -beta, -alpha, True)
+    return best
+
+
+cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash_move, int depth,
+                     int* sqs, uint64_t* flips) noexcept nogil:
+    """Moves sorted by a shallow midgame search of each (in the search's evaluation) and the
+    opponent's replies (fewest first), the hash move first."""
+    cdef int keys[32]
+    cdef int n = 0, i, sq, k
+    cdef uint64_t f, b, np, no, reply
+    while moves:
+        sq = bits_ctz(moves)
+        moves &= moves - 1
+        b = (<uint64_t>1) << sq
+        f = flips8(P, O, sq)
+        np = O ^ f
+        no = P | f | b
+        k = _mid(s, np, no, depth, -INF, INF, False)
+        reply = moves8(np, no)
+        k += SOLVE_EVAL_MOBILITY * (bits_count(reply) + bits_count(reply & DEF_CORNERS))
+        if sq == hash_move:
+            k = -INF
+        i = n
+        while i > 0 and keys[i - 1] > k:
+            keys[i] = keys[i - 1]
+            sqs[i] = sqs[i - 1]
+            flips[i] = flips[i - 1]
+            i -= 1
+        keys[i] = k
+        sqs[i] = sq
+        flips[i] = f
+        n += 1
+    return n
+
+
+cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed, int empties) noexcept nogil:
+    """Exact disc difference for the side to move (empties to the winner), PVS with a hash table."""
+    cdef uint64_t moves, odd, fl[32]
+    cdef int sqs[32]
+    cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
+    cdef TTEntry* e
+    if empties <= SOLVE_SMALL:
+        return _solve_small(s, P, O, alpha, beta, passed)
+    if _tick(s):
+        return 0
+    if empties >= SOLVE_STABLE_EMPTIES:
+        # stability cutoff: the opponent's stable discs cap our score
+        v = 64 - 2 * bits_count(_edge_stable(O))
+        if v <= alpha:
+            return v
+    moves = moves8(P, O)
+    if moves == 0:
+        if passed:
+            return final_score(P, O)
+        return -_solve(s, O, P, -beta, -alpha, True, empties)
+    if empties >= SOLVE_TT_EMPTIES:
+        e = _probe(s, P, O)
+        if e.kind == KIND_EXACT and e.P == P and e.O == O:
+            if e.lower >= beta:
+                return e.lower
+            if e.upper <= alpha:
+                return e.upper
+            if e.lower > alpha:
+                alpha = e.lower
+            if e.upper < beta:
+                beta = e.upper
+            hash_move = e.move
+        a0 = alpha
+    if empties >= SOLVE_EVAL_EMPTIES:
+        n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
+    elif empties >= SOLVE_ORDER_EMPTIES:
+        n = _order(P, O, moves, hash_move, sqs, fl)
+    else:
+        n = 0
+        odd = _odd_regions(~(P | O)) & moves
+        while odd or moves:
+            if odd:
+                sqs[n] = bits_ctz(odd)
+                odd &= odd - 1
+                moves &= ~((<uint64_t>1) << sqs[n])
+            else:
+                sqs[n] = bits_ctz(moves)
+                moves &= moves - 1
+            fl[n] = flips8(P, O, sqs[n])
+            n += 1
+    for i in range(n):
+        if i == 0:
+            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
+        else:
+            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
+            if alpha < v < beta:
+                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
+        if s.aborted:
+            return 0
+        if v > best:
+            best = v
+            best_move = sqs[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    if empties >= SOLVE_TT_EMPTIES:
+        _store(s, P, O, KIND_EXACT, empties, a0, beta, best, best_move)
     return best
 
 
@@ -948,6 +1105,8 @@ def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
     if alpha >= beta:
         raise ValueError("alpha must be below beta")
     _new_search(&s, seconds)
+    if PAT_W != NULL:
+        s.evaluation = EVAL_PATTERNS
     try:
         if size == 8:
             p8, o8 = P, O
