@@ -89,6 +89,21 @@ BITS_INLINE uint64_t bits_moves8(uint64_t P, uint64_t O) {
 }
 #endif
 
+/* The shared hash table: four 64-bit words, each read and written once (volatile), so that a
+   reader can check that the words it read were written together (check = hash ^ data). */
+typedef struct { uint64_t P, O, data, check; } bits_tt_entry;
+BITS_INLINE void bits_tt_read(const bits_tt_entry* e, bits_tt_entry* out) {
+    const volatile uint64_t* v = (const volatile uint64_t*)e;
+    out->P = v[0]; out->O = v[1]; out->data = v[2]; out->check = v[3];
+}
+BITS_INLINE void bits_tt_write(bits_tt_entry* e, uint64_t P, uint64_t O, uint64_t data, uint64_t check) {
+    volatile uint64_t* v = (volatile uint64_t*)e;
+    v[0] = P; v[1] = O; v[2] = data; v[3] = check;
+}
+/* A flag set by one thread and polled by others. */
+BITS_INLINE int bits_flag(const int* p) { return *(const volatile int*)p; }
+BITS_INLINE void bits_set_flag(int* p, int v) { *(volatile int*)p = v; }
+
 /* Seconds on a monotonic clock, for search time limits. */
 #if defined(_WIN32)
 #include <windows.h>

@@ -9,7 +9,7 @@ pure-Python core, so the three can be checked against one another.
 The Python-facing functions take and return masks as Python ints, square
 ``i = y * size + x``, exactly like ``engine._pure``.
 """
-from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
@@ -263,22 +263,36 @@ cdef enum:
     EVAL_SIMPLE = 1      # square weights and mobility
     EVAL_PATTERNS = 2    # trained patterns (engine/patterns.py)
 
-cdef struct TTEntry:
-    uint64_t P
-    uint64_t O
-    int16_t lower
-    int16_t upper
-    int8_t depth
-    int8_t move
-    int8_t kind
+cdef extern from "_bits.h" nogil:
+    ctypedef struct bits_tt_entry:
+        uint64_t P
+        uint64_t O
+        uint64_t data
+        uint64_t check
+    void bits_tt_read(const bits_tt_entry* e, bits_tt_entry* out)
+    void bits_tt_write(bits_tt_entry* e, uint64_t P, uint64_t O, uint64_t data, uint64_t check)
+    int bits_flag(const int* p)
+    void bits_set_flag(int* p, int v)
 
-cdef struct Search:
-    TTEntry* tt
+cdef struct TTData:      # one hash entry, unpacked
+    int lower
+    int upper
+    int depth
+    int move
+    int kind
+    int gen
+
+cdef struct Search:      # one thread's search; the hash table is shared by the threads of a Searcher
+    bits_tt_entry* tt
     uint64_t mask
     uint64_t nodes
     double deadline      # 0: none
     int aborted
     int evaluation       # EVAL_FULL, EVAL_SIMPLE or EVAL_PATTERNS
+    int gen              # this search's generation: older entries are replaced first
+    int id               # 0: the main thread; helpers vary their order by it
+    int* halt            # set when another thread of the same search has finished
+    int* cancel          # set by Searcher.stop()
 
 cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
 
@@ -288,10 +302,12 @@ cdef inline uint64_t _mix(uint64_t P, uint64_t O) noexcept nogil:
 
 
 cdef inline bint _tick(Search* s) noexcept nogil:
-    """Count a node; True when the time is up (checked every 2048 nodes)."""
+    """Count a node; True when the search must stop (checked every 2048 nodes): the time is
+    up, another thread has finished, or Searcher.stop() was called."""
     s.nodes += 1
-    if (s.nodes & 2047) == 0 and s.deadline > 0 and bits_now() > s.deadline:
-        s.aborted = 1
+    if (s.nodes & 2047) == 0:
+        if (s.deadline > 0 and bits_now() > s.deadline) or bits_flag(s.halt) or bits_flag(s.cancel):
+            s.aborted = 1
     return s.aborted
 
 
@@ -305,26 +321,44 @@ cdef inline int final_score(uint64_t P, uint64_t O) noexcept nogil:
     return 0
 
 
-cdef inline TTEntry* _probe(Search* s, uint64_t P, uint64_t O) noexcept nogil:
-    return &s.tt[_mix(P, O) & s.mask]
+cdef inline bint _load(Search* s, uint64_t P, uint64_t O, TTData* d) noexcept nogil:
+    """The hash entry of (P, O), if there is one whose words were written together."""
+    cdef uint64_t h = _mix(P, O)
+    cdef bits_tt_entry e
+    bits_tt_read(&s.tt[h & s.mask], &e)
+    if e.P != P or e.O != O or (e.check ^ e.data) != h:
+        return False
+    d.lower = <int16_t>(e.data & 0xFFFF)
+    d.upper = <int16_t>((e.data >> 16) & 0xFFFF)
+    d.depth = (e.data >> 32) & 0xFF
+    d.move = <int8_t>((e.data >> 40) & 0xFF)
+    d.kind = (e.data >> 48) & 0xFF
+    d.gen = (e.data >> 56) & 0xFF
+    return d.kind != 0
 
 
 cdef inline void _store(Search* s, uint64_t P, uint64_t O, int kind, int depth, int alpha, int beta,
                         int score, int move) noexcept nogil:
-    cdef TTEntry* e = _probe(s, P, O)
-    if e.kind and (e.P != P or e.O != O) and e.depth > depth:
-        return  # keep the deeper entry of another position
-    e.P = P
-    e.O = O
-    e.kind = kind
-    e.depth = depth
-    e.move = move
-    e.lower = -INF
-    e.upper = INF
+    cdef uint64_t h = _mix(P, O), data
+    cdef bits_tt_entry* slot = &s.tt[h & s.mask]
+    cdef bits_tt_entry e
+    cdef int old_kind, lower = -INF, upper = INF
+    bits_tt_read(slot, &e)
+    old_kind = (e.data >> 48) & 0xFF
+    if old_kind and (e.check ^ e.data) == _mix(e.P, e.O):
+        if e.P == P and e.O == O:
+            if old_kind == KIND_EXACT and kind == KIND_MID:
+                return  # a solved position keeps its exact bounds
+        elif <int>((e.data >> 56) & 0xFF) == s.gen and <int>((e.data >> 32) & 0xFF) > depth:
+            return  # keep the deeper entry of another position from this search
     if score > alpha:
-        e.lower = score
+        lower = score
     if score < beta:
-        e.upper = score
+        upper = score
+    data = (<uint64_t><uint16_t>lower) | ((<uint64_t><uint16_t>upper) << 16) \
+        | ((<uint64_t><uint8_t>depth) << 32) | ((<uint64_t><uint8_t>move) << 40) \
+        | ((<uint64_t>kind) << 48) | ((<uint64_t><uint8_t>s.gen) << 56)
+    bits_tt_write(slot, P, O, data, h ^ data)
 
 
 cdef inline uint64_t _neighbours(uint64_t b) noexcept nogil:
@@ -559,7 +593,7 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
     cdef uint64_t moves, fl[32]
     cdef int sqs[32]
     cdef int n, i, v, d, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
-    cdef TTEntry* e
+    cdef TTData e
     if _tick(s):
         return 0
     moves = moves8(P, O)
@@ -572,8 +606,7 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
         if s.evaluation == EVAL_PATTERNS:
             return eval_patterns8(P, O)
         return eval_simple8(P, O) if s.evaluation == EVAL_SIMPLE else eval8(P, O)
-    e = _probe(s, P, O)
-    if e.kind == KIND_MID and e.P == P and e.O == O:
+    if _load(s, P, O, &e) and e.kind == KIND_MID:
         if e.depth >= depth:
             if e.lower >= beta:
                 return e.lower
@@ -797,7 +830,7 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     cdef uint64_t moves, odd, fl[32]
     cdef int sqs[32]
     cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
-    cdef TTEntry* e
+    cdef TTData e
     if empties <= SOLVE_SMALL:
         return _solve_small(s, P, O, alpha, beta, passed)
     if _tick(s):
@@ -813,8 +846,7 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
             return final_score(P, O)
         return -_solve(s, O, P, -beta, -alpha, True, empties)
     if empties >= SOLVE_TT_EMPTIES:
-        e = _probe(s, P, O)
-        if e.kind == KIND_EXACT and e.P == P and e.O == O:
+        if _load(s, P, O, &e) and e.kind == KIND_EXACT:
             if e.lower >= beta:
                 return e.lower
             if e.upper <= alpha:
@@ -869,10 +901,17 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     cdef int sqs[32]
     cdef int n, i, v, best = -INF, hash_move = -1
     cdef int empties = 64 - bits_count(P | O)
-    cdef TTEntry* e = _probe(s, P, O)
-    if e.P == P and e.O == O and e.kind:
+    cdef TTData e
+    cdef uint64_t f
+    if _load(s, P, O, &e):
         hash_move = e.move
     n = _order(P, O, moves, hash_move, sqs, fl)
+    if s.id and n > 1:
+        # a helper thread starts with another move than the main thread: they share the work
+        i = 1 + (s.id - 1) % (n - 1)
+        v, f = sqs[i], fl[i]
+        sqs[i], fl[i] = sqs[0], fl[0]
+        sqs[0], fl[0] = v, f
     out_move[0] = sqs[0] if n else -1
     for i in range(n):
         if exact:
@@ -903,18 +942,246 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     return best
 
 
-cdef int _new_search(Search* s, double seconds, int hash_bits=TT_BITS) except -1:
-    if not 10 <= hash_bits <= 30:
-        raise ValueError("hash_bits must be 10..30")
-    s.evaluation = EVAL_FULL
-    s.mask = ((<uint64_t>1) << hash_bits) - 1
-    s.tt = <TTEntry*> calloc((<size_t>1) << hash_bits, sizeof(TTEntry))
-    if s.tt == NULL:
-        raise MemoryError("no memory for the hash table")
+cdef int NO_FLAG = 0     # what halt and cancel point to outside a Searcher
+
+
+cdef void _init_search(Search* s, double seconds) noexcept nogil:
+    """A search without a hash table (the mailbox boards) or before a Searcher fills it in."""
+    s.tt = NULL
+    s.mask = 0
     s.nodes = 0
     s.aborted = 0
+    s.evaluation = EVAL_FULL
+    s.gen = 0
+    s.id = 0
+    s.halt = &NO_FLAG
+    s.cancel = &NO_FLAG
     s.deadline = bits_now() + seconds if seconds > 0 else 0
-    return 0
+
+
+cdef void _work_solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int* score,
+                      int* move) noexcept nogil:
+    """One thread's exact solve of the root; the first to finish stops the others."""
+    score[0] = _root8(s, P, O, 0, True, alpha, beta, move)
+    if not s.aborted:
+        bits_set_flag(s.halt, 1)
+
+
+cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth, double start, double seconds,
+                       int* score, int* move, int* depth) noexcept nogil:
+    """One thread's iterative deepening.  The main thread (id 0) decides when to stop; helpers
+    with an odd id search one ply deeper than the main thread to fill the table ahead of it."""
+    cdef int d, v, m, empties = 64 - bits_count(P | O)
+    depth[0] = 0
+    for d in range(1 + (s.id & 1), max_depth + 1):
+        v = _root8(s, P, O, d, False, -INF, INF, &m)
+        if s.aborted:
+            break
+        score[0], move[0], depth[0] = v, m, d
+        if d >= empties or (s.id == 0 and seconds > 0 and bits_now() - start > 0.4 * seconds):
+            break
+    if s.id == 0:
+        bits_set_flag(s.halt, 1)
+
+
+MAX_THREADS = 64
+
+
+cdef class Searcher:
+    """A search that keeps its hash table between calls, on one or several threads.
+
+    ``Searcher(hash_bits=20, threads=1)``: the hash table has 2**hash_bits
+    entries of 32 bytes (2**20: 32 MiB), shared by ``threads`` threads (lazy
+    SMP: each thread searches the same position; helpers start with another
+    root move, or one ply deeper, and all meet in the table).  The searches
+    release the GIL.  ``stop()`` (from any thread) ends the running search
+    at once with its best so far, as if its time were up; every search
+    started before ``clear_stop()`` returns at once too.  8x8 only uses the
+    table and the threads; other sizes search on one thread.
+    """
+    cdef bits_tt_entry* tt
+    cdef uint64_t mask
+    cdef int gen
+    cdef int halt
+    cdef int cancel
+    cdef readonly int threads
+    cdef readonly int hash_bits
+    cdef Search work[64]
+    cdef int scores[64]
+    cdef int moves_[64]
+    cdef int depths[64]
+    cdef object lock
+
+    def __cinit__(self, int hash_bits=TT_BITS, int threads=1):
+        if not 10 <= hash_bits <= 30:
+            raise ValueError("hash_bits must be 10..30")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be 1..{MAX_THREADS}")
+        self.tt = <bits_tt_entry*> calloc((<size_t>1) << hash_bits, sizeof(bits_tt_entry))
+        if self.tt == NULL:
+            raise MemoryError("no memory for the hash table")
+        self.mask = ((<uint64_t>1) << hash_bits) - 1
+        self.hash_bits = hash_bits
+        self.threads = threads
+        self.gen = 0
+        self.halt = 0
+        self.cancel = 0
+
+    def __init__(self, int hash_bits=TT_BITS, int threads=1):
+        import threading
+        self.lock = threading.Lock()
+
+    def __dealloc__(self):
+        free(self.tt)
+
+    def stop(self):
+        """End the running search now (it answers with its best so far); see ``clear_stop``."""
+        bits_set_flag(&self.cancel, 1)
+
+    def clear_stop(self):
+        """Let searches run again after ``stop()``."""
+        bits_set_flag(&self.cancel, 0)
+
+    def clear(self):
+        """Forget everything in the hash table."""
+        with self.lock:
+            memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+
+    cdef void _prepare(self, int k, double seconds, int evaluation) noexcept:
+        cdef Search* s = &self.work[k]
+        _init_search(s, seconds)
+        s.tt = self.tt
+        s.mask = self.mask
+        s.gen = self.gen
+        s.evaluation = evaluation
+        s.id = k
+        s.halt = &self.halt
+        s.cancel = &self.cancel
+
+    def _helper_solve(self, int k, uint64_t P, uint64_t O, int alpha, int beta):
+        with nogil:
+            _work_solve(&self.work[k], P, O, alpha, beta, &self.scores[k], &self.moves_[k])
+
+    def _helper_search(self, int k, uint64_t P, uint64_t O, int max_depth, double start, double seconds):
+        with nogil:
+            _work_search(&self.work[k], P, O, max_depth, start, seconds, &self.scores[k],
+                         &self.moves_[k], &self.depths[k])
+
+    def _run(self, helper, args, int threads):
+        """Start the helpers on their threads, run the main one here, then wait for them all."""
+        import threading
+        helpers = [threading.Thread(target=helper, args=(k,) + args, daemon=True) for k in range(1, threads)]
+        for t in helpers:
+            t.start()
+        helper(0, *args)
+        bits_set_flag(&self.halt, 1)
+        for t in helpers:
+            t.join()
+
+    def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
+        """Exact result for the side to move: ``(score, move, nodes, complete)``.
+
+        ``score`` is the final disc difference with empties to the winner,
+        exact when it lies inside (alpha, beta) (otherwise a bound); ``move``
+        the best square (-1: must pass); ``complete`` is False when
+        ``seconds`` ran out or ``stop()`` was called (then score and move are
+        not to be trusted).  Moves are ordered with the trained patterns when
+        they are installed.
+        """
+        cdef Mailbox b
+        cdef Search* s
+        cdef int score, move = -1, n2 = size * size, k, threads, won = 0
+        cdef uint64_t p8, o8, nodes = 0
+        _check(size)
+        if alpha >= beta:
+            raise ValueError("alpha must be below beta")
+        with self.lock:
+            self.gen = (self.gen + 1) & 0xFF
+            self.halt = 0
+            threads = self.threads if size == 8 else 1
+            for k in range(threads):
+                self._prepare(k, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL)
+            s = &self.work[0]
+            if size == 8:
+                p8, o8 = P, O
+                if moves8(p8, o8) == 0:
+                    score = -_solve(s, o8, p8, -beta, -alpha, True, 64 - bits_count(p8 | o8)) \
+                        if moves8(o8, p8) else final_score(p8, o8)
+                    return score, -1, s.nodes, not s.aborted
+                self._run(self._helper_solve, (p8, o8, alpha, beta), threads)
+                for k in range(threads):
+                    nodes += self.work[k].nodes
+                for k in range(threads):
+                    if not self.work[k].aborted:
+                        return self.scores[k], self.moves_[k], nodes, True
+                return self.scores[0], self.moves_[0], nodes, False
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            with nogil:
+                score = _mb_search(s, &b, 1, n2, alpha, beta, False, True, &move)
+            if move >= 0 and not _mb_legal(&b, move, 1):
+                move = -1
+            elif move >= 0:
+                move = (move // W - 1) * size + move % W - 1
+            return score, move, s.nodes, not s.aborted
+
+    def search(self, int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full"):
+        """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
+
+        Scores are evaluation units for the side to move (a won game: 10000
+        plus the disc difference).  ``evaluation`` (8x8): "full"
+        (hand-written), "simple" (square weights and mobility, what other
+        sizes always use) or "patterns" (trained; 1/4 disc units; needs
+        ``engine.patterns.install()``).  A new depth is not started after
+        40% of ``seconds``; a depth cut off by the clock is dropped.
+        ``seconds`` 0: no limit (until ``max_depth`` or ``stop()``).
+        """
+        cdef Mailbox b
+        cdef Search* s
+        cdef int score = 0, move = -1, d, v, m, done = 0, k, threads
+        cdef uint64_t p8, o8, nodes = 0
+        cdef double start = bits_now()
+        _check(size)
+        kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
+        if evaluation not in kinds:
+            raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
+        if evaluation == "patterns" and PAT_W == NULL:
+            raise RuntimeError("no pattern weights installed (engine.patterns.install())")
+        if max_depth < 1:
+            raise ValueError("max_depth must be >= 1")
+        with self.lock:
+            self.gen = (self.gen + 1) & 0xFF
+            self.halt = 0
+            threads = self.threads if size == 8 else 1
+            for k in range(threads):
+                self._prepare(k, seconds, kinds[evaluation])
+            s = &self.work[0]
+            if size == 8:
+                p8, o8 = P, O
+                if moves8(p8, o8) == 0:
+                    return 0, -1, 0, 0
+                self._run(self._helper_search, (p8, o8, max_depth, start, seconds), threads)
+                for k in range(threads):
+                    nodes += self.work[k].nodes
+                if self.depths[0] == 0:
+                    return 0, -1, nodes, 0
+                return self.scores[0], self.moves_[0], nodes, self.depths[0]
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            for d in range(1, max_depth + 1):
+                with nogil:
+                    v = _mb_search(s, &b, 1, d, -INF, INF, False, False, &m)
+                if s.aborted:
+                    break
+                score, move, done = v, m, d
+                if (seconds > 0 and bits_now() - start > 0.4 * seconds) or d >= size * size:
+                    break
+            if move >= 0:
+                if not _mb_legal(&b, move, 1):
+                    move = -1
+                else:
+                    move = (move // W - 1) * size + move % W - 1
+            return score, move, s.nodes, done
 
 
 # -- any size: alpha-beta on the mailbox board, square weights and mobility
@@ -1090,101 +1357,17 @@ def hash64(int size, P, O):
     return h
 
 
-def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
-    """Exact result for the side to move: ``(score, move, nodes, complete)``.
-
-    ``score`` is the final disc difference with empties to the winner, exact
-    when it lies inside (alpha, beta) (otherwise a bound); ``move`` the best
-    square (-1: must pass); ``complete`` is False when ``seconds`` ran out.
-    """
-    cdef Search s
-    cdef Mailbox b
-    cdef int score, move = -1, n2 = size * size
-    cdef uint64_t p8, o8
-    _check(size)
-    if alpha >= beta:
-        raise ValueError("alpha must be below beta")
-    _new_search(&s, seconds)
-    if PAT_W != NULL:
-        s.evaluation = EVAL_PATTERNS
-    try:
-        if size == 8:
-            p8, o8 = P, O
-            if moves8(p8, o8) == 0:
-                score = -_solve(&s, o8, p8, -beta, -alpha, True, 64 - bits_count(p8 | o8)) \
-                    if moves8(o8, p8) else final_score(p8, o8)
-            else:
-                with nogil:
-                    score = _root8(&s, p8, o8, 0, True, alpha, beta, &move)
-        else:
-            _mb_load(&b, size, P, O)
-            _mb_weights(size)
-            with nogil:
-                score = _mb_search(&s, &b, 1, n2, alpha, beta, False, True, &move)
-            if move >= 0 and not _mb_legal(&b, move, 1):
-                move = -1
-            elif move >= 0:
-                move = (move // W - 1) * size + move % W - 1
-        return score, move, s.nodes, not s.aborted
-    finally:
-        free(s.tt)
+def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64, int threads=1):
+    """Exact result for the side to move: ``(score, move, nodes, complete)``; see
+    ``Searcher.solve`` (this one starts with an empty hash table)."""
+    return Searcher(TT_BITS, threads).solve(size, P, O, seconds, alpha, beta)
 
 
-def search(int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full", int hash_bits=20):
-    """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
-
-    Scores are evaluation units for the side to move (a won game: 10000 plus
-    the disc difference).  ``evaluation`` (8x8): "full" (hand-written),
-    "simple" (square weights and mobility, what other sizes always use) or
-    "patterns" (trained; 1/4 disc units; needs ``engine.patterns.install()``).
-    The hash table has 2**hash_bits entries.  A new depth is not started after 40% of
-    ``seconds``; a depth cut off by the clock is dropped.
-    """
-    cdef Search s
-    cdef Mailbox b
-    cdef int score = 0, move = -1, d, v, m, done = 0
-    cdef uint64_t p8, o8
-    cdef double start = bits_now()
-    _check(size)
-    kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
-    if evaluation not in kinds:
-        raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
-    if evaluation == "patterns" and PAT_W == NULL:
-        raise RuntimeError("no pattern weights installed (engine.patterns.install())")
-    _new_search(&s, seconds, hash_bits)
-    s.evaluation = kinds[evaluation]
-    try:
-        if size == 8:
-            p8, o8 = P, O
-            if moves8(p8, o8) == 0:
-                return 0, -1, 0, 0
-            for d in range(1, max_depth + 1):
-                with nogil:
-                    v = _root8(&s, p8, o8, d, False, -INF, INF, &m)
-                if s.aborted:
-                    break
-                score, move, done = v, m, d
-                if bits_now() - start > 0.4 * seconds or d >= 64 - bits_count(p8 | o8):
-                    break
-        else:
-            _mb_load(&b, size, P, O)
-            _mb_weights(size)
-            for d in range(1, max_depth + 1):
-                with nogil:
-                    v = _mb_search(&s, &b, 1, d, -INF, INF, False, False, &m)
-                if s.aborted:
-                    break
-                score, move, done = v, m, d
-                if bits_now() - start > 0.4 * seconds or d >= size * size:
-                    break
-            if move >= 0:
-                if not _mb_legal(&b, move, 1):
-                    move = -1
-                else:
-                    move = (move // W - 1) * size + move % W - 1
-        return score, move, s.nodes, done
-    finally:
-        free(s.tt)
+def search(int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full", int hash_bits=20,
+           int threads=1):
+    """Iterative deepening under a time limit: ``(score, move, nodes, depth)``; see
+    ``Searcher.search`` (this one starts with an empty hash table of 2**hash_bits entries)."""
+    return Searcher(hash_bits, threads).search(size, P, O, max_depth, seconds, evaluation)
 
 
 def evaluate(P, O, evaluation="full"):

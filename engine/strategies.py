@@ -20,7 +20,9 @@ endgame, switch, best.  Write your own by subclassing ``Strategy``::
             return (corners or moves)[0]
 """
 import math
+import os
 import random
+import threading
 import time
 from functools import lru_cache
 
@@ -30,6 +32,11 @@ from .backend import core
 compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
 from .notation import PASS
 from .position import BLACK, Position
+
+
+def default_threads():
+    """Threads for the compiled search when none are asked for: every core of the machine."""
+    return max(1, min(64, os.cpu_count() or 1))
 
 
 def _bits(mask):
@@ -55,6 +62,13 @@ class Strategy:
 
     def next_move(self, position, time_limit=None):
         raise NotImplementedError
+
+    def ponder(self, position):
+        """Think about ``position`` (the opponent to move) until ``stop_pondering``; returns at
+        once.  The default does nothing; ``best`` searches in the background."""
+
+    def stop_pondering(self):
+        """End what ``ponder`` started (waits for the background search to stop)."""
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name!r}>"
@@ -399,16 +413,19 @@ class AlphaBeta(_TimedSearch):
         return alpha
 
 
-def c_search(position, seconds, depth=60, evaluation="full"):
+def c_search(position, seconds, depth=60, evaluation="full", searcher=None):
     """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
 
     ``evaluation``: "full" (hand-written), "simple" (square weights and
     mobility) or "patterns" (trained, 8x8; "full" when no weights are installed).
+    ``searcher``: a ``compiled.Searcher`` (its threads and hash table); a new
+    one-thread search without it.
     """
     if compiled is not None:
         if evaluation == "patterns" and not (position.size == 8 and patterns.install()):
             evaluation = "full"
-        score, move, _, _ = compiled.search(position.size, position.player, position.opponent, depth,
+        searcher = searcher or compiled.Searcher(20, 1)
+        score, move, _, _ = searcher.search(position.size, position.player, position.opponent, depth,
                                             seconds, evaluation)
         return score, move
     return None, AlphaBeta(depth=min(depth, 6)).next_move(position, seconds)
@@ -468,13 +485,16 @@ class Endgame(Strategy):
         return self.fallback.next_move(position, limit)
 
 
-def solve(position, seconds=0.0):
-    """Exact solve: ``(score, move, nodes, complete)`` (see ``engine._core.solve``).
+def solve(position, seconds=0.0, threads=1, searcher=None):
+    """Exact solve: ``(score, move, nodes, complete)`` (see ``engine._core.Searcher.solve``).
 
-    Uses the compiled solver, or a plain alpha-beta in Python without it.
+    Uses the compiled solver on ``threads`` threads (or ``searcher``), or a
+    plain alpha-beta in Python without it.
     """
     if compiled is not None:
-        return compiled.solve(position.size, position.player, position.opponent, seconds)
+        patterns.install()  # the solver orders its moves with them
+        searcher = searcher or compiled.Searcher(20, threads)
+        return searcher.solve(position.size, position.player, position.opponent, seconds)
     state = {"nodes": 0, "deadline": time.monotonic() + seconds if seconds else None}
     n = position.size
 
@@ -504,9 +524,9 @@ def solve(position, seconds=0.0):
         return 0, -1, state["nodes"], False
 
 
-def solve_move(position, seconds):
+def solve_move(position, seconds, searcher=None):
     """The best move by exact solving, or None if it did not finish in ``seconds``."""
-    score, move, _, complete = solve(position, seconds)
+    score, move, _, complete = solve(position, seconds, searcher=searcher)
     return move if complete and move >= 0 else None
 
 
@@ -550,17 +570,21 @@ class Best(Strategy):
     """The strongest default: book, iterative PVS with the trained pattern evaluation, exact endgame.
 
     With ``time_limit`` T per move: at most ``exact_empties`` empties it
-    solves exactly; up to ``solve_empties`` it first tries a win/draw/loss
-    solve within half of T and plays a proven win (or draw); otherwise, and
-    when a solve does not finish, the PVS move (at most ``depth`` plies deep).
-    ``evaluation="full"`` uses the hand-written evaluation instead of the
-    patterns (which are also replaced by it where no weights are installed).
+    first tries an exact solve within half of T; up to ``solve_empties`` a
+    win/draw/loss solve within half of T, and plays a proven win (or
+    draw); otherwise, and when a solve does not finish, the PVS move (at
+    most ``depth`` plies deep).  ``evaluation="full"`` uses the
+    hand-written evaluation instead of the patterns (which are also
+    replaced by it where no weights are installed).  The search runs on
+    ``threads`` threads (default: every core) and keeps its hash table
+    (2**``hash_bits`` entries of 32 bytes) from one move to the next;
+    ``ponder`` uses it on the opponent's time.
     """
 
     name = "best"
 
-    def __init__(self, solve_empties=22, exact_empties=14, default_time=1.0, seed=None, depth=60,
-                 evaluation="patterns"):
+    def __init__(self, solve_empties=24, exact_empties=20, default_time=1.0, seed=None, depth=60,
+                 evaluation="patterns", threads=None, hash_bits=20):
         self.depth = depth
         self.evaluation = evaluation
         if evaluation == "patterns":
@@ -569,8 +593,12 @@ class Best(Strategy):
         self.exact_empties = exact_empties
         self.default_time = default_time
         self.book = Book(fallback=self, seed=seed)
+        self.threads = threads or default_threads()
+        self.searcher = compiled.Searcher(hash_bits, self.threads) if compiled is not None else None
+        self._pondering = None
 
     def next_move(self, position, time_limit=None):
+        self.stop_pondering()
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -580,17 +608,41 @@ class Best(Strategy):
         if bm:
             return self.book.rng.choice(sorted(bm))
         empties = position.empties()
-        if empties <= self.exact_empties:
-            move = solve_move(position, 0.8 * limit)
+        if self.searcher is not None and position.size == 8 and empties <= self.solve_empties:
+            window = (-64, 64) if empties <= self.exact_empties else (-1, 1)
+            score, move, _, complete = self.searcher.solve(8, position.player, position.opponent,
+                                                           0.5 * limit, *window)
+            if complete and move >= 0 and (score >= 0 or window[0] == -64):
+                return move
+        elif empties <= min(self.exact_empties, 14):
+            move = solve_move(position, 0.8 * limit, self.searcher)
             if move is not None:
                 return move
-        elif empties <= self.solve_empties and compiled is not None:
-            score, move, _, complete = compiled.solve(position.size, position.player, position.opponent,
-                                                      0.5 * limit, -1, 1)
-            if complete and move >= 0 and score >= 0:
-                return move
         left = 0.9 * limit - (time.monotonic() - start)
-        return c_search(position, max(0.01, left), self.depth, self.evaluation)[1]
+        return c_search(position, max(0.01, left), self.depth, self.evaluation, self.searcher)[1]
+
+    def ponder(self, position):
+        """Search ``position`` (the opponent to move) on a background thread until
+        ``stop_pondering`` or ``next_move``: the hash table then holds the answers to the
+        opponent's likely moves."""
+        self.stop_pondering()
+        if self.searcher is None or position.size != 8 or position.is_game_over():
+            return
+        P, O = position.player, position.opponent
+        if not position.legal_moves_mask():
+            P, O = O, P
+        evaluation = self.evaluation if patterns.install() else "full"
+        worker = threading.Thread(target=self.searcher.search, args=(8, P, O, self.depth, 0.0, evaluation),
+                                  name="ponder", daemon=True)
+        self._pondering = worker
+        worker.start()
+
+    def stop_pondering(self):
+        worker, self._pondering = self._pondering, None
+        if worker is not None:
+            self.searcher.stop()
+            worker.join()
+            self.searcher.clear_stop()
 
 
 STRATEGIES = {
