@@ -12,6 +12,16 @@ PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
 
 
+def _threads(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 64:
+        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..64: {text!r}")
+    return n
+
+
 def cmd_info(args):
     print(f"rules core : {backend.core.NAME}")
     if backend.compiled is None:
@@ -90,7 +100,7 @@ def cmd_move(args):
     from .notation import PASS
     try:
         position = oneshot.parse_request(sys.stdin.read())
-        ai = strategies.get(args.ai)
+        ai = strategies.get(args.ai, threads=args.threads)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -134,7 +144,7 @@ def cmd_solve(args):
     """Exact scores of .obf positions (or one position string)."""
     import json
     from .notation import square_name
-    from .strategies import solve
+    from .strategies import default_threads, solve, solve_within
     if backend.compiled is None:
         print("note: the compiled core is not built; solving on the pure-Python path is very slow",
               file=sys.stderr)
@@ -153,7 +163,10 @@ def cmd_solve(args):
             bad += 1
             continue
         t = time.perf_counter()
-        score, move, nodes, complete = solve(p, args.time or 0.0)
+        if args.time:
+            score, move, nodes, complete = solve_within(p, args.time, args.threads or default_threads())
+        else:
+            score, move, nodes, complete = solve(p, 0.0, args.threads or default_threads())
         dt = time.perf_counter() - t
         total_nodes += nodes
         total_time += dt
@@ -164,11 +177,14 @@ def cmd_solve(args):
             ok = score == best and expected.get(name, best) == best
             check = "ok" if ok else f"MISMATCH (expected {best})"
             bad += not ok
+        if not complete:
+            check = "estimate: not solved in time"
         if args.json:
             print(json.dumps({"position": label, "score": score, "move": name, "nodes": nodes,
-                              "seconds": round(dt, 4), "complete": complete}))
+                              "seconds": round(dt, 4), "complete": complete, "exact": complete}))
         else:
-            print(f"{label:24s} score {score if complete else '?':>4} move {name:4s} "
+            shown = f"{score:+d}" if complete else f"~{score:+d}"
+            print(f"{label:24s} score {shown:>4} move {name:4s} "
                   f"{nodes:>12,} nodes {dt:8.3f} s {nodes / dt / 1e6 if dt else 0:6.1f} M nodes/s  {check}")
     if not args.json and len(items) > 1:
         print(f"total: {total_nodes:,} nodes in {total_time:.2f} s "
@@ -194,7 +210,7 @@ def cmd_nboard(args):
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    return nboard.run(args.ai, args.time)
+    return nboard.run(args.ai, args.time, threads=args.threads)
 
 
 def main(argv=None):
@@ -226,13 +242,19 @@ def main(argv=None):
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
+    mv.add_argument("--threads", type=_threads, default=None, metavar="N",
+                    help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
                         description="Each line of an .obf file: 64 cells (X black, O white, - empty), a "
                                     "space, the side to move, then optionally ';' and known 'move:score' "
                                     "pairs, which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
     so.add_argument("--json", action="store_true", help="one JSON object per position")
-    so.add_argument("--time", type=float, default=None, help="give up on a position after this many seconds")
+    so.add_argument("--time", type=float, default=None,
+                    help="seconds per position: when the exact solve does not finish, the best estimate "
+                         "so far (midgame search) is printed as ~SCORE, marked 'estimate'")
+    so.add_argument("--threads", type=_threads, default=None, metavar="N",
+                    help="search threads (default: every core)")
     so.add_argument("--first", type=int, default=None, metavar="N", help="only the first N positions of the file")
     t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
@@ -249,6 +271,8 @@ def main(argv=None):
                                     "(e.g. 'python -m engine nboard --ai best --time 5').")
     nb.add_argument("--ai", default="best", help="strategy name (default best)")
     nb.add_argument("--time", type=float, default=2.0, help="seconds per move and per hint (default 2)")
+    nb.add_argument("--threads", type=_threads, default=None, metavar="N",
+                    help="search threads for --ai best (default: every core)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.depth < 0:

@@ -1057,6 +1057,7 @@ cdef class Searcher:
         s.id = k
         s.halt = &self.halt
         s.cancel = &self.cancel
+        s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once
 
     def _helper_solve(self, int k, uint64_t P, uint64_t O, int alpha, int beta):
         with nogil:

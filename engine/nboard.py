@@ -39,9 +39,9 @@ def _move_name(sq, size):
 class NBoardEngine:
     """One NBoard session: feed it lines with ``handle``; it writes answers to ``out``."""
 
-    def __init__(self, ai="best", seconds=2.0, out=sys.stdout, err=sys.stderr):
+    def __init__(self, ai="best", seconds=2.0, out=sys.stdout, err=sys.stderr, threads=None):
         self.ai_name = ai
-        self.strategy = strategies.get(ai)
+        self.strategy = strategies.get(ai, threads=threads)
         self.seconds = seconds
         self.depth = 60
         self.game = Game()
@@ -139,8 +139,8 @@ class NBoardEngine:
         self.say("status")
 
 
-def run(ai="best", seconds=2.0, stdin=sys.stdin, stdout=sys.stdout):
-    engine = NBoardEngine(ai, seconds, stdout)
+def run(ai="best", seconds=2.0, stdin=sys.stdin, stdout=sys.stdout, threads=None):
+    engine = NBoardEngine(ai, seconds, stdout, threads=threads)
     for line in stdin:
         if not engine.handle(line):
             break

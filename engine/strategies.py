@@ -19,6 +19,7 @@ endgame, switch, best.  Write your own by subclassing ``Strategy``::
             corners = [m for m in moves if m in (0, n - 1, n * n - n, n * n - 1)]
             return (corners or moves)[0]
 """
+import inspect
 import math
 import os
 import random
@@ -524,6 +525,29 @@ def solve(position, seconds=0.0, threads=1, searcher=None):
         return 0, -1, state["nodes"], False
 
 
+def solve_within(position, seconds, threads=1, searcher=None):
+    """An exact solve if it finishes within ``seconds``, else the best estimate so far:
+    ``(score, move, nodes, exact)``.
+
+    The first fifth of the time goes to the midgame search (with the trained
+    patterns), whose score, in whole discs, is the estimate; the rest to the
+    exact solve.
+    """
+    if compiled is None or position.size != 8 or not position.legal_moves_mask() or seconds <= 0:
+        score, move, nodes, complete = solve(position, seconds, threads, searcher)
+        return score, move, nodes, complete
+    searcher = searcher or compiled.Searcher(20, threads)
+    start = time.monotonic()
+    evaluation = "patterns" if patterns.install() else "full"
+    guess, guess_move, guess_nodes, _ = searcher.search(8, position.player, position.opponent, 60,
+                                                        0.2 * seconds, evaluation)
+    left = max(0.001, seconds - (time.monotonic() - start))
+    score, move, nodes, complete = searcher.solve(8, position.player, position.opponent, left)
+    if complete:
+        return score, move, nodes + guess_nodes, True
+    return round(_disc_value(guess)), guess_move, nodes + guess_nodes, False
+
+
 def solve_move(position, seconds, searcher=None):
     """The best move by exact solving, or None if it did not finish in ``seconds``."""
     score, move, _, complete = solve(position, seconds, searcher=searcher)
@@ -667,11 +691,15 @@ LADDER = ["random", "greedy", "table", "alphabeta", "iterative", "best"]
 
 
 def get(name, **options):
-    """A strategy by name (see ``names()``); ``options`` go to its constructor."""
+    """A strategy by name (see ``names()``); ``options`` go to its constructor.  ``threads``
+    goes only to strategies that search on several threads (``best``): the others search on one."""
     try:
         cls = STRATEGIES[name.lower()]
     except (KeyError, AttributeError):
         raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}") from None
+    if "threads" in options and (options["threads"] is None
+                                 or "threads" not in inspect.signature(cls).parameters):
+        del options["threads"]
     return cls(**options)
 
 

@@ -25,9 +25,10 @@ def random_opening(rng, plies, size=8):
 
 
 def play_game(job):
-    """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict."""
+    """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict.
+    Each player searches on one thread: the games run side by side in ``workers`` processes."""
     black, white, opening, seconds, size, seed = job
-    players = [strategies.get(black), strategies.get(white)]
+    players = [strategies.get(black, threads=1), strategies.get(white, threads=1)]
     for i, p in enumerate(players):
         if hasattr(p, "rng"):
             p.rng.seed(seed * 2 + i)

@@ -47,6 +47,16 @@ second close of the window (the opponent is not told).
 """
 
 
+def _threads(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 64:
+        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..64: {text!r}")
+    return n
+
+
 def _time(text):
     try:
         v = float(text)
@@ -86,6 +96,11 @@ def play_parser(colour=None):
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
     ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
                     help="instead of --time: a budget for the whole game, shared out over the moves")
+    ap.add_argument("--threads", type=_threads, default=None, metavar="N",
+                    help="search threads for --ai best (default: every core)")
+    ap.add_argument("--ponder", action="store_true",
+                    help="--ai best thinks on the opponent's time too (uses the cores while the other "
+                         "side thinks)")
     ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
     ap.add_argument("--plain", action="store_true",
                     help="plain line-by-line input and output, as without a terminal (also: NO_COLOR set); "
@@ -128,7 +143,7 @@ def play(argv, colour=None):
     try:
         if args.ai:
             player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
-                              game_time=args.game_time)
+                              game_time=args.game_time, threads=args.threads, ponder=args.ponder)
         elif args.engine:
             player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:

@@ -98,20 +98,28 @@ class Computer:
     kind = "computer"
     lines = None        # a LineInput when started at a terminal: it obeys say, board, quit
 
-    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None):
-        opts = {"seed": seed} if name.lower() == "random" and seed is not None else {}
+    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None, threads=None,
+                 ponder=False):
+        opts = {"seed": seed} if name.lower() in ("random", "best") and seed is not None else {}
+        if name.lower() == "best" and threads:
+            opts["threads"] = threads
         self.strategy = strategies.get(name, **opts)
         self.name = name
         self.clock = Clock(time_limit, game_time)
         self.pace = pace
+        self.ponder = ponder
 
     def choose(self, position):
+        """The move for ``position``; with ``ponder``, the strategy then thinks on in the
+        background about the position after it, until it is asked for its next move."""
         t = time.monotonic()
         move = self.strategy.next_move(position, self.clock.for_move(position))
         self.clock.spent(time.monotonic() - t)
         rest = self.pace - (time.monotonic() - t)
         if rest > 0:
             time.sleep(rest)
+        if self.ponder:
+            self.strategy.ponder(position.play(move))
         return move, ""
 
 

@@ -163,3 +163,18 @@ def test_game_time_budget_is_shared_out_and_kept(tmp_path):
     rw, ow = finish(w)
     assert rb == rw == 0 and final_line(ob) == final_line(ow)
     assert _t.monotonic() - t < 3 + 3 + 20   # both budgets plus messaging and start-up
+
+
+def test_best_pondering_on_two_threads_plays_a_whole_game(tmp_path):
+    """--ponder: best thinks in the background while the other side thinks, and still answers
+    every move in its time; --threads is checked."""
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "best", "--ponder", "--threads", 2, "--time", "0.05", "--seed", 3)
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.1")
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == rw == 0, ob[-800:] + ow[-800:]
+    assert final_line(ob) == final_line(ow) and Records(board).current().status == "over"
+    bad = player("black", tmp_path / "c", "--ai", "best", "--threads", "0")
+    rc, out = finish(bad)
+    assert rc == 2 and "threads must be a whole number 1..64" in out
