@@ -256,6 +256,7 @@ cdef enum:
     SOLVE_ORDER_EMPTIES = 6   # fastest-first ordering from here; parity alone below
     SOLVE_SMALL = 5           # from here on: no move generation, no hash table
     SOLVE_STABLE_EMPTIES = 8
+    SOLVE_ETC_EMPTIES = 14    # enhanced transposition cutoffs above this
     SOLVE_EVAL_EMPTIES = 14   # ordering by a shallow midgame search from here
     SOLVE_EVAL_BASE = 12      # ... of depth (empties - SOLVE_EVAL_BASE) / 2
     SOLVE_EVAL_MOBILITY = 8   # ... plus this weight times the opponent's mobility
@@ -825,6 +826,22 @@ cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash
     return n
 
 
+cdef int _etc(Search* s, uint64_t P, uint64_t O, uint64_t moves, int beta) noexcept nogil:
+    """Enhanced transposition cutoff: a child already solved well enough to refute the
+    opponent (its upper bound at most -beta) ends the search before any move is made."""
+    cdef uint64_t f, b
+    cdef int sq
+    cdef TTData e
+    while moves:
+        sq = bits_ctz(moves)
+        moves &= moves - 1
+        b = (<uint64_t>1) << sq
+        f = flips8(P, O, sq)
+        if _load(s, O ^ f, P | f | b, &e) and e.kind == KIND_EXACT and -e.upper >= beta:
+            return -e.upper
+    return -INF
+
+
 cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed, int empties) noexcept nogil:
     """Exact disc difference for the side to move (empties to the winner), PVS with a hash table."""
     cdef uint64_t moves, odd, fl[32]
@@ -857,6 +874,10 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
                 beta = e.upper
             hash_move = e.move
         a0 = alpha
+        if empties > SOLVE_ETC_EMPTIES:
+            v = _etc(s, P, O, moves, beta)
+            if v >= beta:
+                return v
     if empties >= SOLVE_EVAL_EMPTIES:
         n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
     elif empties >= SOLVE_ORDER_EMPTIES:
