@@ -292,6 +292,7 @@ cdef struct Search:      # one thread's search; the hash table is shared by the 
     int evaluation       # EVAL_FULL, EVAL_SIMPLE or EVAL_PATTERNS
     int gen              # this search's generation: older entries are replaced first
     int id               # 0: the main thread; helpers vary their order by it
+    int nthreads         # threads searching the same position
     int* halt            # set when another thread of the same search has finished
     int* cancel          # set by Searcher.stop()
 
@@ -916,6 +917,18 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     return best
 
 
+cdef void _rotate(int* sqs, uint64_t* fl, int n, int start) noexcept nogil:
+    cdef int tmp_s[32]
+    cdef uint64_t tmp_f[32]
+    cdef int i
+    for i in range(n):
+        tmp_s[i] = sqs[(start + i) % n]
+        tmp_f[i] = fl[(start + i) % n]
+    for i in range(n):
+        sqs[i] = tmp_s[i]
+        fl[i] = tmp_f[i]
+
+
 cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int alpha, int beta, int* out_move) noexcept nogil:
     """One full-window (alpha, beta) search of the root; the best move goes to out_move."""
     cdef uint64_t moves = moves8(P, O), fl[32]
@@ -928,11 +941,9 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
         hash_move = e.move
     n = _order(P, O, moves, hash_move, sqs, fl)
     if s.id and n > 1:
-        # a helper thread starts with another move than the main thread: they share the work
-        i = 1 + (s.id - 1) % (n - 1)
-        v, f = sqs[i], fl[i]
-        sqs[i], fl[i] = sqs[0], fl[0]
-        sqs[0], fl[0] = v, f
+        # helper k of t starts k/t of the way down the list and wraps around: the threads
+        # spread over the root moves, and each finds the others' results in the table
+        _rotate(sqs, fl, n, (s.id * n) // s.nthreads)
     out_move[0] = sqs[0] if n else -1
     for i in range(n):
         if exact:
@@ -975,6 +986,7 @@ cdef void _init_search(Search* s, double seconds) noexcept nogil:
     s.evaluation = EVAL_FULL
     s.gen = 0
     s.id = 0
+    s.nthreads = 1
     s.halt = &NO_FLAG
     s.cancel = &NO_FLAG
     s.deadline = bits_now() + seconds if seconds > 0 else 0
@@ -1076,6 +1088,7 @@ cdef class Searcher:
         s.gen = self.gen
         s.evaluation = evaluation
         s.id = k
+        s.nthreads = self.threads
         s.halt = &self.halt
         s.cancel = &self.cancel
         s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once

@@ -1,0 +1,75 @@
+"""The exact solver on FFO positions, on 1 and on N threads in the same run.
+
+    python bench/solver.py ../shared/ffo/fforum-40-59.obf --first 5 --threads 1 2
+
+Prints, for each position and thread count, the score (checked against the
+file), nodes and seconds, then the totals and the speed-up of each thread
+count over the first.  Each solve starts with an empty hash table.  The
+reference column is the plain C bitboard solver the issue compares with
+(FFO #40-#49, one core, on the project's CI machine kind).
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine import Position, patterns  # noqa: E402
+from engine.backend import compiled  # noqa: E402
+
+REFERENCE = {40: 0.44, 41: 1.32, 42: 2.51, 43: 2.66, 44: 2.18}   # seconds, plain C
+REFERENCE_40_49 = 171.0
+
+
+def positions(path, first, number_from):
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines()[:first]):
+        board, _, rest = line.partition(";")
+        best = max(int(item.split(":")[1]) for item in rest.split(";") if ":" in item)
+        yield number_from + i, Position.from_text(board.strip()), best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file", help="an .obf file (FFO #40-#59: fforum-40-59.obf)")
+    ap.add_argument("--first", type=int, default=5, help="the first N positions (default 5)")
+    ap.add_argument("--number-from", type=int, default=40, help="the first position's FFO number (default 40)")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts (default 1 2)")
+    ap.add_argument("--repeat", type=int, default=1, help="solves of each; the median time is shown")
+    args = ap.parse_args(argv)
+    if compiled is None:
+        sys.exit("the compiled core is not built")
+    patterns.install()
+    totals = {t: 0.0 for t in args.threads}
+    nodes_total = {t: 0 for t in args.threads}
+    print(f"{'#':>3} {'empties':>7} {'score':>5} " + " ".join(
+        f"{f'{t} thr nodes':>14} {f'{t} thr s':>9}" for t in args.threads) + f" {'plain C':>8}")
+    bad = 0
+    for number, p, best in positions(args.file, args.first, args.number_from):
+        row = f"{number:>3} {p.empties():>7} {best:>+5} "
+        for t in args.threads:
+            times = []
+            for _ in range(args.repeat):
+                start = time.perf_counter()
+                score, move, nodes, complete = compiled.solve(8, p.player, p.opponent, threads=t)
+                times.append(time.perf_counter() - start)
+                if not complete or score != best:
+                    bad += 1
+                    print(f"#{number}: {t} threads gave {score}, expected {best}", file=sys.stderr)
+            secs = statistics.median(times)
+            totals[t] += secs
+            nodes_total[t] += nodes
+            row += f"{nodes:>14,} {secs:>9.2f} "
+        ref = REFERENCE.get(number)
+        print(row + (f"{ref:>8.2f}" if ref else f"{'':>8}"), flush=True)
+    print("total " + " ".join(f"{t} thread(s): {nodes_total[t]:,} nodes {totals[t]:.2f} s"
+                              for t in args.threads))
+    base = args.threads[0]
+    for t in args.threads[1:]:
+        print(f"speed-up of {t} threads over {base}: {totals[base] / totals[t]:.2f}x")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
