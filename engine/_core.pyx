@@ -293,6 +293,7 @@ cdef struct Search:      # one thread's search; the hash table is shared by the 
     int gen              # this search's generation: older entries are replaced first
     int id               # 0: the main thread; helpers vary their order by it
     int nthreads         # threads searching the same position
+    int selective        # ProbCut in the midgame search (with the pattern evaluation)
     int* halt            # set when another thread of the same search has finished
     int* cancel          # set by Searcher.stop()
 
@@ -591,6 +592,66 @@ def has_patterns():
     return PAT_W != NULL
 
 
+# -- ProbCut (Buro): a shallow search at depth d/2 predicts the depth-d value; where it lies
+# far enough outside the window, the deep search is skipped.  The error of the prediction
+# (its standard deviation, by depth and stage of the game) is fitted on self-play by
+# engine/probcut.py; PC_T100 / 100 standard deviations count as "far enough".
+cdef enum:
+    PC_MIN_DEPTH = 3
+    PC_MAX_DEPTH = 12
+    PC_STAGES = 3        # 40 or more empties, 25 to 39, fewer
+
+cdef int PC_SIGMA[PC_STAGES][PC_MAX_DEPTH + 1]
+cdef int PC_BIAS[PC_STAGES][PC_MAX_DEPTH + 1]    # mean of (deep - shallow)
+cdef int PC_T100 = 0     # 0: no table installed
+
+
+cdef inline int _pc_stage(uint64_t P, uint64_t O) noexcept nogil:
+    cdef int empties = 64 - bits_count(P | O)
+    return 0 if empties >= 40 else (1 if empties >= 25 else 2)
+
+
+def set_probcut(sigmas, biases, double t):
+    """Install ProbCut's table (``engine.probcut.install`` does): ``sigmas[stage][depth]`` and
+    ``biases[stage][depth]``, the standard deviation and the mean of (depth-d value - depth-d/2
+    value) in evaluation units (1/4 disc), for depths 0..12 and the 3 stages (0: no cut at that
+    depth); ``t``: how many standard deviations make a cut (0: none at all)."""
+    global PC_T100
+    cdef int st, d
+    for table in (sigmas, biases):
+        if len(table) != PC_STAGES or any(len(row) != PC_MAX_DEPTH + 1 for row in table):
+            raise ValueError(f"ProbCut tables must be {PC_STAGES} rows of {PC_MAX_DEPTH + 1}")
+    if not 0 <= t <= 10:
+        raise ValueError("t must be 0..10")
+    for st in range(PC_STAGES):
+        for d in range(PC_MAX_DEPTH + 1):
+            PC_SIGMA[st][d] = max(0, min(4000, int(sigmas[st][d])))
+            PC_BIAS[st][d] = max(-4000, min(4000, int(biases[st][d])))
+    PC_T100 = int(t * 100)
+
+
+PROBCUT_STAGES = PC_STAGES
+PROBCUT_MAX_DEPTH = PC_MAX_DEPTH
+
+
+cdef inline int _probcut(Search* s, uint64_t P, uint64_t O, int depth, int beta, bint passed) noexcept nogil:
+    """At a null-window node (beta - 1, beta): 1 when a shallow search says the node fails high,
+    -1 when it says it fails low, 0 when it cannot tell."""
+    cdef int stage = _pc_stage(P, O)
+    cdef int sigma = PC_SIGMA[stage][depth], bias = PC_BIAS[stage][depth], margin, bound
+    cdef int shallow = depth // 2
+    if sigma == 0:
+        return 0
+    margin = (PC_T100 * sigma + 50) // 100
+    bound = beta + margin - bias          # shallow >= bound: deep >= beta, but for t sigmas
+    if bound < WIN - 1000 and _mid(s, P, O, shallow, bound - 1, bound, passed) >= bound:
+        return 1
+    bound = beta - 1 - margin - bias      # shallow <= bound: deep <= beta - 1
+    if bound > -WIN + 1000 and _mid(s, P, O, shallow, bound, bound + 1, passed) <= bound:
+        return -1
+    return 0
+
+
 cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta, bint passed) noexcept nogil:
     cdef uint64_t moves, fl[32]
     cdef int sqs[32]
@@ -620,6 +681,14 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
                 beta = e.upper
         hash_move = e.move
     a0 = alpha
+    if s.selective and beta == alpha + 1 and PC_MIN_DEPTH <= depth <= PC_MAX_DEPTH and PC_T100:
+        v = _probcut(s, P, O, depth, beta, passed)
+        if s.aborted:
+            return 0
+        if v > 0:
+            return beta
+        if v < 0:
+            return alpha
     if depth >= 2:
         n = _order(P, O, moves, hash_move, sqs, fl)
     else:
@@ -987,6 +1056,7 @@ cdef void _init_search(Search* s, double seconds) noexcept nogil:
     s.gen = 0
     s.id = 0
     s.nthreads = 1
+    s.selective = 0
     s.halt = &NO_FLAG
     s.cancel = &NO_FLAG
     s.deadline = bits_now() + seconds if seconds > 0 else 0
@@ -1039,6 +1109,7 @@ cdef class Searcher:
     cdef int cancel
     cdef readonly int threads
     cdef readonly int hash_bits
+    cdef public bint selective
     cdef Search work[64]
     cdef int scores[64]
     cdef int moves_[64]
@@ -1056,6 +1127,7 @@ cdef class Searcher:
         self.mask = ((<uint64_t>1) << hash_bits) - 1
         self.hash_bits = hash_bits
         self.threads = threads
+        self.selective = True
         self.gen = 0
         self.halt = 0
         self.cancel = 0
@@ -1089,6 +1161,7 @@ cdef class Searcher:
         s.evaluation = evaluation
         s.id = k
         s.nthreads = self.threads
+        s.selective = self.selective and evaluation == EVAL_PATTERNS
         s.halt = &self.halt
         s.cancel = &self.cancel
         s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once

@@ -155,5 +155,7 @@ def install(path=WEIGHTS):
         instances, offsets, mob, stage_size = layout()
         _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60)) for e in range(65)],
                            SCALE // EVAL_UNIT, weights)
+        from . import probcut
+        probcut.install()  # the midgame search's cuts, fitted for these weights
         _installed = True
     return _installed

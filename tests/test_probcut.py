@@ -1,0 +1,71 @@
+"""ProbCut's table (engine/probcut.py) and the selective midgame search."""
+import random
+
+import pytest
+
+from engine import Position, backend, patterns, probcut
+
+pytestmark = pytest.mark.skipif(backend.compiled is None or not patterns.install(),
+                                reason="needs the compiled core and the pattern weights")
+compiled = backend.compiled
+
+
+def midgame(seed, plies):
+    rng = random.Random(seed)
+    while True:
+        p = Position.start()
+        for _ in range(plies):
+            moves = p.legal_moves()
+            p = p.play(rng.choice(moves) if moves else -1)
+        if not p.is_game_over() and p.legal_moves():
+            return p
+
+
+def search(p, selective, depth=9):
+    s = compiled.Searcher(18, 1)
+    s.selective = selective
+    return s.search(8, p.player, p.opponent, depth, 0.0, "patterns")
+
+
+def test_the_shipped_table_loads_and_covers_every_stage():
+    t, biases, sigmas = probcut.load()
+    assert 0 < t <= 3
+    for st in range(probcut.STAGES):
+        assert all(sigmas[st][d] > 0 for d in range(probcut.MIN_DEPTH, 11)), st
+
+
+def test_selective_search_cuts_nodes_and_stays_close():
+    cut = full = 0
+    for seed in range(4):
+        p = midgame(seed, 20 + 4 * seed)
+        sel, plain = search(p, True), search(p, False)
+        assert p.is_legal(sel[1]) and sel[3] == plain[3] == 9
+        assert abs(sel[0] - plain[0]) <= 60, seed        # within 15 discs: the same kind of position
+        cut += sel[2]
+        full += plain[2]
+    assert cut < full / 3
+
+
+@pytest.mark.parametrize("text", ["t 1.5\nstage 0 depth 3 bias 1 sigma\n", "t 99\n",
+                                  "t 1.5\nstage 5 depth 3 bias 1 sigma 2 n 3\n",
+                                  "t 1.5\nstage 0 depth 30 bias 1 sigma 2 n 3\n",
+                                  "stage 0 depth 3 bias 1 sigma 2 n 3\n", "\x00\x01garbage"])
+def test_a_malformed_table_is_refused_and_no_cut_is_made(tmp_path, text):
+    bad = tmp_path / "probcut.txt"
+    bad.write_text(text, encoding="latin-1")
+    with pytest.raises(ValueError):
+        probcut.load(bad)
+    p = midgame(1, 24)
+    try:
+        assert probcut.install(bad) is False
+        assert search(p, True)[2] == search(p, False)[2]   # no table: the same tree
+    finally:
+        assert probcut.install()
+
+
+def test_fit_writes_a_table_that_loads(tmp_path):
+    out = tmp_path / "pc.txt"
+    import io
+    probcut.fit(count=3, max_depth=4, seed=2, out=out, stream=io.StringIO())
+    t, biases, sigmas = probcut.load(out)
+    assert t == probcut.T and any(sigmas[st][4] for st in range(probcut.STAGES))
