@@ -36,8 +36,16 @@ from .position import BLACK, Position
 
 
 def default_threads():
-    """Threads for the compiled search when none are asked for: every core of the machine."""
-    return max(1, min(64, os.cpu_count() or 1))
+    """Threads for the compiled search when none are asked for: every core this process may
+    run on (``taskset`` and container limits count), at most 64."""
+    counts = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if counts is not None:
+        n = counts()
+    elif hasattr(os, "sched_getaffinity"):
+        n = len(os.sched_getaffinity(0))
+    else:
+        n = os.cpu_count()
+    return max(1, min(64, n or 1))
 
 
 def _bits(mask):
