@@ -129,7 +129,7 @@ def elo_estimate(wins, draws, losses):
     if var <= 0:  # all wins, all draws or all losses: the variance of a coin with that score
         var = s * (1 - s)
     err = 1.96 * math.sqrt(var / n) * 400 / (math.log(10) * s * (1 - s))
-    return score_to_elo(s), err
+    return score_to_elo(s) + 0.0, err  # + 0.0: no "-0.0"
 
 
 # -- openings ---------------------------------------------------------------
@@ -340,12 +340,13 @@ class Engine:
         took = time.monotonic() - start
         return line[3:].strip().split("/")[0].strip(), took
 
-    def stop(self):
+    def stop(self, graceful=True):
+        """``quit`` and up to 3 s to leave (``graceful``), then the engine's process group is killed."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         try:
-            if proc.poll() is None:
+            if graceful and proc.poll() is None:
                 try:
                     proc.stdin.write("quit\n")
                     proc.stdin.flush()
@@ -391,7 +392,7 @@ def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None)
             e.send(f"set game {ggf}")
         except EngineError as err:
             forfeit = (colour, f"{err.kind}: {err}")
-            e.stop()
+            e.stop(graceful=False)
             break
     while forfeit is None and not game.position.is_game_over():
         if deadline is not None and time.monotonic() > deadline:
@@ -406,7 +407,7 @@ def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None)
                 text, took = e.go(timeout)
             except EngineError as err:
                 forfeit = (pos.turn, f"{err.kind}: {err}")
-                e.stop()  # started again for the next game
+                e.stop(graceful=False)  # started again for the next game
                 break
             c = clocks[e]
             c.moves += 1
@@ -429,7 +430,7 @@ def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None)
                 other.send(f"move {name}")
             except EngineError as err:
                 forfeit = (colour, f"{err.kind}: {err}")
-                other.stop()
+                other.stop(graceful=False)
                 break
     if forfeit is not None:
         return {"game": game, "diff": 64 if forfeit[0] == 1 else -64, "forfeit": forfeit, "abandoned": False}
