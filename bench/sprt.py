@@ -52,8 +52,9 @@ that share the one core.  ``--engine-cpu-count N`` sets ``PYTHON_CPU_COUNT=N``
 in the engines' environment (Python 3.13 and later answer ``os.cpu_count()``
 with it) and, for older Pythons, puts a temporary ``sitecustomize.py`` that
 does the same on their ``PYTHONPATH``: ``best`` then searches on N threads.
-Use both (``taskset -c 1`` in the commands, ``--engine-cpu-count 1``) for
-one thread each on one shared core.  Only one game is played at a time.
+For one thread each on one shared core: ``taskset -c 1`` in both commands, and
+``--threads 1`` where the engine has it (our ``nboard`` since f3f8bbd) or
+``--engine-cpu-count 1``.  Only one game is played at a time.
 """
 import argparse
 import math
