@@ -1,0 +1,45 @@
+"""A misbehaving NBoard engine for tests/test_sprt.py: ``python fake_nboard.py MODE``.
+
+MODE: ``illegal`` answers every ``go`` with D4 (never empty); ``crash`` exits at its first
+``go``; ``silent`` never answers ``go``; ``cpus`` plays the first legal move and names
+itself ``cpus-N`` with N = os.cpu_count().
+"""
+import os
+import sys
+import time
+
+from engine import Game, notation
+from engine.notation import PASS
+
+
+def main(mode):
+    game = Game()
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        cmd = words[0]
+        if cmd == "nboard":
+            print(f"set myname {'cpus-%d' % os.cpu_count() if mode == 'cpus' else 'fake-' + mode}", flush=True)
+        elif cmd == "ping":
+            print("pong " + " ".join(words[1:]), flush=True)
+        elif cmd == "set" and words[1:2] == ["game"]:
+            game = Game.from_ggf(line.split(None, 2)[2])
+        elif cmd == "move":
+            sq = notation.parse_square(words[1].split("/")[0], 8)
+            if sq != PASS and game.position.must_pass():
+                game.play(PASS)
+            game.play(sq)
+        elif cmd == "go":
+            if mode == "crash":
+                sys.exit(3)
+            if mode == "silent":
+                time.sleep(30)
+            move = "D4" if mode == "illegal" else notation.square_name(game.position.legal_moves()[0]).upper()
+            print(f"=== {move}", flush=True)
+        elif cmd == "quit":
+            break
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,142 @@
+"""bench/sprt.py: the SPRT statistics, the balanced openings and small matches of NBoard engines."""
+import importlib.util
+import io
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("sprt", ROOT / "bench" / "sprt.py")
+sprt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sprt)
+
+PY = sys.executable
+FAKE = Path(__file__).resolve().parent / "fake_nboard.py"
+
+
+def nboard(ai, seconds=0.05):
+    return f"{PY} -m engine nboard --ai {ai} --time {seconds}"
+
+
+def fake(mode):
+    return f"{PY} {FAKE} {mode}"
+
+
+def match(*argv):
+    out = io.StringIO()
+    code = sprt.main([*argv, "--cwd-a", str(ROOT), "--cwd-b", str(ROOT)], out)
+    return code, out.getvalue()
+
+
+# -- statistics ---------------------------------------------------------------
+
+def test_llr_known_values():
+    # the published GSPRT figure for W 4307, D 8620, L 4063 at [0, 3]: LLR 2.99
+    assert sprt.llr(4307, 8620, 4063, 0, 3) == pytest.approx(2.9922, abs=1e-4)
+    # by hand: W 100 D 50 L 50: s = 0.625, v = .5*.375^2 + .25*.625^2 + .25*.125^2 = 0.171875,
+    # s0 = 0.5, s1 = 1/(1+10^(-1/20)) = 0.5287510; LLR = 0.028751 * 0.221249 / (2 * 0.171875 / 200)
+    assert sprt.llr(100, 50, 50, 0, 20) == pytest.approx(3.70097, abs=1e-4)
+    # the mirror result is as much evidence for H0 on the mirrored hypotheses
+    assert sprt.llr(50, 50, 100, -20, 0) == pytest.approx(-sprt.llr(100, 50, 50, 0, 20))
+    # a score halfway between s0 and s1 favours neither
+    assert sprt.llr(10, 0, 10, -20, 20) == pytest.approx(0.0)
+    assert sprt.llr(0, 0, 0, 0, 20) == 0.0
+    assert sprt.llr(0, 7, 0, 0, 20) == 0.0  # no spread: no evidence either way
+
+
+def test_bounds_and_elo():
+    lo, hi = sprt.sprt_bounds(0.05, 0.05)
+    assert (lo, hi) == pytest.approx((-math.log(19), math.log(19)))
+    assert hi == pytest.approx(2.9444, abs=1e-4)
+    assert sprt.sprt_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+    e, err = sprt.elo_estimate(30, 40, 30)
+    assert e == pytest.approx(0.0) and 0 < err < 100
+    e, _ = sprt.elo_estimate(3, 0, 1)
+    assert e == pytest.approx(400 * math.log10(3))
+
+
+# -- openings -----------------------------------------------------------------
+
+def test_symmetric_positions_share_a_key():
+    key = sprt.canonical(Game.from_transcript("f5").position)
+    assert all(sprt.canonical(Game.from_transcript(m).position) == key for m in ("d3", "c4", "e6"))
+    assert sprt.canonical(Game.from_transcript("f5d6").position) != sprt.canonical(
+        Game.from_transcript("f5f6").position)
+
+
+def test_opening_generator_is_deterministic():
+    first = sprt.make_openings(4, plies=6, seed=7, depth=3, max_abs=3.0)
+    assert first == sprt.make_openings(4, plies=6, seed=7, depth=3, max_abs=3.0)
+    assert first != sprt.make_openings(4, plies=6, seed=8, depth=3, max_abs=3.0)
+    keys = {sprt.canonical(Game.from_transcript(t).position) for t, _ in first}
+    assert len(keys) == 4
+    assert all(abs(v) <= 3.0 and len(Game.from_transcript(t).moves) == 6 for t, v in first)
+
+
+def test_shipped_openings_are_legal_balanced_and_distinct():
+    lines = [line for line in (ROOT / "bench" / "openings.txt").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    openings = sprt.read_openings(ROOT / "bench" / "openings.txt")
+    assert len(openings) == len(lines) >= 100
+    keys = set()
+    for text, line in zip(openings, lines):
+        g = Game.from_transcript(text)
+        assert 6 <= len(g.moves) <= 8 and not g.position.is_game_over()
+        assert abs(float(line.split("#")[1])) <= 2.0
+        keys.add(sprt.canonical(g.position))
+    assert len(keys) == len(openings)
+
+
+# -- matches --------------------------------------------------------------------
+
+def test_tiny_match_of_two_engines(tmp_path):
+    ggf = tmp_path / "games.ggf"
+    code, out = match("--engine-a", nboard("greedy"), "--engine-b", nboard("random"), "--time", "0.05",
+                      "--max-games", "2", "--ggf-out", str(ggf))
+    assert code == 0, out
+    assert "result : stopped at --max-games 2" in out
+    summary = out.split("=== summary")[1]
+    assert "games  : 2, A " in summary and "forfeits: 0" in summary
+    assert "engine A: cardstand-greedy" in summary and "engine B: cardstand-random" in summary
+    assert "LLR    : " in summary and "command: python bench/sprt.py --engine-a" in summary
+    games = ggf.read_text().splitlines()
+    assert len(games) == 2
+    g0, g1 = (Game.from_ggf(g) for g in games)
+    assert g0.position.is_game_over() and g1.position.is_game_over()
+    assert g0.moves[:8] == g1.moves[:8]  # one opening, both colours
+    assert "PB[A:cardstand-greedy]" in games[0] and "PB[B:cardstand-random]" in games[1]
+
+
+def test_an_illegal_move_loses(tmp_path):
+    code, out = match("--engine-a", fake("illegal"), "--engine-b", nboard("greedy"), "--time", "0.05",
+                      "--max-games", "2", "--ggf-out", str(tmp_path / "g.ggf"))
+    assert code == 0, out
+    assert "A 0-0-2" in out
+    assert out.count("FORFEIT by A: illegal move 'D4'") == 2
+    assert "forfeits: 2" in out
+    assert all(":r]" in g for g in (tmp_path / "g.ggf").read_text().splitlines())
+
+
+def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
+    code, out = match("--engine-a", nboard("greedy"), "--engine-b", fake("crash"), "--time", "0.05",
+                      "--max-games", "2")
+    assert code == 0, out
+    assert "A 2-0-0" in out and out.count("FORFEIT by B: crash") == 2
+    assert "started 2 time(s)" in out.split("engine B:")[1]
+    code, out = match("--engine-a", fake("silent"), "--engine-b", nboard("greedy"), "--time", "0.05",
+                      "--timeout", "0.3", "--max-games", "2")
+    assert code == 0, out
+    assert "B 0-0-2" not in out and "A 0-0-2" in out and out.count("FORFEIT by A: timeout") == 2
+
+
+def test_engines_can_be_given_a_cpu_count(tmp_path):
+    e = sprt.Engine("A", fake("cpus"), env=sprt.cpu_count_env(1, tmp_path))
+    try:
+        e.start()
+        assert e.name == "cpus-1"
+    finally:
+        e.stop()
