@@ -3,7 +3,7 @@
     python bench/sprt.py --engine-a "CMD" --engine-b "CMD" [--time 0.5]
         [--elo0 0] [--elo1 20] [--alpha 0.05] [--beta 0.05]
         [--max-games N] [--max-minutes M] [--openings FILE | --plies 8] [--seed S]
-        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR] [--engine-cpu-count N]
+        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR]
     python bench/sprt.py --make-openings [--count 200] [--plies 8] [--seed 1]
         [--opening-depth 10] [--max-abs 2] [--openings bench/openings.txt]
 
@@ -45,16 +45,10 @@ The test stops when the LLR leaves [log(beta/(1-alpha)), log((1-beta)/alpha)]
 being played at the deadline is dropped, not counted).  One progress line
 per game; the summary ends with the exact command.
 
-Threads: our ``best`` searches on every core it sees (``os.cpu_count()``).
-``taskset -c 1`` pins a process to one core but on Python < 3.13 leaves
-``os.cpu_count()`` at the machine's count, so ``best`` would run two threads
-that share the one core.  ``--engine-cpu-count N`` sets ``PYTHON_CPU_COUNT=N``
-in the engines' environment (Python 3.13 and later answer ``os.cpu_count()``
-with it) and, for older Pythons, puts a temporary ``sitecustomize.py`` that
-does the same on their ``PYTHONPATH``: ``best`` then searches on N threads.
-For one thread each on one shared core: ``taskset -c 1`` in both commands, and
-``--threads 1`` where the engine has it (our ``nboard`` since f3f8bbd) or
-``--engine-cpu-count 1``.  Only one game is played at a time.
+Threads: our ``best`` searches on every core the process may run on, so
+``taskset -c 1`` in both commands gives each one thread on one shared core
+(``--threads 1`` says it too, where the engine has the flag).  Only one game
+is played at a time.
 """
 import argparse
 import math
@@ -65,7 +59,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import deque
@@ -233,31 +226,11 @@ class EngineError(Exception):
         self.kind = kind
 
 
-SHIM = '''\
-# Written by bench/sprt.py (--engine-cpu-count): os.cpu_count() answers PYTHON_CPU_COUNT,
-# as Python 3.13 and later do by themselves.
-import os as _os
-import sys as _sys
-_n = _os.environ.get("PYTHON_CPU_COUNT", "")
-if _n.isdigit() and int(_n) > 0 and _sys.version_info < (3, 13):
-    _os.cpu_count = lambda _n=int(_n): _n
-'''
-
-
-def cpu_count_env(n, shim_dir):
-    """The environment for engines that should see ``os.cpu_count() == n``."""
-    env = dict(os.environ)
-    env["PYTHON_CPU_COUNT"] = str(n)
-    Path(shim_dir, "sitecustomize.py").write_text(SHIM, encoding="utf-8")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(shim_dir), env.get("PYTHONPATH", "")) if p)
-    return env
-
-
 class Engine:
     """One NBoard engine process."""
 
-    def __init__(self, label, command, cwd=None, env=None, start_timeout=60.0):
-        self.label, self.command, self.cwd, self.env = label, command, cwd, env
+    def __init__(self, label, command, cwd=None, start_timeout=60.0):
+        self.label, self.command, self.cwd = label, command, cwd
         self.start_timeout = start_timeout
         self.proc = None
         self.name = label
@@ -269,7 +242,7 @@ class Engine:
     def start(self):
         self.stop()
         self.starts += 1
-        self.proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, env=self.env, text=True,
+        self.proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, text=True,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      bufsize=1, start_new_session=True)
         self.lines = queue.Queue()
@@ -619,9 +592,6 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--seed", type=int, default=1, help="order of the openings (or the random openings)")
     ap.add_argument("--ggf-out", "--pgn-out", dest="ggf_out", default=None,
                     help="append every game to this file, one GGF game a line (Othello's PGN)")
-    ap.add_argument("--engine-cpu-count", type=int, default=None, metavar="N",
-                    help="engines see os.cpu_count() == N (PYTHON_CPU_COUNT and a sitecustomize shim): "
-                         "our 'best' then searches on N threads")
     ap.add_argument("--make-openings", action="store_true", help="write the balanced openings file and stop")
     ap.add_argument("--count", type=int, default=200, help="--make-openings: how many (default 200)")
     ap.add_argument("--opening-depth", type=int, default=10, help="--make-openings: search depth (default 10)")
@@ -649,24 +619,22 @@ def main(argv=None, out=sys.stdout):
         except (OSError, ValueError) as e:
             ap.error(str(e))
     timeout = args.timeout if args.timeout is not None else 2 * args.time + 1.0
-    with tempfile.TemporaryDirectory(prefix="sprt-") as tmp:
-        env = cpu_count_env(args.engine_cpu_count, tmp) if args.engine_cpu_count else None
-        a = Engine("A", args.engine_a, args.cwd_a, env)
-        b = Engine("B", args.engine_b, args.cwd_b, env)
-        match = Match(a, b, openings, args.time, timeout, args.elo0, args.elo1, args.alpha, args.beta,
-                      args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
-                      "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv))
-        try:
-            match.run()
-        except EngineError as e:
-            out.write(f"error: {e}\n")
-            return 2
-        except KeyboardInterrupt:
-            out.write("interrupted\n")
-            match.seconds = 0.0
-            match.decision = "interrupted"
-            match.summary()
-            return 130
+    a = Engine("A", args.engine_a, args.cwd_a)
+    b = Engine("B", args.engine_b, args.cwd_b)
+    match = Match(a, b, openings, args.time, timeout, args.elo0, args.elo1, args.alpha, args.beta,
+                  args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
+                  "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv))
+    try:
+        match.run()
+    except EngineError as e:
+        out.write(f"error: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        out.write("interrupted\n")
+        match.seconds = 0.0
+        match.decision = "interrupted"
+        match.summary()
+        return 130
     return 0
 
 

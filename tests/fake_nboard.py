@@ -1,10 +1,8 @@
 """A misbehaving NBoard engine for tests/test_sprt.py: ``python fake_nboard.py MODE``.
 
 MODE: ``illegal`` answers every ``go`` with D4 (never empty); ``crash`` exits at its first
-``go``; ``silent`` never answers ``go``; ``cpus`` plays the first legal move and names
-itself ``cpus-N`` with N = os.cpu_count().
+``go``; ``silent`` never answers ``go``.
 """
-import os
 import sys
 import time
 
@@ -20,7 +18,7 @@ def main(mode):
             continue
         cmd = words[0]
         if cmd == "nboard":
-            print(f"set myname {'cpus-%d' % os.cpu_count() if mode == 'cpus' else 'fake-' + mode}", flush=True)
+            print(f"set myname fake-{mode}", flush=True)
         elif cmd == "ping":
             print("pong " + " ".join(words[1:]), flush=True)
         elif cmd == "set" and words[1:2] == ["game"]:

@@ -131,12 +131,3 @@ def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
                       "--timeout", "0.3", "--max-games", "2")
     assert code == 0, out
     assert "B 0-0-2" not in out and "A 0-0-2" in out and out.count("FORFEIT by A: timeout") == 2
-
-
-def test_engines_can_be_given_a_cpu_count(tmp_path):
-    e = sprt.Engine("A", fake("cpus"), env=sprt.cpu_count_env(1, tmp_path))
-    try:
-        e.start()
-        assert e.name == "cpus-1"
-    finally:
-        e.stop()
