@@ -1166,14 +1166,23 @@ cdef class Searcher:
         s.cancel = &self.cancel
         s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once
 
+    # Each thread searches with its own copy of its Search, on its own stack: the node counters
+    # of neighbouring threads in one array would share cache lines and slow every node.
     def _helper_solve(self, int k, uint64_t P, uint64_t O, int alpha, int beta):
+        cdef Search local = self.work[k]
+        cdef int score = 0, move = -1
         with nogil:
-            _work_solve(&self.work[k], P, O, alpha, beta, &self.scores[k], &self.moves_[k])
+            _work_solve(&local, P, O, alpha, beta, &score, &move)
+        self.work[k] = local
+        self.scores[k], self.moves_[k] = score, move
 
     def _helper_search(self, int k, uint64_t P, uint64_t O, int max_depth, double start, double seconds):
+        cdef Search local = self.work[k]
+        cdef int score = 0, move = -1, depth = 0
         with nogil:
-            _work_search(&self.work[k], P, O, max_depth, start, seconds, &self.scores[k],
-                         &self.moves_[k], &self.depths[k])
+            _work_search(&local, P, O, max_depth, start, seconds, &score, &move, &depth)
+        self.work[k] = local
+        self.scores[k], self.moves_[k], self.depths[k] = score, move, depth
 
     def _run(self, helper, args, int threads):
         """Start the helpers on their threads, run the main one here, then wait for them all."""
