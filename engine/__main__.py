@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {info,perft,bench,move,solve,tournament,nboard}``."""
+"""Command line: ``python -m engine {info,perft,bench,move,solve,tournament,nboard,book}``."""
 import argparse
 import platform
 import statistics
@@ -31,6 +31,10 @@ def cmd_info(args):
         print(f"compiled   : built ({backend.compiled.__file__})")
         if backend.core is backend.pure:
             print("             not in use: OTHELLO_ENGINE=pure is set")
+    from . import book
+    learned = book.learned()
+    print("book       : " + (f"{len(learned):,} positions ({book.BOOK.name})" if learned is not None
+                             else f"none, the named openings only ({book.learned_error()})"))
     print(f"python     : {platform.python_implementation()} {platform.python_version()}")
     print(f"machine    : {platform.machine()} {platform.system()}")
 
@@ -213,6 +217,42 @@ def cmd_nboard(args):
     return nboard.run(args.ai, args.time, threads=args.threads)
 
 
+def cmd_book(args):
+    """The learned opening book: build, show, check."""
+    from . import book
+    from .position import IllegalMove
+    if args.book_cmd == "build":
+        from . import bookbuild
+        try:
+            bookbuild.build(args.out, plies=args.plies, depth=args.depth, width=args.width, seed=args.seed,
+                            positions=args.positions or None, minutes=args.minutes, resume=args.resume,
+                            log=lambda line: print(line, flush=True))
+        except (ValueError, RuntimeError) as e:  # BookError is a ValueError
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            return 130
+        return 0
+    if args.book_cmd == "show":
+        try:
+            lines = book.show(book.load(args.file), args.moves)
+        except (ValueError, IllegalMove) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print("\n".join(lines))
+        return 0
+    try:
+        s = book.check(args.file)
+    except book.BookError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{args.file}: good: {s['positions']:,} positions, {s['moves']:,} moves, positions up to ply "
+          f"{s['deepest']}, {s['bytes']:,} bytes (built with --plies {s['plies']} --depth {s['depth']} "
+          f"--width {s['width']:g} --seed {s['seed']})"
+          + ("" if s["root"] is None else f"; start position {s['root']:+.2f}"))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
@@ -223,7 +263,9 @@ def main(argv=None):
                                         "  python -m engine bench\n"
                                         "  python -m engine solve tests/data/fforum-1-19.obf\n"
                                         "  python -m engine tournament random greedy best --games 4\n"
-                                        "  python -m engine nboard --ai best --time 5")
+                                        "  python -m engine nboard --ai best --time 5\n"
+                                        "  python -m engine book show f5d6c3\n"
+                                        "  python -m engine book check")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
@@ -273,12 +315,39 @@ def main(argv=None):
     nb.add_argument("--time", type=float, default=2.0, help="seconds per move and per hint (default 2)")
     nb.add_argument("--threads", type=_threads, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
+    bk = sub.add_parser("book", help="the learned opening book of best: build, show, check",
+                        description="The learned opening book (engine/book.bin.gz) that 'best' plays from: "
+                                    "positions under the board's symmetries, every move valued in discs by a "
+                                    "deep search and the book's negamax. See docs/ai.md.")
+    bsub = bk.add_subparsers(dest="book_cmd", required=True)
+    from .book import BOOK
+    bb = bsub.add_parser("build", help="build (or --resume) a book by searching deviations from the start",
+                         description="From the start position, every book position within the first --plies "
+                                     "plies has all its moves searched; moves within --width discs of the best "
+                                     "lead to new book positions; the rest are valued by a --depth search; the "
+                                     "values are backed up by negamax. Deterministic for the same options; "
+                                     "saved every minute and when interrupted.")
+    bb.add_argument("--out", default=str(BOOK), help="the book file (default: the shipped engine/book.bin.gz)")
+    bb.add_argument("--plies", type=int, default=11, help="book positions within the first N plies (default 11)")
+    bb.add_argument("--depth", type=int, default=10, help="search depth of the leaves (default 10)")
+    bb.add_argument("--width", type=float, default=2.0,
+                    help="expand moves within W discs of the best (default 2)")
+    bb.add_argument("--seed", type=int, default=1, help="orders equally good candidates (default 1)")
+    bb.add_argument("--positions", type=int, default=1000,
+                    help="stop at this many book positions (default 1000; 0: no limit)")
+    bb.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
+    bb.add_argument("--resume", action="store_true", help="continue from the book in --out")
+    bs = bsub.add_parser("show", help="the book moves of a position, best first, values in discs")
+    bs.add_argument("moves", nargs="?", default="", help="the moves from the start, e.g. f5d6c3 (default: none)")
+    bs.add_argument("--file", default=str(BOOK), help="the book file (default: the shipped one)")
+    bc = bsub.add_parser("check", help="verify a book file (exit 1 on the first problem)")
+    bc.add_argument("file", nargs="?", default=str(BOOK), help="the book file (default: the shipped one)")
     args = ap.parse_args(argv)
     if args.cmd == "perft":
         if args.depth < 0:
             ap.error("depth must be >= 0")
     return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
-            "tournament": cmd_tournament, "nboard": cmd_nboard}[args.cmd](args) or 0
+            "tournament": cmd_tournament, "nboard": cmd_nboard, "book": cmd_book}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

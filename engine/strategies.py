@@ -28,6 +28,7 @@ import time
 from functools import lru_cache
 
 from . import book, notation, patterns
+from . import book as _books  # Best's parameter `book` hides the module
 from .backend import core
 
 compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
@@ -599,7 +600,14 @@ class Switch(Strategy):
 
 
 class Best(Strategy):
-    """The strongest default: book, iterative PVS with the trained pattern evaluation, exact endgame.
+    """The strongest default: learned book, iterative PVS with the trained pattern evaluation, exact endgame.
+
+    In a position of the learned opening book (``engine/book.bin.gz``, under
+    any symmetry) it plays a book move whose value is within ``book_margin``
+    discs of the best, drawn at random (``seed``) with weights that halve
+    every half disc below the best, so games differ; ``book=False`` turns the
+    book off, ``book=PATH`` (or a ``book.LearnedBook``) uses another one.
+    Without a usable learned book it follows the named openings instead.
 
     With ``time_limit`` T per move: at most ``exact_empties`` empties it
     first tries an exact solve within half of T; up to ``solve_empties`` a
@@ -616,7 +624,7 @@ class Best(Strategy):
     name = "best"
 
     def __init__(self, solve_empties=24, exact_empties=20, default_time=1.0, seed=None, depth=60,
-                 evaluation="patterns", threads=None, hash_bits=20):
+                 evaluation="patterns", threads=None, hash_bits=20, book=True, book_margin=1.0):
         self.depth = depth
         self.evaluation = evaluation
         if evaluation == "patterns":
@@ -624,10 +632,32 @@ class Best(Strategy):
         self.solve_empties = solve_empties
         self.exact_empties = exact_empties
         self.default_time = default_time
-        self.book = Book(fallback=self, seed=seed)
         self.threads = threads or default_threads()
         self.searcher = compiled.Searcher(hash_bits, self.threads) if compiled is not None else None
         self._pondering = None
+        self.rng = random.Random(seed)
+        self.book_margin = book_margin
+        self.use_book = isinstance(book, _books.LearnedBook) or bool(book)  # False or None: no book
+        if isinstance(book, _books.LearnedBook):
+            self.learned = book
+        elif book is True:
+            self.learned = _books.learned()  # None when missing or damaged: then the named openings
+        else:
+            self.learned = _books.learned(book) if book else None
+
+    def book_move(self, position):
+        """A move from the book for ``position``, or None when it is not in the book."""
+        if not self.use_book:
+            return None
+        if self.learned is None:
+            named = book.book_moves(position)
+            return self.rng.choice(sorted(named)) if named else None
+        values = self.learned.moves(position)
+        if not values:
+            return None
+        top = max(values.values())
+        near = sorted((m, v) for m, v in values.items() if v >= top - self.book_margin)
+        return self.rng.choices([m for m, _ in near], [0.25 ** (top - v) for _, v in near])[0]
 
     def next_move(self, position, time_limit=None):
         self.stop_pondering()
@@ -636,9 +666,9 @@ class Best(Strategy):
             return moves[0] if moves else PASS
         limit = time_limit or self.default_time
         start = time.monotonic()
-        bm = book.book_moves(position)
-        if bm:
-            return self.book.rng.choice(sorted(bm))
+        move = self.book_move(position)
+        if move is not None:
+            return move
         empties = position.empties()
         if self.searcher is not None and position.size == 8 and empties <= self.solve_empties:
             window = (-64, 64) if empties <= self.exact_empties else (-1, 1)

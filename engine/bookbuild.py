@@ -1,0 +1,200 @@
+"""Building the learned opening book: ``python -m engine book build`` (see docs/ai.md).
+
+From the start position the book grows by the deviations a good player might
+make: every book position has all its moves valued; a move whose value is
+within ``width`` discs of the position's best leads to a candidate, and a
+candidate within the first ``plies`` plies becomes a book position in turn
+(shallowest first; of the same ply, the smallest loss against the best
+first, then an order drawn from ``seed``).  A move into a position that is
+not in the book is valued by a compiled search of ``depth`` plies from there
+with the trained pattern evaluation; a move into a book position takes minus
+that position's best value (the negamax, backed up after each ply's round).
+
+The search runs to a fixed depth (no clock), so the book depends only on the
+options; ``--positions`` and ``--minutes`` bound the work, and ``--resume``
+continues from the file that an earlier run (stopped, interrupted or with
+smaller options) saved.
+"""
+import struct
+import time
+import zlib
+
+from . import book as books, patterns
+from .backend import compiled, core
+from .book import UNIT, LearnedBook, canonical, child_key
+from .position import Position
+
+
+def _bits(mask):
+    while mask:
+        b = mask & -mask
+        yield b.bit_length() - 1
+        mask ^= b
+
+
+def leaf_value(P, O, depth, hash_bits=18):
+    """The value of (P, O) for the side to move in 1/4 disc, from a ``depth``-ply compiled search
+    with the pattern evaluation (exact at the end of the game)."""
+    if core.moves(8, P, O):
+        score = compiled.search(8, P, O, depth, 1e9, "patterns", hash_bits)[0]
+    elif core.moves(8, O, P):
+        score = -compiled.search(8, O, P, depth, 1e9, "patterns", hash_bits)[0]
+    else:
+        return UNIT * Position(8, P, O).final_score()
+    if abs(score) >= 9000:  # a proven result: 10000 plus the disc difference
+        score = UNIT * (score - 10000 if score > 0 else score + 10000)
+    return max(-64 * UNIT, min(64 * UNIT, score))
+
+
+def _ply(key):
+    return (key[0] | key[1]).bit_count() - 4
+
+
+def backup(book):
+    """Give every move into a book position minus that position's best value (deepest first:
+    a move adds one disc, so children are done before their parents)."""
+    best = {}
+    for key in sorted(book.entries, key=_ply, reverse=True):
+        moves = book.entries[key]
+        for sq in moves:
+            child = best.get(child_key(*key, sq))
+            if child is not None:
+                moves[sq] = -child
+        best[key] = max(moves.values())
+    return best
+
+
+class Builder:
+    """One build; ``run()`` returns the ``LearnedBook`` (also saved to ``out``)."""
+
+    def __init__(self, out, plies=11, depth=10, width=2.0, seed=1, positions=1000, minutes=None,
+                 resume=False, log=print, save_every=60.0, hash_bits=18):
+        if compiled is None:
+            raise RuntimeError("building a book needs the compiled core (pip install -e . with a C compiler)")
+        if not patterns.install():
+            raise RuntimeError("building a book needs the pattern weights (engine/weights.bin.gz)")
+        if not 1 <= plies <= 60 or not 1 <= depth <= 60 or not 0 <= width <= 64 or not 0 <= seed < 2 ** 32:
+            raise ValueError("need 1 <= plies <= 60, 1 <= depth <= 60, 0 <= width <= 64, 0 <= seed < 2**32")
+        self.out, self.log, self.save_every, self.hash_bits = out, log, save_every, hash_bits
+        self.plies, self.depth, self.seed = plies, depth, seed
+        self.width = round(width * UNIT)
+        self.max_positions = positions
+        self.deadline = time.monotonic() + 60 * minutes if minutes else None
+        self.cache = {}  # key -> leaf value (1/4 disc, its side to move) of positions not in the book
+        self.searches = 0
+        if resume:
+            self.book = books.load(out)
+            if self.book.depth != depth:
+                raise ValueError(f"{out} was built with --depth {self.book.depth}; resume with that depth")
+            for key, moves in self.book.entries.items():
+                for sq, v in moves.items():
+                    child = child_key(*key, sq)
+                    if child not in self.book.entries:
+                        self.cache[child] = -v
+        else:
+            self.book = LearnedBook()
+        self.book.plies, self.book.depth, self.book.width, self.book.seed = plies, depth, self.width, seed
+
+    def _order(self, key):
+        return zlib.crc32(struct.pack("<QQI", key[0], key[1], self.seed))
+
+    def candidates(self):
+        """``{key: smallest loss}`` of the positions to add: reached from the start through book
+        positions by moves within the width, within the first ``plies`` plies, not in the book."""
+        start = Position.start()
+        root = canonical(start.player, start.opponent)
+        entries = self.book.entries
+        if root not in entries:
+            return {root: 0}
+        out, seen, stack = {}, {root}, [root]
+        while stack:
+            key = stack.pop()
+            if _ply(key) + 1 >= self.plies:
+                continue
+            moves = entries[key]
+            best = max(moves.values())
+            for sq in sorted(moves):
+                loss = best - moves[sq]
+                if loss > self.width:
+                    continue
+                child = child_key(*key, sq)
+                if child in entries:
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+                elif core.moves(8, *child):
+                    out[child] = min(loss, out.get(child, loss))
+        return out
+
+    def expand(self, key):
+        """Value every move of the position ``key`` and add it to the book."""
+        P, O = key
+        values = {}
+        for sq in _bits(core.moves(8, P, O)):
+            child = child_key(P, O, sq)
+            if child in self.book.entries:
+                values[sq] = -self.book.value(child)
+                continue
+            if child not in self.cache:
+                self.cache[child] = leaf_value(*child, self.depth, self.hash_bits)
+                self.searches += 1
+            values[sq] = -self.cache[child]
+        self.book.entries[key] = values
+
+    def save(self):
+        backup(self.book)
+        books.save(self.book, self.out)
+
+    def _stop(self):
+        if self.max_positions is not None and len(self.book) >= self.max_positions:
+            return "the --positions limit"
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return "the --minutes limit"
+        return None
+
+    def run(self):
+        start = time.monotonic()
+        last_save = last_note = start
+        self.log(f"building {self.out}: plies {self.plies}, depth {self.depth}, width {self.width / UNIT:g} "
+                 f"discs, seed {self.seed}, starting from {len(self.book)} positions")
+        why = None
+        try:
+            while True:
+                todo = self.candidates()
+                if not todo:
+                    break
+                ply = min(_ply(k) for k in todo)
+                level = sorted((k for k in todo if _ply(k) == ply), key=lambda k: (todo[k], self._order(k)))
+                for i, key in enumerate(level):
+                    why = self._stop()
+                    if why:
+                        break
+                    self.expand(key)
+                    now = time.monotonic()
+                    if now - last_note >= 10 or i + 1 == len(level):
+                        last_note = now
+                        self.log(f"ply {ply:2d}: {i + 1}/{len(level)} positions, book {len(self.book)}, "
+                                 f"{self.searches} searches, {now - start:7.1f} s")
+                    if now - last_save >= self.save_every:
+                        self.save()
+                        last_save = now
+                if why:
+                    break
+                backup(self.book)
+        except KeyboardInterrupt:
+            self.save()
+            self.log(f"interrupted: {len(self.book)} positions saved in {self.out}; --resume continues")
+            raise
+        self.save()
+        start_pos = Position.start()
+        root = self.book.entries.get(canonical(start_pos.player, start_pos.opponent))
+        value = f", start position {max(root.values()) / UNIT:+.2f}" if root else ""
+        self.log(f"{'stopped by ' + why if why else 'done'}: {len(self.book)} positions, "
+                 f"{sum(map(len, self.book.entries.values()))} moves, {self.searches} searches in "
+                 f"{time.monotonic() - start:.1f} s{value}; saved {self.out}")
+        return self.book
+
+
+def build(out, **options):
+    """Build (or with ``resume=True`` extend) the book in ``out``; see ``Builder``."""
+    return Builder(out, **options).run()

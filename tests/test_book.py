@@ -1,0 +1,284 @@
+"""The learned opening book: symmetries, building, the file format and its checks, `best` playing from it."""
+import gzip
+import random
+
+import pytest
+
+from engine import Game, Position, book, patterns, strategies
+from engine.__main__ import main
+from engine.book import BookError, LearnedBook, canonical, canonical_form, transform
+from engine.notation import square_name
+
+needs_search = pytest.mark.skipif(strategies.compiled is None or not patterns.install(),
+                                  reason="building a book needs the compiled search and the pattern weights")
+TINY = dict(plies=4, depth=2, width=1.0, seed=3)
+
+
+def random_positions(count, seed, plies=(0, 40)):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        p = Position.start()
+        for _ in range(rng.randrange(*plies)):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.play(rng.choice(moves))
+        if p.legal_moves():
+            out.append(p)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A tiny book built in a temporary folder: (path, LearnedBook)."""
+    if strategies.compiled is None or not patterns.install():
+        pytest.skip("building a book needs the compiled search and the pattern weights")
+    from engine import bookbuild
+    path = tmp_path_factory.mktemp("book") / "tiny.bin.gz"
+    b = bookbuild.build(path, log=lambda line: None, **TINY)
+    return path, b
+
+
+def square_map(i):
+    return book.SQUARE_MAPS[i]
+
+
+# -- symmetries -----------------------------------------------------------------------------
+
+def test_the_8_symmetries_move_each_disc_by_its_square_map():
+    rng = random.Random(1)
+    maps = {book.SQUARE_MAPS[i] for i in range(8)}
+    assert len(maps) == 8 and book.SQUARE_MAPS[0] == tuple(range(64))
+    for i in range(8):
+        assert all(book.SQUARE_MAPS[book.INVERSE[i]][book.SQUARE_MAPS[i][sq]] == sq for sq in range(64))
+        for _ in range(20):
+            mask = rng.getrandbits(64)
+            moved = sum(1 << square_map(i)[sq] for sq in range(64) if mask >> sq & 1)
+            assert transform(mask, 0, i) == (moved, 0)
+    # the 4 that keep the start position are among them
+    assert set(book.symmetries(8)) <= maps
+
+
+def test_all_8_images_share_one_key_and_moves_map_back():
+    for p in random_positions(25, seed=2):
+        key = canonical(p.player, p.opponent)
+        for i in range(8):
+            P, O = transform(p.player, p.opponent, i)
+            image = Position(8, P, O, p.turn)
+            # the rules do not see the symmetry
+            assert sorted(square_map(i)[m] for m in p.legal_moves()) == image.legal_moves()
+            assert canonical(P, O) == key
+            cP, cO, j = canonical_form(P, O)
+            assert transform(P, O, j) == key
+        # a book entry for the key (value = the canonical square) maps back to each image's squares
+        cp = Position(8, *key)
+        entry = {sq: 4 * sq for sq in cp.legal_moves()}
+        lb = LearnedBook({key: entry})
+        for i in range(8):
+            image = Position(8, *transform(p.player, p.opponent, i), p.turn)
+            moves = lb.moves(image)
+            assert sorted(moves) == image.legal_moves()
+            for m, v in moves.items():
+                after_image, after_canon = image.play(m), cp.play(int(v))
+                assert canonical(after_image.player, after_image.opponent) == \
+                    canonical(after_canon.player, after_canon.opponent)
+
+
+# -- building and checking ------------------------------------------------------------------
+
+@needs_search
+def test_a_tiny_build_is_deterministic_resumable_and_passes_check(tiny, tmp_path, capsys):
+    from engine import bookbuild
+    path, b = tiny
+    again = tmp_path / "again.bin.gz"
+    bookbuild.build(again, log=lambda line: None, **TINY)
+    assert again.read_bytes() == path.read_bytes()
+    # a smaller build continued with --resume gives the same book
+    part = tmp_path / "part.bin.gz"
+    bookbuild.build(part, log=lambda line: None, **dict(TINY, plies=3))
+    assert len(book.load(part)) < len(b)
+    assert main(["book", "build", "--out", str(part), "--plies", "4", "--depth", "2", "--width", "1",
+                 "--seed", "3", "--resume"]) == 0
+    assert "starting from" in capsys.readouterr().out
+    assert part.read_bytes() == path.read_bytes()
+
+    summary = book.check(path)
+    assert summary["positions"] == len(b) > 3
+    assert summary["moves"] == sum(map(len, b.entries.values()))
+    assert summary["deepest"] == 3 and summary["plies"] == 4 and summary["depth"] == 2
+    start = Position.start()
+    assert canonical(start.player, start.opponent) in b.entries
+    assert main(["book", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "good" in out and f"{len(b)} positions" in out and "up to ply 3" in out
+    # every position's negamax is its best move's value; the start is in the book
+    for key, moves in b.entries.items():
+        for sq, v in moves.items():
+            child = book.child_key(*key, sq)
+            if child in b.entries:
+                assert v == -b.value(child)
+
+
+def _rewrite(src, dst, change):
+    b = book.load(src)
+    change(b.entries)
+    dst.write_bytes(book.dumps(b))
+    return dst
+
+
+def test_check_catches_a_wrong_negamax_value_and_an_illegal_move(tiny, tmp_path, capsys):
+    path, b = tiny
+    # a move into a stored position whose value is not minus that position's best
+    key, sq = next((k, s) for k, moves in sorted(b.entries.items()) for s in sorted(moves)
+                   if book.child_key(*k, s) in b.entries)
+
+    def wrong_value(entries):
+        entries[key][sq] += 3
+
+    bad = _rewrite(path, tmp_path / "value.bin.gz", wrong_value)
+    with pytest.raises(BookError, match=f"move {square_name(sq)} has value .*expected"):
+        book.check(bad)
+    assert main(["book", "check", str(bad)]) == 1
+    assert "expected" in capsys.readouterr().err
+
+    def illegal_move(entries):
+        P, O = key
+        taken = next(s for s in range(64) if (P | O) >> s & 1)
+        entries[key][taken] = 0
+
+    bad = _rewrite(path, tmp_path / "illegal.bin.gz", illegal_move)
+    with pytest.raises(BookError, match="is not legal"):
+        book.check(bad)
+
+    def not_canonical(entries):
+        k = next(k for k in sorted(entries) if len({transform(*k, i) for i in range(8)}) > 1)
+        entries[max(transform(*k, i) for i in range(8))] = entries.pop(k)
+
+    with pytest.raises(BookError, match="not in canonical form"):
+        book.check(_rewrite(path, tmp_path / "canon.bin.gz", not_canonical))
+
+    def overlapping(entries):
+        P, O = key
+        entries[(P, O | (P & -P))] = entries.pop(key)
+
+    with pytest.raises(BookError, match="two discs"):
+        book.check(_rewrite(path, tmp_path / "overlap.bin.gz", overlapping))
+
+
+def test_a_damaged_or_foreign_file_is_refused_and_best_still_plays(tiny, tmp_path, capsys):
+    path, _ = tiny
+    raw = path.read_bytes()
+    flipped = bytearray(raw)
+    flipped[len(raw) // 2] ^= 0x10
+    body = gzip.decompress(raw)
+    versioned = bytearray(body)
+    versioned[len(book.MAGIC)] = 9
+    cases = {
+        "flipped.bin.gz": (bytes(flipped), "damaged"),
+        "cut.bin.gz": (raw[:len(raw) - 9], "damaged"),
+        "cutbody.bin.gz": (gzip.compress(body[:-5]), "truncated"),
+        "foreign.bin.gz": (patterns.WEIGHTS.read_bytes(), "not an opening book"),
+        "version.bin.gz": (gzip.compress(bytes(versioned)), "version 9"),
+        "empty.bin.gz": (b"", "not an opening book"),
+    }
+    for name, (data, reason) in cases.items():
+        bad = tmp_path / name
+        bad.write_bytes(data)
+        with pytest.raises(BookError, match=reason):
+            book.load(bad)
+        assert main(["book", "check", str(bad)]) == 1
+        assert reason in capsys.readouterr().err
+        assert book.learned(bad) is None and reason in book.learned_error(bad)
+        ai = strategies.Best(book=bad, seed=1)
+        p = Position.start().play("f5").play("d6")
+        # no learned book: the named openings (c3 for the Tiger and the Buffalo, c5 for the Cow)
+        assert square_name(ai.next_move(p, 0.05)) in ("c3", "c5")
+    with pytest.raises(BookError, match="cannot read"):
+        book.load(tmp_path / "nosuch.bin.gz")
+
+
+# -- show ---------------------------------------------------------------------------------------
+
+def test_show_prints_the_book_moves_best_first(tiny, capsys):
+    path, b = tiny
+    assert main(["book", "show", "f5", "--file", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("after f5: white to move, 3 book moves")
+    shown = [(line.split()[0], float(line.split()[1])) for line in lines[1:]]
+    assert sorted(m for m, _ in shown) == ["d6", "f4", "f6"]
+    values = [v for _, v in shown]
+    assert values == sorted(values, reverse=True)
+    p = Position.start().play("f5")
+    expected = b.moves(p)
+    assert {m: v for m, v in shown} == {square_name(m): round(v, 2) for m, v in expected.items()}
+    # the same position reached by a symmetric first move shows the symmetric moves
+    assert main(["book", "show", "d3", "--file", str(path)]) == 0
+    mirrored = capsys.readouterr().out.splitlines()
+    assert sorted(float(line.split()[1]) for line in mirrored[1:]) == sorted(values)
+    assert main(["book", "show", "f5d6c3d3c4f4", "--file", str(path)]) == 0
+    assert "not in the book" in capsys.readouterr().out
+    assert main(["book", "show", "a1", "--file", str(path)]) == 2
+    assert "a1" in capsys.readouterr().err
+
+
+# -- best ---------------------------------------------------------------------------------------
+
+def _hand_book():
+    """After f5 (white to move): d6 +0.5, f6 0, f4 -3 discs."""
+    p = Position.start().play("f5")
+    P, O, i = canonical_form(p.player, p.opponent)
+    values = {"d6": 2, "f6": 0, "f4": -12}
+    entry = {book.SQUARE_MAPS[i][p._square(n)]: v for n, v in values.items()}
+    return LearnedBook({(P, O): entry}), p
+
+
+def test_best_plays_book_moves_within_the_margin_and_varies_with_the_seed():
+    lb, p = _hand_book()
+    chosen = set()
+    for seed in range(30):
+        ai = strategies.Best(book=lb, seed=seed, book_margin=1.0)
+        first = [square_name(ai.next_move(p, 0.05)) for _ in range(3)]
+        again = strategies.Best(book=lb, seed=seed, book_margin=1.0)
+        assert [square_name(again.next_move(p, 0.05)) for _ in range(3)] == first  # reproducible
+        chosen.update(first)
+    assert chosen == {"d6", "f6"}
+    # the same position under a symmetry (d3 mirrors f5 in the a8-h1 diagonal): c5 = +0.5, c3 = 0, e3 = -3
+    q = Position.start().play("d3")
+    picks = {square_name(strategies.Best(book=lb, seed=s).next_move(q, 0.05)) for s in range(30)}
+    assert picks == {"c5", "c3"}
+    # a margin of 0 keeps only the best; no book: a search (a legal move), not the book's choice
+    assert {strategies.Best(book=lb, seed=s, book_margin=0).next_move(p, 0.05) for s in range(5)} == \
+        {p._square("d6")}
+    assert strategies.Best(book=False).book_move(p) is None
+    assert strategies.Best(book=lb).book_move(Position.start()) is None  # not in this book: search
+
+
+def test_best_from_the_tiny_book_stays_within_the_margin(tiny):
+    path, b = tiny
+    margin = 0.5
+    for key, stored in sorted(b.entries.items())[:6]:
+        for i in (0, 3, 6):
+            p = Position(8, *transform(*key, i))
+            values = b.moves(p)
+            top = max(values.values())
+            for seed in range(4):
+                m = strategies.Best(book=path, seed=seed, book_margin=margin).next_move(p, 0.05)
+                assert values[m] >= top - margin
+
+
+def test_the_shipped_book_passes_check_and_best_uses_it():
+    if not book.BOOK.exists():
+        pytest.skip("no shipped book")
+    s = book.check(book.BOOK)
+    assert s["positions"] > 500 and s["bytes"] < 1_000_000 and s["deepest"] >= 8
+    lb = book.learned()
+    assert lb is not None and len(lb) == s["positions"]
+    ai = strategies.Best(seed=1)
+    assert ai.learned is lb
+    g = Game()
+    for _ in range(4):
+        m = ai.next_move(g.position, 0.05)
+        values = lb.moves(g.position)
+        assert values and values[m] >= max(values.values()) - ai.book_margin
+        g.play(m)
