@@ -1009,7 +1009,7 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     if _load(s, P, O, &e):
         hash_move = e.move
     n = _order(P, O, moves, hash_move, sqs, fl)
-    if s.id and n > 1:
+    if exact and s.id and n > 1:
         # helper k of t starts k/t of the way down the list and wraps around: the threads
         # spread over the root moves, and each finds the others' results in the table
         _rotate(sqs, fl, n, (s.id * n) // s.nthreads)
@@ -1138,6 +1138,11 @@ cdef class Searcher:
 
     def __dealloc__(self):
         free(self.tt)
+
+    @property
+    def thread_nodes(self):
+        """Nodes of each thread in the last search (the main thread first)."""
+        return [self.work[k].nodes for k in range(self.threads)]
 
     def stop(self):
         """End the running search now (it answers with its best so far); see ``clear_stop``."""
