@@ -22,6 +22,16 @@ def _threads(text):
     return n
 
 
+def _seconds(text):
+    try:
+        t = float(text)
+    except ValueError:
+        t = float("nan")
+    if not 0 < t < 1e9:   # NaN too
+        raise argparse.ArgumentTypeError(f"time must be a positive number of seconds: {text!r}")
+    return t
+
+
 def cmd_info(args):
     print(f"rules core : {backend.core.NAME}")
     if backend.compiled is None:
@@ -283,7 +293,7 @@ def main(argv=None):
                                     "of cells (0 empty, 1 black, -1 white). stdout: 'x y', 0-based column "
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
-    mv.add_argument("--time", type=float, default=1.0, help="seconds to think (default 1)")
+    mv.add_argument("--time", type=_seconds, default=1.0, help="seconds to think (default 1)")
     mv.add_argument("--threads", type=_threads, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
@@ -292,7 +302,7 @@ def main(argv=None):
                                     "pairs, which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
     so.add_argument("--json", action="store_true", help="one JSON object per position")
-    so.add_argument("--time", type=float, default=None,
+    so.add_argument("--time", type=_seconds, default=None,
                     help="seconds per position: when the exact solve does not finish, the best estimate "
                          "so far (midgame search) is printed as ~SCORE, marked 'estimate'")
     so.add_argument("--threads", type=_threads, default=None, metavar="N",
@@ -301,7 +311,7 @@ def main(argv=None):
     t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
     t.add_argument("--games", type=int, default=10, help="games per pair, colours alternating (default 10)")
-    t.add_argument("--time", type=float, default=0.5, help="seconds per move (default 0.5)")
+    t.add_argument("--time", type=_seconds, default=0.5, help="seconds per move (default 0.5)")
     t.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
     t.add_argument("--opening", type=int, default=4, help="random plies before the players start (default 4)")
     t.add_argument("--seed", type=int, default=1)
@@ -312,7 +322,7 @@ def main(argv=None):
                         description="Give this command to an NBoard-compatible GUI as the engine "
                                     "(e.g. 'python -m engine nboard --ai best --time 5').")
     nb.add_argument("--ai", default="best", help="strategy name (default best)")
-    nb.add_argument("--time", type=float, default=2.0, help="seconds per move and per hint (default 2)")
+    nb.add_argument("--time", type=_seconds, default=2.0, help="seconds per move and per hint (default 2)")
     nb.add_argument("--threads", type=_threads, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     bk = sub.add_parser("book", help="the learned opening book of best: build, show, check",
@@ -346,8 +356,12 @@ def main(argv=None):
     if args.cmd == "perft":
         if args.depth < 0:
             ap.error("depth must be >= 0")
-    return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
-            "tournament": cmd_tournament, "nboard": cmd_nboard, "book": cmd_book}[args.cmd](args) or 0
+    try:
+        return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
+                "tournament": cmd_tournament, "nboard": cmd_nboard, "book": cmd_book}[args.cmd](args) or 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1043,6 +1043,12 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     return best
 
 
+cdef int _check_seconds(double seconds) except -1:
+    if not seconds >= 0:   # NaN too
+        raise ValueError(f"seconds must be 0 (no limit) or more: {seconds}")
+    return 0
+
+
 cdef int NO_FLAG = 0     # what halt and cancel point to outside a Searcher
 
 
@@ -1190,14 +1196,25 @@ cdef class Searcher:
         self.scores[k], self.moves_[k], self.depths[k] = score, move, depth
 
     def _run(self, helper, args, int threads):
-        """Start the helpers on their threads, run the main one here, then wait for them all."""
+        """Run the main search and its helpers, each on a thread of its own, and wait for them.
+        The caller waits in short steps, so that Ctrl-C (KeyboardInterrupt) stops the search
+        at once and is passed on."""
         import threading
-        helpers = [threading.Thread(target=helper, args=(k,) + args, daemon=True) for k in range(1, threads)]
-        for t in helpers:
-            t.start()
-        helper(0, *args)
+        workers = [threading.Thread(target=helper, args=(k,) + args, daemon=True) for k in range(threads)]
+        try:
+            for t in workers:
+                t.start()
+            while workers[0].is_alive():
+                workers[0].join(0.05)
+        except BaseException:
+            bits_set_flag(&self.cancel, 1)
+            for t in workers:
+                if t.ident is not None:
+                    t.join()
+            bits_set_flag(&self.cancel, 0)
+            raise
         bits_set_flag(&self.halt, 1)
-        for t in helpers:
+        for t in workers:
             t.join()
 
     def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
@@ -1215,6 +1232,7 @@ cdef class Searcher:
         cdef int score, move = -1, n2 = size * size, k, threads, won = 0
         cdef uint64_t p8, o8, nodes = 0
         _check(size)
+        _check_seconds(seconds)
         if alpha >= beta:
             raise ValueError("alpha must be below beta")
         with self.lock:
@@ -1271,6 +1289,7 @@ cdef class Searcher:
             raise RuntimeError("no pattern weights installed (engine.patterns.install())")
         if max_depth < 1:
             raise ValueError("max_depth must be >= 1")
+        _check_seconds(seconds)
         with self.lock:
             self.gen = (self.gen + 1) & 0xFF
             self.halt = 0

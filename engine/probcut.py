@@ -16,6 +16,7 @@ this file.  Depths beyond the fitted ones get no cut.
 """
 import argparse
 import math
+import os
 import random
 import sys
 from pathlib import Path
@@ -140,7 +141,9 @@ def fit(count=150, max_depth=10, seed=1, out=TABLE, stream=sys.stdout):
         mean = sum(xs) / len(xs)
         sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / max(1, len(xs) - 1))
         lines.append(f"stage {st} depth {d} bias {mean:.1f} sigma {sd:.1f} n {len(xs)}")
-    Path(out).write_text("\n".join(lines) + "\n", encoding="ascii")
+    scratch = Path(out).with_name(Path(out).name + ".new")
+    scratch.write_text("\n".join(lines) + "\n", encoding="ascii")
+    os.replace(scratch, out)
     stream.write(f"wrote {out}\n")
     return out
 
@@ -158,7 +161,16 @@ def main(argv=None):
     sub.add_parser("show", help="print the installed table")
     args = ap.parse_args(argv)
     if args.cmd == "fit":
-        fit(args.positions, args.depth, args.seed, args.out)
+        out = Path(args.out)
+        if args.positions < 10 * STAGES:
+            ap.error(f"--positions must be at least {10 * STAGES} (10 for each stage of the game)")
+        if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
+            ap.error(f"--out: cannot write a file there: {out}")
+        try:
+            fit(args.positions, args.depth, args.seed, out)
+        except OSError as e:
+            print(f"error: cannot write {out}: {e}", file=sys.stderr)
+            return 2
         return 0
     print(TABLE.read_text(encoding="ascii"), end="")
     return 0

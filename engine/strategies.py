@@ -599,6 +599,9 @@ class Switch(Strategy):
         return current.next_move(position, time_limit)
 
 
+PONDER_SECONDS = 60.0   # at most this long on the opponent's time (an opponent may be gone)
+
+
 class Best(Strategy):
     """The strongest default: learned book, iterative PVS with the trained pattern evaluation, exact endgame.
 
@@ -685,8 +688,8 @@ class Best(Strategy):
 
     def ponder(self, position):
         """Search ``position`` (the opponent to move) on a background thread until
-        ``stop_pondering`` or ``next_move``: the hash table then holds the answers to the
-        opponent's likely moves."""
+        ``stop_pondering`` or ``next_move`` (at most ``PONDER_SECONDS``): the hash table then
+        holds the answers to the opponent's likely moves."""
         self.stop_pondering()
         if self.searcher is None or position.size != 8 or position.is_game_over():
             return
@@ -694,8 +697,9 @@ class Best(Strategy):
         if not position.legal_moves_mask():
             P, O = O, P
         evaluation = self.evaluation if patterns.install() else "full"
-        worker = threading.Thread(target=self.searcher.search, args=(8, P, O, self.depth, 0.0, evaluation),
-                                  name="ponder", daemon=True)
+        worker = threading.Thread(target=self.searcher.search,
+                                  args=(8, P, O, self.depth, PONDER_SECONDS, evaluation), name="ponder",
+                                  daemon=True)
         self._pondering = worker
         worker.start()
 

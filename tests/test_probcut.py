@@ -69,3 +69,13 @@ def test_fit_writes_a_table_that_loads(tmp_path):
     probcut.fit(count=3, max_depth=4, seed=2, out=out, stream=io.StringIO())
     t, biases, sigmas = probcut.load(out)
     assert t == probcut.T and any(sigmas[st][4] for st in range(probcut.STAGES))
+
+
+def test_fit_refuses_too_few_positions_and_a_place_it_cannot_write(tmp_path, capsys):
+    before = probcut.TABLE.read_bytes()
+    for args in (["--positions", "0"], ["--positions", "-1"], ["--out", str(tmp_path)],
+                 ["--out", str(tmp_path / "no" / "such" / "dir.txt")]):
+        with pytest.raises(SystemExit):
+            probcut.main(["fit", *args])
+        assert "error" in capsys.readouterr().err
+    assert probcut.TABLE.read_bytes() == before

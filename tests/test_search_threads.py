@@ -2,6 +2,9 @@
 and the solver's best estimate under a time limit."""
 import json
 import random
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -139,3 +142,30 @@ def test_solve_cli_time_and_threads(capsys):
     with pytest.raises(SystemExit):
         main(["solve", hard, "--threads", "0"])
     assert "threads must be" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
+def test_ctrl_c_stops_a_long_solve_at_once(capsys):
+    hard = random_position(random.Random(2), 34).text()
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "solve", hard, "--threads", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=Path(__file__).resolve().parents[1])
+    time.sleep(2.0)   # started and searching
+    t = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130 and time.monotonic() - t < 2.0
+    assert "interrupted" in err and "Traceback" not in err
+
+
+def test_times_that_are_not_a_limit_are_refused(capsys):
+    p = Position.start()
+    for bad in ("-1", "nan", "0", "abc"):
+        with pytest.raises(SystemExit):
+            main(["solve", p.text(), "--time", bad])
+        assert "time must be a positive number" in capsys.readouterr().err
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError):
+            compiled.Searcher(12, 1).search(8, p.player, p.opponent, 3, bad)
+        with pytest.raises(ValueError):
+            compiled.Searcher(12, 1).solve(8, p.player, p.opponent, bad)
