@@ -7,19 +7,10 @@ import time
 
 from . import backend
 from .position import Position, size_option
+from .strategies import threads_option
 
 PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
-
-
-def _threads(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..64: {text!r}")
-    return n
 
 
 def _seconds(text):
@@ -294,7 +285,7 @@ def main(argv=None):
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=_seconds, default=1.0, help="seconds to think (default 1)")
-    mv.add_argument("--threads", type=_threads, default=None, metavar="N",
+    mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
                         description="Each line of an .obf file: 64 cells (X black, O white, - empty), a "
@@ -305,7 +296,7 @@ def main(argv=None):
     so.add_argument("--time", type=_seconds, default=None,
                     help="seconds per position: when the exact solve does not finish, the best estimate "
                          "so far (midgame search) is printed as ~SCORE, marked 'estimate'")
-    so.add_argument("--threads", type=_threads, default=None, metavar="N",
+    so.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads (default: every core)")
     so.add_argument("--first", type=int, default=None, metavar="N", help="only the first N positions of the file")
     t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
@@ -323,7 +314,7 @@ def main(argv=None):
                                     "(e.g. 'python -m engine nboard --ai best --time 5').")
     nb.add_argument("--ai", default="best", help="strategy name (default best)")
     nb.add_argument("--time", type=_seconds, default=2.0, help="seconds per move and per hint (default 2)")
-    nb.add_argument("--threads", type=_threads, default=None, metavar="N",
+    nb.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     bk = sub.add_parser("book", help="the learned opening book of best: build, show, check",
                         description="The learned opening book (engine/book.bin.gz) that 'best' plays from: "

@@ -383,6 +383,20 @@ cdef inline uint64_t _edge_stable(uint64_t P) noexcept nogil:
     return st
 
 
+cdef inline void _insert(int* keys, int* sqs, uint64_t* flips, int n, int k, int sq,
+                         uint64_t f) noexcept nogil:
+    """Insert a move into the first n, kept sorted by key (smallest first)."""
+    cdef int i = n
+    while i > 0 and keys[i - 1] > k:
+        keys[i] = keys[i - 1]
+        sqs[i] = sqs[i - 1]
+        flips[i] = flips[i - 1]
+        i -= 1
+    keys[i] = k
+    sqs[i] = sq
+    flips[i] = f
+
+
 cdef int _order(uint64_t P, uint64_t O, uint64_t moves, int hash_move, int* sqs, uint64_t* flips) noexcept nogil:
     """Moves sorted fastest-first: fewest replies for the opponent (corners count double)."""
     cdef int keys[32]
@@ -400,15 +414,7 @@ cdef int _order(uint64_t P, uint64_t O, uint64_t moves, int hash_move, int* sqs,
             k = -100
         elif b & DEF_CORNERS:
             k -= 1
-        i = n
-        while i > 0 and keys[i - 1] > k:
-            keys[i] = keys[i - 1]
-            sqs[i] = sqs[i - 1]
-            flips[i] = flips[i - 1]
-            i -= 1
-        keys[i] = k
-        sqs[i] = sq
-        flips[i] = f
+        _insert(keys, sqs, flips, n, k, sq, f)
         n += 1
     return n
 
@@ -883,15 +889,7 @@ cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash
         k += SOLVE_EVAL_MOBILITY * (bits_count(reply) + bits_count(reply & DEF_CORNERS))
         if sq == hash_move:
             k = -INF
-        i = n
-        while i > 0 and keys[i - 1] > k:
-            keys[i] = keys[i - 1]
-            sqs[i] = sqs[i - 1]
-            flips[i] = flips[i - 1]
-            i -= 1
-        keys[i] = k
-        sqs[i] = sq
-        flips[i] = f
+        _insert(keys, sqs, flips, n, k, sq, f)
         n += 1
     return n
 

@@ -36,6 +36,9 @@ from .notation import PASS
 from .position import BLACK, Position
 
 
+MAX_THREADS = 64   # the compiled Searcher's limit (engine/_core.pyx MAX_THREADS)
+
+
 def default_threads():
     """Threads for the compiled search when none are asked for: every core this process may
     run on (``taskset`` and container limits count), at most 64."""
@@ -46,7 +49,19 @@ def default_threads():
         n = len(os.sched_getaffinity(0))
     else:
         n = os.cpu_count()
-    return max(1, min(64, n or 1))
+    return max(1, min(MAX_THREADS, n or 1))
+
+
+def threads_option(text):
+    """A thread count for a command-line option (``argparse``'s ``type=``): 1..MAX_THREADS."""
+    import argparse
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..{MAX_THREADS}: {text!r}")
+    return n
 
 
 def _bits(mask):

@@ -11,6 +11,7 @@ from pathlib import Path
 import comm
 from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
+from engine.strategies import threads_option
 
 from . import texts
 from .players import Computer, External, Human, LineInput, describe, live_terminal
@@ -45,16 +46,6 @@ the board folder stayed gone or its disk full, 6 another program took this
 colour over (--take-over), 130 left at once with a second Ctrl+C or a
 second close of the window (the opponent is not told).
 """
-
-
-def _threads(text):
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= 64:
-        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..64: {text!r}")
-    return n
 
 
 def _time(text):
@@ -96,7 +87,7 @@ def play_parser(colour=None):
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
     ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
                     help="instead of --time: a budget for the whole game, shared out over the moves")
-    ap.add_argument("--threads", type=_threads, default=None, metavar="N",
+    ap.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     ap.add_argument("--ponder", action="store_true",
                     help="--ai best thinks on the opponent's time too (uses the cores while the other "
