@@ -64,4 +64,13 @@ def human(colour, board, *args):
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],
                          env=env, cwd=str(ROOT), encoding="utf-8", timeout=30,
-                         dimensions=(40, 400))     # (wide: the messages are not wrapped)
+                         dimensions=(40, 400),     # (wide: the messages are not wrapped)
+                         preexec_fn=default_sigint)
+
+
+def default_sigint():
+    """In a child about to start: Ctrl-C (SIGINT) as a terminal gives it, even if the test
+    runner's worker ignores it (a child inherits an ignored signal, and Python then leaves it
+    ignored)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -170,7 +170,7 @@ def test_best_pondering_on_two_threads_plays_a_whole_game(tmp_path):
     every move in its time; --threads is checked."""
     board = tmp_path / "b"
     b = player("black", board, "--ai", "best", "--ponder", "--threads", 2, "--time", "0.05", "--seed", 3)
-    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.1")
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--pace", "0.05")
     rb, ob = finish(b)
     rw, ow = finish(w)
     assert rb == rw == 0, ob[-800:] + ow[-800:]

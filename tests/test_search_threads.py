@@ -13,6 +13,7 @@ import pytest
 
 from engine import Position, backend, strategies
 from engine.__main__ import main
+from peertools import default_sigint
 
 pytestmark = pytest.mark.skipif(backend.compiled is None, reason="compiled core not built")
 compiled = backend.compiled
@@ -149,8 +150,8 @@ def test_ctrl_c_stops_a_long_solve_at_once(capsys):
     hard = random_position(random.Random(2), 34).text()
     proc = subprocess.Popen([sys.executable, "-m", "engine", "solve", hard, "--threads", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
-    time.sleep(2.0)   # started and searching
+                            cwd=Path(__file__).resolve().parents[1], preexec_fn=default_sigint)
+    time.sleep(1.5)   # started and searching
     t = time.monotonic()
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)
