@@ -151,10 +151,14 @@ def test_ctrl_c_stops_a_long_solve_at_once(capsys):
     proc = subprocess.Popen([sys.executable, "-m", "engine", "solve", hard, "--threads", "2"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=Path(__file__).resolve().parents[1], preexec_fn=default_sigint)
-    time.sleep(1.5)   # started and searching
-    t = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=10)
+    try:
+        time.sleep(1.5)   # started and searching
+        t = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()       # never leave a solve of 34 empties running
+        proc.wait()
     assert proc.returncode == 130 and time.monotonic() - t < 2.0
     assert "interrupted" in err and "Traceback" not in err
 
