@@ -232,6 +232,13 @@ cdef void _mb_load(Mailbox* b, int n, object P, object O):
             b.cell[at] = EMPTY
 
 
+cdef int _mb_square(Mailbox* b, int at) noexcept:
+    """The square index of a mailbox cell the side to move may play, or -1 (none, or a pass)."""
+    if at < 0 or not _mb_legal(b, at, 1):
+        return -1
+    return (at // W - 1) * b.n + at % W - 1
+
+
 cdef object _mb_mask(Mailbox* b, int colour):
     cdef int sq, n = b.n
     bits = 0
@@ -1161,6 +1168,15 @@ cdef class Searcher:
         with self.lock:
             memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
 
+    cdef int _begin(self, int size, double seconds, int evaluation) noexcept:
+        """A new search: its generation, no halt, each thread's Search; returns the threads."""
+        cdef int k, threads = self.threads if size == 8 else 1
+        self.gen = (self.gen + 1) & 0xFF
+        self.halt = 0
+        for k in range(threads):
+            self._prepare(k, seconds, evaluation)
+        return threads
+
     cdef void _prepare(self, int k, double seconds, int evaluation) noexcept:
         cdef Search* s = &self.work[k]
         _init_search(s, seconds)
@@ -1227,18 +1243,14 @@ cdef class Searcher:
         """
         cdef Mailbox b
         cdef Search* s
-        cdef int score, move = -1, n2 = size * size, k, threads, won = 0
+        cdef int score, move = -1, n2 = size * size, k, threads
         cdef uint64_t p8, o8, nodes = 0
         _check(size)
         _check_seconds(seconds)
         if alpha >= beta:
             raise ValueError("alpha must be below beta")
         with self.lock:
-            self.gen = (self.gen + 1) & 0xFF
-            self.halt = 0
-            threads = self.threads if size == 8 else 1
-            for k in range(threads):
-                self._prepare(k, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL)
+            threads = self._begin(size, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL)
             s = &self.work[0]
             if size == 8:
                 p8, o8 = P, O
@@ -1247,8 +1259,7 @@ cdef class Searcher:
                         if moves8(o8, p8) else final_score(p8, o8)
                     return score, -1, s.nodes, not s.aborted
                 self._run(self._helper_solve, (p8, o8, alpha, beta), threads)
-                for k in range(threads):
-                    nodes += self.work[k].nodes
+                nodes = sum(self.thread_nodes)
                 for k in range(threads):
                     if not self.work[k].aborted:
                         return self.scores[k], self.moves_[k], nodes, True
@@ -1257,11 +1268,7 @@ cdef class Searcher:
             _mb_weights(size)
             with nogil:
                 score = _mb_search(s, &b, 1, n2, alpha, beta, False, True, &move)
-            if move >= 0 and not _mb_legal(&b, move, 1):
-                move = -1
-            elif move >= 0:
-                move = (move // W - 1) * size + move % W - 1
-            return score, move, s.nodes, not s.aborted
+            return score, _mb_square(&b, move), s.nodes, not s.aborted
 
     def search(self, int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full"):
         """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
@@ -1276,7 +1283,7 @@ cdef class Searcher:
         """
         cdef Mailbox b
         cdef Search* s
-        cdef int score = 0, move = -1, d, v, m, done = 0, k, threads
+        cdef int score = 0, move = -1, d, v, m, done = 0, threads
         cdef uint64_t p8, o8, nodes = 0
         cdef double start = bits_now()
         _check(size)
@@ -1289,19 +1296,14 @@ cdef class Searcher:
             raise ValueError("max_depth must be >= 1")
         _check_seconds(seconds)
         with self.lock:
-            self.gen = (self.gen + 1) & 0xFF
-            self.halt = 0
-            threads = self.threads if size == 8 else 1
-            for k in range(threads):
-                self._prepare(k, seconds, kinds[evaluation])
+            threads = self._begin(size, seconds, kinds[evaluation])
             s = &self.work[0]
             if size == 8:
                 p8, o8 = P, O
                 if moves8(p8, o8) == 0:
                     return 0, -1, 0, 0
                 self._run(self._helper_search, (p8, o8, max_depth, start, seconds), threads)
-                for k in range(threads):
-                    nodes += self.work[k].nodes
+                nodes = sum(self.thread_nodes)
                 if self.depths[0] == 0:
                     return 0, -1, nodes, 0
                 return self.scores[0], self.moves_[0], nodes, self.depths[0]
@@ -1315,12 +1317,7 @@ cdef class Searcher:
                 score, move, done = v, m, d
                 if (seconds > 0 and bits_now() - start > 0.4 * seconds) or d >= size * size:
                     break
-            if move >= 0:
-                if not _mb_legal(&b, move, 1):
-                    move = -1
-                else:
-                    move = (move // W - 1) * size + move % W - 1
-            return score, move, s.nodes, done
+            return score, _mb_square(&b, move), s.nodes, done
 
 
 # -- any size: alpha-beta on the mailbox board, square weights and mobility
