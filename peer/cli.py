@@ -18,6 +18,7 @@ from .players import Computer, External, Human, LineInput, describe, live_termin
 from .record import PLAYING, Records, load_file
 from .session import Session
 from .session.view import empty_view, record_view
+from .face import Face, on_signals
 from .ui import Screen, wants_colour
 
 EPILOG = """examples:
@@ -164,9 +165,20 @@ def play(argv, colour=None):
     if not live:
         if reads:
             player.lines = LineInput()
-        return session.run()
+        # without a face, SIGTERM and SIGHUP (the terminal closed) leave as Ctrl+C does
+        old = on_signals(Face.signals, lambda *_: _interrupt())
+        try:
+            return session.run()
+        except KeyboardInterrupt:   # (before the game began, or a second one)
+            return 130
+        finally:
+            on_signals(Face.signals, old)
     player.lines = screen.lines
     return screen.run(session.run, session.view)
+
+
+def _interrupt():
+    raise KeyboardInterrupt
 
 
 def open_window(lang, **options):

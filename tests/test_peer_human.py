@@ -1,4 +1,6 @@
 """A person at a (pseudo-)terminal: typos, hint, chat, resign, quit."""
+import time
+
 import pytest
 
 pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
@@ -117,8 +119,27 @@ def test_ctrl_c_leaves_cleanly(tmp_path):
     b.sendintr()
     b.expect("You left the game")
     b.expect(pexpect.EOF)
+    b.close()
+    assert b.exitstatus == 0        # left as quit does (the opponent is told)
     rw, ow = finish(w)
     assert "left the game" in ow and rw == 4
+
+
+def test_sigterm_leaves_as_quit_does_without_a_terminal(tmp_path):
+    """A computer player without a terminal (no face) told SIGTERM says bye, as quit does."""
+    import signal
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "random", "--patience", "2")
+    b = player("black", board, "--ai", "random", "--pace", "0.3", "--patience", "60")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list((board / "records").glob("*.game")):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    b.send_signal(signal.SIGTERM)
+    rb, ob = finish(b)
+    rw, ow = finish(w)
+    assert rb == 0 and "You left the game" in ob and "Traceback" not in ob, ob
+    assert rw == 4 and "left the game" in ow, ow
 
 
 def test_a_person_is_told_at_once_that_the_board_is_gone(tmp_path):

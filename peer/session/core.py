@@ -181,14 +181,20 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         except Leave as e:
             return e.code
         except KeyboardInterrupt:
-            self.say("bye")
+            # Ctrl+C (and, without a face, SIGTERM or SIGHUP: see peer.cli) leaves as quit
+            # does; a second one while leaving leaves at once
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
-                if self.board.problem not in ("gone", "replaced"):
-                    self._control("bye", retry=False)
-            except Exception:  # leaving anyway
-                pass
-            return 130
+                if self.board.problem == "replaced":
+                    self.say("bye")
+                    return 130
+                self._leave()
+            except Leave as e:
+                return e.code
+            except KeyboardInterrupt:
+                return 130
+            except Exception:  # (bye could not be sent: the opponent sees us gone)
+                return 0
         finally:
             self.stop.set()
             self.board.close()
