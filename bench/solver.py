@@ -40,6 +40,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if compiled is None:
         sys.exit("the compiled core is not built")
+    try:
+        todo = list(positions(args.file, args.first, args.number_from))
+    except (OSError, UnicodeDecodeError, ValueError, IndexError) as e:
+        sys.exit(f"cannot read the positions of {args.file}: {e}")
     patterns.install()
     # One searcher per thread count, its table cleared before each solve: the cleared pages are
     # already mapped, so no solve pays for the first touch of a new table (page faults, which
@@ -50,7 +54,7 @@ def main(argv=None):
     print(f"{'#':>3} {'empties':>7} {'score':>5} " + " ".join(
         f"{f'{t} thr nodes':>14} {f'{t} thr s':>9}" for t in args.threads) + f" {'plain C':>8}")
     bad = 0
-    for number, p, best in positions(args.file, args.first, args.number_from):
+    for number, p, best in todo:
         row = f"{number:>3} {p.empties():>7} {best:>+5} "
         for t in args.threads:
             times = []

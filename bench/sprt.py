@@ -569,6 +569,18 @@ class Match:
                 "names": {k: v.name for k, v in self.engines.items()}}
 
 
+def _positive(kind):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not v > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+        return v
+    return parse
+
+
 def main(argv=None, out=sys.stdout):
     ap = argparse.ArgumentParser(prog="python bench/sprt.py", description=__doc__.split("\n\n")[0],
                                  epilog="See the module docstring (and docs/benchmarks.md) for the details.")
@@ -583,8 +595,8 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--elo1", type=float, default=20.0)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--beta", type=float, default=0.05)
-    ap.add_argument("--max-games", type=int, default=None)
-    ap.add_argument("--max-minutes", type=float, default=None)
+    ap.add_argument("--max-games", type=_positive(int), default=None)
+    ap.add_argument("--max-minutes", type=_positive(float), default=None)
     ap.add_argument("--openings", default=None, help=f"openings file (default {os.path.relpath(DEFAULT_OPENINGS)})")
     ap.add_argument("--plies", type=int, default=None,
                     help="random openings of this many plies instead of a file (with --make-openings: "

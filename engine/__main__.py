@@ -99,11 +99,18 @@ def cmd_bench(args):
         sys.stdout.flush()
 
 
+def _threads_for(ai, threads):
+    from . import strategies
+    if threads and not strategies.uses_threads(ai):
+        raise ValueError(f"--threads is for --ai best, not {ai}")
+
+
 def cmd_move(args):
     """One-shot: read a position on stdin, print the AI's move as ``x y``."""
     from . import oneshot, strategies
     from .notation import PASS
     try:
+        _threads_for(args.ai, args.threads)
         position = oneshot.parse_request(sys.stdin.read())
         ai = strategies.get(args.ai, threads=args.threads)
     except ValueError as e:
@@ -212,6 +219,7 @@ def cmd_nboard(args):
     from . import nboard, strategies
     try:
         strategies.get(args.ai)
+        _threads_for(args.ai, args.threads)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -135,7 +135,7 @@ class NBoardEngine:
         m = self.strategy.next_move(pos, self.seconds)
         spent = time.monotonic() - start
         self.say(f"=== {_move_name(m, pos.size)}")
-        self.say(f"nodestats 0 {spent:.2f}")
+        self.say(f"nodestats {self.strategy.nodes} {spent:.2f}")
         self.say("status")
 
 

@@ -84,6 +84,7 @@ class Strategy:
     """
 
     name = "strategy"
+    nodes = 0       # positions searched for the last move, where the strategy counts them (best)
 
     def next_move(self, position, time_limit=None):
         raise NotImplementedError
@@ -679,6 +680,7 @@ class Best(Strategy):
 
     def next_move(self, position, time_limit=None):
         self.stop_pondering()
+        self.nodes = 0
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -690,8 +692,8 @@ class Best(Strategy):
         empties = position.empties()
         if self.searcher is not None and position.size == 8 and empties <= self.solve_empties:
             window = (-64, 64) if empties <= self.exact_empties else (-1, 1)
-            score, move, _, complete = self.searcher.solve(8, position.player, position.opponent,
-                                                           0.5 * limit, *window)
+            score, move, self.nodes, complete = self.searcher.solve(8, position.player, position.opponent,
+                                                                    0.5 * limit, *window)
             if complete and move >= 0 and (score >= 0 or window[0] == -64):
                 return move
         elif empties <= min(self.exact_empties, 14):
@@ -699,7 +701,10 @@ class Best(Strategy):
             if move is not None:
                 return move
         left = 0.9 * limit - (time.monotonic() - start)
-        return c_search(position, max(0.01, left), self.depth, self.evaluation, self.searcher)[1]
+        move = c_search(position, max(0.01, left), self.depth, self.evaluation, self.searcher)[1]
+        if self.searcher is not None:
+            self.nodes += sum(self.searcher.thread_nodes)
+        return move
 
     def ponder(self, position):
         """Search ``position`` (the opponent to move) on a background thread until
@@ -754,10 +759,16 @@ def get(name, **options):
         cls = STRATEGIES[name.lower()]
     except (KeyError, AttributeError):
         raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}") from None
-    if "threads" in options and (options["threads"] is None
-                                 or "threads" not in inspect.signature(cls).parameters):
+    if "threads" in options and (options["threads"] is None or not uses_threads(name)):
         del options["threads"]
     return cls(**options)
+
+
+def uses_threads(name):
+    """Whether the strategy ``name`` searches on several threads (takes ``threads``; ``best``),
+    and so can ponder; False for an unknown name."""
+    cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
+    return cls is not None and "threads" in inspect.signature(cls).parameters
 
 
 def names():

@@ -101,9 +101,9 @@ class Computer:
     def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None, threads=None,
                  ponder=False):
         opts = {"seed": seed} if name.lower() in ("random", "best") and seed is not None else {}
-        if name.lower() == "best" and threads:
-            opts["threads"] = threads
-        self.strategy = strategies.get(name, **opts)
+        self.strategy = strategies.get(name, **opts, threads=threads)
+        if (threads or ponder) and not strategies.uses_threads(name):
+            raise ValueError(f"--threads and --ponder are for --ai best, not {name}")
         self.name = name
         self.clock = Clock(time_limit, game_time)
         self.pace = pace

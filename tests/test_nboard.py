@@ -99,3 +99,15 @@ def test_command_line_engine():
     r = subprocess.run([sys.executable, "-m", "engine", "nboard", "--ai", "nosuch"], input="",
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown AI" in r.stderr
+
+
+def test_nodestats_counts_the_search():
+    """Out of the book, ``go`` reports the nodes that ``best`` searched (NBoard shows them)."""
+    import random
+    g = Game(8)
+    rng = random.Random(5)
+    while len(g.moves) < 24:
+        g.play(rng.choice(g.position.legal_moves() or [notation.PASS]))
+    engine, out, err = session(["nboard 2", f"set game {g.to_ggf()}", "go"])
+    stats = [l.split() for l in out if l.startswith("nodestats ")]
+    assert len(stats) == 1 and int(stats[0][1]) > 0 and float(stats[0][2]) >= 0, out

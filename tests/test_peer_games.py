@@ -178,3 +178,6 @@ def test_best_pondering_on_two_threads_plays_a_whole_game(tmp_path):
     bad = player("black", tmp_path / "c", "--ai", "best", "--threads", "0")
     rc, out = finish(bad)
     assert rc == 2 and "threads must be a whole number 1..64" in out
+    for ignored in (["--threads", "2"], ["--ponder"]):    # an AI that would not use them
+        rc, out = finish(player("black", tmp_path / "d", "--ai", "greedy", *ignored))
+        assert rc == 2 and "are for --ai best, not greedy" in out and not (tmp_path / "d").exists()

@@ -143,6 +143,8 @@ def test_solve_cli_time_and_threads(capsys):
     with pytest.raises(SystemExit):
         main(["solve", hard, "--threads", "0"])
     assert "threads must be" in capsys.readouterr().err
+    assert main(["nboard", "--ai", "greedy", "--threads", "2"]) == 2     # it would not use them
+    assert "--threads is for --ai best, not greedy" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process")
