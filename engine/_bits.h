@@ -100,6 +100,9 @@ BITS_INLINE void bits_tt_write(bits_tt_entry* e, uint64_t P, uint64_t O, uint64_
     volatile uint64_t* v = (volatile uint64_t*)e;
     v[0] = P; v[1] = O; v[2] = data; v[3] = check;
 }
+/* A 64-bit word shared by threads without a lock (a hint: a stale value is harmless). */
+BITS_INLINE uint64_t bits_load64(const uint64_t* p) { return *(const volatile uint64_t*)p; }
+BITS_INLINE void bits_store64(uint64_t* p, uint64_t v) { *(volatile uint64_t*)p = v; }
 /* A flag set by one thread and polled by others. */
 BITS_INLINE int bits_flag(const int* p) { return *(const volatile int*)p; }
 BITS_INLINE void bits_set_flag(int* p, int v) { *(volatile int*)p = v; }

@@ -267,6 +267,9 @@ cdef enum:
     SOLVE_EVAL_EMPTIES = 14   # ordering by a shallow midgame search from here
     SOLVE_EVAL_BASE = 12      # ... of depth (empties - SOLVE_EVAL_BASE) / 2
     SOLVE_EVAL_MOBILITY = 8   # ... plus this weight times the opponent's mobility
+    BUSY_SIZE = 1 << 14       # words in the table of positions being searched
+    SPLIT_EMPTIES = 12        # threads spread over the moves of solver nodes with this many empties
+    SPLIT_DEPTH = 4           # ... and of midgame nodes this deep
     EVAL_FULL = 0        # hand-written: corners, X/C squares, mobility, potential mobility, edges, parity
     EVAL_SIMPLE = 1      # square weights and mobility
     EVAL_PATTERNS = 2    # trained patterns (engine/patterns.py)
@@ -281,6 +284,8 @@ cdef extern from "_bits.h" nogil:
     void bits_tt_write(bits_tt_entry* e, uint64_t P, uint64_t O, uint64_t data, uint64_t check)
     int bits_flag(const int* p)
     void bits_set_flag(int* p, int v)
+    uint64_t bits_load64(const uint64_t* p)
+    void bits_store64(uint64_t* p, uint64_t v)
 
 cdef struct TTData:      # one hash entry, unpacked
     int lower
@@ -298,17 +303,35 @@ cdef struct Search:      # one thread's search; the hash table is shared by the 
     int aborted
     int evaluation       # EVAL_FULL, EVAL_SIMPLE or EVAL_PATTERNS
     int gen              # this search's generation: older entries are replaced first
-    int id               # 0: the main thread; helpers vary their order by it
-    int nthreads         # threads searching the same position
+    int id               # 0: the main thread, which decides when a timed search stops
     int selective        # ProbCut in the midgame search (with the pattern evaluation)
     int* halt            # set when another thread of the same search has finished
     int* cancel          # set by Searcher.stop()
+    uint64_t* busy       # the positions threads are searching now (BUSY_SIZE words; NULL: one thread)
 
 cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
 
 
 cdef inline uint64_t _mix(uint64_t P, uint64_t O) noexcept nogil:
     return mix64(P ^ mix64(O))
+
+
+cdef inline bint _busy_enter(Search* s, uint64_t P, uint64_t O, bint defer, uint64_t* h) noexcept nogil:
+    """Threads spread over the moves of a node (ABDADA): a move whose position another
+    thread is searching now is left for later (False) when ``defer``; otherwise the
+    position is marked as searched by this thread until ``_busy_leave``."""
+    h[0] = _mix(P, O)
+    cdef uint64_t* slot = &s.busy[h[0] & (BUSY_SIZE - 1)]
+    if defer and bits_load64(slot) == h[0]:
+        return False
+    bits_store64(slot, h[0])
+    return True
+
+
+cdef inline void _busy_leave(Search* s, uint64_t h) noexcept nogil:
+    cdef uint64_t* slot = &s.busy[h & (BUSY_SIZE - 1)]
+    if bits_load64(slot) == h:
+        bits_store64(slot, 0)
 
 
 cdef inline bint _tick(Search* s) noexcept nogil:
@@ -668,7 +691,10 @@ cdef inline int _probcut(Search* s, uint64_t P, uint64_t O, int depth, int beta,
 cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta, bint passed) noexcept nogil:
     cdef uint64_t moves, fl[32]
     cdef int sqs[32]
-    cdef int n, i, v, d, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
+    cdef int n, i, v, d, best = -INF, best_move = -1, hash_move = -1, a0 = alpha, k, nd = 0
+    cdef int deferred[32]
+    cdef uint64_t cP, cO, h = 0
+    cdef bint split = s.busy != NULL and depth >= SPLIT_DEPTH
     cdef TTData e
     if _tick(s):
         return 0
@@ -711,13 +737,24 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
             moves &= moves - 1
             fl[n] = flips8(P, O, sqs[n])
             n += 1
-    for i in range(n):
+    k = 0
+    while k < n + nd:
+        i = k if k < n else deferred[k - n]
+        k += 1
+        cP = O ^ fl[i]
+        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
+        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
+            deferred[nd] = i
+            nd += 1
+            continue
         if i == 0:
-            v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -alpha, False)
+            v = -_mid(s, cP, cO, depth - 1, -beta, -alpha, False)
         else:
-            v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -alpha - 1, -alpha, False)
+            v = -_mid(s, cP, cO, depth - 1, -alpha - 1, -alpha, False)
             if alpha < v < beta:
-                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -v, False)
+                v = -_mid(s, cP, cO, depth - 1, -beta, -v, False)
+        if split:
+            _busy_leave(s, h)
         if s.aborted:
             return 0
         if v > best:
@@ -921,7 +958,10 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     """Exact disc difference for the side to move (empties to the winner), PVS with a hash table."""
     cdef uint64_t moves, odd, fl[32]
     cdef int sqs[32]
-    cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha
+    cdef int n, i, v, best = -INF, best_move = -1, hash_move = -1, a0 = alpha, k, nd = 0
+    cdef int deferred[32]
+    cdef uint64_t cP, cO, h = 0
+    cdef bint split = s.busy != NULL and empties >= SPLIT_EMPTIES
     cdef TTData e
     if empties <= SOLVE_SMALL:
         return _solve_small(s, P, O, alpha, beta, passed)
@@ -970,13 +1010,24 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
                 moves &= moves - 1
             fl[n] = flips8(P, O, sqs[n])
             n += 1
-    for i in range(n):
+    k = 0
+    while k < n + nd:
+        i = k if k < n else deferred[k - n]
+        k += 1
+        cP = O ^ fl[i]
+        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
+        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
+            deferred[nd] = i
+            nd += 1
+            continue
         if i == 0:
-            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
+            v = -_solve(s, cP, cO, -beta, -alpha, False, empties - 1)
         else:
-            v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
+            v = -_solve(s, cP, cO, -alpha - 1, -alpha, False, empties - 1)
             if alpha < v < beta:
-                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
+                v = -_solve(s, cP, cO, -beta, -v, False, empties - 1)
+        if split:
+            _busy_leave(s, h)
         if s.aborted:
             return 0
         if v > best:
@@ -991,49 +1042,46 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     return best
 
 
-cdef void _rotate(int* sqs, uint64_t* fl, int n, int start) noexcept nogil:
-    cdef int tmp_s[32]
-    cdef uint64_t tmp_f[32]
-    cdef int i
-    for i in range(n):
-        tmp_s[i] = sqs[(start + i) % n]
-        tmp_f[i] = fl[(start + i) % n]
-    for i in range(n):
-        sqs[i] = tmp_s[i]
-        fl[i] = tmp_f[i]
-
-
 cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int alpha, int beta, int* out_move) noexcept nogil:
     """One full-window (alpha, beta) search of the root; the best move goes to out_move."""
     cdef uint64_t moves = moves8(P, O), fl[32]
     cdef int sqs[32]
-    cdef int n, i, v, best = -INF, hash_move = -1
+    cdef int n, i, v, best = -INF, hash_move = -1, k, nd = 0
     cdef int empties = 64 - bits_count(P | O)
+    cdef int deferred[32]
+    cdef uint64_t cP, cO, h = 0
+    cdef bint split = s.busy != NULL
     cdef TTData e
-    cdef uint64_t f
     if _load(s, P, O, &e):
         hash_move = e.move
     n = _order(P, O, moves, hash_move, sqs, fl)
-    if exact and s.id and n > 1:
-        # helper k of t starts k/t of the way down the list and wraps around: the threads
-        # spread over the root moves, and each finds the others' results in the table
-        _rotate(sqs, fl, n, (s.id * n) // s.nthreads)
     out_move[0] = sqs[0] if n else -1
-    for i in range(n):
+    k = 0
+    while k < n + nd:
+        i = k if k < n else deferred[k - n]
+        k += 1
+        cP = O ^ fl[i]
+        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
+        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
+            deferred[nd] = i
+            nd += 1
+            continue
         if exact:
             if i == 0:
-                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -alpha, False, empties - 1)
+                v = -_solve(s, cP, cO, -beta, -alpha, False, empties - 1)
             else:
-                v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -alpha - 1, -alpha, False, empties - 1)
+                v = -_solve(s, cP, cO, -alpha - 1, -alpha, False, empties - 1)
                 if alpha < v < beta:
-                    v = -_solve(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), -beta, -v, False, empties - 1)
+                    v = -_solve(s, cP, cO, -beta, -v, False, empties - 1)
         else:
             if i == 0:
-                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -alpha, False)
+                v = -_mid(s, cP, cO, depth - 1, -beta, -alpha, False)
             else:
-                v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -alpha - 1, -alpha, False)
+                v = -_mid(s, cP, cO, depth - 1, -alpha - 1, -alpha, False)
                 if alpha < v < beta:
-                    v = -_mid(s, O ^ fl[i], P | fl[i] | ((<uint64_t>1) << sqs[i]), depth - 1, -beta, -v, False)
+                    v = -_mid(s, cP, cO, depth - 1, -beta, -v, False)
+        if split:
+            _busy_leave(s, h)
         if s.aborted:
             break
         if v > best:
@@ -1066,10 +1114,10 @@ cdef void _init_search(Search* s, double seconds) noexcept nogil:
     s.evaluation = EVAL_FULL
     s.gen = 0
     s.id = 0
-    s.nthreads = 1
     s.selective = 0
     s.halt = &NO_FLAG
     s.cancel = &NO_FLAG
+    s.busy = NULL
     s.deadline = bits_now() + seconds if seconds > 0 else 0
 
 
@@ -1083,11 +1131,10 @@ cdef void _work_solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, in
 
 cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth, double start, double seconds,
                        int* score, int* move, int* depth) noexcept nogil:
-    """One thread's iterative deepening.  The main thread (id 0) decides when to stop; helpers
-    with an odd id search one ply deeper than the main thread to fill the table ahead of it."""
+    """One thread's iterative deepening.  The main thread (id 0) decides when to stop."""
     cdef int d, v, m, empties = 64 - bits_count(P | O)
     depth[0] = 0
-    for d in range(1 + (s.id & 1), max_depth + 1):
+    for d in range(1, max_depth + 1):
         v = _root8(s, P, O, d, False, -INF, INF, &m)
         if s.aborted:
             break
@@ -1105,15 +1152,18 @@ cdef class Searcher:
     """A search that keeps its hash table between calls, on one or several threads.
 
     ``Searcher(hash_bits=20, threads=1)``: the hash table has 2**hash_bits
-    entries of 32 bytes (2**20: 32 MiB), shared by ``threads`` threads (lazy
-    SMP: each thread searches the same position; helpers start with another
-    root move, or one ply deeper, and all meet in the table).  The searches
+    entries of 32 bytes (2**20: 32 MiB), shared by ``threads`` threads.
+    Every thread searches the same position and they spread over its tree
+    (ABDADA): at a node, once its first move is searched, a thread leaves
+    for later a move whose position another thread is searching now, and
+    takes the next; what the others found waits in the table.  The searches
     release the GIL.  ``stop()`` (from any thread) ends the running search
     at once with its best so far, as if its time were up; every search
     started before ``clear_stop()`` returns at once too.  8x8 only uses the
     table and the threads; other sizes search on one thread.
     """
     cdef bits_tt_entry* tt
+    cdef uint64_t* busy
     cdef uint64_t mask
     cdef int gen
     cdef int halt
@@ -1133,7 +1183,8 @@ cdef class Searcher:
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be 1..{MAX_THREADS}")
         self.tt = <bits_tt_entry*> calloc((<size_t>1) << hash_bits, sizeof(bits_tt_entry))
-        if self.tt == NULL:
+        self.busy = <uint64_t*> calloc(BUSY_SIZE, sizeof(uint64_t))
+        if self.tt == NULL or self.busy == NULL:
             raise MemoryError("no memory for the hash table")
         self.mask = ((<uint64_t>1) << hash_bits) - 1
         self.hash_bits = hash_bits
@@ -1149,6 +1200,7 @@ cdef class Searcher:
 
     def __dealloc__(self):
         free(self.tt)
+        free(self.busy)
 
     @property
     def thread_nodes(self):
@@ -1185,10 +1237,10 @@ cdef class Searcher:
         s.gen = self.gen
         s.evaluation = evaluation
         s.id = k
-        s.nthreads = self.threads
         s.selective = self.selective and evaluation == EVAL_PATTERNS
         s.halt = &self.halt
         s.cancel = &self.cancel
+        s.busy = self.busy if self.threads > 1 else NULL
         s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once
 
     # Each thread searches with its own copy of its Search, on its own stack: the node counters
