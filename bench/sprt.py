@@ -2,7 +2,7 @@
 
     python bench/sprt.py --engine-a "CMD" --engine-b "CMD" [--time 0.5]
         [--elo0 0] [--elo1 20] [--alpha 0.05] [--beta 0.05]
-        [--max-games N] [--max-minutes M] [--openings FILE | --plies 8] [--seed S]
+        [--max-games N] [--max-minutes M] [--min-games 20] [--openings FILE | --plies 8] [--seed S]
         [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR]
     python bench/sprt.py --make-openings [--count 200] [--plies 8] [--seed 1]
         [--opening-depth 10] [--max-abs 2] [--openings bench/openings.txt]
@@ -41,8 +41,11 @@ approximation of fishtest and cutechess (logistic Elo): with the mean
 score s and its per-game variance v over N games,
 LLR = (s1 - s0) (2 s - s0 - s1) / (2 v / N), s_i = 1 / (1 + 10^(-elo_i/400)).
 The test stops when the LLR leaves [log(beta/(1-alpha)), log((1-beta)/alpha)]
-(H0 or H1 accepted), or at ``--max-games`` / ``--max-minutes`` (a game still
-being played at the deadline is dropped, not counted).  One progress line
+(H0 or H1 accepted), but not before ``--min-games`` (default 20: on a
+handful of lopsided games the variance estimate is so small that 5 wins
+and a draw already pass the bound), or at ``--max-games`` /
+``--max-minutes`` (a game still being played at the deadline is dropped,
+not counted).  One progress line
 per game; the summary ends with the exact command.
 
 Threads: our ``best`` searches on every core the process may run on, so
@@ -424,14 +427,14 @@ def ggf_record(result, black_name, white_name):
 
 class Match:
     def __init__(self, a, b, openings, time_limit, timeout, elo0, elo1, alpha, beta, max_games=None,
-                 max_minutes=None, plies=None, seed=1, out=sys.stdout, ggf_out=None, command=""):
+                 max_minutes=None, plies=None, seed=1, out=sys.stdout, ggf_out=None, command="", min_games=0):
         self.engines = {"A": a, "B": b}
         self.clocks = {a: Clock(), b: Clock()}
         self.openings, self.plies = openings, plies
         self.time_limit, self.timeout = time_limit, timeout
         self.elo0, self.elo1, self.alpha, self.beta = elo0, elo1, alpha, beta
         self.lower, self.upper = sprt_bounds(alpha, beta)
-        self.max_games, self.max_minutes = max_games, max_minutes
+        self.max_games, self.max_minutes, self.min_games = max_games, max_minutes, min_games
         self.rng = random.Random(seed)
         self.out, self.ggf_out, self.command = out, ggf_out, command
         self.seconds = 0.0
@@ -523,6 +526,8 @@ class Match:
                     with open(self.ggf_out, "a", encoding="utf-8") as f:
                         f.write(ggf_record(r, *names) + "\n")
                 value = llr(*self.wdl, self.elo0, self.elo1)
+                if self.games < self.min_games:
+                    continue
                 if value >= self.upper:
                     self.decision = f"H1 accepted: A is stronger than B (elo1={self.elo1:g} over elo0={self.elo0:g})"
                     break
@@ -597,6 +602,9 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--max-games", type=_positive(int), default=None)
     ap.add_argument("--max-minutes", type=_positive(float), default=None)
+    ap.add_argument("--min-games", type=int, default=20,
+                    help="no decision before this many games (default 20): the LLR's normal "
+                         "approximation is poor on a handful of games (5-1-0 already passes +2.94)")
     ap.add_argument("--openings", default=None, help=f"openings file (default {os.path.relpath(DEFAULT_OPENINGS)})")
     ap.add_argument("--plies", type=int, default=None,
                     help="random openings of this many plies instead of a file (with --make-openings: "
@@ -635,7 +643,8 @@ def main(argv=None, out=sys.stdout):
     b = Engine("B", args.engine_b, args.cwd_b)
     match = Match(a, b, openings, args.time, timeout, args.elo0, args.elo1, args.alpha, args.beta,
                   args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
-                  "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv))
+                  "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv),
+                  min_games=args.min_games)
     try:
         match.run()
     except EngineError as e:

@@ -131,3 +131,34 @@ def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
                       "--timeout", "0.3", "--max-games", "2")
     assert code == 0, out
     assert "B 0-0-2" not in out and "A 0-0-2" in out and out.count("FORFEIT by A: timeout") == 2
+
+
+
+class _Idle:
+    """An engine for a match whose games are made up (play_game replaced)."""
+    name, command, cwd, starts = "idle", "idle", None, 1
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+
+@pytest.mark.parametrize("min_games, decided_at", [(0, 6), (10, 10)])
+def test_no_decision_before_min_games(monkeypatch, min_games, decided_at):
+    """5 wins and a draw already pass the upper bound (the variance estimate is tiny);
+    --min-games holds the decision back."""
+    played = []
+
+    def made_up(black, white, *args, **kw):
+        played.append(1)
+        a_black = len(played) % 2 == 1
+        diff = 0 if len(played) == 2 else 10      # A wins every game but the second, a draw
+        return {"game": None, "diff": diff if a_black else -diff, "forfeit": None, "abandoned": False}
+
+    monkeypatch.setattr(sprt, "play_game", made_up)
+    m = sprt.Match(_Idle(), _Idle(), ["f5d6c3d3c4f4f6f3"], 0.5, 2.0, 0, 40, 0.05, 0.05, max_games=30,
+                   out=io.StringIO(), min_games=min_games)
+    result = m.run()
+    assert result["games"] == decided_at and result["decision"].startswith("H1 accepted")
