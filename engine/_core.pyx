@@ -334,6 +334,27 @@ cdef inline void _busy_leave(Search* s, uint64_t h) noexcept nogil:
         bits_store64(slot, 0)
 
 
+cdef inline int _next_move(Search* s, uint64_t P, uint64_t O, int* sqs, uint64_t* fl, int n, int* k,
+                           int* deferred, int* nd, bint split, uint64_t* cP, uint64_t* cO,
+                           uint64_t* h) noexcept nogil:
+    """The index of the next of a node's n moves to search, with its position in (cP, cO);
+    -1 when none is left.  The moves go in order, then those left for later (``split``:
+    see ``_busy_enter``); ``k`` counts the moves taken so far, ``deferred[:nd]`` the ones
+    left; ``_busy_leave(s, h)`` once the move is searched."""
+    cdef int i
+    while k[0] < n + nd[0]:
+        i = k[0] if k[0] < n else deferred[k[0] - n]
+        k[0] += 1
+        cP[0] = O ^ fl[i]
+        cO[0] = P | fl[i] | ((<uint64_t>1) << sqs[i])
+        if split and not _busy_enter(s, cP[0], cO[0], i > 0 and k[0] <= n, h):
+            deferred[nd[0]] = i
+            nd[0] += 1
+            continue
+        return i
+    return -1
+
+
 cdef inline bint _tick(Search* s) noexcept nogil:
     """Count a node; True when the search must stop (checked every 2048 nodes): the time is
     up, another thread has finished, or Searcher.stop() was called."""
@@ -738,15 +759,10 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
             fl[n] = flips8(P, O, sqs[n])
             n += 1
     k = 0
-    while k < n + nd:
-        i = k if k < n else deferred[k - n]
-        k += 1
-        cP = O ^ fl[i]
-        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
-        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
-            deferred[nd] = i
-            nd += 1
-            continue
+    while True:
+        i = _next_move(s, P, O, sqs, fl, n, &k, deferred, &nd, split, &cP, &cO, &h)
+        if i < 0:
+            break
         if i == 0:
             v = -_mid(s, cP, cO, depth - 1, -beta, -alpha, False)
         else:
@@ -1011,15 +1027,10 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
             fl[n] = flips8(P, O, sqs[n])
             n += 1
     k = 0
-    while k < n + nd:
-        i = k if k < n else deferred[k - n]
-        k += 1
-        cP = O ^ fl[i]
-        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
-        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
-            deferred[nd] = i
-            nd += 1
-            continue
+    while True:
+        i = _next_move(s, P, O, sqs, fl, n, &k, deferred, &nd, split, &cP, &cO, &h)
+        if i < 0:
+            break
         if i == 0:
             v = -_solve(s, cP, cO, -beta, -alpha, False, empties - 1)
         else:
@@ -1057,15 +1068,10 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     n = _order(P, O, moves, hash_move, sqs, fl)
     out_move[0] = sqs[0] if n else -1
     k = 0
-    while k < n + nd:
-        i = k if k < n else deferred[k - n]
-        k += 1
-        cP = O ^ fl[i]
-        cO = P | fl[i] | ((<uint64_t>1) << sqs[i])
-        if split and not _busy_enter(s, cP, cO, i > 0 and k <= n, &h):
-            deferred[nd] = i
-            nd += 1
-            continue
+    while True:
+        i = _next_move(s, P, O, sqs, fl, n, &k, deferred, &nd, split, &cP, &cO, &h)
+        if i < 0:
+            break
         if exact:
             if i == 0:
                 v = -_solve(s, cP, cO, -beta, -alpha, False, empties - 1)
