@@ -738,7 +738,9 @@ def s_cleanup(cmd, d):
     finally:
         impl.close()
     left = [rel for rel in gone if os.path.lexists(d / rel)]
-    check(not left, f"old scratch left after init: {', '.join(left)} (S1)")
+    check(not left, "old scratch left after init: " + ", ".join(
+        f"{rel} (dated {(time.time() - os.lstat(d / rel).st_mtime) / 3600:.1f} h ago here)" for rel in left)
+        + " (S1)")
     removed = [rel for rel in kept if not os.path.lexists(d / rel)]
     why = {"tmp/lock-fedcba9876543210": " (a private lock folder whose owner was written just now: S1 "
                                         "judges it by the newer of its own and its owner's times)",
