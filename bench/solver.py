@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import Position, patterns  # noqa: E402
 from engine.backend import compiled  # noqa: E402
+from engine.strategies import threads_option  # noqa: E402
 
 REFERENCE = {40: 0.44, 41: 1.32, 42: 2.51, 43: 2.66, 44: 2.18}   # seconds, plain C
 REFERENCE_40_49 = 171.0
@@ -30,13 +31,23 @@ def positions(path, first, number_from):
         yield number_from + i, Position.from_text(board.strip()), best
 
 
+def _at_least_one(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {v}")
+    return v
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", help="an .obf file (FFO #40-#59: fforum-40-59.obf)")
-    ap.add_argument("--first", type=int, default=5, help="the first N positions (default 5)")
+    ap.add_argument("--first", type=_at_least_one, default=5, help="the first N positions (default 5)")
     ap.add_argument("--number-from", type=int, default=40, help="the first position's FFO number (default 40)")
-    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts (default 1 2)")
-    ap.add_argument("--repeat", type=int, default=1, help="solves of each; the median time is shown")
+    ap.add_argument("--threads", type=threads_option, nargs="+", default=[1, 2], help="thread counts (default 1 2)")
+    ap.add_argument("--repeat", type=_at_least_one, default=1, help="solves of each; the median time is shown")
     args = ap.parse_args(argv)
     if compiled is None:
         sys.exit("the compiled core is not built")
@@ -44,6 +55,8 @@ def main(argv=None):
         todo = list(positions(args.file, args.first, args.number_from))
     except (OSError, UnicodeDecodeError, ValueError, IndexError) as e:
         sys.exit(f"cannot read the positions of {args.file}: {e}")
+    if not todo:
+        sys.exit(f"no positions in {args.file}")
     patterns.install()
     # One searcher per thread count, its table cleared before each solve: the cleared pages are
     # already mapped, so no solve pays for the first touch of a new table (page faults, which

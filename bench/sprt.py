@@ -593,8 +593,8 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--engine-b", help="command of engine B (the reference)")
     ap.add_argument("--cwd-a", default=None, help="directory engine A starts in")
     ap.add_argument("--cwd-b", default=None, help="directory engine B starts in")
-    ap.add_argument("--time", type=float, default=0.5, help="the engines' seconds per move (default 0.5)")
-    ap.add_argument("--timeout", type=float, default=None,
+    ap.add_argument("--time", type=_positive(float), default=0.5, help="the engines' seconds per move (default 0.5)")
+    ap.add_argument("--timeout", type=_positive(float), default=None,
                     help="seconds after which an unanswered 'go' loses the game (default 2 x time + 1)")
     ap.add_argument("--elo0", type=float, default=0.0)
     ap.add_argument("--elo1", type=float, default=20.0)
@@ -602,11 +602,11 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--max-games", type=_positive(int), default=None)
     ap.add_argument("--max-minutes", type=_positive(float), default=None)
-    ap.add_argument("--min-games", type=int, default=20,
+    ap.add_argument("--min-games", type=_positive(int), default=20,
                     help="no decision before this many games (default 20): the LLR's normal "
                          "approximation is poor on a handful of games (5-1-0 already passes +2.94)")
     ap.add_argument("--openings", default=None, help=f"openings file (default {os.path.relpath(DEFAULT_OPENINGS)})")
-    ap.add_argument("--plies", type=int, default=None,
+    ap.add_argument("--plies", type=_positive(int), default=None,
                     help="random openings of this many plies instead of a file (with --make-openings: "
                          "the openings' length, default 8)")
     ap.add_argument("--seed", type=int, default=1, help="order of the openings (or the random openings)")
@@ -632,6 +632,10 @@ def main(argv=None, out=sys.stdout):
         ap.error("--engine-a and --engine-b are required (or --make-openings)")
     if not args.elo0 < args.elo1 or not (0 < args.alpha < 1 and 0 < args.beta < 1):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
+    if args.plies is not None and args.plies > 20:
+        ap.error("--plies: openings of at most 20 plies (a longer random one may never be found unfinished)")
+    if args.max_games is not None and args.min_games > args.max_games:
+        ap.error("--min-games above --max-games: no decision could ever be taken")
     openings = None
     if args.plies is None:
         try:

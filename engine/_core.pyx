@@ -1303,7 +1303,7 @@ cdef class Searcher:
         cdef Search* s
         cdef int score, move = -1, n2 = size * size, k, threads
         cdef uint64_t p8, o8, nodes = 0
-        _check(size)
+        _check_position(size, P, O)
         _check_seconds(seconds)
         if alpha >= beta:
             raise ValueError("alpha must be below beta")
@@ -1344,7 +1344,7 @@ cdef class Searcher:
         cdef int score = 0, move = -1, d, v, m, done = 0, threads
         cdef uint64_t p8, o8, nodes = 0
         cdef double start = bits_now()
-        _check(size)
+        _check_position(size, P, O)
         kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
         if evaluation not in kinds:
             raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
@@ -1481,6 +1481,15 @@ cdef int _mb_search(Search* s, Mailbox* b, int me, int depth, int alpha, int bet
 cdef int _check(int size) except -1:
     if size < 4 or size > MAXN or size % 2:
         raise ValueError(f"board size must be even, 4..{MAXN}: {size}")
+    return 0
+
+
+cdef int _check_position(int size, P, O) except -1:
+    _check(size)
+    if P < 0 or O < 0 or (P | O) >> (size * size):
+        raise ValueError(f"discs outside the {size}x{size} board")
+    if P & O:
+        raise ValueError("a square holds discs of both colours (the masks overlap)")
     return 0
 
 

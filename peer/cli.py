@@ -133,6 +133,8 @@ def play(argv, colour=None):
     live = reads and live_terminal(args.plain)
     screen = Screen(lang, wants_colour(args.no_color))
     try:
+        if (args.threads or args.ponder) and not args.ai:
+            raise ValueError("--threads and --ponder are for --ai best, not for a person or --engine")
         if args.ai:
             player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
                               game_time=args.game_time, threads=args.threads, ponder=args.ponder)

@@ -122,6 +122,10 @@ class Computer:
             self.strategy.ponder(position.play(move))
         return move, ""
 
+    def rest(self):
+        """Stop thinking in the background (the opponent left: it may not come back soon)."""
+        self.strategy.stop_pondering()
+
 
 class External:
     """A program run once per move in the one-shot format (see ``engine.oneshot``)."""

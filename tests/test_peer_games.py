@@ -181,3 +181,16 @@ def test_best_pondering_on_two_threads_plays_a_whole_game(tmp_path):
     for ignored in (["--threads", "2"], ["--ponder"]):    # an AI that would not use them
         rc, out = finish(player("black", tmp_path / "d", "--ai", "greedy", *ignored))
         assert rc == 2 and "are for --ai best, not greedy" in out and not (tmp_path / "d").exists()
+        rc, out = finish(player("black", tmp_path / "d", "--plain", *ignored))     # nor a person
+        assert rc == 2 and "not for a person or --engine" in out and not (tmp_path / "d").exists()
+
+
+def test_pondering_stops_when_the_opponent_leaves():
+    from engine import Position
+    from peer.players import Computer
+    c = Computer("best", time_limit=0.05, threads=1, ponder=True)
+    p = Position.start().play("f5").play("d6").play("c3").play("d3")
+    c.choose(p)
+    assert c.strategy._pondering is not None and c.strategy._pondering.is_alive()
+    c.rest()
+    assert c.strategy._pondering is None

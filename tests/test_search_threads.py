@@ -176,3 +176,14 @@ def test_times_that_are_not_a_limit_are_refused(capsys):
             compiled.Searcher(12, 1).search(8, p.player, p.opponent, 3, bad)
         with pytest.raises(ValueError):
             compiled.Searcher(12, 1).solve(8, p.player, p.opponent, bad)
+
+
+def test_impossible_positions_are_refused():
+    """Masks that overlap or reach past the board would search nonsense (or for ever)."""
+    p = Position.start()
+    s = compiled.Searcher(10, 2)
+    for size, P, O in ((8, p.player, p.player), (6, p.player, p.opponent), (8, -1, 0)):
+        with pytest.raises(ValueError):
+            s.solve(size, P, O, 1.0)
+        with pytest.raises(ValueError):
+            s.search(size, P, O, 3, 1.0)

@@ -138,6 +138,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             return self._their_result(msg)
         if k == "bye":
             self.left_at = time.monotonic()
+            if hasattr(self.player, "rest"):
+                self.player.rest()      # no pondering on a position the opponent left
             return self.say("left", name=self.their_name)
         if k == "refused":
             return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
