@@ -602,7 +602,7 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--max-games", type=_positive(int), default=None)
     ap.add_argument("--max-minutes", type=_positive(float), default=None)
-    ap.add_argument("--min-games", type=_positive(int), default=20,
+    ap.add_argument("--min-games", type=_positive(int), default=None,
                     help="no decision before this many games (default 20): the LLR's normal "
                          "approximation is poor on a handful of games (5-1-0 already passes +2.94)")
     ap.add_argument("--openings", default=None, help=f"openings file (default {os.path.relpath(DEFAULT_OPENINGS)})")
@@ -634,7 +634,7 @@ def main(argv=None, out=sys.stdout):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
     if args.plies is not None and args.plies > 20:
         ap.error("--plies: openings of at most 20 plies (a longer random one may never be found unfinished)")
-    if args.max_games is not None and args.min_games > args.max_games:
+    if args.min_games is not None and args.max_games is not None and args.min_games > args.max_games:
         ap.error("--min-games above --max-games: no decision could ever be taken")
     openings = None
     if args.plies is None:
@@ -648,7 +648,7 @@ def main(argv=None, out=sys.stdout):
     match = Match(a, b, openings, args.time, timeout, args.elo0, args.elo1, args.alpha, args.beta,
                   args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
                   "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv),
-                  min_games=args.min_games)
+                  min_games=20 if args.min_games is None else args.min_games)
     try:
         match.run()
     except EngineError as e:
