@@ -25,7 +25,7 @@ def test_four_senders_one_reader(tmp_path):
     check_stream(lines, {f"s{i}" for i in range(4)})
     assert len(lines) == 800
     for i in range(4):
-        assert sorted(int(b.split(":")[2]) for b in lines if b.startswith(f"s{i}:")) == list(range(300))
+        assert sorted(int(b.split(":")[2]) for b in lines if b.startswith(f"s{i}:")) == list(range(200))
 
 
 def test_lock_excludes_between_processes(tmp_path):
