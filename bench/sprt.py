@@ -352,6 +352,18 @@ class Clock:
         self.over = 0
 
 
+def _tell_both(players, line):
+    """Send ``line`` to both engines (black first); an engine that cannot take it forfeits:
+    ``(its colour, why)``, or None when both took it."""
+    for colour, e in enumerate(players):
+        try:
+            e.send(line)
+        except EngineError as err:
+            e.stop(graceful=False)  # started again for the next game
+            return colour, f"{err.kind}: {err}"
+    return None
+
+
 def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None):
     """One game from ``opening``; ``black``/``white`` are Engines, ``clocks`` maps them to a Clock.
 
@@ -361,16 +373,9 @@ def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None)
     game = Game.from_transcript(opening)
     players = (black, white)
     ggf = game.to_ggf(place="sprt")
-    forfeit = None
     for e in players:
         e.ensure_running()  # an engine that does not start again raises: the match stops
-    for colour, e in enumerate(players):
-        try:
-            e.send(f"set game {ggf}")
-        except EngineError as err:
-            forfeit = (colour, f"{err.kind}: {err}")
-            e.stop(graceful=False)
-            break
+    forfeit = _tell_both(players, f"set game {ggf}")
     while forfeit is None and not game.position.is_game_over():
         if deadline is not None and time.monotonic() > deadline:
             return {"game": game, "diff": 0, "forfeit": None, "abandoned": True}
@@ -402,13 +407,7 @@ def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None)
                 break
         game.play(sq)
         name = "PA" if sq == PASS else notation.square_name(sq, pos.size).upper()
-        for colour, other in enumerate(players):
-            try:
-                other.send(f"move {name}")
-            except EngineError as err:
-                forfeit = (colour, f"{err.kind}: {err}")
-                other.stop(graceful=False)
-                break
+        forfeit = _tell_both(players, f"move {name}")
     if forfeit is not None:
         return {"game": game, "diff": 64 if forfeit[0] == 1 else -64, "forfeit": forfeit, "abandoned": False}
     b, w = game.position.discs()
