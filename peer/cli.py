@@ -145,10 +145,8 @@ def play(argv, colour=None):
     except ValueError as e:
         screen.say("cannot_play", reason=e)
         return 2
-    try:
-        secret = comm.load_secret(args.secret_file)
-    except comm.InvalidArgument as e:
-        screen.say("secret_problem", reason=e)
+    secret = _load_secret(args, screen)
+    if secret is False:
         return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
     if args.gui:
@@ -206,6 +204,7 @@ def watch(argv):
     ap.add_argument("--until-over", action="store_true", help="stop when the game ends")
     ap.add_argument("--gui", action="store_true", help="show the game in a window")
     ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
+    _secret_option(ap, "records not signed with it are not shown")
     args = ap.parse_args(argv)
     lang = args.lang or texts.default_lang()
     screen = Screen(lang, wants_colour(args.no_color))
@@ -213,39 +212,69 @@ def watch(argv):
     if not (board / "cardstand.board").is_file():
         print(screen.t("no_board", board=visible(str(board), 300)), file=sys.stderr)
         return 1
+    secret = _load_secret(args, screen)
+    if secret is False:
+        return 2
     if args.gui:
         window = open_window(lang, human=False, mode="watch", state_file=args.gui_state,
                              title=screen.t("gui_watch_title", board=visible(str(board), 80)))
         if window is None:
             return 2
-        return watch_window(board, window, until_over=args.until_over)
-    return follow(board, screen, until_over=args.until_over)
+        return watch_window(board, window, until_over=args.until_over, secret=secret)
+    return follow(board, screen, until_over=args.until_over, secret=secret)
 
 
-def watch_window(board, window, until_over):
+def _secret_option(ap, what):
+    ap.add_argument("--secret-file", metavar="FILE",
+                    help=f"a file holding the players' shared secret (else the CARDSTAND_SECRET variable): {what}")
+
+
+def _load_secret(args, screen):
+    """The shared secret of ``--secret-file`` or CARDSTAND_SECRET (A1), None without one; False when
+    it cannot be used (said why)."""
+    try:
+        return comm.load_secret(args.secret_file)
+    except comm.InvalidArgument as e:
+        screen.say("secret_problem", reason=e)
+        return False
+
+
+class _Current:
+    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6)."""
+
+    def __init__(self, board, say, secret):
+        self.records = Records(board, secret)
+        self.say = say
+        self.told = None
+
+    def __call__(self):
+        rec, problem = self.records.current_checked()
+        if problem is not None and str(problem) != self.told:
+            self.told = str(problem)
+            self.say("bad_record", reason=problem)
+        return rec
+
+
+def watch_window(board, window, until_over, secret=None):
     """``watch --gui``: the board's current game in ``window``, followed in a worker thread
     until the window is closed (or, ``until_over``, the game is over)."""
-    records = Records(board)
+    current = _Current(board, window.say, secret)
     seen = {"key": None, "view": empty_view()}
 
     def work():
         window.say("watching", board=board)
         told = False
         while not window.closed:
-            rec = records.current()
+            rec = current()
             if rec is None and not told:
                 window.say("no_game")
                 told = True
             key = rec and (rec.id, rec.moves, rec.status, rec.result)
             if rec and key != seen["key"]:
                 seen["key"] = key           # (read again only when it changes)
-                try:
-                    seen["view"] = record_view(rec, rec.game())
-                except ValueError as e:     # (records are replaced whole: this one is damaged)
-                    window.say("bad_record", reason=e)
-                else:
-                    if until_over and rec.status != PLAYING and rec.status != "abandoned":
-                        return 0
+                seen["view"] = record_view(rec, rec.game())
+                if until_over and rec.status != PLAYING and rec.status != "abandoned":
+                    return 0
             time.sleep(0.1)
         return 0
 
@@ -266,24 +295,20 @@ def move_line(screen, pos, move):
     return f"{screen.colour_name(pos.turn)}: {describe(move, pos.size, screen)}"
 
 
-def follow(board, screen, until_over=True, timeout=None):
-    records = Records(board)
+def follow(board, screen, until_over=True, timeout=None, secret=None):
+    current = _Current(board, screen.say, secret)
     screen.say("watching", board=board)
     shown = None
     start = time.monotonic()
-    if records.current() is None:
+    if current() is None:
         screen.say("no_game")
     try:
         while True:
-            rec = records.current()
+            rec = current()
             key = rec and (rec.id, rec.moves, rec.status)
             if rec and key != shown:
                 shown = key                 # (read again only when it changes)
-                try:
-                    g = rec.game()
-                except ValueError as e:     # (records are replaced whole: this one is damaged)
-                    screen.say("bad_record", reason=e)
-                    continue
+                g = rec.game()
                 pos = g.position
                 last = g.moves[-1] if g.moves and g.moves[-1] >= 0 else None
                 flipped = g.positions[-2].flips(last) if last is not None else 0
@@ -317,11 +342,15 @@ def replay(argv):
     ap.add_argument("--gui", action="store_true",
                     help="step through the game in a window (buttons, the arrow keys, or a click on a move)")
     ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
+    _secret_option(ap, "a record not signed with it is refused")
     args = ap.parse_args(argv)
     lang = args.lang or texts.default_lang()
     screen = Screen(lang, wants_colour(args.no_color))
+    secret = _load_secret(args, screen)
+    if secret is False:
+        return 2
     try:
-        rec = load_file(args.file)
+        rec = load_file(args.file, secret)
         g = rec.game()
     except (OSError, ValueError) as e:
         print(f"cannot replay {args.file}: {visible(e, 300)}", file=sys.stderr)

@@ -6,6 +6,8 @@ so every value is escaped to stay on its one line (docs/PROTOCOL.md D1):
 control characters (C0, DEL, C1), the bidi controls and the line and
 paragraph separators -> ``\\xHH`` / ``\\uHHHH``.  ``Record.parse`` undoes it exactly.
 """
+import hashlib
+import hmac
 import logging
 import os
 import re
@@ -17,6 +19,8 @@ from pathlib import Path
 from comm import fsops
 from comm.text import visible
 
+from engine import Game
+
 from .protocol import game_id_problem, parse_size, replay
 
 log = logging.getLogger("peer")
@@ -24,6 +28,7 @@ log = logging.getLogger("peer")
 MAGIC = "cardstand-game 1"
 KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "result")
 ACK_MAGIC = "cardstand-ack 1"
+MAC_MAGIC = "cardstand-game-mac 1"     # D4: what a record's MAC is computed over starts so
 
 # D1: the status of a game.  ``playing`` is unfinished (resumed by a restart, H5); ``over`` and
 # ``resigned`` ended it (offered again by a side that has not had the opponent's ``result``,
@@ -38,6 +43,17 @@ _ESCAPE_ME = re.compile("[\\\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\
 _NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S)
 _UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
+_MAC = re.compile("[0-9a-f]{64}")
+
+
+class Untrusted(ValueError):
+    """A record that a side with the shared secret cannot trust: no MAC, or a MAC that does not
+    match (D4).  Its text is not used at all."""
+
+
+class Damaged(ValueError):
+    """A record that contradicts itself or the rules: moves that do not replay, a status or a
+    result that the moves do not give (D1, D5)."""
 
 
 def escape(value):
@@ -77,42 +93,85 @@ class Record:
     moves: str = ""               # with passes written out: "f5d6...pass..."
     status: str = PLAYING         # playing, over, resigned, abandoned, refused (D1)
     result: str = ""              # "36-28", "black resigned", "abandoned by black", "refused: ..."
+    # as read from the board: each key's value as written (escaped), and the ``mac`` line (D4)
+    written: dict = field(default_factory=dict, repr=False, compare=False)
+    mac: str = field(default="", repr=False, compare=False)
 
-    def text(self):
-        return MAGIC + "\n" + "".join(f"{k}: {escape(getattr(self, k))}\n" for k in KEYS)
+    def lines(self) -> str:
+        """The ``key: value`` lines of the record, in the order of D1."""
+        return "".join(f"{k}: {escape(getattr(self, k))}\n" for k in KEYS)
+
+    def text(self, secret: bytes | None = None) -> str:
+        """The record as written to the board; with ``secret``, signed (a ``mac`` line, D4)."""
+        lines = self.lines()
+        mac = f"mac: {record_mac(secret, lines)}\n" if secret else ""
+        return MAGIC + "\n" + lines + mac
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text: str) -> "Record":
         """A record from its text; ValueError for anything that is not a sound record."""
         # a CR before a line's end (edited on Windows) is dropped: a CR in a value is written \r
         first, fields = fsops.parse_record(text)
         if first.strip(" \t\r") != MAGIC:     # ASCII white space only (D1), as interop/js
-            raise ValueError("not a cardstand game record")
+            raise Damaged("not a cardstand game record")
         f = {k: unescape(v) for k, v in fields.items()}
         if "id" not in f:
-            raise ValueError("damaged game record: no id")
+            raise Damaged("damaged game record: no id")
         if game_id_problem(f["id"]):
-            raise ValueError(f"damaged game record: bad game id {f['id'][:80]!r}")
+            raise Damaged(f"damaged game record: bad game id {f['id'][:80]!r}")
         size = parse_size(f.get("size", "8"))
         if size is None:
-            raise ValueError(f"damaged game record: bad size {f['size'][:20]!r}")
+            raise Damaged(f"damaged game record: bad size {f['size'][:20]!r}")
         return cls(id=f["id"], size=size, black=f.get("black", "black"),
                    white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
-                   moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""))
+                   moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""),
+                   written={k: fields[k] for k in KEYS if k in fields}, mac=fields.get("mac", ""))
 
-    def game(self):
+    def check_mac(self, secret: bytes) -> None:
+        """D4: ``Untrusted`` unless the record read carries the MAC of its nine lines under
+        ``secret`` (every key present, the values exactly as written)."""
+        if not self.mac:
+            raise Untrusted("it is not signed: it was written without the shared secret")
+        missing = [k for k in KEYS if k not in self.written]
+        if missing:
+            raise Untrusted(f"its signature cannot be checked: no {missing[0]!r} line")
+        lines = "".join(f"{k}: {self.written[k]}\n" for k in KEYS)
+        if not _MAC.fullmatch(self.mac) or not hmac.compare_digest(self.mac, record_mac(secret, lines)):
+            raise Untrusted("its signature does not match: it was changed, or written with another secret")
+
+    def game(self) -> Game:
         """The moves replayed on a board (``ValueError``, ``IllegalMove``, for a damaged record:
         the moves of D1 are a transcript with every pass written out, H2)."""
         return replay(self.moves, self.size)
 
-    def ggf(self):
+    def verify(self) -> Game:
+        """D5: the game replayed, and ``Damaged`` unless what the record says of its end is what
+        its moves give: ``over`` only when neither side can move, with the disc counts as its
+        result; ``resigned`` with "black resigned" or "white resigned"."""
+        try:
+            g = self.game()
+        except ValueError as e:
+            raise Damaged(f"its moves do not replay: {e}") from None
+        pos = g.position
+        if self.status == OVER:
+            if not pos.is_game_over():
+                raise Damaged(f"it says the game is over, but after {len(g.moves)} plies "
+                              f"{('black', 'white')[pos.turn]} can still move")
+            b, w = pos.discs()
+            if self.result.strip() != f"{b}-{w}":
+                raise Damaged(f"its result {self.result[:20]!r} is not what its moves give ({b}-{w})")
+        elif self.status == RESIGNED and self.result not in ("black resigned", "white resigned"):
+            raise Damaged(f"it says a side resigned, but its result is {self.result[:40]!r}")
+        return g
+
+    def ggf(self) -> str:
         """The game in GGF, the format of the Generic Game Server and most Othello tools."""
-        g = self.game()
+        g = self.verify()
         return g.to_ggf(_ggf_text(self.black), _ggf_text(self.white), self.ggf_result(g),
                         date=_ggf_text(self.date))
 
-    def ggf_result(self, g):
-        if self.status == "over":
+    def ggf_result(self, g: Game) -> str:
+        if self.status == OVER:
             b, w = g.position.discs()
             diff = b - w
             e = g.position.empties()
@@ -123,12 +182,18 @@ class Record:
             return f"{'-' if loser_black else '+'}{n_squares(self.size)}.000:r"
         return ""           # unfinished, abandoned or refused: no result
 
-    def moves_played(self):
+    def moves_played(self) -> int:
         """How many plies the record holds (passes included); 0 for moves that do not replay."""
         try:
             return len(self.game().moves)
         except ValueError:
             return 0
+
+
+def record_mac(secret: bytes, lines: str) -> str:
+    """D4: HMAC-SHA256 under the shared secret of ``cardstand-game-mac 1``, a newline, and the
+    record's nine ``key: value`` lines as written, each ending with a newline."""
+    return hmac.new(secret, (MAC_MAGIC + "\n" + lines).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def _ggf_text(s):
@@ -147,14 +212,17 @@ class Records:
     ``records/current`` are ever opened, and
     never through a link: a ``records`` folder that is a symbolic link (or not a
     folder) is not used at all, and a record file that is a link is not read.
+    With ``secret`` (the shared secret, D4) records are signed when saved and a
+    record that is not signed with it is not loaded.
     """
 
-    def __init__(self, board_folder):
+    def __init__(self, board_folder, secret: bytes | None = None):
         self.dir = Path(board_folder) / "records"
         self.root = fsops.Root.for_folder(board_folder)
+        self.secret = secret or None
         self._warned = set()        # problems already logged (a watcher reads ten times a second)
 
-    def path(self, gid):
+    def path(self, gid: str) -> Path:
         """Where the record of ``gid`` is (for people); ValueError for a bad id."""
         return self.root.path(self._rel(gid))
 
@@ -176,12 +244,13 @@ class Records:
                 log.warning("%s: not used (%s)", self.root.path(rel), e)
             return None
         if data is not None and whole and len(data) > MAX_RECORD:
-            raise ValueError("too big for a game record")
+            raise Damaged("too big for a game record")
         return None if data is None else data.decode("utf-8", "replace")
 
-    def save(self, record):
-        """Write the record and point ``records/current`` at it.  A ``records`` that is a link
-        or not a folder is set aside into ``trash/`` and made again (F2), never followed."""
+    def save(self, record: Record) -> None:
+        """Write the record (signed with the secret, D4) and point ``records/current`` at it.  A
+        ``records`` that is a link or not a folder is set aside into ``trash/`` and made again
+        (F2), never followed."""
         rel = self._rel(record.id)
         self.root.ensure_dir("records")
         # ``current`` first: a process killed between the two writes leaves ``current`` naming a
@@ -189,17 +258,48 @@ class Records:
         # that no ``current`` names (a game a restart would not find and leave open for ever)
         if (self._read("records/current") or "").strip() != record.id:
             self.root.replace("records/current", fsops.record(record.id), durable=False)
-        self.root.replace(rel, record.text().encode("utf-8"), durable=False)
+        self.root.replace(rel, record.text(self.secret).encode("utf-8"), durable=False)
 
-    def load(self, gid):
-        """The record of game ``gid``, or None; ValueError for a bad id or a damaged record."""
+    def load(self, gid: str) -> Record | None:
+        """The record of game ``gid``, or None when there is none.  ``Untrusted`` when this side
+        has a secret and the record is not signed with it (D4), ``Damaged`` when it is not sound
+        or its end is not what its moves give (D1, D5), ValueError for a bad id."""
         text = self._read(self._rel(gid), whole=True)
         if text is None:
             return None
         rec = Record.parse(text)
+        try:
+            return self._trust(rec, gid)
+        except ValueError as e:
+            e.size = rec.size       # the size it claims: a guess for the game that goes on (D6)
+            raise
+
+    def _trust(self, rec: Record, gid: str) -> Record:
         if rec.id != gid:
-            raise ValueError(f"damaged game record: it says id {rec.id!r}, its name {gid!r}")
+            raise Damaged(f"damaged game record: it says id {rec.id!r}, its name {gid!r}")
+        if self.secret:
+            rec.check_mac(self.secret)
+        rec.verify()
         return rec
+
+    def set_aside(self, gid: str) -> str:
+        """D6: move the record of ``gid`` out of the way, to ``records/<gid>.set-aside-<token>``
+        (kept for people to look at, never read again); the new name, or '' when it could not
+        be moved (it is then left where it is)."""
+        dest = f"records/{gid}.set-aside-{fsops.new_token()}"
+        try:
+            self.root.rename(self._rel(gid), dest)
+        except FileNotFoundError:
+            return ""
+        except (OSError, ValueError) as e:
+            log.warning("the record of game %s could not be set aside: %s", gid, e)
+            return ""
+        return str(self.root.path(dest))
+
+    def current_id(self) -> str | None:
+        """The game id ``records/current`` names, or None (missing, or not a game id)."""
+        gid = (self._read("records/current") or "").strip()
+        return None if not gid or game_id_problem(gid) else gid
 
     # -- D3: the end acknowledged to one side --------------------------------------------
     # Kept apart from the game record, which both sides write whole (one side's key in it could
@@ -222,26 +322,39 @@ class Records:
         ws = " \t\r"     # ASCII white space only (D3), as interop/js
         return lines[0].strip(ws) == ACK_MAGIC and f"game: {gid}" in (line.strip(ws) for line in lines[1:])
 
-    def current(self):
-        """The latest game on this board, or None (a damaged record or a bad id counts as none)."""
-        gid = self._read("records/current")
-        if not gid or not gid.strip():
-            return None
+    def current(self) -> Record | None:
+        """The latest game on this board, or None (a damaged or untrusted record, a bad id or none
+        at all count as none)."""
+        rec, problem = self.current_checked()
+        if problem is not None:
+            log.info("records/current: %s", problem)
+        return rec
+
+    def current_checked(self) -> tuple[Record | None, Exception | None]:
+        """``(record, None)`` for the latest game on this board, ``(None, why)`` when its record
+        cannot be used (damaged, untrusted, unreadable), ``(None, None)`` when there is none."""
+        gid = self.current_id()
+        if gid is None:
+            return None, None
         try:
-            return self.load(gid.strip())
+            return self.load(gid), None
         except (OSError, ValueError) as e:
-            log.info("records/current: %s", e)
-            return None
+            return None, e
 
 
-def load_file(path):
-    """A record file named by the user (``python -m peer replay FILE``); ``ValueError`` for
-    anything but a regular file (a FIFO is not waited on)."""
+def load_file(path, secret: bytes | None = None) -> Record:
+    """A record file named by the user (``python -m peer replay FILE``), checked as ``load`` checks
+    a record on the board (D4 with ``secret``, D5); ``ValueError`` for anything but a regular
+    file (a FIFO is not waited on) or a record that is not sound."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise ValueError("not a regular file")
         data = f.read(MAX_RECORD + 1)
     if len(data) > MAX_RECORD:
-        raise ValueError("too big for a game record")
-    return Record.parse(data.decode("utf-8", "replace"))
+        raise Damaged("too big for a game record")
+    rec = Record.parse(data.decode("utf-8", "replace"))
+    if secret:
+        rec.check_mac(secret)
+    rec.verify()
+    return rec

@@ -277,6 +277,22 @@ TEXTS = {
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",
                    "伝言台の棋譜が壊れているので使いませんでした: {reason}"),
+    "record_untrusted": ("The record of game {id} on the board cannot be trusted: {reason}. It was set aside "
+                         "({where}) and is not used.",
+                         "伝言台の対局 {id}の棋譜は信用できません: {reason}。棋譜は別名で残し（{where}）、"
+                         "使いません。"),
+    "record_damaged": ("The record of game {id} on the board contradicts itself: {reason}. It was set aside "
+                       "({where}) and is not used.",
+                       "伝言台の対局 {id}の棋譜は内容が矛盾しています: {reason}。棋譜は別名で残し（{where}）、"
+                       "使いません。"),
+    "recover": ("Game {id} goes on from the moves {colour} still has; if it has none, it starts again from "
+                "the first move.",
+                "対局 {id}は {colour}の側に残っている手から続けます。残っていなければ最初からやり直します。"),
+    "adopted": ("{n} move(s) from {name}'s copy of the game, from move {first} (this side had not seen "
+                "them):",
+                "{name}の側の記録から {first}手目以降の {n}手を取り込みます（この側では見ていない手です）:"),
+    "adopted_mine": ("{move}: your move, as {name}'s side has it.",
+                     "{move}: あなたの手（{name}の側の記録による）。"),
 }
 
 LANGS = ("en", "ja")

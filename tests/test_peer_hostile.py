@@ -110,7 +110,7 @@ def test_escape_round_trips_on_one_line(s):
 def test_a_hostile_record_round_trips_exactly(black, white, result):
     with tempfile.TemporaryDirectory() as d:
         board_folder(d)
-        r = Record(id="g-1", size=6, black=black, white=white, moves="c4", status="over", result=result)
+        r = Record(id="g-1", size=6, black=black, white=white, moves="b3", status="abandoned", result=result)
         Records(d).save(r)
         raw = (Path(d) / "records" / "g-1.game").read_bytes().decode("utf-8")
         assert raw.count("\n") == 10 and raw.endswith("\n")
@@ -385,6 +385,6 @@ def test_a_welcome_for_another_size_is_not_adopted(tmp_path):
 
 
 def test_ggf_export_escapes_names():
-    r = Record(id="g1", size=6, black="Ev]e\x1b]0;x\x07", white="W\\h", moves="b3", status="over")
+    r = Record(id="g1", size=6, black="Ev]e\x1b]0;x\x07", white="W\\h", moves="b3", status="resigned", result="white resigned")
     ggf = r.ggf()
     assert "PB[Ev\\]e\\\\x1b\\]0;x\\\\x07]" in ggf and "PW[W\\\\h]" in ggf and not RAW.search(ggf)

@@ -66,7 +66,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         if board is None:
             board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret, take_over=take_over)
         self.board = board
-        self.records = Records(folder)
+        self.records = Records(folder, self.secret)
         self.mode = None            # "full" after a handshake, "classic" without one
         self.game = None
         self.record = None
@@ -89,6 +89,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
+        self.set_aside = None       # (id, size) of the game whose record was set aside (D6)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()

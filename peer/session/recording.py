@@ -3,10 +3,10 @@ import logging
 import time
 import uuid
 
-from engine import BLACK, Game
+from engine import BLACK, PASS, Game, notation
 
 from ..protocol import replay
-from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Record
+from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Untrusted
 from .leave import Leave
 
 log = logging.getLogger("peer")
@@ -43,30 +43,39 @@ class Recording:
             self.save_failed = str(e)
 
     def _load(self, gid):
-        """The record of ``gid`` on this board, or None (a damaged one is reported and not used)."""
+        """The record of ``gid`` on this board, or None.  A record that cannot be trusted (D4) or
+        that contradicts its own moves (D1, D5) is reported, set aside and not used (D6)."""
         try:
-            rec = self.records.load(gid)
-            if rec is not None:
-                rec.game()      # it must replay
-            return rec
-        except (OSError, ValueError) as e:
+            return self.records.load(gid)
+        except (Untrusted, Damaged) as e:
+            self._set_record_aside(gid, e)
+        except (OSError, ValueError) as e:      # a bad id; a record that cannot be read
             log.warning("record of game %s not used: %s", gid, e)
             self.say("bad_record", reason=e)
-            return None
+        return None
+
+    def _set_record_aside(self, gid, why):
+        """D6: a record that is not used is moved out of the way (never deleted) and the player told
+        why, where it went, and how the game goes on."""
+        where = self.records.set_aside(gid)
+        log.warning("record of game %s set aside (%s): %s", gid, where or "not moved", why)
+        size = getattr(why, "size", None) or self.want_size or 8
+        self.set_aside = (gid, size)
+        self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid, reason=why,
+                 where=where or self.records.path(gid))
 
     def _current_record(self, report=True):
-        """``records/current`` when it replays, else None (a damaged one reported when ``report``)."""
-        rec = self.records.current()
-        if rec is None:
+        """The record ``records/current`` names, when it can be used, else None; one that cannot is
+        set aside and reported (D6) when ``report``."""
+        gid = self.records.current_id()
+        if gid is None:
             return None
+        if report:
+            return self._load(gid)
         try:
-            rec.game()
-        except ValueError as e:
-            log.warning("records/current not resumed: %s", e)
-            if report:
-                self.say("bad_record", reason=e)
+            return self.records.load(gid)
+        except (OSError, ValueError):
             return None
-        return rec
 
     def _start_check(self):
         """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
@@ -85,6 +94,12 @@ class Recording:
         is not resumed, ``--new``, is closed as abandoned first)."""
         resume = self._current_record()
         if resume is None:
+            if self.set_aside and not self.new:
+                # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
+                gid, size = self.set_aside
+                if not (self.want_size and size != self.want_size):
+                    self.say("recover", id=gid, colour=self.screen.colour_name(1 - self.colour))
+                    return Record(id=gid, size=size)
             return None
         if resume.status == PLAYING:
             if not self.new and not (self.want_size and resume.size != self.want_size):
@@ -154,16 +169,31 @@ class Recording:
         self._save()
 
     def _adopt(self, theirs):
-        """Take the other side's game when ours is a prefix of it; False if they conflict (H5)."""
+        """Take the other side's game when ours is a prefix of it; False if they conflict (H5).
+        The plies taken are announced as moves are (H5b): this side did not see them played."""
         ours = self.game.moves
         if theirs.moves[:len(ours)] == ours:
             if len(theirs.moves) > len(ours):
+                self._announce_adopted(theirs, len(ours))
                 self.game = theirs
                 self.flipped = 0
                 self._save()
                 self._show()
             return True
         return ours[:len(theirs.moves)] == theirs.moves
+
+    def _announce_adopted(self, theirs, start):
+        """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""
+        self.say("adopted", n=len(theirs.moves) - start, name=self.their_name, first=start + 1)
+        for pos, move in zip(theirs.positions[start:], theirs.moves[start:]):
+            sq = notation.square_name(move, self.size)
+            mine = pos.turn == self.colour
+            if move == PASS:
+                self.say("adopted_mine", move=self.screen.t("pass"), name=self.their_name) if mine else \
+                    self.say("they_pass", name=self.their_name)
+            else:
+                self.say("adopted_mine", move=sq, name=self.their_name) if mine else \
+                    self.say("played", name=self.their_name, move=sq)
 
     def _refresh_names(self):
         self.record.black = self.my_name if self.me == "black" else self.their_name
