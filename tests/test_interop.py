@@ -304,3 +304,32 @@ def test_every_scenario_has_a_broken_variant():
     shown = {s for _, s, _ in BROKEN} | {"init", "send", "recv", "redeliver", "talk", "quiet", "names"} | \
         {"redeliver", "mac", "links", "fifo", "pointers", "game_secret"}
     assert {fn.__name__[2:] for fn in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS} <= shown
+
+
+@needs_node
+def test_record_signatures_and_checks_are_the_same_in_javascript_and_python(tmp_path):
+    """D4 D5: a record signed by one language is trusted by the other with the same secret, and
+    refused with another secret or without a signature; an end the moves do not give is damage in both."""
+    from peer.record import Record, record_mac
+    key = "s3cret"
+    lines = "".join(f"{k}: {v}\n" for k, v in (("id", "g-1"), ("size", "8"), ("black", "A\\nn"), ("white", "日本"),
+                                              ("date", "2026-11-25T00:00:00Z"), ("mode", "full"),
+                                              ("moves", "f5d6"), ("status", "playing"), ("result", "")))
+    py_text = Record.parse("cardstand-game 1\n" + lines).text(key.encode())
+    js = _node("const p = require('./interop/js/peer.js');"
+               "const d = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+               "const k = Buffer.from(d.key);"
+               "const check = (t, key) => { try { const r = p.parseRecord(t); if (key) p.checkRecordMac(r, key);"
+               "  p.verifyRecord(r); return 'ok'; } catch (e) { return e.constructor.name + ': ' + e.message; } };"
+               "const r = p.parseRecord('cardstand-game 1\\n' + d.lines);"
+               "process.stdout.write(JSON.stringify({mac: p.recordMac(k, d.lines), text: p.recordText(r, k),"
+               " py: check(d.py, k), other: check(d.py, Buffer.from('other')), plain: check(d.plain, k),"
+               " nokey: check(d.plain, null), over: check(d.over, null)}));",
+               {"key": key, "lines": lines, "py": py_text, "plain": "cardstand-game 1\n" + lines,
+                "over": "cardstand-game 1\n" + lines.replace("status: playing", "status: over")})
+    assert js["mac"] == record_mac(key.encode(), lines)
+    assert js["text"] == py_text
+    assert js["py"] == "ok" and js["nokey"] == "ok"
+    assert js["other"].startswith("Untrusted: its signature does not match")
+    assert js["plain"].startswith("Untrusted: it is not signed")
+    assert js["over"].startswith("Damaged: it says the game is over, but after 2 plies black can still move")

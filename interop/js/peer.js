@@ -16,6 +16,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const crypto = require('crypto');
 const { Board, InvalidArgument, MemberBusy, sleep, now, token, visible, loadSecret, readBytes, replaceWith, record } = require('./cardstand.js');
 
 const FLAGS = new Set(['new', 'take-over']);                 // options without a value
@@ -229,24 +230,64 @@ function unescapeValue(t) {
 }
 // D1, D3: space, tab and CR only (as comm): a BOM or U+00A0 is not white space here
 const asciiTrim = (t) => t.replace(/^[ \t\r]+|[ \t\r]+$/g, '');
-function recordText(r) { return RECORD_MAGIC + '\n' + RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join(''); }
+const recordLines = (r) => RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join('');
+// D4: HMAC-SHA256 of "cardstand-game-mac 1\n" and the nine key lines as written
+function recordMac(secret, lines) {
+  return crypto.createHmac('sha256', secret).update(Buffer.from(`cardstand-game-mac 1\n${lines}`, 'utf8')).digest('hex');
+}
+function recordText(r, secret = null) {
+  const lines = recordLines(r);
+  return RECORD_MAGIC + '\n' + lines + (secret ? `mac: ${recordMac(secret, lines)}\n` : '');
+}
+class Untrusted extends Error {}                              // D4: not signed with our secret
+class Damaged extends Error {}                                // D1, D5: not what its moves give
+function checkRecordMac(r, secret) {
+  if (!r.mac) throw new Untrusted('it is not signed: it was written without the shared secret');
+  const missing = RECORD_KEYS.find((k) => !(k in r.written));
+  if (missing) throw new Untrusted(`its signature cannot be checked: no '${missing}' line`);
+  const want = Buffer.from(recordMac(secret, RECORD_KEYS.map((k) => `${k}: ${r.written[k]}\n`).join('')));
+  const got = Buffer.from(r.mac);
+  if (!/^[0-9a-f]{64}$/.test(r.mac) || !crypto.timingSafeEqual(got, want)) {
+    throw new Untrusted('its signature does not match: it was changed, or written with another secret');
+  }
+}
+// D5: the moves replay, `over` only when neither side can move (result: the disc counts),
+// `resigned` with "black resigned" or "white resigned"
+function verifyRecord(r) {
+  const rules = new Rules(r.size);
+  const list = splitTranscript(r.moves);
+  try {
+    if (list === null) throw new Error('not a transcript');
+    for (const t of list) rules.play(rules.parse(t));
+  } catch (e) { throw new Damaged(`its moves do not replay: ${e.message}`); }
+  if (r.status === 'over') {
+    if (!rules.over()) throw new Damaged(`it says the game is over, but after ${list.length} plies ${['black', 'white'][rules.turn]} can still move`);
+    const [b, w] = rules.count();
+    if (r.result.trim() !== `${b}-${w}`) throw new Damaged(`its result '${visible(r.result, 20)}' is not what its moves give (${b}-${w})`);
+  } else if (r.status === 'resigned' && r.result !== 'black resigned' && r.result !== 'white resigned') {
+    throw new Damaged(`it says a side resigned, but its result is '${visible(r.result, 40)}'`);
+  }
+  return rules;
+}
 // A record from its text (D1); throws for anything that is not a sound record
 function parseRecord(text) {
   const lines = text.split('\n');
-  if (asciiTrim(lines[0]) !== RECORD_MAGIC) throw new Error('not a cardstand game record');
+  if (asciiTrim(lines[0]) !== RECORD_MAGIC) throw new Damaged('not a cardstand game record');
   const f = Object.create(null);
+  const written = Object.create(null);                       // values as written (D4)
   for (let line of lines.slice(1)) {                         // as comm reads records (R1, D1):
     if (line.endsWith('\r')) line = line.slice(0, -1);       // keys as written, the first value counts
     const i = line.indexOf(': ');
     const k = line.slice(0, i);
-    if (i > 0 && !(k in f)) f[k] = unescapeValue(line.slice(i + 2));
+    if (i > 0 && !(k in f)) { written[k] = line.slice(i + 2); f[k] = unescapeValue(written[k]); }
   }
-  if (!checkGameId(f.id)) throw new Error(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
+  if (!checkGameId(f.id)) throw new Damaged(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
   const size = parseSize(f.size === undefined ? '8' : f.size);
-  if (size === null) throw new Error(`damaged game record: bad size ${visible(f.size, 20)}`);
+  if (size === null) throw new Damaged(`damaged game record: bad size ${visible(f.size, 20)}`);
   const get = (k, d) => (f[k] === undefined ? d : f[k]);
   return { id: f.id, size, black: get('black', 'black'), white: get('white', 'white'), date: get('date', ''),
-           mode: get('mode', 'full'), moves: get('moves', ''), status: get('status', 'playing'), result: get('result', '') };
+           mode: get('mode', 'full'), moves: get('moves', ''), status: get('status', 'playing'), result: get('result', ''),
+           written, mac: written.mac || '' };
 }
 function newRecord(id, size, black, white) {
   return { id, size, black, white, date: new Date().toISOString().slice(0, 19) + 'Z', mode: 'full', moves: '',
@@ -256,7 +297,7 @@ function newRecord(id, size, black, white) {
 // records/<valid id>.ack-<colour> are opened, never through a link; a `records` that is a link
 // or not a folder is not used (and set aside when written, F2)
 class Records {
-  constructor(board) { this.board = board; this.dir = path.join(board.folder, 'records'); }
+  constructor(board) { this.board = board; this.dir = path.join(board.folder, 'records'); this.secret = board.secret || null; }
   file(id, suffix = 'game') {
     if (!checkGameId(id)) throw new Error(`bad game id ${visible(id, 80)}`);
     return path.join(this.dir, `${id}.${suffix}`);
@@ -266,7 +307,7 @@ class Records {
   read(p, limit = MAX_RECORD) {
     if (this.board.sound(['records'])) return null;
     const b = readBytes(p, limit);
-    if (b !== null && b.length > limit && limit === MAX_RECORD) throw new Error('too big for a game record');
+    if (b !== null && b.length > limit && limit === MAX_RECORD) throw new Damaged('too big for a game record');
     return b === null ? null : b.subarray(0, limit).toString('utf8');
   }
   writable() {
@@ -278,19 +319,36 @@ class Records {
     let cur = null;
     try { cur = this.read(path.join(this.dir, 'current'), 4096); } catch (e) { cur = null; }
     if ((cur || '').trim() !== r.id) replaceWith(this.board.tmp, path.join(this.dir, 'current'), record(r.id), false);
-    replaceWith(this.board.tmp, this.file(r.id), Buffer.from(recordText(r), 'utf8'), false);
+    replaceWith(this.board.tmp, this.file(r.id), Buffer.from(recordText(r, this.secret), 'utf8'), false);
   }
   load(id) {                                                  // the record of `id` or null; throws when damaged
     const t = this.read(this.file(id));
     if (t === null) return null;
     const r = parseRecord(t);
-    if (r.id !== id) throw new Error(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
+    try {
+      if (r.id !== id) throw new Damaged(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
+      if (this.secret) checkRecordMac(r, this.secret);          // D4
+      verifyRecord(r);                                          // D5
+    } catch (e) { e.size = r.size; throw e; }
     return r;
+  }
+  setAside(id) {                                              // D6: kept for people, never read again
+    const dest = path.join(this.dir, `${id}.set-aside-${token()}`);
+    try {
+      if (this.board.sound(['records'])) return '';
+      fs.renameSync(this.file(id), dest);
+      return dest;
+    } catch (e) { return ''; }
+  }
+  currentId() {
+    let t = null;
+    try { t = this.read(path.join(this.dir, 'current'), 4096); } catch (e) { return null; }
+    return t && checkGameId(t.trim()) ? t.trim() : null;
   }
   current() {                                                 // the latest game, or null (damaged: none)
     try {
-      const t = this.read(path.join(this.dir, 'current'), 4096);
-      return t && t.trim() ? this.load(t.trim()) : null;
+      const id = this.currentId();
+      return id ? this.load(id) : null;
     } catch (e) { return null; }
   }
   acknowledge(id, colour) {                                   // D3: written by `colour`'s side only
@@ -308,6 +366,8 @@ class Records {
 class NoRecords {
   save() {}
   load() { return null; }
+  setAside() { return ''; }
+  currentId() { return null; }
   current() { return null; }
   acknowledge() {}
   acknowledged() { return false; }
@@ -517,12 +577,19 @@ class Player {
     }
   }
 
-  loadRecord(id) {                                            // a record that replays, or null
+  loadRecord(id) {                                            // a record that can be used, or null
     try {
-      const r = this.records.load(id);
-      if (r && this.replayed(splitTranscript(r.moves) || ['?'], r.size) instanceof Rules) return r;
-      if (r) this.log(`the record of game ${visible(id, 80)} does not replay: not used`);
-    } catch (e) { this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`); }
+      return this.records.load(id);
+    } catch (e) {
+      if (!(e instanceof Untrusted || e instanceof Damaged)) {
+        this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`);
+        return null;
+      }
+      const where = this.records.setAside(id);                 // D6
+      this.setAsideGame = [id, e.size || this.wantSize || 8];
+      this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'contradicts itself'}: ` +
+               `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
+    }
     return null;
   }
 
@@ -548,8 +615,16 @@ class Player {
   // H5, G6: the game of records/current this run offers: unfinished, or ended without the
   // opponent's result; null for a new game
   resumable() {
-    const cur = this.records.current();
-    if (!cur || !(this.replayed(splitTranscript(cur.moves) || ['?'], cur.size) instanceof Rules)) return null;
+    const id = this.records.currentId();
+    const cur = id ? this.loadRecord(id) : null;
+    if (!cur) {
+      if (this.setAsideGame && !this.newGame && !(this.wantSize && this.setAsideGame[1] !== this.wantSize)) {
+        // D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
+        this.log(`game ${this.setAsideGame[0]} goes on from the moves ${this.other} still has; if it has none, it starts again from the first move`);
+        return Object.assign(newRecord(this.setAsideGame[0], this.setAsideGame[1], '', ''), { recovered: true });
+      }
+      return null;
+    }
     if (cur.status === 'playing') {
       if (!this.newGame && !(this.wantSize && cur.size !== this.wantSize)) return cur;   // (plies + other size: refused at start)
       // not resumed: a game without plies may be the one black has just proposed: only black,
@@ -568,7 +643,7 @@ class Player {
   begin() {
     const resume = this.resumable();
     if (resume) {
-      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume);
+      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume.recovered ? null : resume);
       if (this.resumedEnd) this.log(`game ${resume.id} has ended (${visible(resume.result, 40)}), but ${this.other} has not confirmed the end yet: offering it again`);
       else if (this.moves.length) this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
       if (this.recordedName !== null && this.recordedName !== this.name) this.log(`your name in this game is now ${visible(this.name, NAME_LIMIT)} (it was ${visible(this.recordedName, NAME_LIMIT)})`);
@@ -792,7 +867,18 @@ class Player {
     if (theirs === null) return true;
     const n = Math.min(theirs.moves.length, this.moves.length);
     if (theirs.moves.slice(0, n).join(',') !== this.moves.slice(0, n).join(',')) return false;
-    if (theirs.moves.length > this.moves.length) { this.rules = theirs.rules; this.moves = theirs.moves.slice(); this.save(); }
+    if (theirs.moves.length > this.moves.length) {
+      // H5b: plies this side did not see played are announced as moves are
+      const from = this.moves.length;
+      this.log(`${theirs.moves.length - from} move(s) from ${visible(this.theirName, NAME_LIMIT)}'s copy of the game, from move ${from + 1} (this side had not seen them):`);
+      const r = this.replayed(theirs.moves.slice(0, from), theirs.rules.n);
+      for (const t of theirs.moves.slice(from)) {
+        const mine = r.turn === this.colour;
+        this.log(mine ? `${t}: your move, as ${visible(this.theirName, NAME_LIMIT)}'s side has it` : `${visible(this.theirName, NAME_LIMIT)} played ${t}`);
+        r.play(r.parse(t));
+      }
+      this.rules = theirs.rules; this.moves = theirs.moves.slice(); this.save();
+    }
     return true;
   }
 
@@ -1080,6 +1166,6 @@ function main() {
 }
 
 module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave, Records,
-                   parseRecord, recordText, escapeValue, unescapeValue };
+                   parseRecord, recordText, recordMac, checkRecordMac, verifyRecord, escapeValue, unescapeValue };
 
 if (require.main === module) process.exitCode = main();
