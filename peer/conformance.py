@@ -2078,6 +2078,55 @@ def s_restart_new(cmd, d, play_cmd):
         _reap(theirs, timeout=0.5)
 
 
+def s_record_trust(cmd, d, play_cmd):
+    """D4 D5 D6: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
+    for name, secret, rec, why in (
+            ("forged-end", None, Record(id="g-forged", size=8, black="impl", white="kit", moves="f5d6c3",
+                                        status="over", result="64-0"),
+             "a record saying 'over' / '64-0' after 3 plies (D5)"),
+            ("unsigned", _secret(), Record(id="g-unsigned", size=8, black="impl", white="kit", moves="f5d6c3"),
+             "with a secret, a record without a mac line (D4)")):
+        sub = d / name
+        sub.mkdir()
+        key = secret.encode("utf-8") if secret else None
+        kit = _kit_board(other_view(sub), "white", secret=key)
+        Records(other_view(sub)).save(rec)          # written without the secret
+        theirs = _theirs(play_cmd, sub, "black", secret=secret)
+        try:
+            hello = _expect_from(kit, "hello", theirs, what=f" with {why} on the board")
+            check(not hello.get("moves"), f"with {why}, black offered {hello.text[:120]!r}: nothing of such a "
+                                          "record may be used (D6: the game goes on from no plies)")
+            names = sorted(p.name for p in (sub / "records").iterdir())
+            check(len([n for n in names if re.fullmatch(rf"{re.escape(rec.id)}\.set-aside-[0-9a-f]{{16}}", n)]) == 1,
+                  f"with {why}, the record was not set aside as records/{rec.id}.set-aside-<token> (D6): "
+                  f"records/ holds {names}")
+        finally:
+            _reap(theirs, timeout=0.5)
+    # D4: what an implementation with a secret writes is signed
+    secret = _secret()
+    key = secret.encode("utf-8")
+    sub = d / "signed"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, "white", secret=secret)
+    try:
+        kit = _kit_board(other_view(sub), "black", secret=key)
+        gid, _ = _kit_handshake(kit, "black", theirs)
+        deadline = time.monotonic() + 10
+        text = None
+        while time.monotonic() < deadline and not text:
+            try:
+                text = (sub / "records" / f"{gid}.game").read_text(encoding="utf-8")
+            except OSError:
+                time.sleep(0.1)
+        check(text is not None, f"no records/{gid}.game after the handshake (D2)")
+        try:
+            Record.parse(text).check_mac(key)
+        except ValueError as e:
+            check(False, f"with a secret, the record written is not signed as D4 says: {e}")
+    finally:
+        _reap(theirs, timeout=0.5)
+
+
 def s_refused_record(cmd, d, play_cmd):
     """H4 D1: a game refused over its size is recorded as refused and never offered again."""
     theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
@@ -2406,7 +2455,7 @@ def s_full_disk(cmd, d, play_cmd):
 
 BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
-GAME_SCENARIOS = [s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
+GAME_SCENARIOS = [s_record_trust, s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 

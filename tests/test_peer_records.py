@@ -5,10 +5,14 @@ away (or while one of them is): a forged end, a rewritten history, a ply nobody 
 shared secret a record written without it is set aside and never resumed; without one, what the
 moves give is checked, and plies taken from the other side's greeting are announced.
 """
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+
+import pytest
 
 from engine import Game
 from peer.record import Record, Records
@@ -278,3 +282,74 @@ def test_the_end_must_be_what_the_moves_give(tmp_path):
         raise AssertionError("a wrong result was believed")
     Records(board).save(Record(id="g-2", moves=g.transcript(passes=True), status="over", result=f"{b}-{w}"))
     assert Records(board).load("g-2").result == f"{b}-{w}"
+
+
+# -- the same attacks on the JavaScript peer (interop/js) ---------------------------------------------
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+
+
+def js_player(colour, board, env=None):
+    base = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}
+    return subprocess.Popen(["node", str(ROOT / "interop" / "js" / "peer.js"), "play", "--board", str(board),
+                             "--color", colour], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            encoding="utf-8", env=dict(base, **(env or {})), cwd=ROOT)
+
+
+@needs_node
+def test_javascript_black_sets_aside_a_record_with_a_forged_ply(tmp_path):
+    board = tmp_path / "b"
+    b, w = paced("black", board, 1, SECRET), paced("white", board, 2, SECRET)
+    try:
+        seen_w = collect(w)
+        wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
+        leave(b)
+        genuine, forged = forged_ply(board)
+        edit(board, moves=forged)
+        gid = Records(board).current_id()
+        b = js_player("black", board, SECRET)
+        rb, ob = finish(b)
+        rw, _ = finish(w)
+        ow = "".join(seen_w)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"the record of game {gid} on the board cannot be trusted: its signature does not match" in ob, ob[-1500:]
+    n = len(Game.from_transcript(genuine).moves)
+    assert f"{n} move(s) from white's copy of the game, from move 1" in ob, ob[-1500:]
+    assert "from black's copy" not in ow
+    rec = Records(board, b"class 3-B").current()
+    assert rec.id == gid and rec.moves.startswith(genuine) and rec.status == "over"
+    assert len(set_aside(board, gid)) == 1
+
+
+@needs_node
+def test_javascript_white_does_not_believe_a_forged_end(tmp_path):
+    board = tmp_path / "b"
+    b, w = paced("black", board, 1), paced("white", board, 2)
+    try:
+        wait_for(lambda: plies(board) >= 3, 60, "3 plies")
+        leave(b)
+        leave(w)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    gid = Records(board).current_id()
+    edit(board, status="over", result="64-0")
+    w = js_player("white", board)
+    b = player("black", board, *RANDOM, "--seed", 3)
+    try:
+        rw, ow = finish(w)
+        rb, ob = finish(b)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert "contradicts itself: it says the game is over" in ob + ow, (ob[-800:], ow[-800:])
+    assert len(set_aside(board, gid)) == 1
+    rec = record(board)
+    assert rec is not None and rec.status == "over" and rec.result != "64-0"
