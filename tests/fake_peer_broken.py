@@ -315,7 +315,7 @@ def current_unpadded():
 
 def game_unterminated():
     """D1: writes its game record without the ``\\n`` after the last line."""
-    wrap(record.Record, "text", lambda text: lambda self: text(self).rstrip("\n"))
+    wrap(record.Record, "text", lambda text: lambda self, secret=None: text(self, secret).rstrip("\n"))
 
 
 def no_ack():
