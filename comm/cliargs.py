@@ -46,8 +46,8 @@ def number(lo: float, hi: float, above: bool = False, unit: str = "") -> Callabl
             v = math.nan
         if not math.isfinite(v) or v > hi or v < lo or (above and v == lo):
             what = f"a number{' of ' + unit if unit else ''}"
-            low = f"above {lo:g}" if above else f"from {lo:g}"
-            raise argparse.ArgumentTypeError(f"must be {what} {low} to {hi:g}, not {_shown(text)}")
+            span = f"above {lo:g} and at most {hi:g}" if above else f"from {lo:g} to {hi:g}"
+            raise argparse.ArgumentTypeError(f"must be {what} {span}, not {_shown(text)}")
         return v
     return parse
 
