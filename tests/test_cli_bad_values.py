@@ -284,3 +284,12 @@ def test_gzipped_decompress_bounds():
         gzipped.decompress(gzip.compress(data) + b"junk", 10 ** 6)
     with pytest.raises(ValueError, match="does not decompress"):
         gzipped.decompress(b"\x1f\x8b" + b"x" * 30, 10 ** 6)
+
+
+def test_nboard_ignores_an_endless_line(capsys):
+    from engine import nboard
+    out = io.StringIO()
+    stdin = io.StringIO("x" * (2 * nboard.MAX_LINE + 5) + "\nnboard 2\nquit\nnboard 2\n")
+    assert nboard.run("random", 0.1, stdin=stdin, stdout=out) == 0
+    assert out.getvalue().count("set myname") == 1      # the line after it is read; quit ends
+    assert "a line longer than 1048576 characters was ignored" in capsys.readouterr().err
