@@ -5,6 +5,7 @@ import sys
 import time
 
 from .board import Board, InvalidArgument, check_name, load_secret
+from .cliargs import number, seconds, whole
 from .text import visible
 
 
@@ -109,7 +110,28 @@ def cmd_serve(args):
         me.close()    # acknowledges the message last returned (M5)
 
 
-def main(argv=None):
+STALE_HELP = "seconds after which a silent holder of the lock counts as gone (default 10)"
+
+
+def _name(text: str) -> str:
+    """A ``type=`` for a member name (``check_name``)."""
+    try:
+        return check_name(text)
+    except InvalidArgument as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _share(text: str) -> str:
+    """A ``type=`` for ``--share LABEL=DIR_A,DIR_B``."""
+    label, eq, dirs = text.partition("=")
+    a, comma, b = dirs.partition(",")
+    if not (label and eq and a and comma and b):
+        raise argparse.ArgumentTypeError(f"expected LABEL=DIR_A,DIR_B, not {text[:60]!r}")
+    return text
+
+
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m comm`` and its subcommands."""
     ap = argparse.ArgumentParser(prog="python -m comm", description="The message board (伝言台).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m comm status --board cardstand\n"
@@ -120,26 +142,32 @@ def main(argv=None):
     s.add_argument("--board", default="cardstand", help="board folder (default ./cardstand)")
     e = sub.add_parser("echo", help="answer every message with its own body")
     e.add_argument("--board", required=True)
-    e.add_argument("--name", default="echo")
-    e.add_argument("--count", type=int, default=0, help="stop after N answers (0: until '__stop__')")
-    e.add_argument("--stale-after", type=float, default=10.0)
+    e.add_argument("--name", type=_name, default="echo", help="its name on the board (default echo)")
+    e.add_argument("--count", type=whole(0, 10 ** 9), default=0, help="stop after N answers (0: until '__stop__')")
+    e.add_argument("--stale-after", type=seconds, default=10.0, help=STALE_HELP)
     sv = sub.add_parser("serve", help="answer JSON requests on stdin (the conformance kit's contract)")
     sv.add_argument("--board", required=True)
-    sv.add_argument("--name", required=True)
-    sv.add_argument("--stale-after", type=float, default=10.0)
-    sv.add_argument("--lock-timeout", type=float, default=10.0)
+    sv.add_argument("--name", type=_name, required=True, help="its name on the board")
+    sv.add_argument("--stale-after", type=seconds, default=10.0, help=STALE_HELP)
+    sv.add_argument("--lock-timeout", type=seconds, default=10.0,
+                    help="seconds to wait for the board's lock (default 10)")
     for p in (e, sv):
         p.add_argument("--secret-file", metavar="FILE",
                        help="sign and check every message with the shared secret in FILE "
                             "(default: the CARDSTAND_SECRET environment variable, if set)")
     b = sub.add_parser("bench", help="round-trip latency and idle CPU, local disk and network shares")
-    b.add_argument("--rounds", type=int, default=500, help="round trips per folder (default 500)")
-    b.add_argument("--share", action="append", default=[], metavar="LABEL=DIR_A,DIR_B",
+    b.add_argument("--rounds", type=whole(1, 10 ** 6), default=500, help="round trips per folder (default 500)")
+    b.add_argument("--share", action="append", type=_share, default=[], metavar="LABEL=DIR_A,DIR_B",
                    help="also measure through a share mounted twice (the same folder seen as A and B)")
-    b.add_argument("--idle", type=float, default=5.0, help="seconds to measure an idle waiter (default 5)")
+    b.add_argument("--idle", type=number(0, 3600, above=True), default=5.0,
+                   help="seconds to measure an idle waiter, at most 3600 (default 5)")
     b.add_argument("--no-auto-shares", action="store_true",
                    help="do not look for the loopback mounts of ../shared/netfs")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.cmd in ("echo", "serve"):
         try:

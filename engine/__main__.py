@@ -6,6 +6,7 @@ import sys
 import time
 
 from . import backend
+from .cliargs import number, output_file, seconds, whole
 from .position import Position, size_option
 from .strategies import threads_option
 
@@ -13,14 +14,8 @@ PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
 
 
-def _seconds(text):
-    try:
-        t = float(text)
-    except ValueError:
-        t = float("nan")
-    if not 0 < t < 1e9:   # NaN too
-        raise argparse.ArgumentTypeError(f"time must be a positive number of seconds: {text!r}")
-    return t
+MAX_DEPTH = 999          # perft: deeper than any game on the largest board is long
+MAX_REQUEST = 1 << 20    # move: bytes of the request read from stdin at most
 
 
 def cmd_info(args):
@@ -111,7 +106,10 @@ def cmd_move(args):
     from .notation import PASS
     try:
         _threads_for(args.ai, args.threads)
-        position = oneshot.parse_request(sys.stdin.read())
+        request = sys.stdin.read(MAX_REQUEST + 1)
+        if len(request) > MAX_REQUEST:
+            raise ValueError(f"the request on stdin is longer than {MAX_REQUEST} characters")
+        position = oneshot.parse_request(request)
         ai = strategies.get(args.ai, threads=args.threads)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -262,7 +260,9 @@ def cmd_book(args):
     return 0
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m engine`` and its subcommands."""
+    from . import bookbuild, tournament
     ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -278,21 +278,24 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
-    p.add_argument("depth", type=int, help="plies to search (a pass counts as a ply)")
+    p.add_argument("depth", type=whole(0, MAX_DEPTH), help=f"plies to search, 0..{MAX_DEPTH} (a pass counts as a ply)")
     p.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
     p.add_argument("--bulk", action="store_true", help="count the last ply without making its moves")
     p.add_argument("--pure", action="store_true", help="use the pure-Python core")
     p.add_argument("--all", action="store_true", help="print every depth from 1")
     b = sub.add_parser("bench", help="perft speed: compiled vs pure Python, with and without bulk counting")
-    b.add_argument("--depth", type=int, default=10, help="depth for the compiled core (default 10)")
-    b.add_argument("--pure-depth", type=int, default=7, help="depth for the pure-Python core (default 7)")
-    b.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is shown (default 3)")
+    b.add_argument("--depth", type=whole(0, len(PUBLISHED) - 1), default=10,
+                   help=f"depth for the compiled core, 0..{len(PUBLISHED) - 1} (default 10)")
+    b.add_argument("--pure-depth", type=whole(0, len(PUBLISHED) - 1), default=7,
+                   help=f"depth for the pure-Python core, 0..{len(PUBLISHED) - 1} (default 7)")
+    b.add_argument("--repeat", type=whole(1, 1000), default=3,
+                   help="runs per figure, 1..1000; the median is shown (default 3)")
     mv = sub.add_parser("move", help="one-shot: read a position on stdin, print the move as 'x y'",
                         description="stdin: side to move (1 black, -1 white), board size, then the rows "
                                     "of cells (0 empty, 1 black, -1 white). stdout: 'x y', 0-based column "
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
-    mv.add_argument("--time", type=_seconds, default=1.0, help="seconds to think (default 1)")
+    mv.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default 1)")
     mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
@@ -301,27 +304,33 @@ def main(argv=None):
                                     "pairs, which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
     so.add_argument("--json", action="store_true", help="one JSON object per position")
-    so.add_argument("--time", type=_seconds, default=None,
+    so.add_argument("--time", type=seconds, default=None,
                     help="seconds per position: when the exact solve does not finish, the best estimate "
                          "so far (midgame search) is printed as ~SCORE, marked 'estimate'")
     so.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads (default: every core)")
-    so.add_argument("--first", type=int, default=None, metavar="N", help="only the first N positions of the file")
+    so.add_argument("--first", type=whole(1, 10 ** 9), default=None, metavar="N",
+                    help="only the first N positions of the file")
     t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
-    t.add_argument("--games", type=int, default=10, help="games per pair, colours alternating (default 10)")
-    t.add_argument("--time", type=_seconds, default=0.5, help="seconds per move (default 0.5)")
+    t.add_argument("--games", type=whole(1, tournament.MAX_GAMES), default=10,
+                   help=f"games per pair, 1..{tournament.MAX_GAMES}, colours alternating (default 10)")
+    t.add_argument("--time", type=seconds, default=0.5, help="seconds per move (default 0.5)")
     t.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
-    t.add_argument("--opening", type=int, default=4, help="random plies before the players start (default 4)")
-    t.add_argument("--seed", type=int, default=1)
-    t.add_argument("--workers", type=int, default=2, help="processes playing at once (default 2)")
-    t.add_argument("--out", default=None, help="save the games (GGF, one per line) to this file")
+    t.add_argument("--opening", type=whole(0, tournament.max_opening(26)), default=4,
+                   help="random plies before the players start, at most the board's squares - 5 "
+                        "(59 on 8x8; default 4)")
+    t.add_argument("--seed", type=whole(0, 2 ** 64 - 1), default=1, help="seed of the random openings (default 1)")
+    t.add_argument("--workers", type=whole(1, tournament.MAX_WORKERS), default=2,
+                   help=f"processes playing at once, 1..{tournament.MAX_WORKERS} (default 2)")
+    t.add_argument("--out", type=output_file, default=None,
+                   help="save the games (GGF, one per line) to this file (checked before the games start)")
     t.add_argument("--gauntlet", action="store_true", help="the first name plays each of the others (no round robin)")
     nb = sub.add_parser("nboard", help="speak the NBoard protocol on stdin/stdout (for Othello GUIs)",
                         description="Give this command to an NBoard-compatible GUI as the engine "
                                     "(e.g. 'python -m engine nboard --ai best --time 5').")
     nb.add_argument("--ai", default="best", help="strategy name (default best)")
-    nb.add_argument("--time", type=_seconds, default=2.0, help="seconds per move and per hint (default 2)")
+    nb.add_argument("--time", type=seconds, default=2.0, help="seconds per move and per hint (default 2)")
     nb.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     bk = sub.add_parser("book", help="the learned opening book of best: build, show, check",
@@ -336,25 +345,38 @@ def main(argv=None):
                                      "lead to new book positions; the rest are valued by a --depth search; the "
                                      "values are backed up by negamax. Deterministic for the same options; "
                                      "saved every minute and when interrupted.")
-    bb.add_argument("--out", default=str(BOOK), help="the book file (default: the shipped engine/book.bin.gz)")
-    bb.add_argument("--plies", type=int, default=11, help="book positions within the first N plies (default 11)")
-    bb.add_argument("--depth", type=int, default=10, help="search depth of the leaves (default 10)")
-    bb.add_argument("--width", type=float, default=2.0,
-                    help="expand moves within W discs of the best (default 2)")
-    bb.add_argument("--seed", type=int, default=1, help="orders equally good candidates (default 1)")
-    bb.add_argument("--positions", type=int, default=1000,
+    bb.add_argument("--out", type=output_file, default=str(BOOK),
+                    help="the book file (default: the shipped engine/book.bin.gz)")
+    bb.add_argument("--plies", type=whole(*bookbuild.LIMITS["plies"]), default=11,
+                    help="book positions within the first N plies, 1..60 (default 11)")
+    bb.add_argument("--depth", type=whole(*bookbuild.LIMITS["depth"]), default=10,
+                    help="search depth of the leaves, 1..60 (default 10)")
+    bb.add_argument("--width", type=number(*bookbuild.LIMITS["width"]), default=2.0,
+                    help="expand moves within W discs of the best, 0..64 (default 2)")
+    bb.add_argument("--seed", type=whole(*bookbuild.LIMITS["seed"]), default=1,
+                    help="orders equally good candidates, 0..2**32-1 (default 1)")
+    bb.add_argument("--positions", type=whole(*bookbuild.LIMITS["positions"]), default=1000,
                     help="stop at this many book positions (default 1000; 0: no limit)")
-    bb.add_argument("--minutes", type=float, default=None, help="stop after this many minutes")
+    bb.add_argument("--minutes", type=number(*bookbuild.LIMITS["minutes"]), default=None,
+                    help="stop after this many minutes")
     bb.add_argument("--resume", action="store_true", help="continue from the book in --out")
     bs = bsub.add_parser("show", help="the book moves of a position, best first, values in discs")
     bs.add_argument("moves", nargs="?", default="", help="the moves from the start, e.g. f5d6c3 (default: none)")
     bs.add_argument("--file", default=str(BOOK), help="the book file (default: the shipped one)")
     bc = bsub.add_parser("check", help="verify a book file (exit 1 on the first problem)")
     bc.add_argument("file", nargs="?", default=str(BOOK), help="the book file (default: the shipped one)")
+    return ap
+
+
+def main(argv=None):
+    ap = parser()
     args = ap.parse_args(argv)
-    if args.cmd == "perft":
-        if args.depth < 0:
-            ap.error("depth must be >= 0")
+    if args.cmd == "tournament":
+        from .tournament import check_opening
+        try:
+            check_opening(args.opening, args.size)
+        except ValueError as e:
+            ap.error(str(e))
     try:
         return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
                 "tournament": cmd_tournament, "nboard": cmd_nboard, "book": cmd_book}[args.cmd](args) or 0

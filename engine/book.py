@@ -22,6 +22,7 @@ import zlib
 from functools import lru_cache
 from pathlib import Path
 
+from . import gzipped
 from .backend import core
 from .game import Game
 from .notation import square_name
@@ -158,6 +159,7 @@ _HEAD = struct.Struct("<HIIBBHII")
 _POS = struct.Struct("<QQB")    # P, O (side to move first), number of moves
 _MOVE = struct.Struct("<Bh")    # square, value in 1/4 disc for the side to move
 UNIT = 4                        # values are stored in 1/UNIT disc
+MAX_BYTES = 32 << 20            # a book file, and what its gzip data expands to, at most (32 MiB)
 CENTRE = (1 << 27) | (1 << 28) | (1 << 35) | (1 << 36)
 
 
@@ -226,11 +228,11 @@ def save(book, path=BOOK):
 def _records(raw, name):
     """``(header fields, [(P, O, [(square, value)])])`` from a book file's bytes; BookError when
     they are not a whole book of this version."""
-    if raw[:2] == b"\x1f\x8b":
+    if raw[:2] == gzipped.GZIP_MAGIC:
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as e:
-            raise BookError(f"{name}: damaged: the gzip data does not decompress ({e})") from None
+            raw = gzipped.decompress(raw, MAX_BYTES)
+        except ValueError as e:
+            raise BookError(f"{name}: refused: {e}") from None
     if not raw.startswith(MAGIC):
         raise BookError(f"{name}: not an opening book (it starts with {raw[:len(MAGIC)]!r}, "
                         f"a book with {MAGIC!r})")
@@ -276,13 +278,19 @@ def loads(raw, name="book"):
     return LearnedBook(entries, plies=head[3], depth=head[4], width=head[5], seed=head[6])
 
 
-def load(path=BOOK):
-    """The ``LearnedBook`` in ``path``; BookError (with the reason) when it cannot be used."""
+def _read(path) -> bytes:
+    """The bytes of a book file; BookError when it cannot be read or is larger than MAX_BYTES."""
     try:
-        raw = Path(path).read_bytes()
+        return gzipped.read_file(path, MAX_BYTES)
     except OSError as e:
         raise BookError(f"{path}: cannot read: {e.strerror or e}") from None
-    return loads(raw, str(path))
+    except ValueError as e:
+        raise BookError(f"{path}: refused: {e}") from None
+
+
+def load(path=BOOK):
+    """The ``LearnedBook`` in ``path``; BookError (with the reason) when it cannot be used."""
+    return loads(_read(path), str(path))
 
 
 _loaded = {}
@@ -321,10 +329,7 @@ def check(path=BOOK):
     that position's best value.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise BookError(f"{path}: cannot read: {e.strerror or e}") from None
+    raw = _read(path)
     head, records = _records(raw, str(path))
     index = {}
     deepest = 0

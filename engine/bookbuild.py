@@ -64,6 +64,11 @@ def backup(book):
     return best
 
 
+# the ranges of the options (inclusive), checked by Builder and by the command line
+LIMITS = {"plies": (1, 60), "depth": (1, 60), "width": (0, 64), "seed": (0, 2 ** 32 - 1),
+          "positions": (0, 10 ** 9), "minutes": (0.01, 10 ** 6)}
+
+
 class Builder:
     """One build; ``run()`` returns the ``LearnedBook`` (also saved to ``out``)."""
 
@@ -73,8 +78,11 @@ class Builder:
             raise RuntimeError("building a book needs the compiled core (pip install -e . with a C compiler)")
         if not patterns.install():
             raise RuntimeError("building a book needs the pattern weights (engine/weights.bin.gz)")
-        if not 1 <= plies <= 60 or not 1 <= depth <= 60 or not 0 <= width <= 64 or not 0 <= seed < 2 ** 32:
-            raise ValueError("need 1 <= plies <= 60, 1 <= depth <= 60, 0 <= width <= 64, 0 <= seed < 2**32")
+        given = {"plies": plies, "depth": depth, "width": width, "seed": seed, "positions": positions,
+                 "minutes": minutes or 1}
+        for key, (lo, hi) in LIMITS.items():
+            if not lo <= given[key] <= hi:     # (NaN too)
+                raise ValueError(f"{key} must be from {lo:g} to {hi:g}, not {given[key]}")
         self.out, self.log, self.save_every, self.hash_bits = out, log, save_every, hash_bits
         self.plies, self.depth, self.seed = plies, depth, seed
         self.width = round(width * UNIT)

@@ -139,9 +139,20 @@ class NBoardEngine:
         self.say("status")
 
 
+MAX_LINE = 1 << 20   # characters of one command line at most (a whole game in GGF is a few KB)
+
+
 def run(ai="best", seconds=2.0, stdin=sys.stdin, stdout=sys.stdout, threads=None):
     engine = NBoardEngine(ai, seconds, stdout, threads=threads)
-    for line in stdin:
+    while True:
+        line = stdin.readline(MAX_LINE + 1)
+        if not line:
+            break
+        if len(line) > MAX_LINE:
+            while line and not line.endswith("\n"):     # the rest of it, a piece at a time
+                line = stdin.readline(MAX_LINE)
+            print(f"nboard: a line longer than {MAX_LINE} characters was ignored", file=sys.stderr)
+            continue
         if not engine.handle(line):
             break
     return 0

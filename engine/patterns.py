@@ -22,6 +22,8 @@ import struct
 import sys
 from pathlib import Path
 
+from . import gzipped
+
 WEIGHTS = Path(__file__).with_name("weights.bin.gz")
 MAGIC = b"OTHPAT1\n"
 SCALE = 16          # weights are stored in 1/16 disc
@@ -93,8 +95,11 @@ def save(weights, path=WEIGHTS):
 
 def load(path=WEIGHTS):
     """The weights as an ``array('h')`` (native byte order); ValueError if the file is not ours."""
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
+    size = len(MAGIC) + 8 + 2 * STAGES * layout()[3]   # the whole file of this layout, unpacked
+    try:
+        raw = gzipped.decompress(gzipped.read_file(path, size), size)
+    except ValueError as e:
+        raise ValueError(f"{path}: refused: {e}") from None
     if not raw.startswith(MAGIC):
         raise ValueError(f"{path}: not a pattern-weights file")
     stages, stage_size = struct.unpack_from("<II", raw, len(MAGIC))

@@ -10,9 +10,28 @@ from .game import Game
 from .notation import PASS, square_name
 
 
+MAX_GAMES = 100_000     # games per pair
+OPENING_TRIES = 10_000  # random openings tried before giving up
+MAX_WORKERS = 256
+
+
+def max_opening(size: int) -> int:
+    """The longest random opening on a ``size`` board: a move on every square but one."""
+    return size * size - 5
+
+
+def check_opening(plies: int, size: int) -> None:
+    """ValueError unless ``plies`` random opening moves can be played on a ``size`` board."""
+    if not 0 <= plies <= max_opening(size):
+        raise ValueError(f"--opening must be from 0 to {max_opening(size)} plies on a {size}x{size} board "
+                         f"(not {plies})")
+
+
 def random_opening(rng, plies, size=8):
-    """A random legal start of ``plies`` moves (no game ends within it)."""
-    while True:
+    """A random legal start of ``plies`` moves (no game ends within it); ValueError when
+    ``check_opening`` refuses ``plies``, or when none was found in ``OPENING_TRIES`` tries."""
+    check_opening(plies, size)
+    for _ in range(OPENING_TRIES):
         g = Game(size)
         for _ in range(plies):
             moves = g.position.legal_moves()
@@ -22,6 +41,8 @@ def random_opening(rng, plies, size=8):
         else:
             if not g.position.is_game_over():
                 return g.transcript(passes=True)
+    raise ValueError(f"no random opening of {plies} plies without a pass found in {OPENING_TRIES} tries "
+                     f"on {size}x{size}: choose a shorter --opening")
 
 
 def play_game(job):
@@ -68,6 +89,9 @@ def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, str
     stream = stream or sys.stdout
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
+    check_opening(plies, size)
+    if not 1 <= games <= MAX_GAMES or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"need 1 <= games <= {MAX_GAMES} and 1 <= workers <= {MAX_WORKERS}")
     rng = random.Random(seed)
     jobs = []
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
@@ -92,10 +116,14 @@ def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, str
     table = summarize(names, results)
     print_table(table, results, stream)
     if out:
-        with open(out, "w", encoding="utf-8") as f:
-            for r in results:
-                f.write(to_ggf(r, size) + "\n")
-        stream.write(f"games saved to {out}\n")
+        text = "".join(to_ggf(r, size) + "\n" for r in results)
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:   # (checked before the games; the folder can change meanwhile)
+            stream.write(f"cannot save the games to {out}: {e.strerror or e}; here they are:\n{text}")
+        else:
+            stream.write(f"games saved to {out}\n")
     return table, results
 
 

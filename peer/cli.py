@@ -11,6 +11,7 @@ from pathlib import Path
 import comm
 from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
+from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.strategies import threads_option
 
 from . import texts
@@ -49,14 +50,8 @@ second close of the window (the opponent is not told).
 """
 
 
-def _time(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError("the time limit must be positive")
-    return v
+_time = seconds   # thinking times, patience: above 0, finite
+_pace = number(0, MAX_SECONDS, unit="seconds")
 
 
 def play_parser(colour=None):
@@ -115,10 +110,10 @@ def play_parser(colour=None):
     ap.add_argument("--take-over", action="store_true",
                     help="play this colour even though another program is playing it on this board "
                          "(only when that program is truly gone: it is stopped)")
-    ap.add_argument("--pace", type=float, default=0.0, help=argparse.SUPPRESS)
-    ap.add_argument("--seed", type=int, default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--stats", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--classic-after", type=float, default=10.0, help=argparse.SUPPRESS)
+    ap.add_argument("--pace", type=_pace, default=0.0, help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=whole(0, 2 ** 64 - 1), default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--stats", type=output_file, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--classic-after", type=_time, default=10.0, help=argparse.SUPPRESS)
     ap.add_argument("--verbose", action="store_true", help=argparse.SUPPRESS)
     return ap
 
@@ -335,7 +330,8 @@ def replay(argv):
     ap.add_argument("file", help="a game record (BOARD/records/<id>.game)")
     ap.add_argument("--ggf", action="store_true", help="print the game in GGF instead")
     ap.add_argument("--moves", action="store_true", help="print the numbered move list only")
-    ap.add_argument("--delay", type=float, default=0.0, help="seconds between moves (shows them all, no stepping)")
+    ap.add_argument("--delay", type=number(0, 3600, unit="seconds"), default=0.0,
+                    help="seconds between moves, at most 3600 (shows them all, no stepping)")
     ap.add_argument("--no-color", action="store_true")
     ap.add_argument("--plain", action="store_true", help="show every move at once, without stepping")
     ap.add_argument("--lang", choices=texts.LANGS, default=None)
@@ -424,7 +420,7 @@ def demo(argv):
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
     ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
     ap.add_argument("--size", type=size_option, default=8)
-    ap.add_argument("--pace", type=float, default=0.4, help="at least this many seconds a move (default 0.4)")
+    ap.add_argument("--pace", type=_pace, default=0.4, help="at least this many seconds a move (default 0.4)")
     ap.add_argument("--time", type=_time, default=0.5, help="AI thinking time per move (default 0.5)")
     ap.add_argument("--board", default=None, help="board folder (default: a new temporary folder)")
     ap.add_argument("--no-color", action="store_true")
@@ -469,7 +465,7 @@ def demo(argv):
 def bench(argv):
     """Per-move messaging overhead between two processes with fast computer players."""
     ap = argparse.ArgumentParser(prog="python -m peer bench")
-    ap.add_argument("--games", type=int, default=5)
+    ap.add_argument("--games", type=whole(1, 10_000), default=5, help="games to play (default 5)")
     ap.add_argument("--size", type=size_option, default=8)
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)

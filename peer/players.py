@@ -127,6 +127,77 @@ class Computer:
         self.strategy.stop_pondering()
 
 
+MAX_ANSWER = 4096   # bytes an external engine may print on stdout for one move ('x y' is a few)
+MAX_ERROR = 4096    # bytes of its stderr kept (the last ones: the last line says why it failed)
+
+
+class CappedReader:
+    """Reads a pipe of ``proc`` in a thread, keeping at most ``cap`` bytes: past the cap it
+    stops ``proc`` at once (``overflow``), or with ``tail`` keeps only the last ``cap`` bytes.
+    Once ``proc`` has ended, at most ``cap`` more bytes are read (from a program it left running)."""
+
+    def __init__(self, proc: subprocess.Popen, pipe, cap: int, tail: bool = False):
+        self.proc, self.pipe, self.cap, self.tail = proc, pipe, cap, tail
+        self.data = bytearray()
+        self.overflow = False
+        self.thread = threading.Thread(target=self._read, name="engine-output", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        after_end = 0
+        try:
+            while True:
+                chunk = self.pipe.read1(65536)
+                if not chunk:
+                    return
+                if self.proc.poll() is not None:
+                    after_end += len(chunk)
+                    if after_end > self.cap:
+                        return
+                self.data += chunk
+                if len(self.data) > self.cap:
+                    if self.tail:
+                        del self.data[:-self.cap]
+                    else:
+                        self.overflow = True
+                        _stop(self.proc)
+                        return
+        except (OSError, ValueError):
+            return
+        finally:
+            try:
+                self.pipe.close()
+            except OSError:
+                pass
+
+    def join(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the end of the output (a program the engine left
+        running may hold the pipe open)."""
+        self.thread.join(timeout)
+
+    def text(self) -> str:
+        """What was read so far, as text."""
+        return bytes(self.data).decode("utf-8", "replace")
+
+
+def _feed(pipe, data: bytes) -> None:
+    """Write ``data`` to ``pipe`` and close it; an engine that does not read it is no error."""
+    try:
+        pipe.write(data)
+        pipe.close()
+    except (OSError, ValueError):
+        pass
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Kill ``proc`` and reap it."""
+    try:
+        proc.kill()
+        proc.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
 class External:
     """A program run once per move in the one-shot format (see ``engine.oneshot``)."""
 
@@ -150,18 +221,31 @@ class External:
         return answer
 
     def _ask(self, position, limit):
+        deadline = time.monotonic() + limit
         try:
-            r = subprocess.run(self.argv, input=oneshot.format_request(position), capture_output=True,
-                               text=True, timeout=limit)
-        except subprocess.TimeoutExpired:
-            return self._fallback(position, f"no answer within {limit:g} s")
-        except OSError as e:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE)
+        except (OSError, ValueError) as e:
             return self._fallback(position, f"cannot run {self.command!r}: {e}")
-        if r.returncode != 0:
-            err = (r.stderr or "").strip().splitlines()
-            return self._fallback(position, f"exit code {r.returncode}" + (f": {err[-1][:120]}" if err else ""))
+        out = CappedReader(proc, proc.stdout, MAX_ANSWER)
+        err = CappedReader(proc, proc.stderr, MAX_ERROR, tail=True)
+        threading.Thread(target=_feed, args=(proc.stdin, oneshot.format_request(position).encode()),
+                         name="engine-stdin", daemon=True).start()
         try:
-            sq = oneshot.parse_answer(r.stdout, position.size)
+            proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            return self._fallback(position, f"no answer within {limit:g} s")
+        out.join(max(0.1, deadline - time.monotonic()))
+        err.join(0.1)
+        if out.overflow:
+            return self._fallback(position, f"more than {MAX_ANSWER} bytes of output: the engine was stopped")
+        if proc.returncode != 0:
+            lines = err.text().strip().splitlines()
+            return self._fallback(position, f"exit code {proc.returncode}"
+                                  + (f": {lines[-1][:120]}" if lines else ""))
+        try:
+            sq = oneshot.parse_answer(out.text(), position.size)
         except ValueError as e:
             return self._fallback(position, str(e))
         if not position.is_legal(sq):

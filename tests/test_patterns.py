@@ -49,7 +49,7 @@ def test_shipped_weights_load():
 def test_foreign_or_damaged_weights_are_refused(tmp_path):
     bad = tmp_path / "w.bin.gz"
     bad.write_bytes(b"not gzip at all")
-    with pytest.raises(OSError):
+    with pytest.raises(ValueError, match="does not decompress"):
         patterns.load(bad)
     with gzip.open(bad, "wb") as f:
         f.write(b"something else entirely")

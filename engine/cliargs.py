@@ -1,0 +1,74 @@
+"""Checks of command-line values, as ``argparse`` ``type=`` helpers.
+
+Each helper refuses a bad value with a one-line reason; argparse then prints it
+and exits with code 2, before any work starts.  Numbers must be finite and in
+range (no NaN, no infinity, no 20-digit counts); an output file must be one
+that can be created: not a folder, not in a missing folder.
+
+This file is copied, unchanged, as ``comm/cliargs.py`` (``engine`` may not
+import ``comm``, nor ``comm`` the Othello engine); tests/test_cli_bad_values.py
+checks that the two stay the same.
+"""
+import argparse
+import math
+import os
+from pathlib import Path
+from typing import Callable
+
+MAX_SECONDS = 1e6   # about 11 days: the largest time any option takes
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted and cut short, for a message."""
+    return repr(text if len(text) <= 24 else text[:20] + "...")
+
+
+def whole(lo: int, hi: int) -> Callable[[str], int]:
+    """A ``type=`` for a whole number from ``lo`` to ``hi``."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text) if len(text) <= 40 else None
+        except ValueError:
+            n = None
+        if n is None or not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {_shown(text)}")
+        return n
+    return parse
+
+
+def number(lo: float, hi: float, above: bool = False, unit: str = "") -> Callable[[str], float]:
+    """A ``type=`` for a finite number from ``lo`` (excluded when ``above``) to ``hi``; ``unit``
+    names it in the message (``"seconds"``)."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text) if len(text) <= 40 else math.nan
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v) or v > hi or v < lo or (above and v == lo):
+            what = f"a number{' of ' + unit if unit else ''}"
+            span = f"above {lo:g} and at most {hi:g}" if above else f"from {lo:g} to {hi:g}"
+            raise argparse.ArgumentTypeError(f"must be {what} {span}, not {_shown(text)}")
+        return v
+    return parse
+
+
+seconds = number(0, MAX_SECONDS, above=True, unit="seconds")
+seconds.__doc__ = "A ``type=`` for a time: seconds above 0, at most MAX_SECONDS."
+
+
+def output_file(text: str) -> str:
+    """A ``type=`` for a file to write: refused when it is a folder, when its folder is missing or
+    not a folder, or when it (or its folder) cannot be written."""
+    path = Path(text)
+    parent = path.parent
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a file name")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder, not a file to write")
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: the folder {_shown(str(parent))} "
+                                         f"does not exist")
+    if not os.access(path if path.exists() else parent, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: permission denied")
+    return text
+
