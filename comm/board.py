@@ -23,6 +23,7 @@ import threading
 import time
 import uuid
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -382,15 +383,16 @@ class Board:
         self._stop_beating()
         if self._handed is not None:
             try:
-                with self.root.batch(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
+                with self._on_board(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
                     self._acknowledge()
             except (LockTimeout, OSError) as e:
                 log.info("%s: message %d not acknowledged at close (%s): it will be returned again",
                          self.name, self._handed, e)
         if self.run is not None and self._replaced_by is None:
             try:
-                if self.alive(self.name).get("run") == self.run:
-                    self.root.remove(f"{self._mine}/alive")
+                with self._on_board():
+                    if self.alive(self.name).get("run") == self.run:
+                        self.root.remove(f"{self._mine}/alive")
             except (OSError, AttributeError):
                 pass
         self.lease.close()
@@ -565,7 +567,7 @@ class Board:
         """Beat the alive record until stopped, or until another run takes the name."""
         while not stop.wait(every):
             try:
-                with self.root.batch():
+                with self._on_board():
                     if self.run != run or self._taken_by() is not None:
                         return
                     self._write_alive()
@@ -681,6 +683,13 @@ class Board:
                     st = self.root.lstat(rel)
                     if st is not None and stat.S_ISDIR(st.st_mode):
                         self._set_aside(rel, "a folder named like a consumed message")
+
+    @contextmanager
+    def _on_board(self):
+        """A batch of this member's operations: every write in it first checks that the folder
+        still is the board this member joined (F2b, T6)."""
+        with self.root.batch(), self.root.expecting(self.identity):
+            yield
 
     def _need_join(self):
         if self.run is None:
@@ -977,7 +986,7 @@ class Board:
         if to == "" and not self._safe_peek():
             return TalkResult(FAILED if self.problem else NOTHING, "", "")
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 got = self._oldest()
                 if got:
@@ -1004,7 +1013,7 @@ class Board:
         check_name(to, "recipient")
         data = encode_body(body, self.max_body)
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 why = self._deliver(to, data)
         except (LockTimeout, OSError) as e:
             self._failed(e)
@@ -1029,7 +1038,7 @@ class Board:
         if not self._safe_peek():
             return None
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 got = self._oldest()
                 m = self._hand(got) if got else None
@@ -1111,7 +1120,7 @@ class Board:
         self._need_join()
         dropped = 0
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 while (got := self._oldest()) and which(got[1]):
                     self._consume(got[0])
@@ -1137,7 +1146,7 @@ class Board:
         if self._replaced_by is not None:
             return
         try:
-            with self.root.batch():
+            with self._on_board():
                 self._write_alive()
         except OSError as e:
             self._failed(e, "cannot write presence")

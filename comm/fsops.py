@@ -101,6 +101,7 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_B
 _LINK_ERRNOS = {errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)}
 _REPARSE = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
 _IDENTITY = re.compile(r"[0-9A-Za-z]{8,64}")
+_UNSET = object()
 
 FILE_MODE = 0o664        # board files: the folder's group can replace and remove them
 DIR_MODE = 0o2775        # board folders: group-writable, new entries keep the folder's group
@@ -336,6 +337,18 @@ class Root:
             self._tls.unguarded -= 1
 
     @contextmanager
+    def expecting(self, identity):
+        """Writes in this block (this thread) check ``identity`` (None: none) rather than the
+        identity last joined: a member checks the board it joined itself."""
+        t = self._tls
+        old = getattr(t, "expected", _UNSET)
+        t.expected = identity
+        try:
+            yield self
+        finally:
+            t.expected = old
+
+    @contextmanager
     def _guarded(self):
         """``_guard`` as a step of a ``with`` (after the batch is entered)."""
         self._guard()
@@ -345,9 +358,11 @@ class Root:
         """Before a write (in a batch): the folder still is the board joined (F2b), checked
         once per outermost batch, so that nothing is ever written into another board."""
         t = self._tls
-        if self.identity is None or getattr(t, "unguarded", 0) or getattr(t, "verified", False):
+        expected = getattr(t, "expected", _UNSET)
+        expected = self.identity if expected is _UNSET else expected
+        if expected is None or getattr(t, "unguarded", 0) or getattr(t, "verified", False):
             return
-        self.check_identity(self.identity)
+        self.check_identity(expected)
 
     def path(self, rel):
         """A path for messages and for people (never used to reach the file)."""
