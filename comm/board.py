@@ -45,7 +45,6 @@ BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6;
 MARKER_LIMIT = 4096  # bytes: a bigger cardstand.board is not a marker (F2)
 CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
 IDENTITY_EVERY = 1.0  # s: how often an idle waiter's lock-free look checks the identity (F2b, T6)
-_NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 # T1-T6: what a board in trouble is said to be, by ``problem`` (the kinds of ``fsops.trouble``,
 # and "gone"); the error itself follows, except for "swapped", which says it all
 _TROUBLE_WORDS = {
@@ -836,7 +835,7 @@ class Board:
         try:
             self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
         except OSError as e:
-            if e.errno not in _NO_SPACE:
+            if fsops.trouble(e) != "full":
                 raise
             log.info("%s: tail not moved to %d (%s): the next search skips what is gone", self.name, seq, e)
 

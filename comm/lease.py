@@ -192,6 +192,7 @@ class Lease:
         self._seen = None
         self._since = 0.0
         self._unjudged = False          # a new observation not yet checked for a dead local holder
+        self._refused = None            # why the last try's rename failed, if it did (for timeout_reason)
 
     # -- reading the lock ----------------------------------------------------
     def _signature(self, rel="lock"):

@@ -249,3 +249,35 @@ def test_two_games_whose_folders_are_swapped_say_so_and_go_on_when_swapped_back(
     assert final_line(results[2][1]) == final_line(results[3][1]) is not None
     for folder in (one, two):
         assert _records(folder) == {ids[folder]}
+
+
+@linux_root
+def test_a_board_made_read_only_mid_game_is_told_and_left_after_the_patience(tmp_path):
+    """Both players say "read-only" (not a lock held by someone), keep the game, and leave with
+    exit code 5 after their patience."""
+    board = tmp_path / "b"
+    args = ("--ai", "random", "--pace", "0.2", "--size", "6", "--patience", "3")
+    procs = [player("black", board, *args, "--seed", 1), player("white", board, *args, "--seed", 2)]
+    mounted = False
+    try:
+        deadline = time.monotonic() + 60
+        while _game_ids(board)[1] < 4:
+            assert time.monotonic() < deadline, "no game in progress after 60 s"
+            time.sleep(0.05)
+        if subprocess.run(["mount", "--bind", str(board), str(board)]).returncode:
+            pytest.skip("cannot bind-mount")
+        mounted = True
+        if subprocess.run(["mount", "-o", "remount,ro,bind", str(board)]).returncode:
+            pytest.skip("cannot remount read-only")
+        results = [finish(p, timeout=120) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        if mounted:
+            subprocess.run(["umount", "-l", str(board)])
+    for code, out in results:
+        assert code == 5, out[-1500:]
+        assert f"The board folder {board} is read-only now" in out, out[-1500:]
+        assert "Nothing could be written on the board for 3 s: leaving" in out, out[-1500:]
+        assert "changing hands" not in out and "Traceback" not in out, out[-1500:]
