@@ -35,6 +35,7 @@ class Trouble:
     """Mixed into ``Session``: sending through trouble, and what a lasting problem means."""
 
     _unwritable_since = 0.0     # when the board was first found refusing writes (monotonic)
+    _unwritable_last = 0.0      # when it was last found so
 
     def send(self, body):
         """Send until delivered (nothing we decided to send is dropped), backing off in seconds;
@@ -110,13 +111,14 @@ class Trouble:
         if problem not in UNWRITABLE:
             return False
         now = time.monotonic()
-        if self.full_told != problem:
-            self.full_told = problem
+        if self.full_told != problem or now - self._unwritable_last > 2 * LONGEST_PAUSE:
+            self.full_told = problem        # (a new cause, or the same again after a good while)
             self._unwritable_since = now
             if problem == "full":
                 self.say("disk_full", board=self.board.folder, name=self.their_name)
             else:
                 self.say("board_unwritable", cause=self._cause(problem))
+        self._unwritable_last = now
         start = self._unwritable_since if since is None else since
         if self.patience is not None and now - start > self.patience:
             self._say_unwritable_leave(problem)
