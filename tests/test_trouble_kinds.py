@@ -28,7 +28,7 @@ def test_an_error_is_named_by_its_errno(err, kind):
     assert fsops.trouble(OSError(err, os.strerror(err))) == kind
 
 
-def test_windows_errors_are_named_by_their_winerror(monkeypatch):
+def test_windows_errors_are_named_by_their_winerror():
     def win(code, mapped=errno.EACCES):
         e = OSError(mapped, "x")
         e.winerror = code
