@@ -3,6 +3,7 @@
 Folder layout (see docs/PROTOCOL.md for the full specification)::
 
     BOARD/cardstand.board          marker: "cardstand-board 1"
+    BOARD/cardstand.id             the board's identity, written once (F2b)
     BOARD/lock/                    the lease, present while someone holds it
     BOARD/box/<name>/member        who is reading this mailbox now (its run id)
     BOARD/box/<name>/head          last sequence number delivered here
@@ -20,7 +21,9 @@ import re
 import stat
 import threading
 import time
+import uuid
 import zlib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,7 +44,21 @@ SETTLE = 0.3               # s an alive record must stay away before it counts a
 BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
 MARKER_LIMIT = 4096  # bytes: a bigger cardstand.board is not a marker (F2)
 CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
-_NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+IDENTITY_EVERY = 1.0  # s: how often an idle waiter's lock-free look checks the identity (F2b, T6)
+# T1-T6: what a board in trouble is said to be, by ``problem`` (the kinds of ``fsops.trouble``,
+# and "gone"); the error itself follows, except for "swapped", which says it all
+_TROUBLE_WORDS = {
+    "gone": "the board folder {folder} is gone or unreachable (deleted, or a share no longer mounted; comm "
+            "does not make it again)",
+    "full": "no space left on the board's disk ({folder})",
+    "readonly": "the board folder {folder} is on a read-only disk or share (remounted read-only?): nothing "
+                "can be written there",
+    "denied": "permission denied in the board folder {folder} (its owner or permissions changed?)",
+    "disconnected": "the share holding the board folder {folder} is disconnected or stale (its server, or the "
+                    "program that mounted it, went away)",
+    "io": "input/output error on the disk or share of the board folder {folder}",
+    "swapped": "this is not the board this member joined: the folder was swapped or replaced ({folder})",
+}
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 # Windows device names, refused in any case (N1): CON PRN AUX NUL, COM1-COM9 and LPT1-LPT9 with
@@ -288,8 +305,16 @@ class Board:
     * ``"gone"``: the board folder or its marker is missing or unreachable (deleted, or a
       share no longer mounted).  comm never creates it again (only ``join`` does); operations
       work again when it comes back.  ``wait`` returns None at once.
+    * ``"disconnected"``: the share holding the board is disconnected or stale (ENOTCONN,
+      ESTALE, EHOSTDOWN...: its server or mount program went away).  As "gone".
+    * ``"swapped"``: the folder at the board's path is not the board joined (another identity,
+      F2b: swapped or replaced).  Nothing is written there; as "gone" (``wait`` returns at
+      once), and operations work again if the board joined comes back.
     * ``"full"``: no space left on the board's disk.  Receiving still works (it needs no
       space); retry sending with a growing pause (seconds, not milliseconds) or tell the user.
+    * ``"readonly"``, ``"denied"``, ``"io"``: the board's disk or share was made read-only,
+      permission to write there was taken away, or it reports input/output errors.  Nothing
+      can be written; retry as for "full", or tell the user.
     * ``"replaced"``: another run has taken this member's name: this run must stop.
     * ``"locked"``: the lock was not obtained in time (``last_error`` names the holder), or
       was lost while held (this process stalled for over ``stale_after``).
@@ -334,6 +359,8 @@ class Board:
         self._beat_lock = threading.Lock()
         self._beat_stop = None
         self._replaced_by = None     # the member record of the run that took our name
+        self.identity = None         # F2b: the board's identity when this member joined
+        self._identity_due = 0.0     # when the lock-free look checks it next (monotonic)
 
     def __repr__(self):
         return f"Board({str(self.folder)!r}, {self.name!r})"
@@ -355,15 +382,16 @@ class Board:
         self._stop_beating()
         if self._handed is not None:
             try:
-                with self.root.batch(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
+                with self._on_board(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
                     self._acknowledge()
             except (LockTimeout, OSError) as e:
                 log.info("%s: message %d not acknowledged at close (%s): it will be returned again",
                          self.name, self._handed, e)
         if self.run is not None and self._replaced_by is None:
             try:
-                if self.alive(self.name).get("run") == self.run:
-                    self.root.remove(f"{self._mine}/alive")
+                with self._on_board():
+                    if self.alive(self.name).get("run") == self.run:
+                        self.root.remove(f"{self._mine}/alive")
             except (OSError, AttributeError):
                 pass
         self.lease.close()
@@ -378,7 +406,13 @@ class Board:
         silently.  Judging a run on another machine watches its heartbeat: up to
         ``stale_after`` plus a second when it is silent.
         """
-        take_over = self.take_over if take_over is None else take_over
+        with self.root.unguarded():     # this Init adopts the board's identity (F2b)
+            self._join(self.take_over if take_over is None else take_over)
+        self._ok()
+        self._start_beating()
+        return self
+
+    def _join(self, take_over):
         root = self.root
         try:
             self._make_folder()
@@ -409,10 +443,13 @@ class Board:
                 with root.batch(), self.lease.hold(self.lock_timeout):
                     if not take_over and self._member_fields().get("run") != judged.get("run"):
                         continue        # another run joined while we judged: judge it in turn
+                    identity = self._adopt_identity()
                     root.ensure_dir(self._mine)
                     root.replace(f"{self._mine}/member", member)
                     self._member = member
                     self.run, self._replaced_by, self._beats = run, None, 0
+                    self.identity = root.identity = identity
+                    self._identity_due = time.monotonic() + IDENTITY_EVERY
                     self._write_alive()
                     self._clean_consumed()
                     break
@@ -423,9 +460,24 @@ class Board:
         else:
             self._fail(f"cannot join {self.folder} as {self.name}: the name keeps changing hands")
             raise BoardError(None, self.last_error)
-        self._ok()
-        self._start_beating()
-        return self
+
+    def _adopt_identity(self):
+        """F2b, under the lock of Init: the board's identity, written now when it has none
+        (an older board) or a damaged one (set aside); None when it cannot be written."""
+        root = self.root
+        now = root.identity_now()
+        if now:
+            return now
+        if now == "":
+            root.set_aside(root.IDENTITY, "a damaged board identity: a new one is written")
+        new = uuid.uuid4().hex
+        try:
+            root.replace(root.IDENTITY, fsops.record(f"cardstand-id {VERSION}\nid: {new}"))
+        except OSError as e:
+            log.warning("no identity written on the board %s (swapping it would go unnoticed): %s",
+                        self.folder, e)
+            return None
+        return new
 
     def _member_fields(self):
         """The fields of this name's ``member`` record ({} when there is none or it is damaged)."""
@@ -514,9 +566,9 @@ class Board:
         """Beat the alive record until stopped, or until another run takes the name."""
         while not stop.wait(every):
             try:
-                if self.run != run or self._taken_by() is not None:
-                    return
-                with self.root.batch():
+                with self._on_board():
+                    if self.run != run or self._taken_by() is not None:
+                        return
                     self._write_alive()
                     self.lease.refresh_spare()
             except Exception as e:      # a share's passing error, a gone board: no news here
@@ -531,6 +583,8 @@ class Board:
         run = fields.get("run", self.run)
         if run == self.run:
             return None
+        # another board in its place is no take-over (T6): Swapped, or the folder gone, raised
+        self.root.check_identity(self.identity)
         if self.secret is not None and not hmac.compare_digest(
                 member_mac(self.secret, fields.get("name", ""), run), fields.get("mac", "")):
             if self._logged != ("forged member", run):
@@ -628,6 +682,13 @@ class Board:
                     st = self.root.lstat(rel)
                     if st is not None and stat.S_ISDIR(st.st_mode):
                         self._set_aside(rel, "a folder named like a consumed message")
+
+    @contextmanager
+    def _on_board(self):
+        """A batch of this member's operations: every write in it first checks that the folder
+        still is the board this member joined (F2b, T6)."""
+        with self.root.batch(), self.root.expecting(self.identity):
+            yield
 
     def _need_join(self):
         if self.run is None:
@@ -774,7 +835,7 @@ class Board:
         try:
             self.root.replace(f"{self._mine}/tail", fsops.record(str(seq)), durable=False)
         except OSError as e:
-            if e.errno not in _NO_SPACE:
+            if fsops.trouble(e) != "full":
                 raise
             log.info("%s: tail not moved to %d (%s): the next search skips what is gone", self.name, seq, e)
 
@@ -887,22 +948,25 @@ class Board:
             self._fail(f"{what}{e}", "replaced")
         elif isinstance(e, LockTimeout):
             self._fail(f"{what}{e}", "locked")
-        elif getattr(e, "errno", None) in _NO_SPACE:
-            self._fail(f"{what}no space left on the board's disk ({self.folder}): {e}", "full")
-        elif self._gone():
-            self._fail(f"{what}the board folder {self.folder} is gone or unreachable (deleted, or a "
-                       f"share no longer mounted; comm does not make it again): {e}", "gone")
+        elif kind := fsops.trouble(e) or self._board_state():
+            words = _TROUBLE_WORDS[kind].format(folder=self.folder)
+            self._fail(f"{what}{words}" if kind == "swapped" else f"{what}{words}: {e}", kind)
         else:
             self._fail(f"{what}{e}")
 
+    def _board_state(self):
+        """None when the board's marker is there; "gone" when it or the folder is missing, or
+        what reading it says (``fsops.trouble``: "disconnected"...).  Reads only."""
+        try:
+            return None if self.root.read(fsops.Root.MARKER, 64, strict=True) is not None else "gone"
+        except fsops.NotRegular:
+            return None         # something is there: the board is
+        except OSError as e:
+            return fsops.trouble(e) or "gone"
+
     def _gone(self):
         """Whether the board folder or its marker is missing or unreachable (reads only)."""
-        try:
-            return self.root.read(fsops.Root.MARKER, 64, strict=True) is None
-        except fsops.NotRegular:
-            return False        # something is there: the board is
-        except OSError:
-            return True
+        return self._board_state() is not None
 
     # -- the API -------------------------------------------------------------------
     def talk(self, to, body=""):
@@ -921,7 +985,7 @@ class Board:
         if to == "" and not self._safe_peek():
             return TalkResult(FAILED if self.problem else NOTHING, "", "")
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 got = self._oldest()
                 if got:
@@ -948,7 +1012,7 @@ class Board:
         check_name(to, "recipient")
         data = encode_body(body, self.max_body)
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 why = self._deliver(to, data)
         except (LockTimeout, OSError) as e:
             self._failed(e)
@@ -973,7 +1037,7 @@ class Board:
         if not self._safe_peek():
             return None
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 got = self._oldest()
                 m = self._hand(got) if got else None
@@ -987,6 +1051,10 @@ class Board:
         try:
             if self._replaced_by is not None:
                 self._check_member()
+            now = time.monotonic()
+            if self.identity is not None and (now >= self._identity_due or self.problem in self.LASTING):
+                self.root.check_identity(self.identity)     # an idle waiter notices a swap (T6)
+                self._identity_due = now + IDENTITY_EVERY
             waiting = self._maybe_waiting()
         except OSError as e:
             self._failed(e, "cannot read the board")
@@ -994,15 +1062,16 @@ class Board:
         self._ok()
         return waiting
 
-    LASTING = ("gone", "replaced")   # problems ``wait`` does not wait out
+    LASTING = ("gone", "disconnected", "swapped", "replaced")   # problems ``wait`` does not wait out
 
     def wait(self, timeout=None):
         """Block until a message arrives (returned) or ``timeout`` seconds pass (None).
 
         Polls by opening known names: every millisecond at first, backing off
         to every 50 ms after a second of waiting, so an idle waiter costs well
-        under 1% of a core.  Returns None at once when the board is gone or this member
-        was replaced (``problem`` says which); other failures (lock busy, disk full) are
+        under 1% of a core.  Returns None at once when the board is gone, disconnected or
+        swapped, or this member was replaced (``problem`` says which); other failures (lock
+        busy, disk full, read-only...) are
         retried with a pause that grows to 2 s, and ``problem`` stays set if the time ran
         out on one.
         """
@@ -1050,7 +1119,7 @@ class Board:
         self._need_join()
         dropped = 0
         try:
-            with self.root.batch(), self.lease.hold(self.lock_timeout):
+            with self._on_board(), self.lease.hold(self.lock_timeout):
                 self._acknowledge()
                 while (got := self._oldest()) and which(got[1]):
                     self._consume(got[0])
@@ -1076,7 +1145,7 @@ class Board:
         if self._replaced_by is not None:
             return
         try:
-            with self.root.batch():
+            with self._on_board():
                 self._write_alive()
         except OSError as e:
             self._failed(e, "cannot write presence")

@@ -55,6 +55,31 @@ HOST = socket.gethostname() or "host"
 _HOST_IN_NAMES = re.sub(r"[^A-Za-z0-9.-]", "_", HOST)[:24] or "host"
 _RETRY_ERRNOS = {errno.EBUSY, errno.EACCES, errno.EPERM, errno.EIO, errno.EAGAIN}
 
+# T2-T5: what an error says about the board's disk or share, by errno (POSIX) and by winerror
+# (Windows, looked at first: Python maps several of them to one errno).  The one table.
+_E = {name: getattr(errno, name) for name in dir(errno) if name.startswith("E")}
+_TROUBLE_ERRNOS = {
+    "full": ("ENOSPC", "EDQUOT"),
+    "readonly": ("EROFS",),
+    "denied": ("EACCES", "EPERM"),
+    "disconnected": ("ENOTCONN", "ESTALE", "EHOSTDOWN", "EHOSTUNREACH", "ENXIO", "ENODEV", "ENETDOWN",
+                     "ENETUNREACH", "ENETRESET", "ECONNABORTED", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT",
+                     "ENOMEDIUM", "EREMOTEIO", "ESHUTDOWN"),
+    "io": ("EIO",),
+}
+_TROUBLE_WINERRORS = {
+    "full": (39, 112, 1295),                # HANDLE_DISK_FULL, DISK_FULL, DISK_QUOTA_EXCEEDED
+    "readonly": (19, 6009),                 # WRITE_PROTECT, FILE_READ_ONLY
+    "denied": (5, 65),                      # ACCESS_DENIED, NETWORK_ACCESS_DENIED
+    "disconnected": (21, 51, 53, 55, 59, 64, 67, 121, 1231, 1236, 2250),
+    # NOT_READY, REM_NOT_LIST, BAD_NETPATH, DEV_NOT_EXIST, UNEXP_NET_ERR, NETNAME_DELETED,
+    # BAD_NET_NAME, SEM_TIMEOUT, NETWORK_UNREACHABLE, CONNECTION_ABORTED, NOT_CONNECTED
+    "io": (23, 1117),                       # CRC, IO_DEVICE
+}
+_NOT_TROUBLE_WINERRORS = {32, 33}           # SHARING_VIOLATION, LOCK_VIOLATION: a file in use
+TROUBLE_BY_ERRNO = {_E[n]: kind for kind, names in _TROUBLE_ERRNOS.items() for n in names if n in _E}
+TROUBLE_BY_WINERROR = {w: kind for kind, ws in _TROUBLE_WINERRORS.items() for w in ws}
+
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -75,6 +100,8 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_NOFOLLOW | _O_CLOEXEC | _O_B
 # what open(O_NOFOLLOW) says about a link: Linux/macOS ELOOP, FreeBSD EMLINK, NetBSD EFTYPE
 _LINK_ERRNOS = {errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)}
 _REPARSE = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+_IDENTITY = re.compile(r"[0-9A-Za-z]{8,64}")
+_UNSET = object()
 
 FILE_MODE = 0o664        # board files: the folder's group can replace and remove them
 DIR_MODE = 0o2775        # board folders: group-writable, new entries keep the folder's group
@@ -120,6 +147,14 @@ def make_group_writable(folder):
 def new_token():
     """A name-safe identifier unique across hosts and processes."""
     return uuid.uuid4().hex[:16]
+
+
+class Swapped(OSError):
+    """The folder at the board's path is not the board that was joined: its identity (F2b,
+    ``cardstand.id``) is another, or gone while its marker is there.  Nothing was written."""
+
+    def __str__(self):
+        return self.strerror
 
 
 class NotRegular(OSError):
@@ -168,6 +203,24 @@ def _join(folder, name):
     return f"{folder}/{name}" if folder else name
 
 
+def trouble(e):
+    """What an error says about the board's disk or share (T2-T5): "full", "readonly", "denied",
+    "disconnected", "io", "swapped", or None (no such thing: the caller looks further)."""
+    if isinstance(e, Swapped):
+        return "swapped"
+    if isinstance(e, NotRegular):       # a name that is not what it should be: one file's matter
+        return "denied" if e.errno in (errno.EACCES, errno.EPERM) else None
+    if not isinstance(e, OSError):
+        return None
+    win = getattr(e, "winerror", None)
+    if win is not None:
+        if win in _NOT_TROUBLE_WINERRORS:
+            return None
+        if win in TROUBLE_BY_WINERROR:
+            return TROUBLE_BY_WINERROR[win]
+    return TROUBLE_BY_ERRNO.get(e.errno)
+
+
 def retry(fn, *args, attempts=5, delay=0.01, also=(), **kw):
     """Call ``fn``, retrying transient share errors (busy, EIO, and ``also``) a few times."""
     for i in range(attempts):
@@ -193,12 +246,16 @@ class Root:
     REMAKE = frozenset({"tmp", "trash", "box"})      # made again when found missing in use
     TRASH = "trash"
     MARKER = "cardstand.board"
+    IDENTITY = "cardstand.id"       # F2b: the board's identity, written once
 
     def __init__(self, folder, guarded=False):
         self.folder = Path(folder)
         # a board folder (``for_folder``): nothing is created directly in it while its marker
         # is missing, except by ``founding`` (Init)
         self.guarded = guarded
+        # F2b: the identity of the board last joined through this Root; every write below the
+        # folder first checks (once per outermost batch) that the folder still has it
+        self.identity = None
         self._tls = threading.local()
         self._batch = _Batch(self)
 
@@ -237,6 +294,75 @@ class Root:
             raise FileNotFoundError(errno.ENOENT, f"the board's marker {self.MARKER} is missing: nothing "
                                     "is created there (the board folder was deleted, or is a share no "
                                     "longer mounted)", str(self.folder)) from None
+
+    # -- identity (F2b) --------------------------------------------------------------------
+    def identity_now(self):
+        """The identity in the folder's ``cardstand.id`` now: the id, None when there is none,
+        "" when it is damaged (not a regular file, or no valid id in it).  OSError when it
+        cannot be read (a share's error, say)."""
+        try:
+            text = self.read_text(self.IDENTITY, 512, strict=True)
+        except NotRegular as e:
+            if e.errno in (errno.EACCES, errno.EPERM):
+                raise
+            return ""
+        if text is None:
+            return None
+        value = record_fields(text).get("id", "")
+        return value if _IDENTITY.fullmatch(value) else ""
+
+    def check_identity(self, expected):
+        """Raise ``Swapped`` unless the folder's identity is ``expected`` (None: nothing to
+        check); FileNotFoundError when the folder or its marker is gone (T1)."""
+        if expected is None:
+            return
+        with self._batch:
+            now = self.identity_now()
+            if now == expected:
+                self._tls.verified = True
+                return
+            if now is None and self.lstat(self.MARKER) is None:
+                raise FileNotFoundError(errno.ENOENT, "the board folder or its marker is missing",
+                                        str(self.folder))
+            raise Swapped(None, f"this is not the board that was joined: the folder was swapped or "
+                                f"replaced ({self.folder})")
+
+    @contextmanager
+    def unguarded(self):
+        """Writes without the identity check (``Init``, which adopts the identity).  Per thread."""
+        self._tls.unguarded = getattr(self._tls, "unguarded", 0) + 1
+        try:
+            yield self
+        finally:
+            self._tls.unguarded -= 1
+
+    @contextmanager
+    def expecting(self, identity):
+        """Writes in this block (this thread) check ``identity`` (None: none) rather than the
+        identity last joined: a member checks the board it joined itself."""
+        t = self._tls
+        old = getattr(t, "expected", _UNSET)
+        t.expected = identity
+        try:
+            yield self
+        finally:
+            t.expected = old
+
+    @contextmanager
+    def _guarded(self):
+        """``_guard`` as a step of a ``with`` (after the batch is entered)."""
+        self._guard()
+        yield
+
+    def _guard(self):
+        """Before a write (in a batch): the folder still is the board joined (F2b), checked
+        once per outermost batch, so that nothing is ever written into another board."""
+        t = self._tls
+        expected = getattr(t, "expected", _UNSET)
+        expected = self.identity if expected is _UNSET else expected
+        if expected is None or getattr(t, "unguarded", 0) or getattr(t, "verified", False):
+            return
+        self.check_identity(expected)
 
     def path(self, rel):
         """A path for messages and for people (never used to reach the file)."""
@@ -319,6 +445,7 @@ class Root:
                         raise
                     if not parent:
                         self._check_marked(ph)
+                    self._guard()
                     log.warning("the folder %r was missing on the board %s: made again", rel, str(self.folder))
                     try:
                         self._mkdir_at(ph, name)
@@ -558,7 +685,7 @@ class Root:
         """Write a new file ``rel`` (never through an existing name or a link)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self._batch, self._dir(parent) as ph:
+        with self._batch, self._guarded(), self._dir(parent) as ph:
             if not parent:
                 self._check_marked(ph)
             fd = self._create_at(ph, name, rel)
@@ -587,7 +714,7 @@ class Root:
         sp, sn = _parent(src)
         dp, dn = _parent(dst)
         _split(src), _split(dst)
-        with self._batch:
+        with self._batch, self._guarded():
             self._forget(src)
             self._forget(dst)
             with self._dir(sp) as sh, self._dir(dp) as dh:
@@ -624,6 +751,7 @@ class Root:
         parent, name = _parent(rel)
         with self._batch:
             try:
+                self._guard()
                 with self._dir(parent) as ph:
                     retry(self._unlink_at, ph, name)
                 return True
@@ -632,7 +760,7 @@ class Root:
 
     def rmdir(self, rel):
         parent, name = _parent(rel)
-        with self._batch:
+        with self._batch, self._guarded():
             self._forget(rel)
             with self._dir(parent) as ph:
                 self._rmdir_at(ph, name)
@@ -644,6 +772,10 @@ class Root:
         first without listing it (the common case costs no listing)."""
         parent, name = _parent(rel)
         with self._batch:
+            try:
+                self._guard()
+            except OSError:
+                return
             if expect:
                 try:
                     with self.holding(rel), self._dir(rel) as h:
@@ -674,7 +806,7 @@ class Root:
         """Create the folder ``rel``, writable by the folder's group (FileExistsError if there)."""
         parent, name = _parent(rel)
         _split(rel)
-        with self._batch, self._dir(parent) as ph:
+        with self._batch, self._guarded(), self._dir(parent) as ph:
             if not parent:
                 self._check_marked(ph)
             self._mkdir_at(ph, name)
@@ -685,7 +817,7 @@ class Root:
         files nobody else reads).  ``NotRegular`` for a link or anything but such a file."""
         parent, name = _parent(rel)
         _split(rel)
-        with self._batch, self._dir(parent) as ph:
+        with self._batch, self._guarded(), self._dir(parent) as ph:
             if USE_DIR_FD:
                 try:
                     fd = os.open(name, os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=ph)
@@ -856,6 +988,7 @@ class _Batch:
         depth = getattr(t, "depth", 0)
         if depth == 0:
             t.dirs = {}
+            t.verified = False
         t.depth = depth + 1
         return self.root
 
@@ -863,7 +996,7 @@ class _Batch:
         t = self.root._tls
         t.depth -= 1
         if t.depth == 0:
-            dirs, t.dirs = t.dirs, {}
+            dirs, t.dirs, t.verified = t.dirs, {}, False
             for h in dirs.values():
                 Root._close(h)
         return False

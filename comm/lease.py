@@ -192,6 +192,7 @@ class Lease:
         self._seen = None
         self._since = 0.0
         self._unjudged = False          # a new observation not yet checked for a dead local holder
+        self._refused = None            # why the last try's rename failed, if it did (for timeout_reason)
 
     # -- reading the lock ----------------------------------------------------
     def _signature(self, rel="lock"):
@@ -213,7 +214,7 @@ class Lease:
                     return self.LINK if fsops._is_link(st) else (b"<not a folder>", b"")
                 owner = b"<owner: %s>" % e.strerror.encode("ascii", "replace")
             except OSError as e:
-                return (b"<unreadable: %d>" % (e.errno or 0), b"")
+                return (self._unreadable_sig(e), b"")
             if owner is None and root.lstat(rel) is None:
                 return None
             try:
@@ -221,8 +222,14 @@ class Lease:
             except fsops.NotRegular as e:
                 beat = b"<beat: %s>" % e.strerror.encode("ascii", "replace")
             except OSError as e:
-                return (b"<unreadable: %d>" % (e.errno or 0), b"")
+                return (self._unreadable_sig(e), b"")
         return (owner, beat)
+
+    @staticmethod
+    def _unreadable_sig(e):
+        """The owner part of a signature that could not be read, with the reason."""
+        why = (e.strerror or os.strerror(e.errno or 0) or "error").encode("ascii", "replace")[:80]
+        return b"<unreadable: %s (errno %d)>" % (why, e.errno or 0)
 
     @staticmethod
     def _unreadable(sig):
@@ -294,20 +301,30 @@ class Lease:
                 log.debug("private lock folder not refreshed: %s", e)
 
     def _try_take(self):
+        """One try (L1): True when the lock is ours.  Raises at once an error that no holder
+        explains (T2-T5): the board read-only, its share disconnected, another board in its
+        place; or refused (permission, space, I/O) while no lock is there to refuse it."""
         root = self.root
         with root.batch():
             token = self._prepared()
+            refused = None
             try:
                 with self._spare_lock:
                     root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
             except FileNotFoundError:
                 self._spare = None      # cleaned up under us (S1): made again at the next try
-            except OSError:
-                pass  # refused because the lock exists, or an error a share made up: read back
+            except OSError as e:
+                # refused because the lock exists, or an error a share made up: read back
+                if fsops.trouble(e) in ("readonly", "disconnected", "swapped"):
+                    raise
+                refused = e
             sig = self._settled_signature()
             if sig is not None and self._owner_fields(sig[0]).get("token") == token:
                 self.token, self._spare = token, None
                 return True
+            if sig is None and refused is not None and fsops.trouble(refused):
+                raise refused
+            self._refused = refused
             return False
 
     def _dead_on_this_machine(self, owner):
@@ -433,6 +450,8 @@ class Lease:
         start = time.monotonic()
         deadline = start + max(0.0, timeout)
         fresh = patient and self._seen is None
+        holders = set()     # the owners of the locks seen during this wait
+        self._refused = None
         self._local_held = self._queue_locally(deadline)
         try:
             delay = 0.0005
@@ -447,6 +466,8 @@ class Lease:
                         self._set_aside_link()
                         continue
                     self._watch(sig, now)
+                    if sig is not None and not self._unreadable(sig):
+                        holders.add(sig[0])
                     if self._unjudged and sig is not None:
                         self._unjudged = False
                         if self._dead_on_this_machine(sig[0]):
@@ -460,7 +481,7 @@ class Lease:
                         fresh = False
                         deadline = max(deadline, self._since + self.stale_after + FRESH_MARGIN)
                     if now >= deadline:
-                        self._timed_out = (timeout, now - start)
+                        self._timed_out = (now - start, len(holders), self._refused)
                         self._release_local()
                         return False
                     time.sleep(min(delay, max(0.0, deadline - now)))
@@ -477,10 +498,15 @@ class Lease:
 
     def timeout_reason(self):
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""
-        timeout, waited = getattr(self, "_timed_out", (0.0, 0.0))
+        waited, holders, refused = getattr(self, "_timed_out", (0.0, 0, None))
         sig = self._seen
+        if sig is None and holders:
+            return (f"the board lock was not obtained within {waited:.3g} s (it kept changing hands: "
+                    f"{holders} holders came and went)")
         if sig is None:
-            return f"the board lock was not obtained within {waited:.3g} s (it kept changing hands)"
+            why = f"{refused.strerror or refused}" if refused is not None else "no error was reported"
+            return (f"the board lock was not obtained within {waited:.3g} s, though no holder was seen "
+                    f"({self.folder}): taking it failed ({why})")
         return (f"the board lock was not obtained within {waited:.3g} s: it is held by "
                 f"{self._describe(sig[0])}, unchanged for {time.monotonic() - self._since:.1f} s")
 

@@ -136,6 +136,41 @@ TEXTS = {
     "board_gone_leave": ("The board folder did not come back within {secs} s: leaving. The game so far ({id}): "
                          "{moves}",
                          "伝言台のフォルダが {secs} 秒以内に戻らなかったので終了します。ここまでの棋譜（{id}）: {moves}"),
+    "board_disconnected": ("The share holding the board folder {board} is disconnected or stale (its server, or the "
+                           "program that mounted it, went away). The game is kept here; waiting for the share to "
+                           "come back ({to_leave}) ...",
+                           "伝言台のフォルダ {board}のある共有が切断されたか無効になりました（サーバーかマウントした"
+                           "プログラムが止まった？）。対局はここに保持しています。共有が戻るのを待っています"
+                           "（{to_leave}）…"),
+    "board_swapped": ("The folder {board} is not the board this game started on: it was swapped or replaced. "
+                      "Nothing is written there; the game is kept here, waiting for its board to come back "
+                      "({to_leave}) ...",
+                      "フォルダ {board}はこの対局を始めた伝言台ではありません（入れ替えられたか、置き換えられた）。"
+                      "そこには何も書き込みません。対局はここに保持して、元の伝言台が戻るのを待っています"
+                      "（{to_leave}）…"),
+    "board_swapped_leave": ("The board of this game did not come back to {board} within {secs} s: leaving. The "
+                            "game so far ({id}): {moves}. Its record is in its own board folder, wherever that "
+                            "is now: start again there to resume it.",
+                            "この対局の伝言台が {secs} 秒以内に {board}に戻らなかったので終了します。ここまでの棋譜"
+                            "（{id}）: {moves}。棋譜は元の伝言台のフォルダ（今どこにあっても）にあります。続きは"
+                            "そのフォルダで起動し直してください。"),
+    "cause_readonly": ("The board folder {board} is read-only now (its disk or share was made read-only).",
+                       "伝言台のフォルダ {board}が読み取り専用になりました（ディスクか共有が読み取り専用にされた）。"),
+    "cause_denied": ("Writing in the board folder {board} is no longer permitted (its owner or permissions "
+                     "changed).",
+                     "伝言台のフォルダ {board}に書き込む権限がなくなりました（所有者かアクセス権が変わった）。"),
+    "cause_io": ("The disk or share of the board folder {board} reports input/output errors.",
+                 "伝言台のフォルダ {board}のディスクか共有が入出力エラーを返しています。"),
+    "send_blocked": ("{cause} Nothing can be sent until that is fixed. Trying again, less and less often "
+                     "({to_leave}) ...",
+                     "{cause}直るまで送信できません。間隔をあけながら再試行します（{to_leave}）…"),
+    "board_unwritable": ("{cause} Neither side can write on the board until that is fixed, so the game cannot go "
+                         "on. Waiting ({to_leave}) ...",
+                         "{cause}直るまでどちらも伝言台に書き込めないので、対局を進められません。待っています"
+                         "（{to_leave}）…"),
+    "unwritable_leave": ("Nothing could be written on the board for {secs} s: leaving. {cause} The game so far "
+                         "({id}): {moves}",
+                         "{secs} 秒間伝言台に書き込めなかったので終了します。{cause}ここまでの棋譜（{id}）: {moves}"),
     "busy": ("{colour} is already playing on this board: pid {pid} on {host}{machine}; {seen}. Only one program "
              "may play {colour} at a time. If that program is truly gone (its computer frozen, or cut off from the "
              "share), start again with --take-over.",

@@ -5,6 +5,7 @@ from engine import IllegalMove, notation, strategies
 from ..players import EOF_LINE, describe, normalise
 from ..ui import SAY_LIMIT
 from .leave import Leave
+from .trouble import AWAY
 
 # every word a person may type for a command; the first is the one help shows
 WORDS = {
@@ -130,7 +131,7 @@ class Commands:
     def _leave(self):
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
         the board is gone: nothing could be said or written)."""
-        gone = self.board.problem == "gone"
+        gone = self.board.problem in AWAY
         try:
             if not gone:
                 self._control("bye", retry=False)

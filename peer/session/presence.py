@@ -49,18 +49,9 @@ class Presence:
             raise Leave(4)
 
     def _disk_full(self):
-        """T2: a silent opponent on a full disk cannot write its heartbeat, nor can we: our own
-        heartbeat, written now, tells.  Said once; after ``patience`` we leave (exit code 5)."""
-        self.board.beat()
-        if self.board.problem != "full":
-            return False
-        if not self.full_told:
-            self.full_told = True
-            self.say("disk_full", board=self.board.folder, name=self.their_name)
-        if self.patience is not None and time.monotonic() - self.alive_seen[1] > self.patience:
-            self.say("full_leave", secs=int(self.patience), **self._game_so_far())
-            raise Leave(5)
-        return True
+        """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
+        can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
+        return self._board_unwritable(since=self.alive_seen[1])
 
     def _their_state(self):
         """The state of the opponent, whose turn it is, for the status line (a ``texts`` key).

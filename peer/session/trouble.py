@@ -1,8 +1,10 @@
-"""G7: trouble on the board: the folder gone (T1), a full disk (T2), this run replaced (I6).
+"""G7: trouble on the board: the folder gone (T1), a full disk (T2), a disk or share that refuses
+writes (T5), a share disconnected (T4), another board in its place (T6), this run replaced (I6).
 
-A board operation that fails leaves its reason in ``board.problem``: ``gone`` (the folder or
-its marker missing, a share unmounted), ``full`` (no space), ``replaced`` (another run took
-our name).  Each is told to the person at once and handled here, in one place.
+A board operation that fails leaves its reason in ``board.problem``.  Each is told to the person
+at once in its own words and handled here, in one place: a board away (``AWAY``) is waited for,
+a board that refuses writes (``UNWRITABLE``) is written to again less and less often, both given
+up after the patience (exit code 5); a replaced run stops (exit code 6).
 """
 import logging
 import time
@@ -19,29 +21,45 @@ FIRST_PAUSE = 1.0           # T3: a failed send is tried again after 1 s, then 2
 LONGEST_PAUSE = 16.0
 LOOK_EVERY = 0.5            # how often a gone board is looked at again
 
+# the board cannot be used at all (T1, T4, T6): waited for, looked at again every LOOK_EVERY s;
+# with the texts that say it and that leave
+AWAY = {"gone": ("board_gone", "board_gone_leave"),
+        "disconnected": ("board_disconnected", "board_gone_leave"),
+        "swapped": ("board_swapped", "board_swapped_leave")}
+# nothing can be written on the board (T2, T5): what was not sent is sent again, backing off;
+# the words for the cause ("full" has texts of its own)
+UNWRITABLE = {"full": None, "readonly": "cause_readonly", "denied": "cause_denied", "io": "cause_io"}
+
 
 class Trouble:
     """Mixed into ``Session``: sending through trouble, and what a lasting problem means."""
 
+    _unwritable_since = 0.0     # when the board was first found refusing writes (monotonic)
+    _unwritable_last = 0.0      # when it was last found so
+
     def send(self, body):
         """Send until delivered (nothing we decided to send is dropped), backing off in seconds;
-        a person may quit meanwhile, a computer leaves after ``patience`` (exit code 5).  A gone
-        board is waited for (G7), a replaced run stops."""
+        a person may quit meanwhile, a computer leaves after ``patience`` (exit code 5).  A board
+        away is waited for (G7), a replaced run stops."""
         pause = FIRST_PAUSE
         told = None
         started = time.monotonic()
         while not self.board.send(self.other, body):
             problem = self.board.problem
-            if problem in ("gone", "replaced"):
+            if problem in AWAY or problem == "replaced":
                 self._check_board()
                 continue
             if told != problem:
                 told = problem
-                key = "send_full" if problem == "full" else "send_retry"
-                self.say(key, reason=self.board.last_error, board=self.board.folder)
-            if self.patience is not None and time.monotonic() - started > self.patience:
                 if problem == "full":
-                    self.say("full_leave", secs=int(self.patience), **self._game_so_far())
+                    self.say("send_full", board=self.board.folder)
+                elif problem in UNWRITABLE:
+                    self.say("send_blocked", cause=self._cause(problem))
+                else:
+                    self.say("send_retry", reason=self.board.last_error)
+            if self.patience is not None and time.monotonic() - started > self.patience:
+                if problem in UNWRITABLE:
+                    self._say_unwritable_leave(problem)
                 else:
                     self.say("send_leave", secs=int(self.patience), reason=self.board.last_error,
                              **self._game_so_far())
@@ -62,28 +80,72 @@ class Trouble:
             time.sleep(min(0.1, left))
 
     def _check_board(self):
-        """After a board operation or read: act on a lasting problem (a gone board, a replaced run)."""
+        """After a board operation or read: act on a lasting problem (a board away, a replaced
+        run, a board that refuses writes while we wait: T5)."""
         problem = self.board.problem
-        if problem == "gone":
+        if problem in AWAY:
             self._board_gone()
         elif problem == "replaced":
             self._replaced()
+        elif problem in UNWRITABLE and problem != "full":   # (a full disk still lets us receive)
+            self._board_unwritable(probe=False)
+
+    def _cause(self, problem):
+        """The words for why nothing can be written on the board (``UNWRITABLE``)."""
+        return self.screen.t(UNWRITABLE[problem], board=self.board.folder)
+
+    def _say_unwritable_leave(self, problem):
+        if problem == "full":
+            self.say("full_leave", secs=int(self.patience), **self._game_so_far())
+        else:
+            self.say("unwritable_leave", secs=int(self.patience), cause=self._cause(problem),
+                     **self._game_so_far())
+
+    def _board_unwritable(self, probe=True, since=None):
+        """T2, T5: whether nothing can be written on the board (our own heartbeat, written now
+        when ``probe``, tells).  Said once for each cause; after ``patience`` counted from
+        ``since`` (None: from when it was first seen) we leave (exit code 5)."""
+        if probe:
+            self.board.beat()
+        problem = self.board.problem
+        if problem not in UNWRITABLE:
+            return False
+        now = time.monotonic()
+        if self.full_told != problem or now - self._unwritable_last > 2 * LONGEST_PAUSE:
+            self.full_told = problem        # (a new cause, or the same again after a good while)
+            self._unwritable_since = now
+            if problem == "full":
+                self.say("disk_full", board=self.board.folder, name=self.their_name)
+            else:
+                self.say("board_unwritable", cause=self._cause(problem))
+        self._unwritable_last = now
+        start = self._unwritable_since if since is None else since
+        if self.patience is not None and now - start > self.patience:
+            self._say_unwritable_leave(problem)
+            raise Leave(5)
+        return True
 
     def _board_gone(self):
-        """T1: the board folder went away.  Said at once; the game stays in memory; the folder is
+        """T1, T4, T6: the board folder went away, its share is disconnected, or another board
+        is in its place.  Said at once in its own words; the game stays in memory; the folder is
         looked at again every half second, up to ``patience`` (None: until the person quits);
-        when it is back the record is written again, else exit code 5.  Nothing is made there."""
-        self.say("board_gone", board=self.board.folder)
+        when it is back the record is written again, else exit code 5.  Nothing is made or
+        written there meanwhile (comm checks the board's identity before every write)."""
+        kind = self.board.problem
+        self.say(AWAY[kind][0], board=self.board.folder)
         started = time.monotonic()
         while True:
             self._pause(LOOK_EVERY)
             m = self.board.receive()
             if self.board.problem == "replaced":
                 self._replaced()
-            if self.board.problem != "gone":
+            if self.board.problem not in AWAY:
                 break
+            if self.board.problem != kind:
+                kind = self.board.problem
+                self.say(AWAY[kind][0], board=self.board.folder)
             if self.patience is not None and time.monotonic() - started > self.patience:
-                self.say("board_gone_leave", secs=int(self.patience), **self._game_so_far())
+                self.say(AWAY[kind][1], secs=int(self.patience), board=self.board.folder, **self._game_so_far())
                 raise Leave(5)
         self.say("board_back", board=self.board.folder)
         if m is not None:
