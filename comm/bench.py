@@ -26,32 +26,105 @@ def _spawn(*args, secret=None):
                             stderr=subprocess.STDOUT, text=True, env=env)
 
 
+class _Pinger:
+    """One side of a ping-pong: a ``Board`` on ``dir_a`` and an echo process answering on ``dir_b``."""
+
+    def __init__(self, dir_a: Path, dir_b: Path, secret: "bytes | None" = None) -> None:
+        self.echo = _spawn("echo", "--board", str(dir_b), "--name", "echo", secret=secret)
+        self.board = None
+        self.n = 0
+        try:
+            if self.echo.stdout.readline().strip() != "ready":
+                raise RuntimeError("echo process did not start")
+            self.board = Board(dir_a, "pinger", secret=secret).join()
+        except BaseException:
+            self.close()
+            raise
+
+    def round_trip(self) -> float:
+        """Seconds for one message there and back."""
+        body = f"ping {self.n}"
+        self.n += 1
+        t = time.perf_counter()
+        if not self.board.send("echo", body):
+            raise RuntimeError(self.board.last_error)
+        m = self.board.wait(timeout=30)
+        if m is None or m.body != body:
+            raise RuntimeError(f"round {self.n}: bad or missing answer {m!r}")
+        return time.perf_counter() - t
+
+    def close(self) -> None:
+        """Stop the echo process (asked when it was started, killed if it stays) and leave the board."""
+        try:
+            if self.board is not None:
+                self.board.send("echo", "__stop__")
+                self.board.close()
+                self.board = None
+                self.echo.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if self.echo.poll() is None:
+                self.echo.kill()
+                self.echo.wait()
+            self.echo.stdout.close()
+
+
+WARM_UP = 10    # round trips not counted: the first ones warm caches
+
+
 def ping_pong(dir_a, dir_b, rounds, secret=None):
     """Round-trip seconds: we write on ``dir_a``, the echo process answers on ``dir_b``.
 
     With ``secret`` both sides sign and check every message (HMAC-SHA256).
     """
-    echo = _spawn("echo", "--board", str(dir_b), "--name", "echo", secret=secret)
+    side = _Pinger(dir_a, dir_b, secret)
     try:
-        if echo.stdout.readline().strip() != "ready":
-            raise RuntimeError("echo process did not start")
-        times = []
-        with Board(dir_a, "pinger", secret=secret) as me:
-            for i in range(rounds + 10):
-                t = time.perf_counter()
-                if not me.send("echo", f"ping {i}"):
-                    raise RuntimeError(me.last_error)
-                m = me.wait(timeout=30)
-                if m is None or m.body != f"ping {i}":
-                    raise RuntimeError(f"round {i}: bad or missing answer {m!r}")
-                if i >= 10:  # the first rounds warm caches
-                    times.append(time.perf_counter() - t)
-            me.send("echo", "__stop__")
-        echo.wait(timeout=30)
+        return [side.round_trip() for _ in range(rounds + WARM_UP)][WARM_UP:]
+    finally:
+        side.close()
+
+
+def paired_ping_pong(folder: Path, rounds: int, secret: bytes) -> "tuple[list[float], list[float]]":
+    """Round-trip seconds (plain, signed): two boards under ``folder``, one plain and one
+    signed with ``secret``, each with its echo process, used in turn round by round (which
+    one goes first alternates), so that the machine's load at each moment weighs on both."""
+    sides = []
+    try:
+        sides.append(_Pinger(folder / "plain", folder / "plain"))
+        sides.append(_Pinger(folder / "signed", folder / "signed", secret))
+        times = ([], [])
+        for i in range(rounds + WARM_UP):
+            for j in ((0, 1) if i % 2 else (1, 0)):
+                t = sides[j].round_trip()
+                if i >= WARM_UP:
+                    times[j].append(t)
         return times
     finally:
-        if echo.poll() is None:
-            echo.kill()
+        for side in sides:
+            side.close()
+
+
+def mac_cpu(folder: Path, rounds: int, secret: bytes) -> "tuple[float, float, float]":
+    """CPU seconds of one message sent and received in this process, on two boards (one signed
+    with ``secret``) used in turn, ``rounds`` times each: the median plain, the median signed,
+    and the median of signed minus plain within each turn.  What signing and checking cost,
+    without the waits and the scheduling of two processes."""
+    boards = [Board(folder / "cpu-plain", "me").join(), Board(folder / "cpu-signed", "me", secret=secret).join()]
+    try:
+        times = ([], [])
+        for i in range(rounds + WARM_UP):
+            for j in ((0, 1) if i % 2 else (1, 0)):
+                t = time.thread_time()
+                if not boards[j].send("me", f"ping {i}") or boards[j].receive() is None:
+                    raise RuntimeError(boards[j].last_error)
+                if i >= WARM_UP:
+                    times[j].append(time.thread_time() - t)
+        return (statistics.median(times[0]), statistics.median(times[1]),
+                statistics.median(b - a for a, b in zip(*times)))
+    finally:
+        for b in boards:
+            b.close()
 
 
 def idle_cpu(folder, seconds, received=False):
@@ -90,19 +163,14 @@ def run(args):
             if os.path.ismount(Path(a).parents[1] if label == "smb" else a) and Path(b).exists():
                 shares.append((label, Path(a), Path(b)))
     with tempfile.TemporaryDirectory() as tmp:
-        # plain and signed in turn, in halves, so that a drift of the machine's speed hits both
-        plain, signed = [], []
-        for i in range(4):
-            board = Path(tmp) / f"board{i}"
-            half = max(1, args.rounds // 2)
-            if i % 2:
-                signed += ping_pong(board, board, half, secret=BENCH_SECRET)
-            else:
-                plain += ping_pong(board, board, half)
+        plain, signed = paired_ping_pong(Path(tmp), args.rounds, BENCH_SECRET)
         _row("local disk", plain)
         _row("local disk, signed (MAC)", signed)
         print(f"{'MAC cost (p50 difference)':28s} {(statistics.median(signed) - statistics.median(plain)) * 1000:+.3f} ms",
               flush=True)
+        cpu_plain, cpu_signed, more = mac_cpu(Path(tmp), args.rounds, BENCH_SECRET)
+        print(f"{'MAC cost, CPU':28s} {more * 2000:+.3f} ms a round trip (two messages; one sent and received "
+              f"in one process: {cpu_plain * 1000:.3f} ms plain, {cpu_signed * 1000:.3f} ms signed)", flush=True)
         cpu = idle_cpu(Path(tmp) / "idle", args.idle)
         print(f"{'idle waiter, local disk':28s} {cpu * 100:.3f}% of a core over {args.idle:g} s", flush=True)
         cpu = idle_cpu(Path(tmp) / "idle-after", args.idle, received=True)

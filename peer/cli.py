@@ -160,7 +160,7 @@ def play(argv, colour=None):
     if not live:
         if reads:
             player.lines = LineInput()
-        # without a face, SIGTERM and SIGHUP (the terminal closed) leave as Ctrl+C does
+        # without a face, the signals of Face.signals (SIGTERM, SIGHUP...) leave as Ctrl+C does
         old = on_signals(Face.signals, lambda *_: _interrupt())
         try:
             return session.run()

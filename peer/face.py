@@ -62,7 +62,8 @@ class Face(Screen):
     draws: ``_show(start)`` runs its main loop (calling ``start()`` once it is up) until the face
     is closed, ``_close(result)`` ends that loop from any thread, ``refresh()`` asks for a redraw."""
 
-    signals = ("SIGTERM", "SIGHUP")     # leave as quit does (SIGHUP: the terminal closed)
+    # leave as quit does (SIGHUP: the terminal closed; SIGBREAK: Windows' Ctrl+Break, or its console closed)
+    signals = ("SIGTERM", "SIGHUP", "SIGBREAK")
     leaving = "leaving"                 # what is said when leaving is asked for
 
     def __init__(self, lang="en", colour=True, human=True):

@@ -77,7 +77,7 @@ class Window(Face):
         self.plies = 0              # replay: how many there are
         self.root = None
         self.closed = False
-        self._forced = False
+        self._closing = False       # the next tick closes the window (it is the main thread's)
         self._leaving = False       # quit asked from the window: it closes when the session has left
         self._shown = None          # the View drawn
         self._shown_key = None
@@ -261,6 +261,12 @@ class Window(Face):
         self.interrupt()
 
     def interrupt(self):
+        """Ctrl+C, SIGTERM, SIGHUP, the close box: playing, leave as ``quit`` does (a second
+        time, at once); watching or replaying, close (at the next tick: a signal may come in the
+        middle of a drawing)."""
+        if self.mode != "play":
+            self._closing = True
+            return
         self._leaving = True
         super().interrupt()
 
@@ -275,12 +281,14 @@ class Window(Face):
     # -- the main loop -----------------------------------------------------------------------
     def _show(self, start):
         self.root.after(0, start)
+        # (the tick also lets Python's signal handlers run: Tcl waits for events in C, and a
+        # signal alone does not wake it)
         self.root.after(0, self._tick)
         self.root.mainloop()
 
     def _close(self, result):
         if result == "forced":
-            self._forced = True         # (the window is the main thread's: the next tick closes it)
+            self._closing = True
 
     def _finished(self):
         pass        # the window stays, showing the end, until it is closed
@@ -293,7 +301,7 @@ class Window(Face):
     def _tick(self):
         if self.closed:
             return
-        if self._forced or (self.finished and (self._leaving or self.mode == "watch")):
+        if self._closing or (self.finished and (self._leaving or self.mode == "watch")):
             return self._destroy()
         try:
             self._update(self.view())

@@ -213,3 +213,20 @@ def test_the_worked_vector_of_protocol_md_a2():
     doc = (Path(__file__).resolve().parents[1] / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
     value = mac(b"s3cret", "black", "0123456789abcdef", "white", "fedcba9876543210", 7, b"d3")
     assert f"`mac: {value}`" in doc
+
+
+def test_the_bench_measures_plain_and_signed_side_by_side(tmp_path):
+    """``python -m comm bench``: the plain and the signed round trips are measured in turn on
+    two boards, only the second one signed, and the CPU line is printed."""
+    from comm import bench
+    plain, signed = bench.paired_ping_pong(tmp_path, 3, SECRET)
+    assert len(plain) == len(signed) == 3 and min(plain + signed) > 0
+    for side, mark in (("plain", False), ("signed", True)):
+        for name in ("pinger", "echo"):
+            assert ("\nmac: " in (tmp_path / side / "box" / name / "member").read_text()) is mark, (side, name)
+    env = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}
+    r = subprocess.run([sys.executable, "-m", "comm", "bench", "--rounds", "3", "--idle", "0.05", "--no-auto-shares"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for row in ("local disk ", "local disk, signed (MAC)", "MAC cost (p50 difference)", "MAC cost, CPU"):
+        assert row in r.stdout, r.stdout

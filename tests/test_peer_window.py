@@ -4,6 +4,7 @@ the window shows (its canvas items, labels and move list, read back from the wid
 game record the session wrote: a click that does not reach the session fails them."""
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -291,3 +292,30 @@ def test_without_tkinter_it_names_the_package(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert r.returncode == 2 and "python3-tk" in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT", "SIGHUP"])
+def test_every_window_leaves_on_one_signal(tmp_path, display, sig):
+    """A playing window, a watching one and a replaying one, each sent one ``sig``: each leaves
+    (the player as ``quit`` leaves), with exit code 0 and no traceback.  The wait is a hang
+    detector, not a measure: before, a watching window never left on one signal."""
+    board = board_folder(tmp_path / "watched")
+    rec = Record(id="g1", size=8, black="Ann", white="Bob", moves="d3c3", status="playing")
+    (tmp_path / "g1.game").write_text(rec.text(), encoding="utf-8")
+    argvs = {"play": [ROOT / "black.py", "--board", tmp_path / "b", "--lang", "en"],
+             "watch": ["-m", "peer", "watch", "--board", board, "--lang", "en"],
+             "replay": ["-m", "peer", "replay", tmp_path / "g1.game", "--lang", "en"]}
+    windows = {name: Driven(display, argv, tmp_path / f"{name}.json", tmp_path / f"{name}.out")
+               for name, argv in argvs.items()}
+    try:
+        for name, window in windows.items():
+            window.wait("the window", lambda s: s["title"])
+        for window in windows.values():
+            window.proc.send_signal(getattr(signal, sig))
+        for name, window in windows.items():
+            code, out = window.finish(timeout=5)
+            assert code == 0 and "Traceback" not in out, (name, out)
+        assert "You left the game" in windows["play"].output()
+    finally:
+        for window in windows.values():
+            window.kill()
