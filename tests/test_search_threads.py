@@ -170,7 +170,7 @@ def test_times_that_are_not_a_limit_are_refused(capsys):
     for bad in ("-1", "nan", "0", "abc"):
         with pytest.raises(SystemExit):
             main(["solve", p.text(), "--time", bad])
-        assert "time must be a positive number" in capsys.readouterr().err
+        assert "argument --time: must be a number of seconds above 0" in capsys.readouterr().err
     for bad in (-1.0, float("nan")):
         with pytest.raises(ValueError):
             compiled.Searcher(12, 1).search(8, p.player, p.opponent, 3, bad)
