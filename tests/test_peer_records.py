@@ -65,32 +65,64 @@ def other_history(moves, size=8):
     return g.transcript(passes=True)
 
 
-def run_pair(board, env=None, seeds=(3, 4)):
-    b = player("black", board, *RANDOM, "--seed", seeds[0], env=env)
-    w = player("white", board, *RANDOM, "--seed", seeds[1], env=env)
+def finish_all(*procs):
+    """``finish`` each process in turn (codes and outputs, flattened); any still running at the end,
+    after a failure, is killed."""
     try:
-        rb, ob = finish(b)
-        rw, ow = finish(w)
+        return [x for p in procs for x in finish(p)]
     finally:
-        for p in (b, w):
+        for p in procs:
             if p.poll() is None:
                 p.kill()
+
+
+def run_pair(board, env=None, seeds=(3, 4)):
+    rb, ob, rw, ow = finish_all(player("black", board, *RANDOM, "--seed", seeds[0], env=env),
+                                player("white", board, *RANDOM, "--seed", seeds[1], env=env))
     return rb, ob, rw, ow
 
 
-def test_a_forged_end_is_not_believed(tmp_path):
-    """Without a secret: ``status: over`` / ``result: 64-0`` on an unfinished game is damage; the
-    record is set aside (kept), both sides say so, and a real game is played to its real end."""
-    board = tmp_path / "b"
-    b, w = paced("black", board, 1), paced("white", board, 2)
+def both_leave(board, enough, what, env=None):
+    """A paced game until ``enough()``; then both sides leave (SIGTERM, as quit)."""
+    b, w = paced("black", board, 1, env), paced("white", board, 2, env)
     try:
-        wait_for(lambda: plies(board) >= 3, 60, "3 plies")
+        wait_for(enough, 60, what)
         leave(b)
         leave(w)
     finally:
         for p in (b, w):
             if p.poll() is None:
                 p.kill()
+
+
+def forged_while_black_away(board, restart, env=None):
+    """A paced game until white has answered a black ply; black leaves and, while white waits, a
+    legal black ply is appended to the record; then ``restart()`` starts black again.  Returns
+    (black's code, its output, white's code, white's output, the genuine moves, the forged ones, the
+    game id)."""
+    b, w = paced("black", board, 1, env), paced("white", board, 2, env)
+    try:
+        seen_w = collect(w)
+        wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
+        leave(b)
+        wait_for(lambda: any("left" in line for line in seen_w), 30, "white told")
+        genuine, forged = forged_ply(board)
+        edit(board, moves=forged)
+        gid = Records(board).current_id()
+        b = restart()
+        rb, ob, rw, _ = finish_all(b, w)
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    return rb, ob, rw, "".join(seen_w), genuine, forged, gid
+
+
+def test_a_forged_end_is_not_believed(tmp_path):
+    """Without a secret: ``status: over`` / ``result: 64-0`` on an unfinished game is damage; the
+    record is set aside (kept), both sides say so, and a real game is played to its real end."""
+    board = tmp_path / "b"
+    both_leave(board, lambda: plies(board) >= 3, "3 plies")
     gid = Records(board).current_id()
     forged = edit(board, status="over", result="64-0").read_text(encoding="utf-8")
     # the tools refuse it too: replay and its GGF export
@@ -114,15 +146,7 @@ def test_a_rewritten_history_is_not_resumed_with_a_secret(tmp_path):
     """Both sides share a secret and leave mid-game; someone without it replaces ``moves`` with
     another legal history of the same length: neither side resumes it."""
     board = tmp_path / "b"
-    b, w = paced("black", board, 1, SECRET), paced("white", board, 2, SECRET)
-    try:
-        wait_for(lambda: len(Game.from_transcript(raw_moves(board)).moves) >= 8, 60, "8 plies")
-        leave(b)
-        leave(w)
-    finally:
-        for p in (b, w):
-            if p.poll() is None:
-                p.kill()
+    both_leave(board, lambda: len(Game.from_transcript(raw_moves(board)).moves) >= 8, "8 plies", SECRET)
     gid = Records(board).current_id()
     genuine = raw_moves(board)
     forged_moves = other_history(genuine)
@@ -165,23 +189,8 @@ def test_a_ply_nobody_sent_is_not_applied_with_a_secret(tmp_path):
     record.  Black, restarted, sets the record aside and takes the game from white's greeting
     (announced); white never applies the forged ply."""
     board = tmp_path / "b"
-    b, w = paced("black", board, 1, SECRET), paced("white", board, 2, SECRET)
-    try:
-        seen_w = collect(w)
-        wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
-        leave(b)
-        wait_for(lambda: any("left the game" in line or "left" in line for line in seen_w), 30, "white told")
-        genuine, forged = forged_ply(board)
-        edit(board, moves=forged)
-        gid = Records(board).current_id()
-        b = player("black", board, *RANDOM, "--seed", 3, env=SECRET)
-        rb, ob = finish(b)
-        rw, _ = finish(w)
-        ow = "".join(seen_w)
-    finally:
-        for p in (b, w):
-            if p.poll() is None:
-                p.kill()
+    rb, ob, rw, ow, genuine, forged, gid = forged_while_black_away(
+        board, lambda: player("black", board, *RANDOM, "--seed", 3, env=SECRET), SECRET)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert f"The record of game {gid} on the board cannot be trusted: its signature does not match" in ob
     n = len(Game.from_transcript(genuine).moves)
@@ -196,22 +205,9 @@ def test_plies_taken_from_a_greeting_are_announced_without_a_secret(tmp_path):
     """Without a secret the appended ply cannot be told from a real one: black resumes it, and
     white, which takes it from black's greeting (H5), shows it as a move."""
     board = tmp_path / "b"
-    b, w = paced("black", board, 1), paced("white", board, 2)
-    try:
-        seen_w = collect(w)
-        wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
-        leave(b)
-        genuine, forged = forged_ply(board)
-        edit(board, moves=forged)
-        square = forged[len(genuine):]
-        b = player("black", board, *RANDOM, "--seed", 3)
-        rb, ob = finish(b)
-        rw, _ = finish(w)
-        ow = "".join(seen_w)
-    finally:
-        for p in (b, w):
-            if p.poll() is None:
-                p.kill()
+    rb, ob, rw, ow, genuine, forged, _ = forged_while_black_away(
+        board, lambda: player("black", board, *RANDOM, "--seed", 3))
+    square = forged[len(genuine):]
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     n = len(Game.from_transcript(genuine).moves)
     assert f"1 move(s) from black's copy of the game, from move {n + 1}" in ow, ow[-1500:]
@@ -299,22 +295,7 @@ def js_player(colour, board, env=None):
 @needs_node
 def test_javascript_black_sets_aside_a_record_with_a_forged_ply(tmp_path):
     board = tmp_path / "b"
-    b, w = paced("black", board, 1, SECRET), paced("white", board, 2, SECRET)
-    try:
-        seen_w = collect(w)
-        wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
-        leave(b)
-        genuine, forged = forged_ply(board)
-        edit(board, moves=forged)
-        gid = Records(board).current_id()
-        b = js_player("black", board, SECRET)
-        rb, ob = finish(b)
-        rw, _ = finish(w)
-        ow = "".join(seen_w)
-    finally:
-        for p in (b, w):
-            if p.poll() is None:
-                p.kill()
+    rb, ob, rw, ow, genuine, _, gid = forged_while_black_away(board, lambda: js_player("black", board, SECRET), SECRET)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert f"the record of game {gid} on the board cannot be trusted: its signature does not match" in ob, ob[-1500:]
     n = len(Game.from_transcript(genuine).moves)
@@ -328,15 +309,7 @@ def test_javascript_black_sets_aside_a_record_with_a_forged_ply(tmp_path):
 @needs_node
 def test_javascript_white_does_not_believe_a_forged_end(tmp_path):
     board = tmp_path / "b"
-    b, w = paced("black", board, 1), paced("white", board, 2)
-    try:
-        wait_for(lambda: plies(board) >= 3, 60, "3 plies")
-        leave(b)
-        leave(w)
-    finally:
-        for p in (b, w):
-            if p.poll() is None:
-                p.kill()
+    both_leave(board, lambda: plies(board) >= 3, "3 plies")
     gid = Records(board).current_id()
     edit(board, status="over", result="64-0")
     w = js_player("white", board)
