@@ -12,7 +12,7 @@ from .text import visible
 def _no_board(folder):
     """Why ``folder`` is not a board to look at (missing, unreachable, no marker), or ''."""
     b = Board(folder, "status")
-    if b._gone():
+    if b.is_gone():
         return f"no board at {folder}: the folder or its marker cardstand.board is missing or unreachable"
     return ""
 

@@ -326,8 +326,11 @@ class Board:
     """
 
     def __init__(self, folder, name, *, secret=None, stale_after=10.0, lock_timeout=10.0,
-                 max_body=MAX_BODY, max_unread=MAX_UNREAD, take_over=False):
+                 max_body=MAX_BODY, max_unread=MAX_UNREAD, take_over=False, inspect=None):
         self.name = check_name(name)
+        # called with (bytes, seq) of every message file read from my mailbox before it is
+        # decoded; what it raises reaches the caller (the conformance kit's own decoder)
+        self.inspect = inspect
         self.take_over = take_over
         self.secret = _key(secret)
         self._rejected = []
@@ -379,7 +382,7 @@ class Board:
         run, unless that run calls ``quiet``); stop beating and remove this run's ``alive``
         record (I6: a closed run is not alive, though its process may go on); then remove the
         lock's private folder."""
-        self._stop_beating()
+        self.stop_heartbeat()
         if self._handed is not None:
             try:
                 with self._on_board(), self.lease.hold(min(self.lock_timeout, CLOSE_WAIT), patient=False):
@@ -427,7 +430,7 @@ class Board:
             self._failed(e, f"cannot use {self.folder} as a board")
             raise BoardError(e.errno, self.last_error) from None
         self._clean_scratch()
-        self._stop_beating()
+        self.stop_heartbeat()
         run = fsops.new_token()
         text = (f"cardstand-member {VERSION}\nname: {self.name}\nrun: {run}\nhost: {fsops.HOST[:64]}\n"
                 f"machine: {MACHINE[:100]}\npid: {os.getpid()}")
@@ -557,7 +560,9 @@ class Board:
         threading.Thread(target=self._beat_loop, args=(stop, self.run, every), daemon=True,
                          name=f"comm-alive-{self.key}").start()
 
-    def _stop_beating(self):
+    def stop_heartbeat(self):
+        """Stop beating the alive record while staying a member: to others this run then looks
+        hung (P2); ``leave`` or ``close`` still end it cleanly."""
         if self._beat_stop is not None:
             self._beat_stop.set()
             self._beat_stop = None
@@ -593,7 +598,7 @@ class Board:
                             "MAC was ignored", self.name, run[:64])
             return None
         self._replaced_by = fields
-        self._stop_beating()
+        self.stop_heartbeat()
         return fields
 
     def _check_member(self):
@@ -728,10 +733,13 @@ class Board:
         trash and counts as missing: it never blocks, loops or jams the mailbox."""
         rel = f"{self._mine}/{msg_name(k)}"
         try:
-            return self.root.read(rel, self.max_body + 4096, strict=True)
+            raw = self.root.read(rel, self.max_body + 4096, strict=True)
         except fsops.NotRegular as e:
             self._set_aside(rel, f"not a message: {e.strerror}")
             return None
+        if raw is not None and self.inspect is not None:
+            self.inspect(raw, k)
+        return raw
 
     def _pointers(self, box):
         """``(tail, head)`` of the mailbox folder ``box`` (under the lock).
@@ -964,7 +972,7 @@ class Board:
         except OSError as e:
             return fsops.trouble(e) or "gone"
 
-    def _gone(self):
+    def is_gone(self):
         """Whether the board folder or its marker is missing or unreachable (reads only)."""
         return self._board_state() is not None
 
@@ -1174,7 +1182,7 @@ class Board:
             if text is not None:
                 return text
             err = FileNotFoundError(errno.ENOENT, "no such record", rel)
-        if self._gone():
+        if self.is_gone():
             self._failed(err, f"cannot read {rel}")
         return None
 
@@ -1196,7 +1204,7 @@ class Board:
     def members(self):
         """Names that have joined this board (from a listing: informational)."""
         out = []
-        if self._gone():
+        if self.is_gone():
             self._failed(FileNotFoundError(errno.ENOENT, "no such folder", "box"), "cannot list the members")
             return out
         for key in self.root.listdir("box"):

@@ -1198,16 +1198,16 @@ def _kit_parse(raw, box=None, number=None):
     return f, data
 
 
-class KitBoard(Board):
+def _kit_inspect(box):
+    """The kit's check of each raw message file that ``box``'s mailbox hands out."""
+    return lambda raw, k: _kit_parse(raw, box=box, number=k)
+
+
+def KitBoard(folder, name, **options):
     """The kit's side of the board: comm's Board, but every message file it takes from its mailbox
     (all of them written by the implementation) is first judged by the kit's own decoder
     (``_kit_parse``, written from M1), so that comm does not judge the framing of the messages."""
-
-    def _read_msg(self, k):
-        raw = super()._read_msg(k)
-        if raw is not None:
-            _kit_parse(raw, box=self.key, number=k)
-        return raw
+    return Board(folder, name, inspect=_kit_inspect(name.lower()), **options)
 
 
 def _run_of(box):
@@ -2271,7 +2271,7 @@ def s_gone(cmd, d, play_cmd):
         check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while the kit thought for 7.5 s "
                                      "with its heartbeat going on (P2: only a still heartbeat means gone)")
         _kit_play(kit, "black", theirs, game, until=4)       # it still plays
-        kit._stop_beating()         # the kit's program hangs: its alive record stays, unchanged
+        kit.stop_heartbeat()         # the kit's program hangs: its alive record stays, unchanged
         stopped = time.monotonic()
         try:
             code = theirs.wait(timeout=15)
