@@ -239,7 +239,10 @@ def test_with_a_secret_a_planted_member_record_replaces_nobody(tmp_path):
         taker = Board(tmp_path, "white", secret=key, stale_after=STALE, take_over=True).join()
         assert other.send("white", "to the taker")
         assert me.receive() is None and me.problem == "replaced"
-        assert taker.receive().body == "to the taker"
+        got = taker.receive().body
+        if got == "again":      # the replaced run saw the take-over before acknowledging it (M5)
+            got = taker.receive().body
+        assert got == "to the taker"
         taker.close()
     finally:
         me.close()

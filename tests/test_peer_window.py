@@ -19,6 +19,18 @@ from windowtools import Driven, start_display
 pytestmark = pytest.mark.slow
 
 
+def recorded(board, what, ok, timeout=10.0):
+    """The board's current game record once ``ok(record)`` holds: the window shows a move or an
+    end as soon as the session has it, a moment before the session's save is on the disk."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rec = Records(board).current()
+        if rec is not None and ok(rec):
+            return rec
+        assert time.monotonic() < deadline, f"the record never showed {what}: {rec}"
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def display():
     proc, name = start_display()
@@ -72,7 +84,8 @@ def click_a_whole_game(me, board, size, disc, words, rnd, during=None):
         ply = len(g.moves) + 1
         s = me.wait(f"{move} played", lambda s: len(s["moves"]) >= ply)
         assert s["moves"][ply - 1] == f"{ply:>3} {disc} {move}"
-        assert Records(board).current().game().moves[ply - 1] == notation.parse_square(move, size)
+        rec = recorded(board, f"move {ply}", lambda r: len(r.game().moves) >= ply)
+        assert rec.game().moves[ply - 1] == notation.parse_square(move, size)
 
 
 def passed(s, words):
@@ -87,9 +100,8 @@ def passed(s, words):
 def check_the_end(s, board, size, over, words):
     """The window shows the record's final position, its moves, and the result (and a pass
     just before it)."""
-    rec = Records(board).current()
+    rec = recorded(board, "the end", lambda r: r.status == "over")
     final = rec.game()
-    assert rec.status == "over"
     assert s["squares"] == squares(final.position)
     assert [line.split()[-1] for line in s["moves"]] == [
         words["pass"] if m < 0 else notation.square_name(m, size) for m in final.moves]
@@ -199,7 +211,7 @@ def test_resign_takes_a_second_click(tmp_path, display):
         me.click_button("resign")                                 # a second decision does
         s = me.wait("the end", lambda s: s["banner"].startswith("Game over"))
         assert s["banner"] == "Game over: white resigned"
-        assert Records(board).current().status == "resigned"
+        recorded(board, "the resignation", lambda r: r.status == "resigned")
         assert s["buttons"]["resign"]["state"] == "disabled"
         assert not any("yes" in m for m in s["messages"])     # (the window asked, not the session)
         me.click_button("quit")
