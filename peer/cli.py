@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import comm
+from comm.adopt import unfit_for_a_board
 from comm.text import visible
 from engine import BLACK, WHITE, size_option, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
@@ -124,16 +125,21 @@ def play(argv, colour=None):
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(name)s: %(message)s")
     lang = args.lang or texts.default_lang()
-    reads = not (args.ai or args.engine) or (sys.stdin is not None and sys.stdin.isatty())
+    reads = (args.ai is None and args.engine is None) or (sys.stdin is not None and sys.stdin.isatty())
     live = reads and live_terminal(args.plain)
     screen = Screen(lang, wants_colour(args.no_color))
     try:
-        if (args.threads or args.ponder) and not args.ai:
+        if (args.threads or args.ponder) and args.ai is None:
             raise ValueError("--threads and --ponder are for --ai best, not for a person or --engine")
-        if args.ai:
+        if args.time is not None and args.game_time is not None:
+            raise ValueError("--time and --game-time are two ways to give the thinking time: give one")
+        unfit = unfit_for_a_board(args.board)
+        if unfit:
+            raise ValueError(unfit)
+        if args.ai is not None:
             player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
                               game_time=args.game_time, threads=args.threads, ponder=args.ponder)
-        elif args.engine:
+        elif args.engine is not None:
             player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:
             player = Human(lines=False)
@@ -204,7 +210,7 @@ def watch(argv):
     lang = args.lang or texts.default_lang()
     screen = Screen(lang, wants_colour(args.no_color))
     board = Path(args.board)
-    if not (board / "cardstand.board").is_file():
+    if not args.board or not (board / "cardstand.board").is_file():
         print(screen.t("no_board", board=visible(str(board), 300)), file=sys.stderr)
         return 1
     secret = _load_secret(args, screen)
@@ -430,6 +436,10 @@ def demo(argv):
         if name.lower() not in strategies.names():
             ap.error(f"unknown AI {name!r}; choose from {', '.join(strategies.names())}")
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
+    unfit = unfit_for_a_board(args.board) if args.board is not None else ""
+    if unfit:
+        screen.say("cannot_play", reason=unfit)
+        return 2
     tmp = None
     board = Path(args.board) if args.board else Path(tempfile.mkdtemp(prefix="cardstand-demo-")) / "board"
     if not args.board:

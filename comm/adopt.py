@@ -1,0 +1,50 @@
+"""Whether a program may make a folder a board: a guard for a mistyped ``--board``.
+
+``Init`` (F2) makes any folder without a marker a board, and the clean-up (S1) then removes
+old ``*.tmp`` files and ``lock-*`` folders from its ``tmp/`` and old files from its ``trash/``:
+right for a board, wrong for a folder of someone's own files named by mistake (``--board ~``,
+``--board /``, ``--board ""``).  A program started by a person calls ``unfit_for_a_board`` before
+``Init`` and refuses a folder that holds anything but a board's own names (F2c).
+"""
+import os
+from pathlib import Path
+
+from .text import visible
+
+MARKER = "cardstand.board"
+# what a board holds (a board that lost its marker keeps these), and what file managers and
+# version control leave in any folder
+BOARD_NAMES = frozenset({MARKER, "cardstand.id", "box", "tmp", "trash", "records"})
+HOUSEKEEPING = frozenset({"desktop.ini", "thumbs.db", "readme.md", "readme.txt"})
+SHOWN = 3
+
+
+def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
+    """Why ``folder`` should not be made a board, or '' when it may: it is missing (it will be
+    made), empty, already a board (its marker is there, whatever else it holds), or holds only a
+    board's own names, hidden names (``.gitignore``) and a README.  Reads the folder's listing
+    only; a folder that cannot be listed is left for ``Init`` to report."""
+    if not os.fspath(folder):
+        return "the board folder's name is empty: name a folder (the default is ./cardstand)"
+    path = Path(folder)
+    foreign: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                name = entry.name
+                if name == MARKER:
+                    return ""
+                if name in BOARD_NAMES or name.startswith(".") or name.lower() in HOUSEKEEPING:
+                    continue
+                foreign.append(name)
+    except FileNotFoundError:
+        return ""
+    except NotADirectoryError:
+        return f"{visible(str(path), 200)} is a file, not a folder: name a new or empty folder for the board"
+    except OSError:
+        return ""
+    if not foreign:
+        return ""
+    shown = ", ".join(visible(n, 40) for n in sorted(foreign)[:SHOWN]) + (", ..." if len(foreign) > SHOWN else "")
+    return (f"{visible(str(path), 200)} is not a board (it has no {MARKER}) and holds other files ({shown}): "
+            "name a new or empty folder, and a board is made there")

@@ -1,0 +1,75 @@
+"""A mistyped --board (a folder of one's own files, the root, an empty name, a file) is refused by
+the players and the demo before anything is written: Init would make it a board and its clean-up
+would remove old ``*.tmp`` files from the folder's ``tmp/`` (F2c)."""
+import os
+import subprocess
+import sys
+import time
+
+from comm.adopt import unfit_for_a_board
+from peertools import ROOT, file_hashes, finish, player
+
+
+def old_user_folder(top):
+    """A folder of someone's own files, two days old, with a ``tmp/`` S1 would clean."""
+    (top / "tmp").mkdir(parents=True)
+    (top / "tmp" / "thesis.tmp").write_text("draft")
+    (top / "notes.txt").write_text("mine")
+    past = time.time() - 2 * 86400
+    for p in (top / "tmp" / "thesis.tmp", top / "notes.txt"):
+        os.utime(p, (past, past))
+    return top
+
+
+def test_what_may_be_made_a_board(tmp_path):
+    assert unfit_for_a_board(tmp_path / "missing") == ""
+    assert unfit_for_a_board(tmp_path) == ""                                  # empty
+    (tmp_path / ".gitignore").write_text("*")
+    (tmp_path / "README.md").write_text("the board")
+    assert unfit_for_a_board(tmp_path) == ""                                  # like ./cardstand in a clone
+    for name in ("box", "records", "tmp", "trash"):                           # a board that lost its marker
+        (tmp_path / name).mkdir()
+    assert unfit_for_a_board(tmp_path) == ""
+    (tmp_path / "notes.txt").write_text("mine")
+    why = unfit_for_a_board(tmp_path)
+    assert "not a board" in why and "notes.txt" in why
+    (tmp_path / "cardstand.board").write_text("cardstand-board 1\n")         # a board keeps what it holds
+    assert unfit_for_a_board(tmp_path) == ""
+    assert "is a file" in unfit_for_a_board(tmp_path / "notes.txt")
+    assert "empty" in unfit_for_a_board("")
+    for i in range(5):
+        (tmp_path.parent / f"f{i}\x1b").write_text("x")
+    why = unfit_for_a_board(tmp_path.parent)
+    assert "..." in why and "\x1b" not in why                                 # three names shown, escaped
+
+
+def test_a_player_refuses_a_folder_of_other_files_and_changes_nothing(tmp_path):
+    mine = old_user_folder(tmp_path / "mine")
+    before = file_hashes(mine)
+    code, out = finish(player("black", mine, "--ai", "greedy"))
+    assert code == 2 and "is not a board" in out and "notes.txt" in out, out
+    assert "Traceback" not in out
+    assert file_hashes(mine) == before and sorted(p.name for p in mine.iterdir()) == ["notes.txt", "tmp"]
+    code, out = finish(player("white", mine / "notes.txt", "--ai", "greedy"))
+    assert code == 2 and "is a file, not a folder" in out, out
+    code, out = finish(player("white", "", "--ai", "greedy"))
+    assert code == 2 and "name is empty" in out, out
+    assert not (ROOT / "box").exists()
+
+
+def test_the_demo_refuses_it_too(tmp_path):
+    mine = old_user_folder(tmp_path / "mine")
+    before = file_hashes(mine)
+    out = subprocess.run([sys.executable, "-m", "peer", "demo", "--board", str(mine), "--lang", "en"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT,
+                         env=dict(os.environ, NO_COLOR="1"))
+    assert out.returncode == 2 and "is not a board" in out.stdout + out.stderr
+    assert file_hashes(mine) == before
+
+
+def test_an_empty_ai_name_and_two_time_options_are_refused(tmp_path):
+    code, out = finish(player("black", tmp_path / "b", "--ai", ""))
+    assert code == 2 and "unknown AI ''" in out, out
+    code, out = finish(player("black", tmp_path / "b", "--ai", "greedy", "--time", "1", "--game-time", "3"))
+    assert code == 2 and "give one" in out, out
+    assert not (tmp_path / "b").exists()
