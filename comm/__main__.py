@@ -3,6 +3,7 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 from .board import Board, InvalidArgument, check_name, load_secret
 from .cliargs import number, seconds, whole
@@ -127,6 +128,9 @@ def _share(text: str) -> str:
     a, comma, b = dirs.partition(",")
     if not (label and eq and a and comma and b):
         raise argparse.ArgumentTypeError(f"expected LABEL=DIR_A,DIR_B, not {text[:60]!r}")
+    for where in (a, b):
+        if not Path(where).is_dir():
+            raise argparse.ArgumentTypeError(f"{visible(where, 200)} is not a folder (is the share mounted?)")
     return text
 
 

@@ -2,6 +2,7 @@
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -150,6 +151,10 @@ def _row(label, times):
           f"{len(ms) / sum(times):8.1f} round trips/s", flush=True)
 
 
+def _leave(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def run(args):
     print(f"comm bench: {platform.machine()} {platform.system()}, Python {platform.python_version()}, "
           f"{args.rounds} round trips per folder", flush=True)
@@ -158,6 +163,9 @@ def run(args):
         label, _, dirs = spec.partition("=")
         a, _, b = dirs.partition(",")
         shares.append((label, Path(a), Path(b)))
+    for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):     # leave through the clean-ups below
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _leave)
     if not args.no_auto_shares:
         for label, (a, b) in AUTO_SHARES.items():
             if os.path.ismount(Path(a).parents[1] if label == "smb" else a) and Path(b).exists():

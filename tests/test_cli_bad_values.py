@@ -34,7 +34,7 @@ THREADS = ["0", "-1", "nan", "99999999999999999999"]
 CHOICE = ["klingon", ""]
 OUT = ["{tmp}", "{tmp}/missing/x", ""]          # a folder, a path in a missing folder, no name
 NAME = ["../x", "", "a b", "x" * 100]
-SHARE = ["foo", "a=b", "=a,b", "a=,b"]
+SHARE = ["foo", "a=b", "=a,b", "a=,b", "a={tmp}/not-mounted,{tmp}/not-mounted"]
 
 # "CLI subcommand": (the arguments it needs, {option or positional: bad values})
 BAD = {
