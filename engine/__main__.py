@@ -122,15 +122,28 @@ def cmd_move(args):
     return 0
 
 
+MAX_OBF = 4 * 1024 * 1024     # bytes: the FFO files are 5 KB a hundred positions
+
+
 def _obf_lines(source):
     """(label, position text, expected {move: score}) from an .obf file or one position string."""
     from pathlib import Path
+    if not source.strip():
+        raise ValueError("no position: give a position string or an .obf file")
     p = Path(source)
     if p.suffix == ".obf" or (p.exists() and not source.strip().startswith(("-", "X", "O"))):
+        if not p.exists():
+            raise ValueError(f"cannot read {source}: no such file")
+        if not p.is_file():         # a folder, a device (/dev/zero), a FIFO: never opened
+            raise ValueError(f"cannot read {source}: not a regular file")
         try:
-            lines = p.read_text(encoding="utf-8").splitlines()
+            with open(p, "rb") as f:
+                data = f.read(MAX_OBF + 1)
         except OSError as e:
-            raise ValueError(f"cannot read {source}: {e}") from None
+            raise ValueError(f"cannot read {source}: {e.strerror or e}") from None
+        if len(data) > MAX_OBF:
+            raise ValueError(f"{source} is longer than {MAX_OBF // 1024 // 1024} MB: not an .obf file")
+        lines = data.decode("utf-8", "replace").splitlines()
         label = p.name
     else:
         lines, label = [source], "position"

@@ -200,6 +200,10 @@ def test_the_two_copies_of_cliargs_are_the_same():
     (["engine", "tournament", "random", "greedy", "--out", "{tmp}"], "--out"),
     (["engine", "tournament", "random", "greedy", "--out", "{tmp}/missing/x"], "--out"),
     (["peer", "replay", "{tmp}/x.game", "--delay", "nan"], "--delay"),
+    (["engine", "solve", "/dev/zero", "--first", "1"], "not a regular file"),   # never read (it has no end)
+    (["engine", "solve", ""], "no position"),
+    (["engine", "solve", "{tmp}"], "not a regular file"),
+    (["engine", "solve", "{tmp}/missing.obf"], "no such file"),
 ])
 def test_real_processes_refuse_bad_values(argv, about, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]
