@@ -527,7 +527,11 @@ def main(argv=None, colour=None):
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
         if cmd in COMMANDS:
-            return {"demo": demo, "watch": watch, "replay": replay, "bench": bench}[cmd](argv)
+            try:
+                return {"demo": demo, "watch": watch, "replay": replay, "bench": bench}[cmd](argv)
+            except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
+                print(file=sys.stderr)
+                return 130
         if cmd != "play":
             print(f"{USAGE}\npython -m peer: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
             return 2

@@ -297,3 +297,21 @@ def test_nboard_ignores_an_endless_line(capsys):
     assert nboard.run("random", 0.1, stdin=stdin, stdout=out) == 0
     assert out.getvalue().count("set myname") == 1      # the line after it is read; quit ends
     assert "a line longer than 1048576 characters was ignored" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX")
+def test_ctrl_c_in_a_replay_with_delay_is_quiet(tmp_path):
+    import signal
+    import time
+    from peer.record import Record
+    game = tmp_path / "g1.game"
+    game.write_text(Record(id="g1", size=8, black="a", white="b", moves="f5d6c3d3c4f4", status="playing").text())
+    p = subprocess.Popen([sys.executable, "-m", "peer", "replay", str(game), "--delay", "5"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    for line in p.stdout:       # the first move is shown: the replay sleeps before the next
+        if line.startswith("#1 "):
+            break
+    time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "Traceback" not in err, err
