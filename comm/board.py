@@ -42,6 +42,7 @@ TRASH_MAX_AGE = 7 * 86400.0
 MAX_SEQ = 999_999_000_000  # a pointer above this is damaged (M8): numbering never gets there
 SETTLE = 0.3               # s an alive record must stay away before it counts as gone (I6)
 BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6; at most L/5)
+MAX_SECRET = 4096   # bytes: a longer secret file is a mistake (A1)
 MARKER_LIMIT = 4096  # bytes: a bigger cardstand.board is not a marker (F2)
 CLOSE_WAIT = 2.0  # s: how long close() waits for the lock to acknowledge the last message (M5)
 IDENTITY_EVERY = 1.0  # s: how often an idle waiter's lock-free look checks the identity (F2b, T6)
@@ -180,11 +181,18 @@ def load_secret(secret_file=None, environ=None):
     ``CARDSTAND_SECRET`` environment variable, without surrounding white space; None when
     neither is given.  Raises ``InvalidArgument`` for an empty or unreadable secret."""
     if secret_file is not None:
+        if not os.path.isfile(secret_file):     # a folder, a device (/dev/zero), a FIFO
+            raise InvalidArgument(f"cannot read the secret file {secret_file}: "
+                                  f"{'no such file' if not os.path.exists(secret_file) else 'not a regular file'}")
         try:
             with open(secret_file, "rb") as f:
-                raw = f.read(65536)
+                raw = f.read(MAX_SECRET + 1)
         except OSError as e:
             raise InvalidArgument(f"cannot read the secret file {secret_file}: {e.strerror or e}") from None
+        if len(raw) > MAX_SECRET:
+            raise InvalidArgument(f"the secret file {secret_file} is longer than {MAX_SECRET} bytes: "
+                                  "not a secret file")
+        raw = raw.removeprefix(b"\xef\xbb\xbf")      # the BOM Windows Notepad writes
         where = f"the secret file {secret_file}"
     else:
         value = (os.environ if environ is None else environ).get("CARDSTAND_SECRET")

@@ -336,3 +336,33 @@ def test_record_signatures_and_checks_are_the_same_in_javascript_and_python(tmp_
     assert js["other"].startswith("Untrusted: its signature does not match")
     assert js["plain"].startswith("Untrusted: it is not signed")
     assert js["over"].startswith("Damaged: it says the game is over, but after 2 plies black can still move")
+
+
+@needs_node
+def test_a_secret_file_is_read_the_same_in_javascript_and_python(tmp_path):
+    """A1: white space and Notepad's BOM taken off, the same key; too long, a device or a folder refused."""
+    from comm import InvalidArgument, load_secret
+    files = {"bom": b"\xef\xbb\xbfs3cret\r\n", "plain": b" s3cret\t", "utf8": "  秘密 \n".encode(),
+             "long": b"x" * 4097, "folder": None, "missing": None}
+    paths = {}
+    for name, data in files.items():
+        paths[name] = str(tmp_path / name)
+        if name == "folder":
+            (tmp_path / name).mkdir()
+        elif data is not None:
+            (tmp_path / name).write_bytes(data)
+    if Path("/dev/zero").exists():
+        paths["device"] = "/dev/zero"
+    js = _node("const cs = require('./interop/js/cardstand.js');"
+               "const d = JSON.parse(require('fs').readFileSync(0, 'utf8')); const out = {};"
+               "for (const [k, f] of Object.entries(d)) { try { out[k] = cs.loadSecret(f).toString('hex'); }"
+               "  catch (e) { out[k] = null; } }"
+               "process.stdout.write(JSON.stringify(out));", paths)
+    for name, path in paths.items():
+        try:
+            py = load_secret(path).hex()
+        except InvalidArgument:
+            py = None
+        assert js[name] == py, name
+    assert js["bom"] == js["plain"] == b"s3cret".hex() and js["utf8"] == "秘密".encode().hex()
+    assert js["long"] is None and js["folder"] is None and js["missing"] is None

@@ -124,17 +124,33 @@ function visible(s, limit = null) {
 }
 
 // -- the shared secret (A1) --------------------------------------------------------------------------
+const MAX_SECRET = 4096;       // bytes (A1)
 function loadSecret(secretFile = null, env = process.env) {
   let raw;
   if (secretFile) {
-    try { raw = fs.readFileSync(secretFile, 'utf8'); } catch (e) {
+    let st;
+    try { st = fs.statSync(secretFile); } catch (e) {
       throw new InvalidArgument(`cannot read the secret file ${secretFile}: ${e.message}`);
     }
-  } else if (env.CARDSTAND_SECRET !== undefined) raw = env.CARDSTAND_SECRET;
+    if (!st.isFile()) throw new InvalidArgument(`cannot read the secret file ${secretFile}: not a regular file`);
+    if (st.size > MAX_SECRET) {
+      throw new InvalidArgument(`the secret file ${secretFile} is longer than ${MAX_SECRET} bytes`);
+    }
+    try { raw = fs.readFileSync(secretFile); } catch (e) {
+      throw new InvalidArgument(`cannot read the secret file ${secretFile}: ${e.message}`);
+    }
+    if (raw.length > MAX_SECRET) {
+      throw new InvalidArgument(`the secret file ${secretFile} is longer than ${MAX_SECRET} bytes`);
+    }
+    if (raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) raw = raw.subarray(3);   // Notepad's BOM
+  } else if (env.CARDSTAND_SECRET !== undefined) raw = Buffer.from(env.CARDSTAND_SECRET, 'utf8');
   else return null;
-  const key = raw.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');
-  if (!key) throw new InvalidArgument('the shared secret is empty');
-  return Buffer.from(key, 'utf8');
+  const ws = (b) => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
+  let start = 0, end = raw.length;
+  while (start < end && ws(raw[start])) start++;
+  while (end > start && ws(raw[end - 1])) end--;
+  if (start === end) throw new InvalidArgument('the shared secret is empty');
+  return Buffer.from(raw.subarray(start, end));
 }
 
 function macOf(secret, from, fromRun, to, toRun, seq, data) {        // A2
