@@ -267,11 +267,12 @@ class Records:
         text = self._read(self._rel(gid), whole=True)
         if text is None:
             return None
-        rec = Record.parse(text)
         try:
+            rec = Record.parse(text)
             return self._trust(rec, gid)
         except ValueError as e:
-            e.size = rec.size       # the size it claims: a guess for the game that goes on (D6)
+            e.size = rec.size if "rec" in locals() else None  # the size it claims: a guess for the game that goes on (D6)
+            e.text = text           # what was judged: set aside only while it is still that (D6)
             raise
 
     def _trust(self, rec: Record, gid: str) -> Record:
@@ -295,6 +296,14 @@ class Records:
             log.warning("the record of game %s could not be set aside: %s", gid, e)
             return ""
         return str(self.root.path(dest))
+
+    def unchanged(self, gid: str, judged: str) -> bool:
+        """Whether the record of ``gid`` still reads ``judged`` (the other side may have set it
+        aside and written its own since it was judged)."""
+        try:
+            return self._read(self._rel(gid), whole=True) == judged
+        except (OSError, ValueError):
+            return False
 
     def current_id(self) -> str | None:
         """The game id ``records/current`` names, or None (missing, or not a game id)."""

@@ -15,7 +15,8 @@ SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat 
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
 ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
                     "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
-                    "bad_record", "no_board", "record_untrusted", "record_damaged"})
+                    "bad_record", "no_board", "record_untrusted", "record_damaged",
+                    "record_needs_secret"})
 
 
 # Japanese line breaking (kinsoku): these never start a line, those never end one

@@ -192,13 +192,15 @@ def test_a_ply_nobody_sent_is_not_applied_with_a_secret(tmp_path):
     rb, ob, rw, ow, genuine, forged, gid = forged_while_black_away(
         board, lambda: player("black", board, *RANDOM, "--seed", 3, env=SECRET), SECRET)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
-    assert f"The record of game {gid} on the board cannot be trusted: its signature does not match" in ob
+    # black leaves the forged record alone until white's signed greeting shows the secret is
+    # shared (D6a); by then white may have saved the genuine game over it: then nothing is set aside
+    told = f"The record of game {gid} on the board cannot be trusted: its signature does not match" in ob
+    assert told == (len(set_aside(board, gid)) == 1), ob[-1500:]
     n = len(Game.from_transcript(genuine).moves)
     assert f"{n} move(s) from white's copy of the game, from move 1" in ob, ob[-1500:]
     assert "from black's copy" not in ow
     rec = Records(board, b"class 3-B").current()
     assert rec.id == gid and rec.moves.startswith(genuine) and final_line(ob) == final_line(ow) is not None
-    assert len(set_aside(board, gid)) == 1
 
 
 def test_plies_taken_from_a_greeting_are_announced_without_a_secret(tmp_path):
@@ -326,3 +328,26 @@ def test_javascript_white_does_not_believe_a_forged_end(tmp_path):
     assert len(set_aside(board, gid)) == 1
     rec = record(board)
     assert rec is not None and rec.status == "over" and rec.result != "64-0"
+
+
+def test_a_wrong_or_missing_secret_on_one_side_changes_no_record(tmp_path):
+    """D6a: a side whose secret is not the other's cannot tell a forged record from its own mistake:
+    it leaves the record alone, the game is refused (exit 3), and once both have the same secret the
+    game resumes where it was.  A side without a secret does not play a signed game (exit 2)."""
+    board = tmp_path / "b"
+    both_leave(board, lambda: plies(board) >= 5, "5 plies", SECRET)
+    gid = Records(board).current_id()
+    path = Records(board).path(gid)
+    genuine = path.read_bytes()
+    n = Records(board, b"class 3-B").current().moves_played()
+    rb, ob, rw, ow = finish_all(player("black", board, *RANDOM, "--seed", 3, env=SECRET),
+                                player("white", board, *RANDOM, "--seed", 4, env={"CARDSTAND_SECRET": "other"}))
+    assert rb == rw == 3, (ob[-800:], ow[-800:])
+    assert path.read_bytes() == genuine and not set_aside(board, gid), ow[-1500:]
+    rw, ow = finish(player("white", board, *RANDOM, "--seed", 4))          # no secret at all
+    assert rw == 2 and f"The unfinished game {gid} on this board is signed with a shared secret" in ow, ow
+    assert path.read_bytes() == genuine and not set_aside(board, gid)
+    rb, ob, rw, ow = run_pair(board, env=SECRET)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Resuming game {gid}" in ob and f"at move {n + 1}" in ob, ob[-1500:]
+    assert final_line(ob) == final_line(ow) is not None

@@ -90,6 +90,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
         self.set_aside = None       # (id, size) of the game whose record was set aside (D6)
+        self.held = None            # (id, Untrusted) of a record left alone until the secret is shared (D6a)
+        self.secret_shared = False  # a message signed with our secret came from the opponent
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()

@@ -26,6 +26,9 @@ class Recording:
     """Mixed into ``Session``: ``self.record`` mirrors ``self.game`` on the board."""
 
     def _save(self):
+        if self.held is not None:   # D6a: the board keeps the record we cannot judge yet
+            log.info("record of game %s not written: the secret is not confirmed yet", self.held[0])
+            return
         r = self.record
         r.moves = self.game.transcript(passes=True)
         r.mode = self.mode or "full"
@@ -47,7 +50,15 @@ class Recording:
         that contradicts its own moves (D1, D5) is reported, set aside and not used (D6)."""
         try:
             return self.records.load(gid)
-        except (Untrusted, Damaged) as e:
+        except Untrusted as e:
+            if self.secret_shared:
+                self._set_record_aside(gid, e)
+            else:       # D6a: our own secret may be the wrong one; the opponent's first message tells
+                log.warning("record of game %s not signed with this side's secret (%s): left alone until "
+                            "the opponent shows it has the same secret", gid, e)
+                self.held = (gid, e)
+                self.set_aside = (gid, getattr(e, "size", None) or self.want_size or 8)
+        except Damaged as e:
             self._set_record_aside(gid, e)
         except (OSError, ValueError) as e:      # a bad id; a record that cannot be read
             log.warning("record of game %s not used: %s", gid, e)
@@ -57,12 +68,50 @@ class Recording:
     def _set_record_aside(self, gid, why):
         """D6: a record that is not used is moved out of the way (never deleted) and the player told
         why, where it went, and how the game goes on."""
+        judged = getattr(why, "text", None)
+        if judged is not None and not self.records.unchanged(gid, judged):
+            # rewritten since it was judged (the other side set it aside and wrote its own): judged again
+            try:
+                self.records.load(gid)
+                log.info("record of game %s was replaced since it was judged: it is sound now", gid)
+                return
+            except (Untrusted, Damaged) as e:
+                why = e
+            except (OSError, ValueError) as e:
+                log.info("record of game %s changed since it was judged and cannot be read: %s", gid, e)
+                return
         where = self.records.set_aside(gid)
         log.warning("record of game %s set aside (%s): %s", gid, where or "not moved", why)
         size = getattr(why, "size", None) or self.want_size or 8
         self.set_aside = (gid, size)
-        self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid, reason=why,
-                 where=where or self.records.path(gid))
+        if where:
+            self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
+                     reason=why, where=where)
+
+    def _secret_shared(self):
+        """D6a: a message signed with this side's secret came from the opponent, so both have it:
+        a record that is not signed with it is set aside now, and the record written."""
+        if self.secret_shared:
+            return
+        self.secret_shared = True
+        held, self.held = self.held, None
+        if held is not None:
+            self._set_record_aside(*held)
+            if self.game is not None and not self.game.moves:
+                self.say("recover", id=held[0], colour=self.screen.colour_name(1 - self.colour))
+            if self.record is not None:
+                self._save()
+
+    def _signed_record_without_secret(self):
+        """D6a: without a secret, an unfinished game whose record is signed is not played (this side
+        would write it unsigned, and the side with the secret then set it aside): exit 2, nothing
+        changed.  ``--new`` closes it instead."""
+        if self.secret or self.new:
+            return
+        rec = self._current_record(report=False)
+        if rec is not None and rec.status == PLAYING and rec.mac:
+            self.say("record_needs_secret", id=rec.id)
+            raise Leave(2)
 
     def _current_record(self, report=True):
         """The record ``records/current`` names, when it can be used, else None; one that cannot is
@@ -80,6 +129,7 @@ class Recording:
     def _start_check(self):
         """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
         ply at least) is refused before the board is touched: exit code 2, nothing changed."""
+        self._signed_record_without_secret()
         if self.new or not self.want_size:
             return
         rec = self._current_record(report=False)
@@ -98,7 +148,8 @@ class Recording:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
                 gid, size = self.set_aside
                 if not (self.want_size and size != self.want_size):
-                    self.say("recover", id=gid, colour=self.screen.colour_name(1 - self.colour))
+                    if self.held is None:       # (a held record: said once the secret is shared)
+                        self.say("recover", id=gid, colour=self.screen.colour_name(1 - self.colour))
                     return Record(id=gid, size=size)
             return None
         if resume.status == PLAYING:

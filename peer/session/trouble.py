@@ -182,4 +182,6 @@ class Trouble:
         msg = protocol.parse(m.body)
         msg.run = m.sender_run or ""
         msg.signed = m.signed
+        if self.secret and m.signed:    # comm checked its MAC with our secret
+            self._secret_shared()
         return msg
