@@ -3,6 +3,7 @@ import os
 import threading
 import time
 import zlib
+from pathlib import Path
 
 from comm import fsops
 
@@ -26,7 +27,7 @@ def _answer_or_refused(impl, timeout=20, **req):
         return {"ok": False}
 
 
-def s_init(cmd, d):
+def s_init(cmd: str, d: Path) -> None:
     """F2 F3 R1 I1: Init creates the board and the member record (256 bytes) in a folder holding other files; a marker that is not one is refused; no operation before init."""
     # serve contract: before init every operation is refused, and not even the board folder is made
     early = Served(cmd, d / "not-yet", "impl")
@@ -80,7 +81,7 @@ def s_init(cmd, d):
         impl.close()
 
 
-def s_send(cmd, d):
+def s_send(cmd: str, d: Path) -> None:
     """M1 M3 N3: a message from the implementation is framed right and arrives byte for byte."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -102,7 +103,7 @@ def s_send(cmd, d):
         impl.close()
 
 
-def s_recv(cmd, d):
+def s_recv(cmd: str, d: Path) -> None:
     """M4 M5 M7: messages to the implementation arrive in order, exact, once."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -123,7 +124,7 @@ def s_recv(cmd, d):
         impl.close()
 
 
-def s_redeliver(cmd, d):
+def s_redeliver(cmd: str, d: Path) -> None:
     """M5 I2 9: a message received by a process killed before its next call comes back to its next run, once."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -162,7 +163,7 @@ def s_redeliver(cmd, d):
         impl.close()
 
 
-def s_talk(cmd, d):
+def s_talk(cmd: str, d: Path) -> None:
     """I3: Talk receives a waiting message instead of sending."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -180,7 +181,7 @@ def s_talk(cmd, d):
         impl.close()
 
 
-def s_quiet(cmd, d):
+def s_quiet(cmd: str, d: Path) -> None:
     """I2: Quiet drops what was sent to an earlier run, keeps what was sent to this one."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -207,7 +208,7 @@ def _plant_member(d, name, run, machine, beat, state=""):
         f"cardstand-alive 1\nrun: {run}\nbeat: {beat}\nstate: {state}"), durable=False)
 
 
-def s_members(cmd, d):
+def s_members(cmd: str, d: Path) -> None:
     """I6: one live run per name; a live one is refused, a dead one taken over, take_over replaces."""
     kit = KitBoard(other_view(d), "twin").join()    # alive: this process runs on this machine
     impl = Served(cmd, d, "Twin", stale_after=1.0, lock_timeout=5.0)
@@ -279,7 +280,7 @@ def s_members(cmd, d):
         kit.close()
 
 
-def s_lock_held(cmd, d):
+def s_lock_held(cmd: str, d: Path) -> None:
     """L1 L3: while someone (heartbeating) holds the lock, the implementation waits; one that gives up names the holder."""
     kit = KitBoard(other_view(d), "kit", stale_after=1.0).join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=20)
@@ -329,7 +330,7 @@ def _ghost_lock(d):
     return lock
 
 
-def s_stale(cmd, d):
+def s_stale(cmd: str, d: Path) -> None:
     """L4 L5: a silent lock of another computer is broken within the bound; file times are not used."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", stale_after=1.0, lock_timeout=8)     # the bound is 6 s: 8 s is plenty
@@ -348,7 +349,7 @@ def s_stale(cmd, d):
         impl.close()
 
 
-def s_stale_short(cmd, d):
+def s_stale_short(cmd: str, d: Path) -> None:
     """L3 L4: operations that give up before the bound still see a stale lock (the watch is kept)."""
     kit = KitBoard(other_view(d), "kit", stale_after=1.0).join()     # holding, it beats every 0.2 s (L2)
     # a live lock (beating): the first send may wait L + a margin (L3), the next ones only T (plus,

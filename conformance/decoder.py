@@ -7,13 +7,15 @@ import os
 import re
 import stat
 import zlib
+from pathlib import Path
+from typing import Any, Callable
 
 from comm import Board, fsops
 
 from .common import check, Fail
 
 
-def _check_r1(path, what):
+def _check_r1(path: Path, what: str) -> str:
     """R1: a record is UTF-8 text padded with spaces to 255 bytes, then ``\\n`` (256 bytes), with
     no ``\\n`` after its last line; returns its text."""
     data = path.read_bytes()
@@ -28,7 +30,7 @@ def _check_r1(path, what):
         raise Fail(f"{what} is not UTF-8 (R1)") from None
 
 
-def _kit_record(d, gid):
+def _kit_record(d: Path, gid: str) -> dict[str, str] | None:
     """D1: the record ``records/<gid>.game`` read the way D1 describes it (the kit's own reading):
     a dict of its keys, or None when there is none.  ``records/current`` must name it."""
     rec = d / "records"
@@ -56,18 +58,19 @@ def _kit_record(d, gid):
     return f
 
 
-def msg_name(seq):
+def msg_name(seq: int) -> str:
     """M2: the name of message file number ``seq``."""
     return f"{seq:012d}.msg"
 
 
-def _kit_mac(key, sender, sender_run, to, to_run, seq, data):
+def _kit_mac(key: bytes, sender: str, sender_run: str, to: str, to_run: str, seq: int | str, data: bytes) -> str:
     """A2: HMAC-SHA256 over "cardstand-mac 1\\n" from \\n from-run \\n to \\n to-run \\n seq \\n body."""
     text = "\n".join(["cardstand-mac 1", sender, sender_run, to, to_run, str(seq), ""]).encode("ascii")
     return hmac.new(key, text + data, hashlib.sha256).hexdigest()
 
 
-def _kit_frame(sender, sender_run, to, to_run, seq, body, key=None, mac=None):
+def _kit_frame(sender: str, sender_run: str, to: str, to_run: str, seq: int | str, body: str | bytes,
+               key: bytes | None = None, mac: str | None = None) -> bytes:
     """A message file as M1 and A2 describe it (``mac`` forces a value)."""
     data = body.encode("utf-8") if isinstance(body, str) else body
     head = (f"cardstand-msg 1\nfrom: {sender}\nfrom-run: {sender_run}\nto: {to}\nto-run: {to_run}\n"
@@ -85,7 +88,7 @@ _KIT_DIGITS = re.compile(r"[0-9]{1,12}")                        # M1: seq, lengt
 _KIT_REQUIRED = ("from", "from-run", "to", "to-run", "seq", "length", "crc32")     # M1, M3 (to-run)
 
 
-def _kit_parse(raw, box=None, number=None):
+def _kit_parse(raw: bytes, box: str | None = None, number: int | None = None) -> tuple[dict[str, str], bytes]:
     """(header dict, body bytes) of a message file, read the way M1 describes it, with the kit's
     own code (not comm's): a header of ASCII ``key: value`` lines, every key M1 and M3 have a
     writer put there (``from-run`` and ``to-run`` included) given once and well formed, ``length``
@@ -129,19 +132,19 @@ def _kit_parse(raw, box=None, number=None):
     return f, data
 
 
-def _kit_inspect(box):
+def _kit_inspect(box: str) -> Callable[[bytes, int], object]:
     """The kit's check of each raw message file that ``box``'s mailbox hands out."""
     return lambda raw, k: _kit_parse(raw, box=box, number=k)
 
 
-def KitBoard(folder, name, **options):
+def KitBoard(folder: Path, name: str, **options: Any) -> Board:
     """The kit's side of the board: comm's Board, but every message file it takes from its mailbox
     (all of them written by the implementation) is first judged by the kit's own decoder
     (``_kit_parse``, written from M1), so that comm does not judge the framing of the messages."""
     return Board(folder, name, inspect=_kit_inspect(name.lower()), **options)
 
 
-def _run_of(box):
+def _run_of(box: Path) -> str:
     """The run in a mailbox's member record."""
     text = (box / "member").read_text("utf-8", "replace")
     runs = [line[5:].strip() for line in text.splitlines() if line.startswith("run: ")]
@@ -149,7 +152,7 @@ def _run_of(box):
     return runs[0]
 
 
-def _place(kit, box, make):
+def _place(kit: Board, box: Path, make: Callable[[int], bytes]) -> int:
     """Deliver ``make(seq)`` (the bytes of a message file) into the mailbox folder ``box`` as M2/M3
     do, under the lock, probing with lstat only (never opening what is there); returns seq."""
     with kit.lease.hold(10):
@@ -163,7 +166,7 @@ def _place(kit, box, make):
     return k
 
 
-def _plain_messages(box):
+def _plain_messages(box: Path) -> list[tuple[Path, tuple[dict[str, str], bytes]]]:
     """The regular message files of a mailbox folder, read without opening anything else."""
     out = []
     for p in sorted(box.iterdir()):

@@ -3,6 +3,7 @@ import re
 import subprocess
 import time
 import uuid
+from pathlib import Path
 
 from comm import fsops
 from engine import Game, PASS, parse_square, square_name
@@ -31,10 +32,12 @@ def _game(play_cmd, d, colour):
         raise Fail("the game did not finish within 300 s")
     out_ours = ours.output()
     try:
-        out_theirs, _ = theirs.communicate(timeout=120)
+        theirs.wait(120)
+        out_theirs = theirs.output()
     except subprocess.TimeoutExpired:
         theirs.kill()
-        out_theirs, _ = theirs.communicate()
+        theirs.wait()
+        out_theirs = theirs.output()
         raise Fail(f"their side did not stop within 120 s after the game; ours said: "
                    f"{out_ours.strip()[-200:]!r}; theirs said: {out_theirs.strip()[-300:]!r}") from None
     check(ours.returncode == 0, f"our {other} exited {ours.returncode}: {out_ours[-300:]}")
@@ -71,7 +74,7 @@ def _recorded_game(play_cmd, d, colour):
         _reap(theirs, timeout=1)
 
 
-def s_game_black(cmd, d, play_cmd):
+def s_game_black(cmd: str, d: Path, play_cmd: str) -> None:
     """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as black against our white, and one against the kit checking its own record."""
     (d / "ours").mkdir()
     (d / "kit").mkdir()
@@ -79,7 +82,7 @@ def s_game_black(cmd, d, play_cmd):
     _recorded_game(play_cmd, d / "kit", "black")
 
 
-def s_game_white(cmd, d, play_cmd):
+def s_game_white(cmd: str, d: Path, play_cmd: str) -> None:
     """P1-P5 H1-H3 G1-G4 D1-D3: a whole game as white against our black, and one against the kit checking its own record."""
     (d / "ours").mkdir()
     (d / "kit").mkdir()
@@ -87,7 +90,7 @@ def s_game_white(cmd, d, play_cmd):
     _recorded_game(play_cmd, d / "kit", "white")
 
 
-def s_refused_move(cmd, d, play_cmd):
+def s_refused_move(cmd: str, d: Path, play_cmd: str) -> None:
     """G2 H5a H8 P5: an illegal move is refused with a reason and not applied; a move sent before the handshake is never applied; a repeated hello is welcomed again."""
     theirs = _theirs(play_cmd, d, "white")
     kit = _kit_board(other_view(d), "black")
@@ -157,7 +160,7 @@ def _expect_refuse(kit, proc, what, timeout=15):
     raise Fail(f"{what}: no 'refuse' message within {timeout} s (H4)")
 
 
-def s_version(cmd, d, play_cmd):
+def s_version(cmd: str, d: Path, play_cmd: str) -> None:
     """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
     cases = [("a hello with v=2", dict(v=2), "version"),
              ("a hello without v", {}, "version"),
@@ -189,7 +192,7 @@ def s_version(cmd, d, play_cmd):
             _reap(theirs, timeout=1)
 
 
-def s_control_lines(cmd, d, play_cmd):
+def s_control_lines(cmd: str, d: Path, play_cmd: str) -> None:
     """P4 P5 H4 D1: a greeting written as P4 allows (bytes encoded without need, lower-case hex, raw UTF-8, an = and a + inside a value, a lone %, an empty value, a key given twice, an unknown key, an unexpected role) is read as meant."""
     gid, name = "g-p4-test", "Kit 日本🀄=x+y%"
     raw = ("#cardstand hello v=1 size=6 role=observer name=Ki%74%20日本%f0%9f%80%84=x+y% size=%38 "
@@ -238,7 +241,7 @@ def _answer_move(kit, proc, sent, game):
     raise Fail(f"no move within 10 s after {sent!r} (P3: a pass is spelt pass, PASS or Pass)")
 
 
-def s_passes(cmd, d, play_cmd):
+def s_passes(cmd: str, d: Path, play_cmd: str) -> None:
     """G3 P3 P5: in the numbered form white waits for black's pass #n; pAss is junk; PASS and Pass are passes."""
     theirs = _theirs(play_cmd, d, "white")
     try:
@@ -283,7 +286,7 @@ def _secret_with_our_player(play_cmd, d, secret):
             check(rec is not None and rec.status == "over", f"{what}: the game record is not finished")
 
 
-def s_game_secret(cmd, d, play_cmd):
+def s_game_secret(cmd: str, d: Path, play_cmd: str) -> None:
     """A1 H7: with the same secret both sides play; a side with a secret and a side without refuse (exit 3)."""
     # The kit plays the other side itself through comm.Board(secret=...); then, when our Python
     # player knows --secret-file, against it as well (both sides must exit 3 when one has no secret).
@@ -345,7 +348,7 @@ def s_game_secret(cmd, d, play_cmd):
         _secret_with_our_player(play_cmd, d, secret)
 
 
-def s_runs(cmd, d, play_cmd):
+def s_runs(cmd: str, d: Path, play_cmd: str) -> None:
     """H8: after the handshake, a move from another run of the opponent is neither applied nor answered."""
     theirs = _theirs(play_cmd, d, "white")
     kit = _kit_board(other_view(d), "black")
@@ -421,7 +424,7 @@ def _kit_classic_game(kit, colour, proc, timeout=150):
     return game
 
 
-def s_classic_white(cmd, d, play_cmd):
+def s_classic_white(cmd: str, d: Path, play_cmd: str) -> None:
     """H6 H9 G3: against a classic black (no greeting, no state) the implementation sends no control line, only bare squares."""
     theirs = _theirs(play_cmd, d, "white")
     try:
@@ -438,7 +441,7 @@ def s_classic_white(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-def s_classic_black(cmd, d, play_cmd):
+def s_classic_black(cmd: str, d: Path, play_cmd: str) -> None:
     """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
     kit = KitBoard(other_view(d), "white").join()       # a classic program: Init, Quiet, Talk
     theirs = _theirs(play_cmd, d, "black")
@@ -448,7 +451,7 @@ def s_classic_black(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-def s_record_trust(cmd, d, play_cmd):
+def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
     """D4 D5 D6: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
     for name, secret, rec, why in (
             ("forged-end", None, Record(id="g-forged", size=8, black="impl", white="kit", moves="f5d6c3",

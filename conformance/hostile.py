@@ -6,6 +6,7 @@ import os
 import re
 import stat
 import time
+from pathlib import Path
 
 from comm import fsops
 
@@ -14,7 +15,7 @@ from .decoder import _kit_frame, _kit_mac, _kit_parse, _place, _plain_messages, 
 from .process import Served
 
 
-def s_garbage(cmd, d):
+def s_garbage(cmd: str, d: Path) -> None:
     """M1 M4 S3 F3 R1: damaged messages (no from-run, an empty from-run, an empty file, no crc32) are set aside, foreign files ignored; one without to-run, one with an unknown header key, one with its lines in another order arrive; a member record's first line is not checked."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl")
@@ -73,7 +74,7 @@ def s_garbage(cmd, d):
         impl.close()
 
 
-def s_cleanup(cmd, d):
+def s_cleanup(cmd: str, d: Path) -> None:
     """S1 F3: init removes old scratch of the forms S1 names (a private lock folder judged by its owner's time), and nothing else."""
     KitBoard(other_view(d), "kit").join()
     tmp, trash = d / "tmp", d / "trash"
@@ -121,7 +122,7 @@ def s_cleanup(cmd, d):
     check(not stale, f"init left {', '.join(stale)} in tmp/ (S1: what it moves aside it deletes)")
 
 
-def s_names(cmd, d):
+def s_names(cmd: str, d: Path) -> None:
     """N1 I5: invalid names are refused before the board is touched."""
     impl = Served(cmd, d, "impl")
     try:
@@ -135,7 +136,7 @@ def s_names(cmd, d):
         impl.close()
 
 
-def s_device_names(cmd, d):
+def s_device_names(cmd: str, d: Path) -> None:
     """N1 I5: COM0 and LPT0 are Windows device names too (Microsoft's naming rules): refused."""
     KitBoard(other_view(d), "kit").join()            # the board exists
     for bad in ("com0", "LPT0"):
@@ -163,7 +164,7 @@ def s_device_names(cmd, d):
         impl.close()
 
 
-def s_mac(cmd, d):
+def s_mac(cmd: str, d: Path) -> None:
     """A1 A2 A3 A4 A5: with CARDSTAND_SECRET the implementation signs what it sends and refuses what is not signed right."""
     secret = _secret()
     key = secret.encode("utf-8")
@@ -283,7 +284,7 @@ def _link(target, where, mtime=None):
             pass
 
 
-def s_links(cmd, d):
+def s_links(cmd: str, d: Path) -> None:
     """B6 F2 S1 L5: symbolic links planted in the board (tmp/ entries, trash, lock, box/<key>, head) are never followed."""
     board, victim = d / "board", d / "victim"
     _victim(victim)
@@ -352,7 +353,7 @@ def _fifo(p):
         raise Skip(f"cannot make a FIFO here: {e}") from None
 
 
-def s_fifo(cmd, d):
+def s_fifo(cmd: str, d: Path) -> None:
     """B7 M2 M4 S3: a FIFO and a folder named like messages neither block nor jam a mailbox."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)
@@ -382,7 +383,7 @@ def s_fifo(cmd, d):
         impl.close()
 
 
-def s_pointers(cmd, d):
+def s_pointers(cmd: str, d: Path) -> None:
     """M2 M3 M4: absurd head values (beyond tail + 1000, 15 digits) neither loop forever nor fake a full mailbox."""
     kit = KitBoard(other_view(d), "kit").join()
     impl = Served(cmd, d, "impl", lock_timeout=5)

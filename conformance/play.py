@@ -1,4 +1,5 @@
 """The kit's side of a game, and the players it starts: handshakes, plies, results, records."""
+import functools
 import os
 import shlex
 import subprocess
@@ -6,33 +7,39 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Callable, Sequence
 
+from comm import Board
 from engine import Game, PASS, parse_square, square_name
 from peer import protocol
 
 from .common import check, Fail
 from .decoder import _kit_record, KitBoard
-from .process import _env, _start
+from .process import _env, _Player, _start
 
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _ours(colour, board, *extra):
+def _ours(colour: str, board: Path, *extra: str) -> _Player:
+    """Our player of ``colour`` (black.py, white.py), a random one."""
     env = _env(base=dict(os.environ, NO_COLOR="1"))
     return _start([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--ai", "random",
                    "--lang", "en", *extra], env=env)
 
 
-def _theirs(play_cmd, board, colour, secret=None, extra=()):
+def _theirs(play_cmd: str, board: Path, colour: str, secret: str | None = None,
+            extra: Sequence[str] = ()) -> _Player:
+    """The implementation playing ``colour`` (its ``play`` command)."""
     return _start(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
 
 
-def _check_own_record(d, gid, game, colour, what, ended=False):
+def _check_own_record(d: Path, gid: str, game: Game, colour: str, what: str, ended: bool = False) -> None:
     """D1 D2 G1: the implementation's own record of ``gid`` (the kit writes none) holds the plies
     of ``game``; with ``ended``, the end too."""
     f = _kit_record(d, gid)
-    check(f is not None, f"{what}: no records/{gid}.game: the implementation keeps no game record (D1)")
+    if f is None:
+        raise Fail(f"{what}: no records/{gid}.game: the implementation keeps no game record (D1)")
     check(f.get("id") == gid and f.get("size") == "8", f"{what}: its record says id {f.get('id')!r}, "
                                                          f"size {f.get('size')!r} (D1)")
     want = game.transcript(passes=True).lower()
@@ -52,7 +59,8 @@ def _check_own_record(d, gid, game, colour, what, ended=False):
         check(f.get("status") == "playing", f"{what}: its record says status {f.get('status')!r}, not playing (D1)")
 
 
-def _expect(kit, kind, timeout=30):
+def _expect(kit: Board, kind: str, timeout: float = 30) -> protocol.Msg:
+    """The next ``kind`` message (others are passed over)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
@@ -64,7 +72,7 @@ def _expect(kit, kind, timeout=30):
     raise Fail(f"no {kind!r} message within {timeout} s")
 
 
-def _quiet_for(kit, secs, what):
+def _quiet_for(kit: Board, secs: float, what: str) -> None:
     """Nothing but greetings from the implementation for ``secs`` seconds: no move, no ``refused``."""
     deadline = time.monotonic() + secs
     while True:
@@ -75,7 +83,8 @@ def _quiet_for(kit, secs, what):
         check(msg.kind not in ("move", "refused", "refuse"), f"{what}: it sent {m.body[:80]!r}")
 
 
-def _send_until(kit, to, body, proc, timeout=30):
+def _send_until(kit: Board, to: str, body: str, proc: _Player, timeout: float = 30) -> None:
+    """Send ``body`` to ``to`` once it has joined (``proc``, the implementation, still running)."""
     deadline = time.monotonic() + timeout
     while not kit.send(to, body):
         check(proc.poll() is None, f"the implementation exited {proc.returncode} before joining")
@@ -83,20 +92,22 @@ def _send_until(kit, to, body, proc, timeout=30):
         time.sleep(0.1)
 
 
-def _kit_board(folder, name, secret=None):
+def _kit_board(folder: Path, name: str, secret: str | None = None) -> Board:
     """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
     kit = KitBoard(folder, name, secret=secret).join()
     kit.beat("waiting")
     return kit
 
 
-def _kit_hello(colour, gid, moves="", size=8):
+def _kit_hello(colour: str, gid: str, moves: str = "", size: int = 8) -> str:
+    """The kit's ``hello`` as ``colour``: black offers game ``gid`` with ``moves``."""
     if colour == "black":
         return protocol.control("hello", v=1, role="black", name="kit", size=size, game=gid, moves=moves)
     return protocol.control("hello", v=1, role="white", name="kit")
 
 
-def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None, within=30):
+def _kit_handshake(kit: Board, colour: str, proc: _Player, gid: str | None = None, game: Game | None = None,
+                   hello: str | None = None, within: float = 30) -> tuple[str, protocol.Msg]:
     """H1-H3 as ``colour`` against ``proc``; black offers ``game`` (a ``Game``, default a new one)
     as ``gid`` (``hello``: the greeting as written, instead of the kit's own).  Returns (gid, the
     other side's greeting)."""
@@ -130,7 +141,8 @@ def _kit_handshake(kit, colour, proc, gid=None, game=None, hello=None, within=30
             raise Fail(f"the implementation refused: {msg.get('reason')!r}")
 
 
-def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None, on_theirs=None):
+def _kit_play(kit: Board, colour: str, proc: _Player, game: Game, timeout: float = 120, hold_last: bool = False,
+              until: int | None = None, on_theirs: Callable[[], None] | None = None) -> bool:
     """The kit plays ``game`` on (the first legal move) as ``colour`` until it is over (or holds
     ``until`` plies).  With ``hold_last`` the kit's own last ply, if it makes it, is not sent.
     ``on_theirs()`` is called after each ply received from the implementation.
@@ -168,12 +180,13 @@ def _kit_play(kit, colour, proc, game, timeout=120, hold_last=False, until=None,
     return False
 
 
-def _result_of(game, gid=None):
+def _result_of(game: Game, gid: str | None = None) -> str:
+    """The ``result`` of ``game`` as it stands (G4)."""
     b, w = game.position.discs()
     return protocol.control("result", black=b, white=w, game=gid)
 
 
-def _kit_game(kit, colour, proc, timeout=120):
+def _kit_game(kit: Board, colour: str, proc: _Player, timeout: float = 120) -> None:
     """The kit plays a whole numbered game as ``colour`` (the first legal move) against ``proc``."""
     other = "white" if colour == "black" else "black"
     game = Game(8)
@@ -186,26 +199,23 @@ def _kit_game(kit, colour, proc, timeout=120):
 OUR_PLAYER = [sys.executable, "-m", "peer", "play", "--ai", "random"]
 
 
-_OUR_SECRET = {}
+@functools.cache
+def _our_player_has_secret() -> bool:
+    """Whether our player takes the shared secret (it has ``--secret-file``)."""
+    try:
+        r = subprocess.run(OUR_PLAYER[:4] + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                           env=_env())
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--secret-file" in r.stdout
 
 
-def _our_player_has_secret():
-    if "yes" not in _OUR_SECRET:
-        try:
-            r = subprocess.run(OUR_PLAYER[:4] + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT,
-                               env=_env())
-            _OUR_SECRET["yes"] = "--secret-file" in r.stdout
-        except (OSError, subprocess.SubprocessError):
-            _OUR_SECRET["yes"] = False
-    return _OUR_SECRET["yes"]
-
-
-def _our_play(board, colour, secret=None):
+def _our_play(board: Path, colour: str, secret: str | None = None) -> _Player:
     return _start(OUR_PLAYER + ["--board", str(board), "--color", colour], cwd=ROOT,
                   env=_env(secret, dict(os.environ, NO_COLOR="1")))
 
 
-def _both(a, b, timeout=120):
+def _both(a: _Player, b: _Player, timeout: float = 120) -> tuple[int, str, int, str]:
     """Wait for two players; (code a, output a, code b, output b)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and (a.poll() is None or b.poll() is None):
@@ -217,7 +227,7 @@ def _both(a, b, timeout=120):
     return a.wait(), out_a, b.wait(), out_b
 
 
-def _expect_from(kit, kind, proc, timeout=30, what=""):
+def _expect_from(kit: Board, kind: str, proc: _Player, timeout: float = 30, what: str = "") -> protocol.Msg:
     """The next ``kind`` message; fails early when ``proc`` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -234,12 +244,13 @@ def _expect_from(kit, kind, proc, timeout=30, what=""):
                f"{'exited ' + str(proc.returncode) if proc.poll() is not None else 'is still running'})")
 
 
-def _check_result(msg, game, what):
+def _check_result(msg: protocol.Msg, game: Game, what: str) -> None:
+    """G4: ``msg``, a ``result``, carries the final count of ``game``."""
     b, w = game.position.discs()
     check((msg.get("black"), msg.get("white")) == (str(b), str(w)),
           f"{what}: result black={msg.get('black')} white={msg.get('white')}, the board says {b}-{w} (G4)")
 
 
-def _kit_resigns(kit, other, game, gid):
+def _kit_resigns(kit: Board, other: str, game: Game, gid: str) -> None:
     kit.send(other, protocol.control("resign"))
     kit.send(other, _result_of(game, gid))

@@ -1,5 +1,6 @@
 """Process control: starting the implementation under test (``serve``, ``play``) and our own players, and
 stopping each with whatever it started."""
+import io
 import json
 import os
 import re
@@ -10,11 +11,13 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
+from typing import IO, Any, Mapping, TypeVar, cast, overload
 
 from .common import Fail
 
 
-def _env(secret=None, base=None):
+def _env(secret: str | None = None, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment for a program the kit starts: CARDSTAND_SECRET only when a scenario sets it."""
     env = dict(os.environ if base is None else base)
     env.pop("CARDSTAND_SECRET", None)
@@ -23,26 +26,27 @@ def _env(secret=None, base=None):
     return env
 
 
-_STARTED = []      # every program the kit started: stopped when run() ends, however it ends
+_STARTED: list["subprocess.Popen[Any]"] = []      # every program the kit started: stopped when run() ends, however it ends
 
 
-class _Player(subprocess.Popen):
+class _Player(subprocess.Popen[bytes]):
     """A program the kit started, its output read as it comes (a program that writes a lot never
     blocks on a full pipe: players may write anything) and kept for the failure messages."""
 
     KEEP = 1 << 20      # bytes of output kept (the end)
 
-    def __init__(self, argv, **kw):
+    def __init__(self, argv: list[str], **kw: Any) -> None:
         super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
-        self._out = []
+        self._pipe = cast(io.BufferedReader, self.stdout)
+        self._out: list[bytes] = []
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
 
-    def _drain(self):
+    def _drain(self) -> None:
         kept = 0
         while True:
             try:
-                chunk = self.stdout.read1(65536)
+                chunk = self._pipe.read1(65536)
             except (OSError, ValueError):
                 return
             if not chunk:
@@ -52,27 +56,23 @@ class _Player(subprocess.Popen):
             while kept > self.KEEP and len(self._out) > 1:
                 kept -= len(self._out.pop(0))
 
-    def output(self, timeout=10):
+    def output(self, timeout: float = 10) -> str:
         """What it wrote (all of it once it has exited)."""
         if self.poll() is not None:
             self._reader.join(timeout)
         return b"".join(self._out).decode("utf-8", "replace")
 
-    def communicate(self, input=None, timeout=None):
-        self.wait(timeout)
-        return self.output(), None
-
-    def kill(self):
+    def kill(self) -> None:
         _kill_group(self)
 
 
 # Each program in a process group of its own, so that stopping it stops what it started too (a
 # wrapper script, `npm start`, `sh -c '...'`): kill() takes the whole group
-_GROUP = {"start_new_session": True} if os.name == "posix" else \
+_GROUP: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else \
     {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
 
 
-def _kill_group(proc):
+def _kill_group(proc: "subprocess.Popen[Any]") -> None:
     """Kill ``proc`` and its process group, and wait (up to 5 s) until the group is gone: a
     wrapper's children die a moment after it."""
     if os.name == "posix":
@@ -92,12 +92,19 @@ def _kill_group(proc):
         pass
 
 
-def _traceback(out):
+def _traceback(out: str) -> bool:
     """Whether ``out`` shows a stack trace (Python's, or one like Node's, Java's: "at f (file:12:5)")."""
-    return "Traceback (most recent call last)" in out or re.search(r"(?m)^\s+at \S.*:\d+(:\d+)?\)?$", out)
+    return "Traceback (most recent call last)" in out or bool(re.search(r"(?m)^\s+at \S.*:\d+(:\d+)?\)?$", out))
 
 
-def _start(argv, kind=None, **kw):
+_P = TypeVar("_P", bound="subprocess.Popen[Any]")
+
+
+@overload
+def _start(argv: list[str], kind: None = None, **kw: Any) -> _Player: ...
+@overload
+def _start(argv: list[str], kind: type[_P], **kw: Any) -> _P: ...
+def _start(argv: list[str], kind: type["subprocess.Popen[Any]"] | None = None, **kw: Any) -> "subprocess.Popen[Any]":
     """Start a program (a ``_Player`` unless ``kind`` says otherwise) in a process group of its
     own, kept for ``_stop_all``; a clear failure when it cannot be started at all."""
     try:
@@ -108,7 +115,7 @@ def _start(argv, kind=None, **kw):
     return proc
 
 
-def _stop_all():
+def _stop_all() -> None:
     for p in _STARTED:
         _kill_group(p)      # (even when it has exited: what it started may still run)
         try:
@@ -121,14 +128,17 @@ def _stop_all():
 class Served:
     """An implementation under test in ``serve`` mode."""
 
-    def __init__(self, cmd, board, name, stale_after=10.0, lock_timeout=10.0, secret=None):
+    def __init__(self, cmd: str, board: Path, name: str, stale_after: float = 10.0, lock_timeout: float = 10.0,
+                 secret: str | None = None) -> None:
         argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
-        self._err = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
-        self.proc = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self._err: IO[bytes] = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
+        self.proc: subprocess.Popen[str] = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=self._err, text=True, encoding="utf-8", env=_env(secret))
+        self._requests = cast(IO[str], self.proc.stdin)
+        self._answers = cast(IO[str], self.proc.stdout)
 
-    def _why_silent(self):
+    def _why_silent(self) -> str:
         """How it ended, if it did: its exit code and the end of what it wrote on stderr."""
         code = self.proc.poll()
         if code is None:
@@ -138,16 +148,16 @@ class Served:
         err = self._err.read(400).decode("utf-8", "replace").strip()
         return f" (exit code {code}" + (f"; it said: {err!r})" if err else ")")
 
-    def ask(self, timeout=30, **req):
+    def ask(self, timeout: float = 30, **req: Any) -> dict[str, Any]:
         try:
-            self.proc.stdin.write(json.dumps(req, ensure_ascii=False) + "\n")
-            self.proc.stdin.flush()
+            self._requests.write(json.dumps(req, ensure_ascii=False) + "\n")
+            self._requests.flush()
         except OSError:
             pass                    # it exited (after its last answer, which is read below)
-        box = {}
+        box: dict[str, str] = {}
 
-        def read():
-            box["line"] = self.proc.stdout.readline()
+        def read() -> None:
+            box["line"] = self._answers.readline()
 
         t = threading.Thread(target=read, daemon=True)
         t.start()
@@ -161,13 +171,14 @@ class Served:
                 raise Fail(f"no answer to {req}: it exited before answering{why}")
             raise Fail(f"no answer to {req} within {timeout} s")
         try:
-            return json.loads(line)
+            answer: dict[str, Any] = json.loads(line)
+            return answer
         except ValueError:
             raise Fail(f"answer is not JSON: {line[:80]!r}") from None
 
-    def close(self):
+    def close(self) -> None:
         try:
-            self.proc.stdin.close()
+            self._requests.close()
         except OSError:
             pass
         try:
@@ -175,10 +186,10 @@ class Served:
         except subprocess.TimeoutExpired:
             _kill_group(self.proc)
 
-    def end(self, timeout=20):
+    def end(self, timeout: float = 20) -> int:
         """End of input: the implementation closes its board and exits (its exit code)."""
         try:
-            self.proc.stdin.close()
+            self._requests.close()
         except OSError:
             pass
         try:
@@ -187,13 +198,13 @@ class Served:
             _kill_group(self.proc)
             raise Fail(f"serve did not exit within {timeout} s of the end of its input") from None
 
-    def kill(self):
+    def kill(self) -> None:
         """Kill it at once (SIGKILL where there are signals), with what it started: it closes nothing."""
         _kill_group(self.proc)
         self.proc.wait()
 
 
-def _reap(proc, timeout=20):
+def _reap(proc: "subprocess.Popen[Any]", timeout: float = 20) -> None:
     """Let a scenario's program end by itself for ``timeout`` s, then kill it; at once when the
     scenario is failing (called from a ``finally`` while its ``Fail`` propagates)."""
     if sys.exc_info()[0] is not None:
@@ -204,7 +215,7 @@ def _reap(proc, timeout=20):
         proc.kill()
 
 
-def _exit_code(proc, timeout=30):
+def _exit_code(proc: "subprocess.Popen[Any]", timeout: float = 30) -> int:
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -213,6 +224,6 @@ def _exit_code(proc, timeout=30):
     return proc.returncode
 
 
-def _kill(proc):
+def _kill(proc: "subprocess.Popen[Any]") -> None:
     proc.kill()
     proc.wait()

@@ -30,7 +30,7 @@ def _check_finished(d, gid, colour, game, what):
           f"{what}: no records/{gid}.ack-{colour} after the kit's result (D3)")
 
 
-def s_end_reoffer(cmd, d, play_cmd):
+def s_end_reoffer(cmd: str, d: Path, play_cmd: str) -> None:
     """G4 G6 H5: the last ply never sent (its mover died) reaches the implementation when the game is offered again."""
     theirs = _theirs(play_cmd, d, "white")
     try:
@@ -57,7 +57,7 @@ def s_end_reoffer(cmd, d, play_cmd):
         _reap(theirs)
 
 
-def s_end_restart(cmd, d, play_cmd):
+def s_end_restart(cmd: str, d: Path, play_cmd: str) -> None:
     """G6 H5 D3: an end the opponent never acknowledged is offered again by the implementation's next start."""
     theirs = _theirs(play_cmd, d, "white")
     try:
@@ -124,7 +124,7 @@ def _mid_game(play_cmd, d, colour, plies, extra=()):
     return kit, game, gid
 
 
-def s_restart_size(cmd, d, play_cmd):
+def s_restart_size(cmd: str, d: Path, play_cmd: str) -> None:
     """H5 H5a D1: another --size on an unfinished game is refused before anything changes; another --name resumes it, ignoring a welcome for another game."""
     kit, game, gid = _mid_game(play_cmd, d, "black", 3)        # ply 3 was the implementation's: saved, then sent
     before = _board_state(d)
@@ -159,7 +159,7 @@ def s_restart_size(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-def s_restart_new(cmd, d, play_cmd):
+def s_restart_new(cmd: str, d: Path, play_cmd: str) -> None:
     """H2 H5 D1: --new closes the unfinished game as abandoned and starts another (white asks with new=1); so does a greeting for a new game; a game of an unknown status is not resumed."""
     for colour in ("black", "white"):
         sub = d / f"new-{colour}"
@@ -224,7 +224,7 @@ def s_restart_new(cmd, d, play_cmd):
         _reap(theirs, timeout=0.5)
 
 
-def s_refused_record(cmd, d, play_cmd):
+def s_refused_record(cmd: str, d: Path, play_cmd: str) -> None:
     """H4 D1: a game refused over its size is recorded as refused and never offered again."""
     theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
     try:
@@ -252,7 +252,7 @@ def _remove_folder(folder):
         check(time.monotonic() < deadline, f"{folder} could not be deleted")
 
 
-def s_board_gone(cmd, d, play_cmd):
+def s_board_gone(cmd: str, d: Path, play_cmd: str) -> None:
     """T1 G7: the board moved away and back mid-game: the game goes on; deleted: the implementation leaves within its patience, never making the folder again."""
     board = d / "board"
     theirs = _theirs(play_cmd, board, "white", extra=["--patience", "60"])
@@ -298,7 +298,7 @@ def s_board_gone(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-def s_take_over(cmd, d, play_cmd):
+def s_take_over(cmd: str, d: Path, play_cmd: str) -> None:
     """I6 P1 G7: a second run of a colour in play is refused (exit 2, nothing changed); --take-over replaces it, and the replaced run sends nothing more."""
     first = _theirs(play_cmd, d, "black")
     second = third = None
@@ -355,7 +355,7 @@ def _kit_ply(game, me):
     game.play(PASS if pos.must_pass() else pos.legal_moves()[0])
 
 
-def s_gone(cmd, d, play_cmd):
+def s_gone(cmd: str, d: Path, play_cmd: str) -> None:
     """P2 G5 G7: an opponent that beats is never judged gone however long it thinks; one that stops beating is, and the implementation leaves (exit 4) after its patience."""
     theirs = _theirs(play_cmd, d, "white", extra=["--patience", "1"])
     try:
@@ -390,7 +390,7 @@ def _kit_record_id(d):
     return cur.read_text("utf-8", "replace").strip()
 
 
-def s_result(cmd, d, play_cmd):
+def s_result(cmd: str, d: Path, play_cmd: str) -> None:
     """G4 G6 D3: a result before the end or for another game is ignored; one whose counts differ from its board still acknowledges the end, and its record keeps its own count."""
     theirs = _theirs(play_cmd, d, "white")
     try:
@@ -425,7 +425,7 @@ def s_result(cmd, d, play_cmd):
         _reap(theirs, timeout=1)
 
 
-def s_resume(cmd, d, play_cmd):
+def s_resume(cmd: str, d: Path, play_cmd: str) -> None:
     """H5 H8 D1: killed as white mid-game, the implementation offers the game again; when the kit restarts with a shorter or longer transcript, both go on from the longer."""
     kit, game, gid = _mid_game(play_cmd, d, "white", 4)     # its ply 4 sent: the kit's turn
     theirs = _theirs(play_cmd, d, "white")
@@ -508,7 +508,7 @@ class _Filler:
         self.path.unlink()
 
 
-def s_full_disk(cmd, d, play_cmd):
+def s_full_disk(cmd: str, d: Path, play_cmd: str) -> None:
     """T2 T3 G7: a full disk mid-game is waited out and the game goes on; one that stays full is left within the patience."""
     if not sys.platform.startswith("linux") or os.geteuid() != 0 or VIEW.get("b"):
         raise Skip("a small disk (tmpfs) can only be mounted by root on Linux, on one view of the board")
