@@ -4,6 +4,7 @@ import threading
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 from comm import fsops
 
@@ -19,10 +20,10 @@ BAD_MARKERS = [("U+00A0 between its words", "cardstand-board\u00a01\n".encode())
                ("more than 4096 bytes", b"cardstand-board 1" + b" " * 4090 + b"\n")]
 
 
-def _answer_or_refused(impl, timeout=20, **req):
-    """The answer to ``req``; ``{"ok": False}`` when the implementation stopped without one."""
+def _answer_or_refused(impl: Served, **req: Any) -> dict[str, Any]:
+    """The answer to ``req``; ``{"ok": False}`` when the implementation stopped without one (20 s)."""
     try:
-        return impl.ask(timeout=timeout, **req)
+        return impl.ask(timeout=20, **req)
     except Fail:
         return {"ok": False}
 
@@ -68,8 +69,8 @@ def s_init(cmd: str, d: Path) -> None:
     try:
         check(impl.ask(op="init").get("ok"), "init failed on a folder without a marker holding other files (F2)")
         check((d / "cardstand.board").read_text().split() == ["cardstand-board", "1"], "marker (F2)")
-        for sub in ("box", "tmp", "trash"):
-            check((d / sub).is_dir(), f"{sub}/ missing (F2)")
+        for name in ("box", "tmp", "trash"):
+            check((d / name).is_dir(), f"{name}/ missing (F2)")
         after = _snapshot(d)
         changed = sorted(k for k in before if after.get(k) != before[k])
         check(not changed, f"init changed what the folder held: {', '.join(changed[:4])} (F2, F3: left alone)")
@@ -198,7 +199,7 @@ def s_quiet(cmd: str, d: Path) -> None:
         impl.close()
 
 
-def _plant_member(d, name, run, machine, beat, state=""):
+def _plant_member(d: Path, name: str, run: str, machine: str, beat: int, state: str = "") -> None:
     """A member record and an alive record for ``name`` as another computer's program writes them."""
     box = d / "box" / name
     box.mkdir(parents=True, exist_ok=True)
@@ -223,7 +224,7 @@ def s_members(cmd: str, d: Path) -> None:
         _plant_member(d, "ghost", run, "elsewhere/0000", 1)
         stop = threading.Event()
 
-        def beating():
+        def beating() -> None:
             n = 1
             while not stop.wait(0.2):
                 n += 1
@@ -288,7 +289,7 @@ def s_lock_held(cmd: str, d: Path) -> None:
         impl.ask(op="init")
         released = {}
 
-        def hold():
+        def hold() -> None:
             with kit.lease.hold(10):
                 time.sleep(2.5)          # longer than stale-after: the heartbeat keeps it
                 released["t"] = time.monotonic()
@@ -320,7 +321,7 @@ def s_lock_held(cmd: str, d: Path) -> None:
         holder.close()
 
 
-def _ghost_lock(d):
+def _ghost_lock(d: Path) -> Path:
     """A lock left by a holder on "another computer" that never beats."""
     lock = d / "lock"
     lock.mkdir()
@@ -357,7 +358,7 @@ def s_stale_short(cmd: str, d: Path) -> None:
     watcher = Served(cmd, d, "watcher", stale_after=4.0, lock_timeout=0.5)
     held, release = threading.Event(), threading.Event()
 
-    def hold():
+    def hold() -> None:
         with kit.lease.hold(10):
             held.set()
             release.wait(30)

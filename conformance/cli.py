@@ -19,11 +19,14 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from types import FrameType
+from typing import Sequence
 
 from .runner import BOARD_SCENARIOS, GAME_SCENARIOS, run
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; returns the exit status (0: all passed, 1: a failure, 2: cannot start)."""
     ap = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peer", required=True, metavar="CMD", help="the implementation's command")
@@ -53,9 +56,9 @@ def main(argv=None):
             print(f"python -m conformance: cannot make boards under {folder}: {e.strerror or e}",
                   file=sys.stderr)
             return 2
-    stopped = {}
+    stopped: dict[str, int] = {}
 
-    def on_term(signum, frame):     # stopped from outside: as Ctrl+C (programs stopped, summed up)
+    def on_term(signum: int, frame: FrameType | None) -> None:     # stopped from outside: as Ctrl+C (programs stopped, summed up)
         stopped["code"] = 128 + signum
         raise KeyboardInterrupt
     if hasattr(signal, "SIGTERM"):

@@ -6,6 +6,7 @@ import uuid
 from pathlib import Path
 
 from comm import fsops
+from comm import Board
 from engine import Game, PASS, parse_square, square_name
 from peer import protocol
 from peer.record import Record, Records
@@ -13,10 +14,11 @@ from peer.record import Record, Records
 from .common import _secret, check, Fail, other_view
 from .decoder import _check_r1, _kit_frame, _place, _run_of, KitBoard
 from .play import _both, _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_game, _kit_handshake, _kit_hello, _kit_play, _kit_resigns, _our_play, _our_player_has_secret, _ours, _quiet_for, _result_of, _send_until, _theirs
-from .process import _exit_code, _reap
+from .process import _exit_code, _Player, _reap
 
 
-def _game(play_cmd, d, colour):
+def _game(play_cmd: str, d: Path, colour: str) -> None:
+    """A whole game: the implementation as ``colour`` against our random player."""
     other = "white" if colour == "black" else "black"
     theirs = _theirs(play_cmd, d, colour)
     ours = _ours(other, other_view(d), "--patience", "15")
@@ -43,13 +45,14 @@ def _game(play_cmd, d, colour):
     check(ours.returncode == 0, f"our {other} exited {ours.returncode}: {out_ours[-300:]}")
     check(theirs.returncode == 0, f"their {colour} exited {theirs.returncode}: {out_theirs[-300:]}")
     rec = Records(d).current()
-    check(rec is not None and rec.status == "over", "the game record is not finished")
+    if rec is None or rec.status != "over":
+        raise Fail("the game record is not finished")
     check(rec.mode == "full", "the game fell back to classic mode: no handshake (H1-H3)")
     g = Game.from_transcript(rec.moves)
     check(g.position.is_game_over(), "the recorded game is not over")
 
 
-def _recorded_game(play_cmd, d, colour):
+def _recorded_game(play_cmd: str, d: Path, colour: str) -> None:
     """A whole game against the kit, which writes no record: what is in records/ is the
     implementation's own.  After each of its plies (saved before sent, G1) its record must hold
     it; at the end it must be over, and the kit's ``result`` acknowledged (D3)."""
@@ -106,7 +109,8 @@ def s_refused_move(cmd: str, d: Path, play_cmd: str) -> None:
         deadline = time.monotonic() + 15                   # an answer, not a move: no thinking time
         while True:
             m = kit.wait(timeout=max(0.01, deadline - time.monotonic()))
-            check(m is not None, "no 'refused' message within 15 s")
+            if m is None:
+                raise Fail("no 'refused' message within 15 s")
             r = protocol.parse(m.body)
             check(r.kind != "move", f"it moved {m.body[:40]!r} before black's first move: 'd3 #1', sent before the "
                                     "handshake, was applied after it (H8: dropped, not kept for later)")
@@ -134,7 +138,7 @@ PASS_GAME = ("e6d6c4f6d7c3d3e3c2b5c5d8f7b2c6c7b3e7b7c8e2a8b8f3b6d2a2f8g6f1a6f5g2
              "a5f2h6h8h2e8d1a4b4b1h3g5c1")
 
 
-def _pass_left_out():
+def _pass_left_out() -> str:
     """PASS_GAME to ply 60 (white's only move) with black's pass, ply 59, left out: it does not replay (H2)."""
     g = Game.from_transcript(PASS_GAME)
     check(g.position.must_pass() and g.position.turn == 0, "the kit's own bookkeeping: PASS_GAME")
@@ -144,7 +148,7 @@ def _pass_left_out():
     return PASS_GAME + square_name(only[0], 8)
 
 
-def _expect_refuse(kit, proc, what, timeout=15):
+def _expect_refuse(kit: Board, proc: _Player, what: str, timeout: float = 15) -> protocol.Msg:
     """The ``refuse`` that answers ``what``; fails at once on a welcome or a move instead."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -162,7 +166,7 @@ def _expect_refuse(kit, proc, what, timeout=15):
 
 def s_version(cmd: str, d: Path, play_cmd: str) -> None:
     """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
-    cases = [("a hello with v=2", dict(v=2), "version"),
+    cases: list[tuple[str, dict[str, object], str | None]] = [("a hello with v=2", dict(v=2), "version"),
              ("a hello without v", {}, "version"),
              ("a hello with an empty v", dict(v=""), "version"),
              ("a hello whose transcript leaves out a pass", dict(v=1, moves=_pass_left_out()), None)]
@@ -205,7 +209,8 @@ def s_control_lines(cmd: str, d: Path, play_cmd: str) -> None:
         deadline = time.monotonic() + 10
         while (rec := Records(d).load(gid)) is None and time.monotonic() < deadline:
             time.sleep(0.1)
-        check(rec is not None, f"no record of game {gid} after the handshake (D1)")
+        if rec is None:
+            raise Fail(f"no record of game {gid} after the handshake (D1)")
         check(rec.black == name, f"its record names black {rec.black!r}, not {name!r} (P4: percent-decoded "
                                  "as UTF-8, raw UTF-8 kept, an '=' after the first is part of the value, '+' "
                                  "is a plus, a '%' without two hex digits stays)")
@@ -219,7 +224,7 @@ def s_control_lines(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
-def _answer_move(kit, proc, sent, game):
+def _answer_move(kit: Board, proc: _Player, sent: str, game: Game) -> None:
     """The implementation's move answering the kit's ``sent``, checked legal and played on ``game``
     (10 s: white has one legal move, nothing to think about)."""
     deadline = time.monotonic() + 10
@@ -266,7 +271,7 @@ def s_passes(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
-def _secret_with_our_player(play_cmd, d, secret):
+def _secret_with_our_player(play_cmd: str, d: Path, secret: str) -> None:
     """H7 against our Python player: the same secret plays; a secret against none: both exit 3."""
     for colour, theirs_secret, ours_secret in (("white", secret, secret), ("black", secret, None),
                                                ("white", None, secret)):
@@ -283,7 +288,8 @@ def _secret_with_our_player(play_cmd, d, secret):
         check(code_o == want, f"{what}: our {other} exited {code_o}, not {want}: {out_o.strip()[-300:]!r}")
         if want == 0:
             rec = Records(sub).current()
-            check(rec is not None and rec.status == "over", f"{what}: the game record is not finished")
+            if rec is None or rec.status != "over":
+                raise Fail(f"{what}: the game record is not finished")
 
 
 def s_game_secret(cmd: str, d: Path, play_cmd: str) -> None:
@@ -335,7 +341,8 @@ def s_game_secret(cmd: str, d: Path, play_cmd: str) -> None:
                 # its refuse reaches the kit (which has no secret); A4 makes it say why
                 m = refused or next((protocol.parse(x.body).get("reason") for x in iter(lambda: kit.wait(timeout=2), None)
                                      if protocol.parse(x.body).kind == "refuse"), None)
-                check(m is not None, f"{who}: their {colour} sent no refuse (H7)")
+                if m is None:
+                    raise Fail(f"{who}: their {colour} sent no refuse (H7)")
             else:
                 # its unsigned messages are refused by the kit's board (A3): not a game
                 check(not any(protocol.parse(x.body).kind in ("welcome", "move")
@@ -385,7 +392,7 @@ def s_runs(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs)
 
 
-def _kit_classic_game(kit, colour, proc, timeout=150):
+def _kit_classic_game(kit: Board, colour: str, proc: _Player, timeout: float = 150) -> None:
     """The kit plays a classic program (H6) as ``colour``: bare squares, passes not sent, no state in
     its alive record, never a greeting.  Everything the implementation sends must be a bare square."""
     other = "white" if colour == "black" else "black"
@@ -421,7 +428,6 @@ def _kit_classic_game(kit, colour, proc, timeout=150):
     check(code == 0, f"the implementation exited {code} after the classic game")
     for m in iter(lambda: kit.receive(), None):
         check(not m.body.startswith("#"), f"a classic program was sent a control line after the game: {m.body[:80]!r} (H9)")
-    return game
 
 
 def s_classic_white(cmd: str, d: Path, play_cmd: str) -> None:
@@ -491,7 +497,8 @@ def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
                 text = (sub / "records" / f"{gid}.game").read_text(encoding="utf-8")
             except OSError:
                 time.sleep(0.1)
-        check(text is not None, f"no records/{gid}.game after the handshake (D2)")
+        if text is None:
+            raise Fail(f"no records/{gid}.game after the handshake (D2)")
         try:
             Record.parse(text).check_mac(key)
         except ValueError as e:

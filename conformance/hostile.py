@@ -7,6 +7,7 @@ import re
 import stat
 import time
 from pathlib import Path
+from typing import Callable
 
 from comm import fsops
 
@@ -33,7 +34,7 @@ def s_garbage(cmd: str, d: Path) -> None:
         # M1: from-run and crc32 are required (from-run not empty); to-run may be missing
         kbox, run = other_view(box), _run_of(box)
 
-        def without(key, body):
+        def without(key: bytes, body: str) -> Callable[[int], bytes]:
             return lambda k: re.sub(rb"\n" + key + rb": [^\n]*", b"", _kit_frame("kit", kit.run, "impl", run, k, body), 1)
         bad = [("a message without from-run", without(b"from-run", "no from-run")),
                ("a message with an empty from-run", lambda k: _kit_frame("kit", "", "impl", run, k, "empty from-run")),
@@ -53,7 +54,7 @@ def s_garbage(cmd: str, d: Path) -> None:
         _place(kit, kbox, lambda k: _kit_frame("kit", kit.run, "impl", run, k, "with a new key").replace(
             b"\nseq: ", b"\nfuture: yes\nseq: ", 1))
 
-        def reordered(k):
+        def reordered(k: int) -> bytes:
             head, _, body = _kit_frame("kit", kit.run, "impl", run, k, "in another order").partition(b"\n\n")
             first, *lines = head.split(b"\n")
             return b"\n".join([first, *reversed(lines)]) + b"\n\n" + body
@@ -80,7 +81,7 @@ def s_cleanup(cmd: str, d: Path) -> None:
     tmp, trash = d / "tmp", d / "trash"
     hour_ago, tomorrow, days_ago = time.time() - 3600, time.time() + 86400, time.time() - 8 * 86400
 
-    def plant(p, mtime, folder=False, owner=None):
+    def plant(p: Path, mtime: float, folder: bool = False, owner: float | None = None) -> None:
         if folder:
             p.mkdir()
             if owner is not None:
@@ -186,7 +187,7 @@ def s_mac(cmd: str, d: Path) -> None:
         box = other_view(d) / "box" / "impl"
         run = _run_of(box)
 
-        def good(text):
+        def good(text: str) -> Callable[[int], bytes]:
             return lambda k: _kit_frame("kit", kit.run, "impl", run, k, text, key)
 
         k = _place(kit, box, good("signed by the kit"))
@@ -230,9 +231,9 @@ def s_mac(cmd: str, d: Path) -> None:
         plain.close()
 
 
-def _snapshot(root):
+def _snapshot(root: Path) -> dict[str, tuple[object, ...]]:
     """Every entry under ``root`` (not following links): type, mode and content or link target."""
-    out = {}
+    out: dict[str, tuple[object, ...]] = {}
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in dirnames + filenames:
             p = os.path.join(dirpath, name)
@@ -248,7 +249,7 @@ def _snapshot(root):
     return out
 
 
-def _victim(v):
+def _victim(v: Path) -> None:
     """A folder outside the board that looks like a board's lock, mailbox and scratch, all old."""
     v.mkdir()
     (v / "owner").write_bytes(fsops.record("cardstand-lock 1\ntoken: 0123456789abcdef\nname: victim\nhost: x\npid: 1"))
@@ -265,7 +266,7 @@ def _victim(v):
         os.utime(p, (old, old))
 
 
-def _link(target, where, mtime=None):
+def _link(target: Path, where: Path, mtime: float | None = None) -> None:
     """A symbolic link at ``where`` to ``target``, dated ``mtime`` where the system allows.
 
     The target is written relative to the link: on a loopback share (sshfs) the server follows
@@ -317,7 +318,8 @@ def s_links(cmd: str, d: Path) -> None:
         a = impl.ask(op="send", to="kit", body="through the links", timeout=40)
         check(a.get("result") == 1, f"send answered {a}")
         got = kit.receive()
-        check(got is not None and got.body == "through the links", "the kit did not get the message")
+        if got is None or got.body != "through the links":
+            raise Fail("the kit did not get the message")
         (mine / msg_name(1)).write_bytes(_kit_frame("kit", kit.run, "impl", "r", 1, "damaged")[:-2])
         check(kit.send("impl", "valid"), f"the kit could not send: {kit.last_error}")
         a = impl.ask(op="recv", timeout=40)
@@ -335,7 +337,8 @@ def s_links(cmd: str, d: Path) -> None:
         a = impl.ask(op="send", to="kit", body="past the stale lock", timeout=40)
         check(a.get("result") == 1, f"send answered {a}")
         got = kit.receive()
-        check(got is not None and got.body == "past the stale lock", "the kit did not get the message")
+        if got is None or got.body != "past the stale lock":
+            raise Fail("the kit did not get the message")
         check(impl.ask(op="init", timeout=40).get("ok"), "a second init failed")
     finally:
         impl.close()
@@ -344,7 +347,8 @@ def s_links(cmd: str, d: Path) -> None:
     check(after == before, f"the folder outside the board changed: {', '.join(changed[:6])}")
 
 
-def _fifo(p):
+def _fifo(p: Path) -> None:
+    """A FIFO at ``p`` (a SKIP where there are none)."""
     if not hasattr(os, "mkfifo"):
         raise Skip("no FIFOs on this system")
     try:

@@ -92,7 +92,7 @@ def _send_until(kit: Board, to: str, body: str, proc: _Player, timeout: float = 
         time.sleep(0.1)
 
 
-def _kit_board(folder: Path, name: str, secret: str | None = None) -> Board:
+def _kit_board(folder: Path, name: str, secret: bytes | None = None) -> Board:
     """The kit's side of a game: joined, and showing (P2 ``state``) that it speaks control lines (H9)."""
     kit = KitBoard(folder, name, secret=secret).join()
     kit.beat("waiting")

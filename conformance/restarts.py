@@ -3,13 +3,16 @@ a name taken over, a full disk, an opponent gone)."""
 import errno
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Sequence
 
+from comm import Board
 from engine import Game, PASS, parse_square
 from peer import protocol
 from peer.record import Record, Records
@@ -20,10 +23,11 @@ from .play import _check_own_record, _check_result, _expect, _expect_from, _kit_
 from .process import _exit_code, _kill, _reap, _traceback
 
 
-def _check_finished(d, gid, colour, game, what):
+def _check_finished(d: Path, gid: str, colour: str, game: Game, what: str) -> None:
     """D1 D3: the implementation's record of ``gid`` is over with the whole game, its end acknowledged."""
     rec = Records(d).load(gid)
-    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    if rec is None:
+        raise Fail(f"{what}: no record of game {gid} (D1)")
     check(rec.status == "over", f"{what}: its record says status {rec.status!r}, not 'over' (D1)")
     check(Game.from_transcript(rec.moves).moves == game.moves, f"{what}: its record holds other moves (D1)")
     check(Records(d).acknowledged(gid, colour),
@@ -88,7 +92,7 @@ def s_end_restart(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
-def _board_state(d):
+def _board_state(d: Path) -> dict[str, str]:
     """Every file of a board but heartbeats (``alive``) and scratch: what a refused start must leave alone."""
     out = {}
     for dirpath, _, files in os.walk(d):
@@ -102,13 +106,15 @@ def _board_state(d):
     return out
 
 
-def _status(d, gid, what):
+def _status(d: Path, gid: str, what: str) -> str:
+    """The status in the implementation's record of ``gid`` (D1)."""
     rec = Records(d).load(gid)
-    check(rec is not None, f"{what}: no record of game {gid} (D1)")
+    if rec is None:
+        raise Fail(f"{what}: no record of game {gid} (D1)")
     return rec.status
 
 
-def _mid_game(play_cmd, d, colour, plies, extra=()):
+def _mid_game(play_cmd: str, d: Path, colour: str, plies: int, extra: Sequence[str] = ()) -> tuple[Board, Game, str]:
     """The implementation plays ``colour`` against the kit until ``plies`` plies; then it is killed.
     Returns (kit, game, gid)."""
     kit_colour = "white" if colour == "black" else "black"
@@ -154,6 +160,8 @@ def s_restart_size(cmd: str, d: Path, play_cmd: str) -> None:
         code = _exit_code(theirs)
         check(code == 0, f"the resumed game ended by the kit's resignation, but the implementation exited {code}")
         rec = Records(d).load(gid)
+        if rec is None:
+            raise Fail(f"no record of game {gid} (D1)")
         check(rec.status == "resigned" and rec.black == "Zed", f"its record says {rec.status!r}, black {rec.black!r}")
     finally:
         _reap(theirs, timeout=1)
@@ -234,7 +242,8 @@ def s_refused_record(cmd: str, d: Path, play_cmd: str) -> None:
         code = _exit_code(theirs)
         check(code != 0, "a refused game must not exit 0")
         rec = Records(d).current()
-        check(rec is not None and rec.size == 6, "no record of the refused 6x6 game (D1)")
+        if rec is None or rec.size != 6:
+            raise Fail("no record of the refused 6x6 game (D1)")
         check(rec.status == "refused", f"the game refused over its size is recorded {rec.status!r}, not 'refused' (D1)")
         theirs = _theirs(play_cmd, d, "black")
         hello = _expect_from(kit, "hello", theirs, what=" from the implementation started again")
@@ -243,9 +252,8 @@ def s_refused_record(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
-def _remove_folder(folder):
+def _remove_folder(folder: Path) -> None:
     """Delete ``folder`` although the implementation may be writing in it meanwhile."""
-    import shutil
     deadline = time.monotonic() + 30
     while folder.exists():
         shutil.rmtree(folder, ignore_errors=True)
@@ -340,7 +348,7 @@ def s_take_over(cmd: str, d: Path, play_cmd: str) -> None:
                 _reap(p, timeout=1)
 
 
-def _prefix(game, n):
+def _prefix(game: Game, n: int) -> Game:
     """The first ``n`` plies of ``game`` as a new ``Game``."""
     g = Game(8)
     for m in game.moves[:n]:
@@ -348,7 +356,7 @@ def _prefix(game, n):
     return g
 
 
-def _kit_ply(game, me):
+def _kit_ply(game: Game, me: int) -> None:
     """The kit's next ply in ``game`` (it must be the kit's turn), played on ``game`` and not sent."""
     pos = game.position
     check(pos.turn == me, "the kit's own bookkeeping: not its turn")
@@ -384,7 +392,8 @@ def s_gone(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
-def _kit_record_id(d):
+def _kit_record_id(d: Path) -> str:
+    """The game id in ``records/current``, as written (D1)."""
     cur = d / "records" / "current"
     check(cur.exists(), "no records/current (D1)")
     return cur.read_text("utf-8", "replace").strip()
@@ -482,7 +491,7 @@ def s_resume(cmd: str, d: Path, play_cmd: str) -> None:
 class _Filler:
     """Keeps a small disk full: a file grown whenever space is freed, until ``end``."""
 
-    def __init__(self, disk):
+    def __init__(self, disk: Path) -> None:
         self.path = disk / "filler"
         self.stop = threading.Event()
         self.f = open(self.path, "ab", buffering=0)
@@ -490,18 +499,18 @@ class _Filler:
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
 
-    def _fill(self):
+    def _fill(self) -> None:
         try:
             while True:
                 self.f.write(b"x" * 4096)
         except OSError:
             pass
 
-    def _loop(self):
+    def _loop(self) -> None:
         while not self.stop.wait(0.02):
             self._fill()
 
-    def end(self):
+    def end(self) -> None:
         self.stop.set()
         self.thread.join()
         self.f.close()
@@ -544,7 +553,6 @@ def s_full_disk(cmd: str, d: Path, play_cmd: str) -> None:
                 if filler is not None:
                     filler.end()
                 _reap(theirs, timeout=1)
-                shutil_rm = __import__("shutil").rmtree
-                shutil_rm(board, ignore_errors=True)
+                shutil.rmtree(board, ignore_errors=True)
     finally:
         subprocess.run(["umount", "-l", str(disk)])

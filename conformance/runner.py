@@ -4,6 +4,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable, Sequence, TextIO
 
 from .board import s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk
 from .common import Fail, Skip, VIEW
@@ -13,16 +14,21 @@ from .process import _stop_all
 from .restarts import s_board_gone, s_end_reoffer, s_end_restart, s_full_disk, s_gone, s_refused_record, s_restart_new, s_restart_size, s_result, s_resume, s_take_over
 
 
-BOARD_SCENARIOS = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
+# A scenario's docstring begins with the clauses it checks, then ": " and what it does; it is called
+# with the implementation's command and a board folder, and a game scenario with the play command too
+Scenario = Callable[..., None]
+Result = tuple[str, str, bool, str]         # name, clauses, passed (or skipped), why not / why skipped
+
+BOARD_SCENARIOS: list[Scenario] = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
                    s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 
-
-GAME_SCENARIOS = [s_record_trust, s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
+GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
                   s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 
 
-def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None):
+def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, only: Sequence[str] | None = None,
+        stream: TextIO = sys.stdout, base_b: str | Path | None = None) -> list[Result]:
     """Run the scenarios; boards under ``base`` (default: a temporary folder).
 
     ``base_b``: the same folder seen through a second mount; the kit and our
@@ -31,7 +37,7 @@ def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None
     results so far are summed up and ``KeyboardInterrupt`` goes on).
     """
     play_cmd = play_cmd or f"{cmd} play"
-    results = []
+    results: list[Result] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(base) if base else Path(tmp)
@@ -74,7 +80,7 @@ def run(cmd, play_cmd=None, base=None, only=None, stream=sys.stdout, base_b=None
     return results
 
 
-def _summary(results, stream, note=""):
+def _summary(results: list[Result], stream: TextIO, note: str = "") -> None:
     skipped = sum(why.startswith("skipped:") for _, _, _, why in results)
     passed = sum(ok for _, _, ok, _ in results) - skipped
     stream.write(f"{passed} passed, {len(results) - passed - skipped} failed, {skipped} skipped "
