@@ -5,15 +5,17 @@ import time
 import uuid
 from pathlib import Path
 
-from comm import fsops
-from comm import Board
+from comm import Board, fsops
 from engine import Game, PASS, parse_square, square_name
 from peer import protocol
 from peer.record import Record, Records
 
 from .common import _secret, check, Fail, other_view
 from .decoder import _check_r1, _kit_frame, _place, _run_of, KitBoard
-from .play import _both, _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_game, _kit_handshake, _kit_hello, _kit_play, _kit_resigns, _our_play, _our_player_has_secret, _ours, _quiet_for, _result_of, _send_until, _theirs
+from .play import (
+    _both, _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_game, _kit_handshake,
+    _kit_hello, _kit_play, _kit_resigns, _our_play, _our_player_has_secret, _ours, _quiet_for, _result_of,
+    _send_until, _theirs)
 from .process import _exit_code, _Player, _reap
 
 

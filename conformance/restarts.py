@@ -19,7 +19,9 @@ from peer.record import Record, Records
 
 from .common import check, Fail, other_view, Skip, VIEW
 from .decoder import _run_of
-from .play import _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_handshake, _kit_hello, _kit_play, _kit_resigns, _quiet_for, _result_of, _send_until, _theirs
+from .play import (
+    _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_handshake, _kit_hello,
+    _kit_play, _kit_resigns, _quiet_for, _result_of, _send_until, _theirs)
 from .process import _exit_code, _kill, _reap, _traceback
 
 

@@ -6,12 +6,17 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
-from .board import s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk
+from .board import (
+    s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
 from .common import Fail, Skip, VIEW
-from .games import s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes, s_record_trust, s_refused_move, s_runs, s_version
+from .games import (
+    s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
+    s_record_trust, s_refused_move, s_runs, s_version)
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
 from .process import _stop_all
-from .restarts import s_board_gone, s_end_reoffer, s_end_restart, s_full_disk, s_gone, s_refused_record, s_restart_new, s_restart_size, s_result, s_resume, s_take_over
+from .restarts import (
+    s_board_gone, s_end_reoffer, s_end_restart, s_full_disk, s_gone, s_refused_record, s_restart_new,
+    s_restart_size, s_result, s_resume, s_take_over)
 
 
 # A scenario's docstring begins with the clauses it checks, then ": " and what it does; it is called
