@@ -10,7 +10,7 @@ import pytest
 import comm
 from comm import Board, MemberBusy, fsops
 from comm.board import member_mac
-from peer.conformance import Served
+from conformance import Served
 
 from peertools import ROOT
 

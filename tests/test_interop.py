@@ -13,7 +13,8 @@ import pytest
 
 from comm.board import frame as board_frame, unframe as board_unframe
 from comm.text import visible
-from peer import conformance
+import conformance
+from conformance import hostile
 
 from netfs import share
 
@@ -128,7 +129,7 @@ def test_the_kit_fails_a_naive_implementation(tmp_path):
 def test_the_kit_checks_links_byte_for_byte(tmp_path, monkeypatch):
     """The links scenario fails when only the folder outside the board changed (nothing else)."""
     calls = []
-    real = conformance._snapshot
+    real = hostile._snapshot
 
     def tampered(root):
         snap = real(root)
@@ -137,7 +138,7 @@ def test_the_kit_checks_links_byte_for_byte(tmp_path, monkeypatch):
             snap = dict(snap, **{"private.txt": ("file", 0o644, "0" * 64)})
         return snap
 
-    monkeypatch.setattr(conformance, "_snapshot", tampered)
+    monkeypatch.setattr(hostile, "_snapshot", tampered)
     results, failed, text = run_kit(JS, base=tmp_path, only=["links"])
     assert failed and "changed the folder outside the board" in failed[0][3], text
 

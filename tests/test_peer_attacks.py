@@ -11,7 +11,7 @@ from comm import Board, fsops
 from comm.board import frame, msg_name
 from engine import WHITE, Game, square_name, strategies
 from peer import protocol
-from peer.conformance import _expect as expect
+from conformance.play import _expect as expect
 from peer.record import Record, Records
 
 from peertools import ROOT, file_hashes, final_line, finish, game_board, player

@@ -9,7 +9,7 @@ import pytest
 
 from engine import Game
 from peer import protocol
-from peer.conformance import _expect as expect
+from conformance.play import _expect as expect
 from peer.record import Records
 
 from peertools import final_line, finish, game_board, player

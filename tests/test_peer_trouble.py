@@ -4,7 +4,7 @@ import subprocess
 import sys
 import time
 
-from peer.conformance import _Filler as KeptFull     # the kit's: keeps a small disk full
+from conformance.restarts import _Filler as KeptFull     # the kit's: keeps a small disk full
 
 from peertools import ROOT, final_line, finish, player
 from test_comm_trouble import small_disk  # noqa: F401  (the fixture: a small tmpfs, root only)

@@ -1,0 +1,229 @@
+"""Process control: starting the implementation under test (``serve``, ``play``) and our own players, and
+stopping each with whatever it started."""
+import io
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any, Mapping, TypeVar, cast, overload
+
+from .common import Fail
+
+
+def _env(secret: str | None = None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for a program the kit starts: CARDSTAND_SECRET only when a scenario sets it."""
+    env = dict(os.environ if base is None else base)
+    env.pop("CARDSTAND_SECRET", None)
+    if secret is not None:
+        env["CARDSTAND_SECRET"] = secret
+    return env
+
+
+_STARTED: list["subprocess.Popen[Any]"] = []      # every program the kit started: stopped when run() ends, however it ends
+
+
+class _Player(subprocess.Popen[bytes]):
+    """A program the kit started, its output read as it comes (a program that writes a lot never
+    blocks on a full pipe: players may write anything) and kept for the failure messages."""
+
+    KEEP = 1 << 20      # bytes of output kept (the end)
+
+    def __init__(self, argv: list[str], **kw: Any) -> None:
+        super().__init__(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)
+        self._pipe = cast(io.BufferedReader, self.stdout)
+        self._out: list[bytes] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self) -> None:
+        kept = 0
+        while True:
+            try:
+                chunk = self._pipe.read1(65536)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            self._out.append(chunk)
+            kept += len(chunk)
+            while kept > self.KEEP and len(self._out) > 1:
+                kept -= len(self._out.pop(0))
+
+    def output(self, timeout: float = 10) -> str:
+        """What it wrote (all of it once it has exited)."""
+        if self.poll() is not None:
+            self._reader.join(timeout)
+        return b"".join(self._out).decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        _kill_group(self)
+
+
+# Each program in a process group of its own, so that stopping it stops what it started too (a
+# wrapper script, `npm start`, `sh -c '...'`): kill() takes the whole group
+_GROUP: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else \
+    {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+
+
+def _kill_group(proc: "subprocess.Popen[Any]") -> None:
+    """Kill ``proc`` and its process group, and wait (up to 5 s) until the group is gone: a
+    wrapper's children die a moment after it."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                proc.poll()                     # (reap our own child)
+                os.killpg(proc.pid, 0)
+                time.sleep(0.01)
+            return
+        except OSError:
+            return
+    try:
+        subprocess.Popen.kill(proc)
+    except OSError:
+        pass
+
+
+def _traceback(out: str) -> bool:
+    """Whether ``out`` shows a stack trace (Python's, or one like Node's, Java's: "at f (file:12:5)")."""
+    return "Traceback (most recent call last)" in out or bool(re.search(r"(?m)^\s+at \S.*:\d+(:\d+)?\)?$", out))
+
+
+_P = TypeVar("_P", bound="subprocess.Popen[Any]")
+
+
+@overload
+def _start(argv: list[str], kind: None = None, **kw: Any) -> _Player: ...
+@overload
+def _start(argv: list[str], kind: type[_P], **kw: Any) -> _P: ...
+def _start(argv: list[str], kind: type["subprocess.Popen[Any]"] | None = None, **kw: Any) -> "subprocess.Popen[Any]":
+    """Start a program (a ``_Player`` unless ``kind`` says otherwise) in a process group of its
+    own, kept for ``_stop_all``; a clear failure when it cannot be started at all."""
+    try:
+        proc = (kind or _Player)(argv, **_GROUP, **kw)
+    except OSError as e:
+        raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
+    _STARTED.append(proc)
+    return proc
+
+
+def _stop_all() -> None:
+    for p in _STARTED:
+        _kill_group(p)      # (even when it has exited: what it started may still run)
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+    _STARTED.clear()
+
+
+class Served:
+    """An implementation under test in ``serve`` mode."""
+
+    def __init__(self, cmd: str, board: Path, name: str, stale_after: float = 10.0, lock_timeout: float = 10.0,
+                 secret: str | None = None) -> None:
+        argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
+                                   "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
+        self._err: IO[bytes] = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
+        self.proc: subprocess.Popen[str] = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=self._err, text=True, encoding="utf-8", env=_env(secret))
+        self._requests = cast(IO[str], self.proc.stdin)
+        self._answers = cast(IO[str], self.proc.stdout)
+
+    def _why_silent(self) -> str:
+        """How it ended, if it did: its exit code and the end of what it wrote on stderr."""
+        code = self.proc.poll()
+        if code is None:
+            return ""
+        size = self._err.seek(0, os.SEEK_END)
+        self._err.seek(max(0, size - 400))
+        err = self._err.read(400).decode("utf-8", "replace").strip()
+        return f" (exit code {code}" + (f"; it said: {err!r})" if err else ")")
+
+    def ask(self, timeout: float = 30, **req: Any) -> dict[str, Any]:
+        try:
+            self._requests.write(json.dumps(req, ensure_ascii=False) + "\n")
+            self._requests.flush()
+        except OSError:
+            pass                    # it exited (after its last answer, which is read below)
+        box: dict[str, str] = {}
+
+        def read() -> None:
+            box["line"] = self._answers.readline()
+
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        t.join(timeout)
+        line = box.get("line")
+        if not line:
+            if self.proc.poll() is None:
+                time.sleep(0.1)
+            why = self._why_silent()
+            if why:
+                raise Fail(f"no answer to {req}: it exited before answering{why}")
+            raise Fail(f"no answer to {req} within {timeout} s")
+        try:
+            answer: dict[str, Any] = json.loads(line)
+            return answer
+        except ValueError:
+            raise Fail(f"answer is not JSON: {line[:80]!r}") from None
+
+    def close(self) -> None:
+        try:
+            self._requests.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=0.5 if sys.exc_info()[0] is not None else 5)   # failing: no wait
+        except subprocess.TimeoutExpired:
+            _kill_group(self.proc)
+
+    def end(self, timeout: float = 20) -> int:
+        """End of input: the implementation closes its board and exits (its exit code)."""
+        try:
+            self._requests.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(self.proc)
+            raise Fail(f"serve did not exit within {timeout} s of the end of its input") from None
+
+    def kill(self) -> None:
+        """Kill it at once (SIGKILL where there are signals), with what it started: it closes nothing."""
+        _kill_group(self.proc)
+        self.proc.wait()
+
+
+def _reap(proc: "subprocess.Popen[Any]", timeout: float = 20) -> None:
+    """Let a scenario's program end by itself for ``timeout`` s, then kill it; at once when the
+    scenario is failing (called from a ``finally`` while its ``Fail`` propagates)."""
+    if sys.exc_info()[0] is not None:
+        timeout = 0.5
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _exit_code(proc: "subprocess.Popen[Any]", timeout: float = 30) -> int:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Fail(f"the implementation kept running for {timeout} s") from None
+    return proc.returncode
+
+
+def _kill(proc: "subprocess.Popen[Any]") -> None:
+    proc.kill()
+    proc.wait()

@@ -1,0 +1,93 @@
+"""Running the scenarios and reporting pass, fail or skip for each."""
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Sequence, TextIO
+
+from .board import (
+    s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
+from .common import Fail, Skip, VIEW
+from .games import (
+    s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
+    s_record_trust, s_refused_move, s_runs, s_version)
+from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
+from .process import _stop_all
+from .restarts import (
+    s_board_gone, s_end_reoffer, s_end_restart, s_full_disk, s_gone, s_refused_record, s_restart_new,
+    s_restart_size, s_result, s_resume, s_take_over)
+
+
+# A scenario's docstring begins with the clauses it checks, then ": " and what it does; it is called
+# with the implementation's command and a board folder, and a game scenario with the play command too
+Scenario = Callable[..., None]
+Result = tuple[str, str, bool, str]         # name, clauses, passed (or skipped), why not / why skipped
+
+BOARD_SCENARIOS: list[Scenario] = [s_init, s_send, s_recv, s_redeliver, s_talk, s_quiet, s_members, s_lock_held, s_stale, s_stale_short, s_garbage,
+                   s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
+
+GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
+                  s_end_restart, s_classic_white, s_classic_black, s_restart_size, s_restart_new, s_refused_record,
+                  s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
+
+
+def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, only: Sequence[str] | None = None,
+        stream: TextIO = sys.stdout, base_b: str | Path | None = None) -> list[Result]:
+    """Run the scenarios; boards under ``base`` (default: a temporary folder).
+
+    ``base_b``: the same folder seen through a second mount; the kit and our
+    players then work through it while the implementation uses ``base``.
+    Every program a scenario started is stopped when it ends (Ctrl+C too: then the
+    results so far are summed up and ``KeyboardInterrupt`` goes on).
+    """
+    play_cmd = play_cmd or f"{cmd} play"
+    results: list[Result] = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(base) if base else Path(tmp)
+            VIEW.clear()
+            VIEW.update(a=root, b=Path(base_b) if base_b else None)
+            for i, fn in enumerate(BOARD_SCENARIOS + GAME_SCENARIOS, 1):
+                name = fn.__name__[2:]
+                if only and name not in only:
+                    continue
+                d = root / f"{i:02d}-{name}-{os.getpid()}"
+                d.mkdir(parents=True)
+                t = time.monotonic()
+                try:
+                    if fn in GAME_SCENARIOS:
+                        fn(cmd, d, play_cmd)
+                    else:
+                        fn(cmd, d)
+                    ok, why = True, ""
+                except Skip as e:
+                    ok, why = True, f"skipped: {e}"
+                except Fail as e:
+                    ok, why = False, str(e)
+                except Exception as e:  # a crash in the implementation's answers is a failure too
+                    ok, why = False, f"{type(e).__name__}: {e}"
+                finally:
+                    _stop_all()
+                doc = (fn.__doc__ or "").strip()
+                clauses, _, title = doc.partition(": ")
+                word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
+                stream.write(f"{word}  {name:15s} {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
+                if why:
+                    stream.write(f"      {why}\n")
+                stream.flush()
+                results.append((name, clauses, ok, why))
+    except KeyboardInterrupt:
+        _stop_all()
+        _summary(results, stream, " (interrupted)")
+        raise
+    _summary(results, stream)
+    return results
+
+
+def _summary(results: list[Result], stream: TextIO, note: str = "") -> None:
+    skipped = sum(why.startswith("skipped:") for _, _, _, why in results)
+    passed = sum(ok for _, _, ok, _ in results) - skipped
+    stream.write(f"{passed} passed, {len(results) - passed - skipped} failed, {skipped} skipped "
+                 f"(a skipped clause is not checked here){note}\n")
+    stream.flush()
