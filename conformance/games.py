@@ -460,7 +460,7 @@ def s_classic_black(cmd: str, d: Path, play_cmd: str) -> None:
 
 
 def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
-    """D4 D5 D6: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
+    """D4 D5 D6 D6a: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
     for name, secret, rec, why in (
             ("forged-end", None, Record(id="g-forged", size=8, black="impl", white="kit", moves="f5d6c3",
                                         status="over", result="64-0"),
@@ -477,8 +477,17 @@ def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
             hello = _expect_from(kit, "hello", theirs, what=f" with {why} on the board")
             check(not hello.get("moves"), f"with {why}, black offered {hello.text[:120]!r}: nothing of such a "
                                           "record may be used (D6: the game goes on from no plies)")
-            names = sorted(p.name for p in (sub / "records").iterdir())
-            check(len([n for n in names if re.fullmatch(rf"{re.escape(rec.id)}\.set-aside-[0-9a-f]{{16}}", n)]) == 1,
+            if secret:      # D6a: it may wait for a message signed with its secret before setting it aside
+                kit.send("black", protocol.control("welcome", v=1, role="white", name="kit",
+                                                   game=hello.get("game"), moves=hello.get("moves")))
+            pattern = rf"{re.escape(rec.id)}\.set-aside-[0-9a-f]{{16}}"
+            deadline = time.monotonic() + 10
+            while True:
+                names = sorted(p.name for p in (sub / "records").iterdir())
+                if any(re.fullmatch(pattern, n) for n in names) or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            check(len([n for n in names if re.fullmatch(pattern, n)]) == 1,
                   f"with {why}, the record was not set aside as records/{rec.id}.set-aside-<token> (D6): "
                   f"records/ holds {names}")
         finally:
