@@ -234,11 +234,14 @@ class Records:
 
     def _read(self, rel, whole=False):
         """The text of ``records/current`` or an ack file (its first 4096 bytes, R1), or with
-        ``whole`` of a game record (``ValueError`` when it is over ``MAX_RECORD`` bytes: damaged,
-        as interop/js judges it, B7 D1); None when missing or not a regular file."""
+        ``whole`` of a game record (``Damaged`` when it is over ``MAX_RECORD`` bytes or not a
+        regular file, as interop/js judges it, B7 D1); None when missing (or, without ``whole``,
+        not a regular file)."""
         try:
             data = self.root.read(rel, MAX_RECORD + 1 if whole else SMALL_READ, strict=True)
         except fsops.NotRegular as e:
+            if whole:       # a game record made a folder, a link, a FIFO: damaged, set aside (D6)
+                raise Damaged(f"it is {e.strerror}") from None
             if rel not in self._warned:
                 self._warned.add(rel)
                 log.warning("%s: not used (%s)", self.root.path(rel), e)

@@ -322,9 +322,9 @@ TEXTS = {
                          "({where}) and is not used.",
                          "伝言台の対局 {id}の棋譜は信用できません: {reason}。棋譜は別名で残し（{where}）、"
                          "使いません。"),
-    "record_damaged": ("The record of game {id} on the board contradicts itself: {reason}. It was set aside "
+    "record_damaged": ("The record of game {id} on the board is damaged: {reason}. It was set aside "
                        "({where}) and is not used.",
-                       "伝言台の対局 {id}の棋譜は内容が矛盾しています: {reason}。棋譜は別名で残し（{where}）、"
+                       "伝言台の対局 {id}の棋譜は壊れています: {reason}。棋譜は別名で残し（{where}）、"
                        "使いません。"),
     "recover": ("Game {id} goes on from the moves {colour} still has; if it has none, it starts again from "
                 "the first move.",

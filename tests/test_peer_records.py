@@ -134,7 +134,7 @@ def test_a_forged_end_is_not_believed(tmp_path):
     rb, ob, rw, ow = run_pair(board)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     said = ob + ow
-    assert f"The record of game {gid} on the board contradicts itself: it says the game is over" in said
+    assert f"The record of game {gid} on the board is damaged: it says the game is over" in said
     assert "64-0" not in (final_line(ob) or "") and final_line(ob) == final_line(ow) is not None
     kept = set_aside(board, gid)
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == forged
@@ -324,7 +324,7 @@ def test_javascript_white_does_not_believe_a_forged_end(tmp_path):
             if p.poll() is None:
                 p.kill()
     assert rb == rw == 0, (ob[-800:], ow[-800:])
-    assert "contradicts itself: it says the game is over" in ob + ow, (ob[-800:], ow[-800:])
+    assert "is damaged: it says the game is over" in ob + ow, (ob[-800:], ow[-800:])
     assert len(set_aside(board, gid)) == 1
     rec = record(board)
     assert rec is not None and rec.status == "over" and rec.result != "64-0"
@@ -351,3 +351,24 @@ def test_a_wrong_or_missing_secret_on_one_side_changes_no_record(tmp_path):
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert f"Resuming game {gid}" in ob and f"at move {n + 1}" in ob, ob[-1500:]
     assert final_line(ob) == final_line(ow) is not None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a FIFO is POSIX")
+@pytest.mark.parametrize("what", ["folder", "fifo"])
+def test_a_record_that_is_not_a_file_is_said_and_set_aside(tmp_path, what):
+    """A record made a folder or a FIFO is damaged (D6): both sides say so, it is set aside (moved,
+    never opened), and a game is played under the same id."""
+    board = tmp_path / "b"
+    both_leave(board, lambda: plies(board) >= 3, "3 plies")
+    gid = Records(board).current_id()
+    path = Records(board).path(gid)
+    path.unlink()
+    path.mkdir() if what == "folder" else os.mkfifo(path)
+    rb, ob, rw, ow = run_pair(board)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"The record of game {gid} on the board is damaged: it is a {'folder' if what == 'folder' else 'FIFO'}" \
+        in ob + ow, (ob[-800:], ow[-800:])
+    kept = set_aside(board, gid)
+    assert len(kept) == 1 and (kept[0].is_dir() if what == "folder" else kept[0].is_fifo())
+    rec = Records(board).current()
+    assert rec.id == gid and rec.status == "over" and final_line(ob) == final_line(ow) is not None

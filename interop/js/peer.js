@@ -587,7 +587,7 @@ class Player {
       }
       const where = this.records.setAside(id);                 // D6
       this.setAsideGame = [id, e.size || this.wantSize || 8];
-      this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'contradicts itself'}: ` +
+      this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
                `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
     }
     return null;
