@@ -358,11 +358,22 @@ def load_file(path, secret: bytes | None = None) -> Record:
     """A record file named by the user (``python -m peer replay FILE``), checked as ``load`` checks
     a record on the board (D4 with ``secret``, D5); ``ValueError`` for anything but a regular
     file (a FIFO is not waited on) or a record that is not sound."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = f.read(MAX_RECORD + 1)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except IsADirectoryError:       # (Windows cannot open a folder)
+        raise ValueError("a folder, not a game record") from None
+    except OSError as e:
+        raise ValueError(e.strerror or str(e)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("a folder, not a game record" if stat.S_ISDIR(os.fstat(fd).st_mode)
+                             else "not a regular file")
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            data = f.read(MAX_RECORD + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if len(data) > MAX_RECORD:
         raise Damaged("too big for a game record")
     rec = Record.parse(data.decode("utf-8", "replace"))

@@ -29,7 +29,7 @@ def test_unusable_board_folder_gives_a_clear_message(tmp_path):
     f = tmp_path / "a-file"
     f.write_text("not a folder")
     rb, ob = finish(player("black", f, "--ai", "random"))
-    assert rb == 2 and "Cannot play: " in ob and "cannot use" in ob
+    assert rb == 2 and "Cannot play: " in ob and "is a file, not a folder" in ob, ob
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "cardstand.board").write_text("somebody else's file")
     rb, ob = finish(player("white", tmp_path / "foreign", "--ai", "random"))

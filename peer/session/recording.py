@@ -3,6 +3,7 @@ import logging
 import time
 import uuid
 
+from comm import fsops
 from engine import BLACK, PASS, Game, notation
 
 from ..protocol import replay
@@ -42,7 +43,10 @@ class Recording:
         except (OSError, ValueError) as e:
             log.warning("could not save the game record: %s", e)
             if self.save_failed is None:
-                self.say("record_failed", reason=e)
+                kind = fsops.trouble(e) if isinstance(e, OSError) else None
+                reason = self._cause(kind) if kind in ("readonly", "denied", "io") else \
+                    (e.strerror or str(e)) if isinstance(e, OSError) else e
+                self.say("record_failed", reason=reason)
             self.save_failed = str(e)
 
     def _load(self, gid):
