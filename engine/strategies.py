@@ -36,7 +36,7 @@ from .notation import PASS
 from .position import BLACK, Position
 
 
-MAX_THREADS = 64   # the compiled Searcher's limit (engine/_core.pyx MAX_THREADS)
+MAX_THREADS = 64   # the compiled Searcher's limit (MAX_THREADS in engine/searcher.pxi)
 
 
 def default_threads():
