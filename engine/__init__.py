@@ -7,21 +7,31 @@
 
 Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
 """
+from typing import Callable
+
 from .backend import core
 from .game import Game
-from .notation import PASS, parse_square, square_name
-from .position import BLACK, WHITE, IllegalMove, Position, check_size, parse_size, size_option
+from .notation import DIRECTIONS, PASS, parse_square, square_name
+from .position import BLACK, WHITE, IllegalMove, Position, check_size, parse_size
 
-__all__ = ["BLACK", "WHITE", "PASS", "Game", "IllegalMove", "Position", "perft",
-           "parse_square", "square_name", "core_name", "check_size", "parse_size",
-           "size_option"]
+__all__ = ["BLACK", "WHITE", "PASS", "DIRECTIONS", "Game", "IllegalMove", "Position", "perft",
+           "parse_square", "square_name", "core_name", "check_size", "parse_size", "size_option"]
 
 
-def perft(position, depth, bulk=False):
+def perft(position: Position, depth: int, bulk: bool = False) -> int:
     """Leaf positions ``depth`` plies below ``position`` (a pass is a ply; a finished game is one leaf)."""
     return core.perft(position.size, position.player, position.opponent, depth, bulk)
 
 
-def core_name():
+def core_name() -> str:
     """``'compiled'`` or ``'pure-python'``: the rules core in use."""
     return core.NAME
+
+
+def __getattr__(name: str) -> Callable[[str], int]:
+    # ``engine.size_option`` lives in the command-line module ``engine.options`` (argparse is
+    # loaded only by command lines); this keeps the old import working for the players' cli.
+    if name == "size_option":
+        from .options import size_option
+        return size_option
+    raise AttributeError(f"module 'engine' has no attribute {name!r}")

@@ -7,8 +7,8 @@ import time
 
 from . import backend
 from .cliargs import number, output_file, seconds, whole
-from .position import Position, size_option
-from .strategies import threads_option
+from .options import size_option, threads_option
+from .position import Position
 
 PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
@@ -229,7 +229,7 @@ def cmd_book(args):
     from . import book
     from .position import IllegalMove
     if args.book_cmd == "build":
-        from . import bookbuild
+        from .fit import book as bookbuild
         try:
             bookbuild.build(args.out, plies=args.plies, depth=args.depth, width=args.width, seed=args.seed,
                             positions=args.positions or None, minutes=args.minutes, resume=args.resume,
@@ -262,7 +262,8 @@ def cmd_book(args):
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m engine`` and its subcommands."""
-    from . import bookbuild, tournament
+    from . import tournament
+    from .fit import book as bookbuild
     ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,

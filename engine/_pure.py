@@ -7,11 +7,9 @@ compiled core is checked against.
 """
 from functools import lru_cache
 
-NAME = "pure-python"
+from .notation import DIRECTIONS
 
-# (dx, dy) in the order the beginner API lists directions: up, up-right,
-# right, down-right, down, down-left, left, up-left ("up" is towards row 1).
-DIRECTIONS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+NAME = "pure-python"
 
 
 class _Geometry:

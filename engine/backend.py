@@ -17,3 +17,5 @@ else:
     core = _pure
 
 pure = _pure
+
+MAX_THREADS = 64   # the compiled search's limit (MAX_THREADS in engine/searcher.pxi)

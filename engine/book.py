@@ -4,7 +4,7 @@ Named lines are written from black's first move f5; a game that began d3, c4
 or e6 is matched through the board's symmetries that keep the start position.
 
 The learned book (``book.bin.gz`` beside this file, built by
-``python -m engine book build``, see ``engine.bookbuild``) holds 8x8 positions
+``python -m engine book build``, see ``engine.fit.book``) holds 8x8 positions
 in a canonical form under the 8 symmetries of the square board, each with the
 value of every legal move: the final disc difference for the side to move,
 in 1/4 disc, from a deep search with the pattern evaluation at the leaves and

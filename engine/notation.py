@@ -7,6 +7,10 @@ output.
 import re
 
 PASS = -1
+
+# The eight directions as (dx, dy), "up" towards row 1: up, up-right, right, down-right,
+# down, down-left, left, up-left (the order of the tutorial's beginner API).
+DIRECTIONS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 PASS_WORDS = ("pass", "pa", "ps", "--", "@@")
 
 SQUARE = re.compile(r"([a-z])([0-9]{1,2})")

@@ -12,7 +12,7 @@ in 1/``SCALE`` disc; the sum is returned in 1/``EVAL_UNIT`` disc, rounded
 toward zero.  Its meaning is the expected final
 disc difference for the side to move.
 
-The weights are fitted by ``python -m engine.train`` (see docs/ai.md) and
+The weights are fitted by ``python -m engine.fit.weights`` (see docs/ai.md) and
 shipped in ``weights.bin.gz`` beside this file.  ``evaluate`` below is the
 readable reference that the compiled evaluation is tested against.
 """

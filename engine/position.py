@@ -1,6 +1,4 @@
 """The position type: one board, two masks (side to move, opponent), who moves."""
-import argparse
-
 from . import notation
 from .backend import core
 from .notation import PASS
@@ -37,14 +35,6 @@ def parse_size(text):
     if not isinstance(text, str) or not text.isascii() or not text.isdigit() or len(text) > 3:
         raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {str(text)[:20]!r})")
     return check_size(int(text))
-
-
-def size_option(text):
-    """``parse_size`` for a command-line option (``argparse``'s ``type=``)."""
-    try:
-        return parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 class IllegalMove(ValueError):

@@ -26,17 +26,15 @@ import random
 import threading
 import time
 from functools import lru_cache
+from typing import Callable
 
 from . import book, notation, patterns
 from . import book as _books  # Best's parameter `book` hides the module
-from .backend import core
+from .backend import MAX_THREADS, core
+from .notation import PASS
+from .position import Position
 
 compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
-from .notation import PASS
-from .position import BLACK, Position
-
-
-MAX_THREADS = 64   # the compiled Searcher's limit (MAX_THREADS in engine/searcher.pxi)
 
 
 def default_threads():
@@ -50,18 +48,6 @@ def default_threads():
     else:
         n = os.cpu_count()
     return max(1, min(MAX_THREADS, n or 1))
-
-
-def threads_option(text):
-    """A thread count for a command-line option (``argparse``'s ``type=``): 1..MAX_THREADS."""
-    import argparse
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..{MAX_THREADS}: {text!r}")
-    return n
 
 
 def _bits(mask):
@@ -820,15 +806,10 @@ def analyse(position, seconds=1.0, depth=60):
     return out
 
 
-def move_for_board(strategy, board, bw, time_limit=1.0):
-    """For beginner programs: the ``[y, x]`` a strategy plays on an ``othellotool`` board, or None to pass.
-
-    ``board[y][x]`` holds -1 (empty), 0 (black) or 1 (white); ``bw`` is the colour to move.
-    """
-    if isinstance(strategy, str):
-        strategy = get(strategy)
-    n = len(board)
-    black = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 0)
-    white = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 1)
-    m = strategy.next_move(Position.from_colours(n, black, white, BLACK if bw == 0 else 1), time_limit)
-    return None if m == PASS else [m // n, m % n]
+def __getattr__(name: str) -> Callable[[str], int]:
+    # ``threads_option`` lives in the command-line module ``engine.options`` (argparse is
+    # loaded only by command lines); this keeps the old import working for the players' cli.
+    if name == "threads_option":
+        from .options import threads_option
+        return threads_option
+    raise AttributeError(f"module 'engine.strategies' has no attribute {name!r}")

@@ -15,18 +15,15 @@ size from the board.
         board[y][x] = 0                    # the caller places the new disc
     ot.BoardDisplay(board, ot.ListLegalPlaces(1, board))
     print(ot.CountingStone(board))         # (4, 1)
+    print(ot.move_for_board("table", board, 1))   # a computer player's [y, x] (None: pass)
 """
-from engine import _pure
-from engine.backend import core
-from engine.position import Position, check_size
+from engine import BLACK as _ENGINE_BLACK, DIRECTIONS, PASS, WHITE as _ENGINE_WHITE
+from engine import Position, check_size, strategies
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 
-# up, up-right, right, down-right, down, down-left, left, up-left (as (dx, dy))
-DIRECTIONS = _pure.DIRECTIONS
-
 __all__ = ["SetBoard", "MsgToPos", "GetSeries", "GetDirLength", "RevDirLength",
-           "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone"]
+           "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone", "move_for_board"]
 
 
 def _masks(board):
@@ -48,6 +45,11 @@ def _masks(board):
             elif c != EMPTY:
                 raise ValueError(f"board[{y}][{x}] is {c!r}; cells are -1 (empty), 0 (black) or 1 (white)")
     return n, black, white
+
+
+def _position(n, black, white, c):
+    """The engine's position of the board with colour ``c`` to move."""
+    return Position.from_colours(n, black, white, _ENGINE_BLACK if c == BLACK else _ENGINE_WHITE)
 
 
 def _colour(c):
@@ -100,8 +102,7 @@ def GetDirLength(board, y, x, c):
     _colour(c)
     if not (0 <= y < n and 0 <= x < n):
         return [0] * 8
-    me, opp = (black, white) if c == BLACK else (white, black)
-    flipped = core.flips(n, me, opp, y * n + x)
+    flipped = _position(n, black, white, c).flips(y * n + x)
     counts = []
     for dx, dy in DIRECTIONS:
         k, yy, xx = 0, y + dy, x + dx
@@ -131,8 +132,7 @@ def ListLegalPlaces(bw, board):
     """Legal squares for colour ``bw`` as ``[[y, x], ...]`` in row-major order."""
     n, black, white = _masks(board)
     _colour(bw)
-    me, opp = (black, white) if bw == BLACK else (white, black)
-    m = core.moves(n, me, opp)
+    m = _position(n, black, white, bw).legal_moves_mask()
     return [[sq // n, sq % n] for sq in range(n * n) if m >> sq & 1]
 
 
@@ -161,3 +161,18 @@ def CountingStone(board):
     """``(black, white)`` disc counts."""
     _, black, white = _masks(board)
     return black.bit_count(), white.bit_count()
+
+
+def move_for_board(strategy, board, bw, time_limit=1.0):
+    """The ``[y, x]`` a computer player (a name from ``engine.strategies``, or a strategy) plays for
+    colour ``bw`` on ``board``, or None when it must pass.
+
+    >>> move_for_board("greedy", SetBoard(), BLACK, 0.05)
+    [2, 3]
+    """
+    if isinstance(strategy, str):
+        strategy = strategies.get(strategy)
+    n, black, white = _masks(board)
+    _colour(bw)
+    m = strategy.next_move(_position(n, black, white, bw), time_limit)
+    return None if m == PASS else [m // n, m % n]

@@ -34,7 +34,7 @@ def tiny(tmp_path_factory):
     """A tiny book built in a temporary folder: (path, LearnedBook)."""
     if strategies.compiled is None or not patterns.install():
         pytest.skip("building a book needs the compiled search and the pattern weights")
-    from engine import bookbuild
+    from engine.fit import book as bookbuild
     path = tmp_path_factory.mktemp("book") / "tiny.bin.gz"
     b = bookbuild.build(path, log=lambda line: None, **TINY)
     return path, b
@@ -89,7 +89,7 @@ def test_all_8_images_share_one_key_and_moves_map_back():
 
 @needs_search
 def test_a_tiny_build_is_deterministic_resumable_and_passes_check(tiny, tmp_path, capsys):
-    from engine import bookbuild
+    from engine.fit import book as bookbuild
     path, b = tiny
     again = tmp_path / "again.bin.gz"
     bookbuild.build(again, log=lambda line: None, **TINY)

@@ -1,9 +1,9 @@
 """Fit the pattern evaluation (``engine/weights.bin.gz``) from self-play.
 
-    python -m engine.train                      # both rounds below, about an hour on 2 cores
-    python -m engine.train generate --games 50000 --data games.npz
-    python -m engine.train generate --games 30000 --seed 2 --evaluation patterns --data more.npz
-    python -m engine.train fit --data games.npz --data more.npz --out engine/weights.bin.gz
+    python -m engine.fit.weights                      # both rounds below, about an hour on 2 cores
+    python -m engine.fit.weights generate --games 50000 --data games.npz
+    python -m engine.fit.weights generate --games 30000 --seed 2 --evaluation patterns --data more.npz
+    python -m engine.fit.weights fit --data games.npz --data more.npz --out engine/weights.bin.gz
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -30,14 +30,14 @@ import time
 from multiprocessing import get_context
 from pathlib import Path
 
-from . import patterns
-from .position import Position
+from .. import patterns
+from ..position import Position
 
 
 
 def play_game(seed, depth=6, exact=14, evaluation="full"):
     """One self-play game: a list of (P, O, moves of P, moves of O, label for P)."""
-    from . import _core
+    from .. import _core
     rng = random.Random(seed)
     start = Position.start()
     P, O = start.player, start.opponent
@@ -178,7 +178,7 @@ def _joined(parts):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m engine.fit.weights", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all",

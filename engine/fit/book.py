@@ -19,10 +19,10 @@ import struct
 import time
 import zlib
 
-from . import book as books, patterns
-from .backend import compiled, core
-from .book import UNIT, LearnedBook, canonical, child_key
-from .position import Position
+from .. import book as books, patterns
+from ..backend import compiled, core
+from ..book import UNIT, LearnedBook, canonical, child_key
+from ..position import Position
 
 
 def _bits(mask):
