@@ -13,6 +13,7 @@ only reads it and gives it to the compiled search.  Depths beyond the fitted
 ones get no cut.
 """
 from pathlib import Path
+from typing import Optional
 
 TABLE = Path(__file__).with_name("probcut.txt")
 T = 1.5                 # standard deviations that make a cut
@@ -21,13 +22,14 @@ MAX_DEPTH = 12
 MIN_DEPTH = 3
 
 
-def stage(empties):
+def stage(empties: int) -> int:
+    """The table's stage of a position with ``empties`` empty squares."""
     return 0 if empties >= 40 else (1 if empties >= 25 else 2)
 
 
-def load(path=TABLE):
+def load(path: Path = TABLE) -> tuple[float, list[list[int]], list[list[int]]]:
     """``(t, biases, sigmas)`` from a table file; ValueError on anything malformed."""
-    t = None
+    t: Optional[float] = None
     biases = [[0] * (MAX_DEPTH + 1) for _ in range(STAGES)]
     sigmas = [[0] * (MAX_DEPTH + 1) for _ in range(STAGES)]
     for number, line in enumerate(Path(path).read_text(encoding="ascii").splitlines(), 1):
@@ -56,7 +58,7 @@ def load(path=TABLE):
     return t, biases, sigmas
 
 
-def install(path=TABLE):
+def install(path: Path = TABLE) -> bool:
     """Give the table to the compiled search; False (and no cuts) without a core or a usable file."""
     try:
         from . import _core
