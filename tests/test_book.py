@@ -282,3 +282,14 @@ def test_the_shipped_book_passes_check_and_best_uses_it():
         values = lb.moves(g.position)
         assert values and values[m] >= max(values.values()) - ai.book_margin
         g.play(m)
+
+
+def test_build_with_no_position_limit(tmp_path):
+    """``book build --positions 0`` means no limit (it used to end in a TypeError)."""
+    if strategies.compiled is None or not patterns.install():
+        pytest.skip("building a book needs the compiled search and the pattern weights")
+    from engine import __main__ as engine_cli
+    out = tmp_path / "open.bin.gz"
+    assert engine_cli.main(["book", "build", "--out", str(out), "--positions", "0", "--plies", "2",
+                            "--depth", "1"]) == 0
+    assert len(book.load(out)) == 2   # the start and the one position after f5 (all four are alike)

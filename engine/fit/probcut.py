@@ -13,19 +13,20 @@ import os
 import random
 import sys
 from pathlib import Path
+from typing import Optional, TextIO, Union
 
 from .. import patterns
 from ..position import Position
 from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage
 
 
-def sample_positions(count, seed):
+def sample_positions(count: int, seed: int) -> list[Position]:
     """Positions from self-play, about a third in each stage, none where the side to move passes."""
     from .._core import Searcher
     patterns.install()
     rng = random.Random(seed)
     wanted = [count // STAGES + (i < count % STAGES) for i in range(STAGES)]
-    found = [[] for _ in range(STAGES)]
+    found: list[list[Position]] = [[] for _ in range(STAGES)]
     searcher = Searcher(18, 1)
     searcher.selective = False
     while any(len(found[i]) < wanted[i] for i in range(STAGES)):
@@ -46,7 +47,7 @@ def sample_positions(count, seed):
     return [q for group in found for q in group]
 
 
-def measure(position, max_depth):
+def measure(position: Position, max_depth: int) -> Optional[list[int]]:
     """The search value at each depth 0..max_depth (no ProbCut), or None near a proven result."""
     from .._core import Searcher, evaluate
     values = [evaluate(position.player, position.opponent, "patterns")]
@@ -60,9 +61,11 @@ def measure(position, max_depth):
     return values
 
 
-def fit(count=150, max_depth=10, seed=1, out=TABLE, stream=sys.stdout):
+def fit(count: int = 150, max_depth: int = 10, seed: int = 1, out: Union[str, Path] = TABLE,
+        stream: TextIO = sys.stdout) -> Union[str, Path]:
+    """Fit the table on ``count`` positions searched to ``max_depth``; write it to ``out``."""
     positions = sample_positions(count, seed)
-    diffs = {}
+    diffs: dict[tuple[int, int], list[int]] = {}
     for i, p in enumerate(positions, 1):
         values = measure(p, max_depth)
         if values is not None:
@@ -87,7 +90,7 @@ def fit(count=150, max_depth=10, seed=1, out=TABLE, stream=sys.stdout):
     return out
 
 
-def main(argv=None):
+def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.fit.probcut", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
