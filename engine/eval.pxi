@@ -157,6 +157,3 @@ def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_
     PAT_W = w
     PAT_COUNT = len(instances)
 
-
-def has_patterns():
-    return PAT_W != NULL
