@@ -7,7 +7,7 @@
 
 Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
 """
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .backend import core
 from .game import Game
@@ -28,10 +28,14 @@ def core_name() -> str:
     return core.NAME
 
 
-def __getattr__(name: str) -> Callable[[str], int]:
-    # ``engine.size_option`` lives in the command-line module ``engine.options`` (argparse is
-    # loaded only by command lines); this keeps the old import working for the players' cli.
-    if name == "size_option":
-        from .options import size_option
-        return size_option
-    raise AttributeError(f"module 'engine' has no attribute {name!r}")
+# ``engine.size_option`` lives in the command-line module ``engine.options``, so that argparse
+# is loaded only by command lines; the old import keeps working (for the players' cli), lazily.
+# mypy sees the one name, not a __getattr__ that would accept any.
+if TYPE_CHECKING:
+    from .options import size_option
+else:
+    def __getattr__(name: str) -> Callable[[str], int]:
+        if name == "size_option":
+            from .options import size_option
+            return size_option
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
