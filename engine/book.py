@@ -21,7 +21,7 @@ import struct
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypedDict, Union
 
 from . import gzipped
 from .backend import core
@@ -328,7 +328,21 @@ def _describe(i: int, P: int, O: int) -> str:
     return f"position {i} ({cells}, X to move)"
 
 
-def check(path: PathLike = BOOK) -> dict[str, Any]:
+class Summary(TypedDict):
+    """What ``check`` found in a good book file."""
+
+    positions: int
+    moves: int
+    deepest: int            # the most plies from the start of a stored position
+    bytes: int              # the file's size
+    plies: int              # the build's options
+    depth: int
+    width: float            # discs
+    seed: int
+    root: Optional[float]   # the start position's value in discs (None: not in the book)
+
+
+def check(path: PathLike = BOOK) -> Summary:
     """Verify a book file; a summary dict when it is good, else BookError naming the first problem.
 
     Checks the header and checksum, that every position is in canonical form, has no square
@@ -402,4 +416,4 @@ def show(book: LearnedBook, transcript: str = "") -> list[str]:
 
 __all__ = ["OPENINGS", "book_moves", "opening_name", "symmetries", "BOOK", "BookError", "LearnedBook",
            "canonical", "canonical_form", "transform", "SQUARE_MAPS", "INVERSE", "load", "loads",
-           "dumps", "save", "learned", "learned_error", "check", "show", "child_key"]
+           "dumps", "save", "learned", "learned_error", "check", "Summary", "show", "child_key"]
