@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import Position, patterns  # noqa: E402
 from engine.backend import compiled  # noqa: E402
-from engine.strategies import threads_option  # noqa: E402
+from engine.options import threads_option  # noqa: E402
 
 REFERENCE = {40: 0.44, 41: 1.32, 42: 2.51, 43: 2.66, 44: 2.18}   # seconds, plain C
 REFERENCE_40_49 = 171.0

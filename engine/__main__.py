@@ -4,11 +4,13 @@ import platform
 import statistics
 import sys
 import time
+from typing import Iterator, Optional
 
 from . import backend
+from .backend import Core
 from .cliargs import number, output_file, seconds, whole
-from .position import Position, size_option
-from .strategies import threads_option
+from .options import size_option, threads_option
+from .position import Position
 
 PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
@@ -18,13 +20,14 @@ MAX_DEPTH = 999          # perft: deeper than any game on the largest board is l
 MAX_REQUEST = 1 << 20    # move: bytes of the request read from stdin at most
 
 
-def cmd_info(args):
+def cmd_info(args: argparse.Namespace) -> None:
     print(f"rules core : {backend.core.NAME}")
     if backend.compiled is None:
         print("compiled   : not built (no C compiler at install time?); "
               "reinstall with a compiler for the fast path")
     else:
-        print(f"compiled   : built ({backend.compiled.__file__})")
+        from . import _core
+        print(f"compiled   : built ({_core.__file__})")
         if backend.core is backend.pure:
             print("             not in use: OTHELLO_ENGINE=pure is set")
     from . import book
@@ -35,13 +38,13 @@ def cmd_info(args):
     print(f"machine    : {platform.machine()} {platform.system()}")
 
 
-def _core_for(args):
+def _core_for(args: argparse.Namespace) -> Core:
     if args.pure:
         return backend.pure
     return backend.core
 
 
-def cmd_perft(args):
+def cmd_perft(args: argparse.Namespace) -> int:
     core = _core_for(args)
     start = Position.start(args.size)
     print(f"perft on {args.size}x{args.size}, {core.NAME} core"
@@ -62,7 +65,7 @@ def cmd_perft(args):
     return 0
 
 
-def _rate(core, depth, bulk, repeat):
+def _rate(core: Core, depth: int, bulk: bool, repeat: int) -> tuple[int, float, float]:
     p = Position.start(8)
     times = []
     for _ in range(repeat):
@@ -75,11 +78,11 @@ def _rate(core, depth, bulk, repeat):
     return n, med, n / med
 
 
-def cmd_bench(args):
+def cmd_bench(args: argparse.Namespace) -> None:
     """Perft speed on 8x8: compiled without and with bulk counting, and pure Python, in one run."""
     print(f"engine bench: {platform.machine()}, {platform.python_implementation()} "
           f"{platform.python_version()}, median of {args.repeat} runs each")
-    rows = []
+    rows: list[tuple[str, Core, int, bool]] = []
     if backend.compiled is not None:
         rows.append(("compiled, every leaf made", backend.compiled, args.depth, False))
         rows.append(("compiled, bulk counting", backend.compiled, args.depth, True))
@@ -94,13 +97,13 @@ def cmd_bench(args):
         sys.stdout.flush()
 
 
-def _threads_for(ai, threads):
+def _threads_for(ai: str, threads: Optional[int]) -> None:
     from . import strategies
     if threads and not strategies.uses_threads(ai):
         raise ValueError(f"--threads is for --ai best, not {ai}")
 
 
-def cmd_move(args):
+def cmd_move(args: argparse.Namespace) -> int:
     """One-shot: read a position on stdin, print the AI's move as ``x y``."""
     from . import oneshot, strategies
     from .notation import PASS
@@ -125,7 +128,7 @@ def cmd_move(args):
 MAX_OBF = 4 * 1024 * 1024     # bytes: the FFO files are 5 KB a hundred positions
 
 
-def _obf_lines(source):
+def _obf_lines(source: str) -> Iterator[tuple[str, str, dict[str, int]]]:
     """(label, position text, expected {move: score}) from an .obf file or one position string."""
     from pathlib import Path
     if not source.strip():
@@ -163,7 +166,7 @@ def _obf_lines(source):
         yield f"{label}:{i}", board.strip(), expected
 
 
-def cmd_solve(args):
+def cmd_solve(args: argparse.Namespace) -> int:
     """Exact scores of .obf positions (or one position string)."""
     import json
     from .notation import square_name
@@ -215,7 +218,7 @@ def cmd_solve(args):
     return 1 if bad else 0
 
 
-def cmd_tournament(args):
+def cmd_tournament(args: argparse.Namespace) -> int:
     from . import tournament
     try:
         tournament.run(args.names, args.games, args.time, size=args.size, plies=args.opening,
@@ -226,7 +229,7 @@ def cmd_tournament(args):
     return 0
 
 
-def cmd_nboard(args):
+def cmd_nboard(args: argparse.Namespace) -> int:
     from . import nboard, strategies
     try:
         strategies.get(args.ai)
@@ -237,12 +240,12 @@ def cmd_nboard(args):
     return nboard.run(args.ai, args.time, threads=args.threads)
 
 
-def cmd_book(args):
+def cmd_book(args: argparse.Namespace) -> int:
     """The learned opening book: build, show, check."""
     from . import book
     from .position import IllegalMove
     if args.book_cmd == "build":
-        from . import bookbuild
+        from .fit import book as bookbuild
         try:
             bookbuild.build(args.out, plies=args.plies, depth=args.depth, width=args.width, seed=args.seed,
                             positions=args.positions or None, minutes=args.minutes, resume=args.resume,
@@ -275,7 +278,8 @@ def cmd_book(args):
 
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m engine`` and its subcommands."""
-    from . import bookbuild, tournament
+    from . import tournament
+    from .fit import book as bookbuild
     ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -381,7 +385,8 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None):
+def main(argv: Optional[list[str]] = None) -> int:
+    """Run one command of ``python -m engine``; returns the exit code."""
     ap = parser()
     args = ap.parse_args(argv)
     if args.cmd == "tournament":

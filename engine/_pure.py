@@ -7,17 +7,15 @@ compiled core is checked against.
 """
 from functools import lru_cache
 
-NAME = "pure-python"
+from .notation import DIRECTIONS
 
-# (dx, dy) in the order the beginner API lists directions: up, up-right,
-# right, down-right, down, down-left, left, up-left ("up" is towards row 1).
-DIRECTIONS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
+NAME = "pure-python"
 
 
 class _Geometry:
     __slots__ = ("size", "full", "shifts", "rays", "runs")
 
-    def __init__(self, size):
+    def __init__(self, size: int) -> None:
         n = size
         self.size = n
         self.full = (1 << (n * n)) - 1
@@ -49,11 +47,11 @@ class _Geometry:
 
 
 @lru_cache(maxsize=None)
-def geometry(size):
+def geometry(size: int) -> _Geometry:
     return _Geometry(size)
 
 
-def moves(size, P, O):
+def moves(size: int, P: int, O: int) -> int:
     """Mask of the legal moves for the side to move."""
     g = geometry(size)
     found = 0
@@ -74,7 +72,7 @@ def moves(size, P, O):
     return found & ~(P | O) & g.full
 
 
-def flips(size, P, O, sq):
+def flips(size: int, P: int, O: int, sq: int) -> int:
     """Mask of the discs that playing on ``sq`` turns over (0: not a legal move)."""
     if (P | O) >> sq & 1:
         return 0
@@ -96,14 +94,14 @@ def flips(size, P, O, sq):
     return flipped
 
 
-def perft(size, P, O, depth, bulk=False):
+def perft(size: int, P: int, O: int, depth: int, bulk: bool = False) -> int:
     """Leaf positions ``depth`` plies from here; a pass is a ply and a
     finished game is one leaf at every deeper depth."""
     g = geometry(size)
     return _perft(g, P, O, depth, False, bulk)
 
 
-def _perft(g, P, O, depth, passed, bulk):
+def _perft(g: _Geometry, P: int, O: int, depth: int, passed: bool, bulk: bool) -> int:
     if depth == 0:
         return 1
     m = moves(g.size, P, O)
@@ -126,14 +124,14 @@ def _perft(g, P, O, depth, passed, bulk):
 _M64 = (1 << 64) - 1
 
 
-def _mix(z):
+def _mix(z: int) -> int:
     z = (z + 0x9E3779B97F4A7C15) & _M64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
     return z ^ (z >> 31)
 
 
-def hash64(size, P, O):
+def hash64(size: int, P: int, O: int) -> int:
     """A 64-bit hash of (size, P, O), equal on both cores."""
     h = _mix(size)
     while P or O:

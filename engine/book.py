@@ -4,7 +4,7 @@ Named lines are written from black's first move f5; a game that began d3, c4
 or e6 is matched through the board's symmetries that keep the start position.
 
 The learned book (``book.bin.gz`` beside this file, built by
-``python -m engine book build``, see ``engine.bookbuild``) holds 8x8 positions
+``python -m engine book build``, see ``engine.fit.book``) holds 8x8 positions
 in a canonical form under the 8 symmetries of the square board, each with the
 value of every legal move: the final disc difference for the side to move,
 in 1/4 disc, from a deep search with the pattern evaluation at the leaves and
@@ -21,12 +21,17 @@ import struct
 import zlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Optional, TypedDict, Union
 
 from . import gzipped
 from .backend import core
 from .game import Game
 from .notation import square_name
 from .position import Position
+
+Key = tuple[int, int]
+"""A book key: the canonical ``(P, O)`` of a position."""
+PathLike = Union[str, Path]
 
 # name, moves (from f5). Names follow the common English / Japanese usage.
 OPENINGS = [
@@ -39,7 +44,7 @@ OPENINGS = [
 ]
 
 
-def symmetries(size=8):
+def symmetries(size: int = 8) -> list[tuple[int, ...]]:
     """The 4 maps of squares that keep the start position (identity, half turn, both diagonals)."""
     n = size
     maps = [lambda x, y: (x, y), lambda x, y: (n - 1 - x, n - 1 - y),
@@ -48,8 +53,8 @@ def symmetries(size=8):
 
 
 @lru_cache(maxsize=None)
-def _table():
-    table = {}
+def _table() -> dict[Key, dict[int, Optional[str]]]:
+    table: dict[Key, dict[int, Optional[str]]] = {}
     for sym in symmetries(8):
         for name, line in OPENINGS:
             g = Game.from_transcript(line)
@@ -65,18 +70,18 @@ def _table():
     return table
 
 
-def book_moves(position):
+def book_moves(position: Position) -> dict[int, Optional[str]]:
     """Book moves from ``position`` (8x8): ``{square: opening name or None}``."""
     if position.size != 8:
         return {}
     return dict(_table().get((position.player, position.opponent), {}))
 
 
-def opening_name(game):
+def opening_name(game: Game) -> Optional[str]:
     """The name of the longest book opening that ``game`` (a ``Game`` on 8x8) followed, or None."""
     if game.size != 8:
         return None
-    best = None
+    best: Optional[tuple[int, str]] = None
     for sym in symmetries(8):
         for name, line in OPENINGS:
             moves = [sym[m] for m in Game.from_transcript(line).moves]
@@ -89,19 +94,19 @@ def opening_name(game):
 
 # -- the 8 symmetries of the 8x8 board, on bit masks (square y * 8 + x) -----------------
 
-def _mirror(b):
+def _mirror(b: int) -> int:
     """x -> 7 - x: each row reversed."""
     b = ((b >> 1) & 0x5555555555555555) | ((b & 0x5555555555555555) << 1)
     b = ((b >> 2) & 0x3333333333333333) | ((b & 0x3333333333333333) << 2)
     return ((b >> 4) & 0x0F0F0F0F0F0F0F0F) | ((b & 0x0F0F0F0F0F0F0F0F) << 4)
 
 
-def _flip(b):
+def _flip(b: int) -> int:
     """y -> 7 - y: the rows in reverse order."""
     return int.from_bytes(b.to_bytes(8, "little"), "big")
 
 
-def _transpose(b):
+def _transpose(b: int) -> int:
     """(x, y) -> (y, x)."""
     t = 0x0F0F0F0F00000000 & (b ^ (b << 28))
     b ^= t ^ (t >> 28)
@@ -111,7 +116,7 @@ def _transpose(b):
     return b ^ t ^ (t >> 7)
 
 
-def _apply(b, i):
+def _apply(b: int, i: int) -> int:
     """Symmetry ``i`` (0..7; 0 is the identity) of a mask: transpose if bit 2, then flip the
     rows if bit 1, then mirror them if bit 0."""
     if i & 4:
@@ -123,7 +128,7 @@ def _apply(b, i):
     return b
 
 
-def transform(P, O, i):
+def transform(P: int, O: int, i: int) -> Key:
     """Symmetry ``i`` (0..7) of the position (P, O) on 8x8."""
     return _apply(P, i), _apply(O, i)
 
@@ -134,7 +139,7 @@ INVERSE = tuple(next(j for j in range(8) if all(SQUARE_MAPS[j][SQUARE_MAPS[i][sq
                 for i in range(8))
 
 
-def canonical_form(P, O):
+def canonical_form(P: int, O: int) -> tuple[int, int, int]:
     """``(P', O', i)``: the least of the 8 images of (P, O), and the symmetry ``i`` that makes it."""
     best = (P, O, 0)
     for i in range(1, 8):
@@ -144,9 +149,10 @@ def canonical_form(P, O):
     return best
 
 
-def canonical(P, O):
+def canonical(P: int, O: int) -> Key:
     """The key of (P, O) in the learned book: the same for all 8 symmetric images."""
-    return canonical_form(P, O)[:2]
+    p, o, _ = canonical_form(P, O)
+    return p, o
 
 
 # -- the learned book ----------------------------------------------------------------------
@@ -172,14 +178,15 @@ class LearnedBook:
     of the canonical position), and how the book was built (``plies``, ``depth``, ``width`` in
     1/4 disc, ``seed``)."""
 
-    def __init__(self, entries=None, plies=0, depth=0, width=0, seed=0):
-        self.entries = {} if entries is None else entries
+    def __init__(self, entries: Optional[dict[Key, dict[int, int]]] = None, plies: int = 0, depth: int = 0,
+                 width: int = 0, seed: int = 0) -> None:
+        self.entries: dict[Key, dict[int, int]] = {} if entries is None else entries
         self.plies, self.depth, self.width, self.seed = plies, depth, width, seed
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.entries)
 
-    def moves(self, position):
+    def moves(self, position: Position) -> dict[int, float]:
         """``{square: value in discs}`` for ``position`` (in its own squares), or ``{}`` if it is not
         in the book under any symmetry."""
         if position.size != 8:
@@ -191,18 +198,18 @@ class LearnedBook:
         back = SQUARE_MAPS[INVERSE[i]]
         return {back[sq]: v / UNIT for sq, v in stored.items()}
 
-    def value(self, key):
+    def value(self, key: Key) -> int:
         """The book's negamax value of a stored position (1/4 disc)."""
         return max(self.entries[key].values())
 
 
-def child_key(P, O, sq):
+def child_key(P: int, O: int, sq: int) -> Key:
     """The book key of the position after the side to move of (P, O) plays ``sq``."""
     f = core.flips(8, P, O, sq)
     return canonical(O ^ f, P | f | (1 << sq))
 
 
-def dumps(book):
+def dumps(book: LearnedBook) -> bytes:
     """The file's bytes (gzip) for a ``LearnedBook``; the same book always gives the same bytes."""
     body = bytearray()
     moves = 0
@@ -217,7 +224,7 @@ def dumps(book):
     return gzip.compress(MAGIC + head + bytes(body), 9, mtime=0)
 
 
-def save(book, path=BOOK):
+def save(book: LearnedBook, path: PathLike = BOOK) -> None:
     """Write ``book`` to ``path`` (through a temporary file, so a reader never sees half a book)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
@@ -225,7 +232,7 @@ def save(book, path=BOOK):
     tmp.replace(path)
 
 
-def _records(raw, name):
+def _records(raw: bytes, name: str) -> tuple[tuple[Any, ...], list[tuple[int, int, list[tuple[int, int]]]]]:
     """``(header fields, [(P, O, [(square, value)])])`` from a book file's bytes; BookError when
     they are not a whole book of this version."""
     if raw[:2] == gzipped.GZIP_MAGIC:
@@ -250,7 +257,8 @@ def _records(raw, name):
                         f"({npos} positions, {nmoves} moves)")
     if zlib.crc32(body) != crc:
         raise BookError(f"{name}: damaged: the checksum of the positions does not match the header")
-    out, at = [], 0
+    out: list[tuple[int, int, list[tuple[int, int]]]] = []
+    at = 0
     for i in range(npos):
         if at + _POS.size > len(body):
             raise BookError(f"{name}: the move counts of the positions do not add up to {nmoves}")
@@ -265,10 +273,10 @@ def _records(raw, name):
     return head, out
 
 
-def loads(raw, name="book"):
+def loads(raw: bytes, name: str = "book") -> LearnedBook:
     """A ``LearnedBook`` from a file's bytes; BookError if they are not a whole book."""
     head, records = _records(raw, name)
-    entries = {}
+    entries: dict[Key, dict[int, int]] = {}
     for i, (P, O, moves) in enumerate(records):
         if (P, O) in entries:
             raise BookError(f"{name}: position {i} is stored twice")
@@ -278,7 +286,7 @@ def loads(raw, name="book"):
     return LearnedBook(entries, plies=head[3], depth=head[4], width=head[5], seed=head[6])
 
 
-def _read(path) -> bytes:
+def _read(path: PathLike) -> bytes:
     """The bytes of a book file; BookError when it cannot be read or is larger than MAX_BYTES."""
     try:
         return gzipped.read_file(path, MAX_BYTES)
@@ -288,15 +296,15 @@ def _read(path) -> bytes:
         raise BookError(f"{path}: refused: {e}") from None
 
 
-def load(path=BOOK):
+def load(path: PathLike = BOOK) -> LearnedBook:
     """The ``LearnedBook`` in ``path``; BookError (with the reason) when it cannot be used."""
     return loads(_read(path), str(path))
 
 
-_loaded = {}
+_loaded: dict[str, tuple[Optional[LearnedBook], Optional[str]]] = {}
 
 
-def learned(path=BOOK):
+def learned(path: PathLike = BOOK) -> Optional[LearnedBook]:
     """The learned book in ``path``, read once; None when it is missing or unusable
     (``learned_error(path)`` says why)."""
     key = str(path)
@@ -308,19 +316,33 @@ def learned(path=BOOK):
     return _loaded[key][0]
 
 
-def learned_error(path=BOOK):
+def learned_error(path: PathLike = BOOK) -> Optional[str]:
     """Why ``learned(path)`` is None (None when it loaded, or was not tried yet)."""
     return _loaded.get(str(path), (None, None))[1]
 
 
-def _describe(i, P, O):
+def _describe(i: int, P: int, O: int) -> str:
     """``position 12 (---...XO..., X to move)``: its number in the file and its squares (``#`` for two discs)."""
     cells = "".join("#" if (P & O) >> s & 1 else "X" if P >> s & 1 else "O" if O >> s & 1 else "-"
                     for s in range(64))
     return f"position {i} ({cells}, X to move)"
 
 
-def check(path=BOOK):
+class Summary(TypedDict):
+    """What ``check`` found in a good book file."""
+
+    positions: int
+    moves: int
+    deepest: int            # the most plies from the start of a stored position
+    bytes: int              # the file's size
+    plies: int              # the build's options
+    depth: int
+    width: float            # discs
+    seed: int
+    root: Optional[float]   # the start position's value in discs (None: not in the book)
+
+
+def check(path: PathLike = BOOK) -> Summary:
     """Verify a book file; a summary dict when it is good, else BookError naming the first problem.
 
     Checks the header and checksum, that every position is in canonical form, has no square
@@ -331,7 +353,7 @@ def check(path=BOOK):
     path = Path(path)
     raw = _read(path)
     head, records = _records(raw, str(path))
-    index = {}
+    index: dict[Key, int] = {}
     deepest = 0
     for i, (P, O, moves) in enumerate(records):
         what = _describe(i, P, O)
@@ -346,7 +368,7 @@ def check(path=BOOK):
         if not moves:
             raise BookError(f"{path}: {what}: no moves")
         legal = core.moves(8, P, O)
-        seen = set()
+        seen: set[int] = set()
         for sq, v in moves:
             name = square_name(sq) if sq < 64 else f"square {sq}"
             if sq >= 64 or not legal >> sq & 1:
@@ -375,7 +397,7 @@ def check(path=BOOK):
             "root": None if root is None else root / UNIT}
 
 
-def show(book, transcript=""):
+def show(book: LearnedBook, transcript: str = "") -> list[str]:
     """Lines describing the book moves after ``transcript`` (``'f5d6c3'``), best first."""
     game = Game.from_transcript(transcript)
     p = game.position
@@ -394,4 +416,4 @@ def show(book, transcript=""):
 
 __all__ = ["OPENINGS", "book_moves", "opening_name", "symmetries", "BOOK", "BookError", "LearnedBook",
            "canonical", "canonical_form", "transform", "SQUARE_MAPS", "INVERSE", "load", "loads",
-           "dumps", "save", "learned", "learned_error", "check", "show", "child_key"]
+           "dumps", "save", "learned", "learned_error", "check", "Summary", "show", "child_key"]

@@ -1,9 +1,10 @@
 """A game: a start position and the moves played, with undo, transcripts and GGF."""
 import re
+from typing import Optional
 
 from . import notation
 from .notation import PASS
-from .position import IllegalMove, Position
+from .position import IllegalMove, Move, Position
 
 
 class Game:
@@ -18,20 +19,20 @@ class Game:
     'f5d6c3d3'
     """
 
-    def __init__(self, size=8, start=None):
+    def __init__(self, size: int = 8, start: Optional[Position] = None) -> None:
         self.start = start or Position.start(size)
         self.positions = [self.start]
-        self.moves = []
+        self.moves: list[int] = []
 
     @property
-    def position(self):
+    def position(self) -> Position:
         return self.positions[-1]
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self.start.size
 
-    def play(self, move):
+    def play(self, move: Move) -> Position:
         """Play a move (or ``'pass'`` when forced); raises ``IllegalMove`` and changes nothing if illegal."""
         nxt = self.position.play(move)
         sq = self.position._square(move)
@@ -39,19 +40,19 @@ class Game:
         self.moves.append(sq)
         return nxt
 
-    def undo(self):
+    def undo(self) -> int:
         """Take back the last move (a pass counts as one); returns it."""
         if not self.moves:
             raise IndexError("no move to undo")
         self.positions.pop()
         return self.moves.pop()
 
-    def transcript(self, passes=False):
+    def transcript(self, passes: bool = False) -> str:
         """``'f5d6c3...'``; passes are left out unless ``passes=True``."""
         return "".join(notation.square_name(m, self.size) for m in self.moves if passes or m != PASS)
 
     @classmethod
-    def from_transcript(cls, text, size=8, start=None):
+    def from_transcript(cls, text: str, size: int = 8, start: Optional[Position] = None) -> "Game":
         """Replay ``text`` (``'f5d6c3'``); forced passes may be written or left out."""
         game = cls(size, start)
         for i, token in enumerate(notation.split_transcript(text), 1):
@@ -64,13 +65,14 @@ class Game:
                 raise IllegalMove(f"move {i} ({token}): {e}") from None
         return game
 
-    def to_ggf(self, black="", white="", result="", place="cardstand", date=""):
+    def to_ggf(self, black: str = "", white: str = "", result: str = "", place: str = "cardstand",
+               date: str = "") -> str:
         """The game in GGF, the format of the Generic Game Server, NBoard and most Othello tools.
 
         ``result`` is GGF's RE value (e.g. ``"+12.000"``, ``"-64.000:r"``); empty leaves RE out.
         """
         n = self.size
-        cells = {0: "*", 1: "O", None: "-"}
+        cells: dict[Optional[int], str] = {0: "*", 1: "O", None: "-"}
         rows = " ".join("".join(cells[self.start.colour_at(y * n + x)] for x in range(n)) for y in range(n))
         out = [f"(;GM[Othello]PC[{place}]"]
         if date:
@@ -86,7 +88,7 @@ class Game:
         return "".join(out)
 
     @classmethod
-    def from_ggf(cls, text):
+    def from_ggf(cls, text: str) -> "Game":
         """A game from GGF text (the first game in it); ValueError with the reason if it is not one.
 
         Reads TY/BO (the start position; ``TY[8]`` when absent) and the B[...]/W[...]
@@ -99,7 +101,7 @@ class Game:
             raise ValueError("not a GGF game: expected (; ... ;)")
         body = t[start_at + 2:end_at]
         tags = re.findall(r"([A-Z]{1,2})\[([^\]]*)\]", body)
-        start = None
+        start: Optional[Position] = None
         for key, value in tags:
             if key == "BO":
                 fields = value.split()

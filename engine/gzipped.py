@@ -3,6 +3,7 @@
 A few megabytes of gzip can expand to gigabytes (a "gzip bomb"): ``decompress`` stops
 at ``limit`` bytes and refuses the file, never holding more than that.
 """
+import os
 import zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -30,7 +31,7 @@ def decompress(raw: bytes, limit: int) -> bytes:
         raise ValueError(f"the gzip data does not decompress ({e})") from None
 
 
-def read_file(path, limit: int) -> bytes:
+def read_file(path: "str | os.PathLike[str]", limit: int) -> bytes:
     """The bytes of the file ``path``, reading no more than ``limit`` + 1 of them; ValueError when it
     is larger than ``limit`` bytes (OSError when it cannot be read)."""
     with open(path, "rb") as f:

@@ -23,6 +23,7 @@ the position unchanged and is reported on stderr and in a ``status`` line.
 """
 import sys
 import time
+from typing import Optional, TextIO
 
 from . import notation, strategies
 from .game import Game
@@ -32,14 +33,15 @@ from .position import IllegalMove
 NAME = "cardstand"
 
 
-def _move_name(sq, size):
+def _move_name(sq: int, size: int) -> str:
     return "PA" if sq == PASS else notation.square_name(sq, size).upper()
 
 
 class NBoardEngine:
     """One NBoard session: feed it lines with ``handle``; it writes answers to ``out``."""
 
-    def __init__(self, ai="best", seconds=2.0, out=sys.stdout, err=sys.stderr, threads=None):
+    def __init__(self, ai: str = "best", seconds: float = 2.0, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
+                 threads: Optional[int] = None) -> None:
         self.ai_name = ai
         self.strategy = strategies.get(ai, threads=threads)
         self.seconds = seconds
@@ -47,16 +49,16 @@ class NBoardEngine:
         self.game = Game()
         self.out, self.err = out, err
 
-    def say(self, line):
+    def say(self, line: str) -> None:
         self.out.write(line + "\n")
         self.out.flush()
 
-    def complain(self, text):
+    def complain(self, text: str) -> None:
         self.err.write(f"nboard: {text}\n")
         self.err.flush()
         self.say(f"status {text}")
 
-    def handle(self, line):
+    def handle(self, line: str) -> bool:
         """One command line; False after ``quit``."""
         words = line.split()
         if not words:
@@ -87,10 +89,10 @@ class NBoardEngine:
             self.move(cmd)  # NBoard 1.1 sent bare moves
         return True
 
-    def myname(self):
+    def myname(self) -> str:
         return f"{NAME}-{self.ai_name}" + (f"{self.depth}" if self.depth < 60 else "")
 
-    def set(self, what, value):
+    def set(self, what: str, value: str) -> None:
         if what == "depth":
             try:
                 depth = int(value.split()[0])
@@ -98,8 +100,8 @@ class NBoardEngine:
                 self.complain(f"set depth needs a number: {value!r}")
                 return
             self.depth = max(1, min(60, depth))
-            if hasattr(self.strategy, "depth"):
-                self.strategy.depth = self.depth
+            if hasattr(self.strategy, "depth"):   # the searches with a depth limit
+                setattr(self.strategy, "depth", self.depth)
             self.say(f"set myname {self.myname()}")
         elif what == "game":
             try:
@@ -107,7 +109,7 @@ class NBoardEngine:
             except ValueError as e:  # IllegalMove is a ValueError
                 self.complain(f"game not changed: {e}")
 
-    def move(self, text):
+    def move(self, text: str) -> None:
         token = text.split("/")[0].strip()
         try:
             sq = notation.parse_square(token, self.game.size)
@@ -117,7 +119,7 @@ class NBoardEngine:
         except (ValueError, IllegalMove) as e:
             self.complain(f"move {text!r} not played: {e}")
 
-    def hint(self, n):
+    def hint(self, n: int) -> None:
         self.say("status thinking")
         start = time.monotonic()
         for value, m, depth in strategies.analyse(self.game.position, self.seconds, self.depth)[:n]:
@@ -125,7 +127,7 @@ class NBoardEngine:
         self.say(f"nodestats 0 {time.monotonic() - start:.2f}")
         self.say("status")
 
-    def go(self):
+    def go(self) -> None:
         pos = self.game.position
         if pos.is_game_over():
             self.complain("the game is over: no move to play")
@@ -142,7 +144,9 @@ class NBoardEngine:
 MAX_LINE = 1 << 20   # characters of one command line at most (a whole game in GGF is a few KB)
 
 
-def run(ai="best", seconds=2.0, stdin=sys.stdin, stdout=sys.stdout, threads=None):
+def run(ai: str = "best", seconds: float = 2.0, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
+        threads: Optional[int] = None) -> int:
+    """Speak NBoard on ``stdin``/``stdout`` until ``quit`` or the end of the input; returns the exit code."""
     engine = NBoardEngine(ai, seconds, stdout, threads=threads)
     while True:
         line = stdin.readline(MAX_LINE + 1)

@@ -7,12 +7,16 @@ output.
 import re
 
 PASS = -1
+
+# The eight directions as (dx, dy), "up" towards row 1: up, up-right, right, down-right,
+# down, down-left, left, up-left (the order of the tutorial's beginner API).
+DIRECTIONS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 PASS_WORDS = ("pass", "pa", "ps", "--", "@@")
 
 SQUARE = re.compile(r"([a-z])([0-9]{1,2})")
 
 
-def square_name(sq, size=8):
+def square_name(sq: int, size: int = 8) -> str:
     """``square_name(37) == 'f5'``; a pass is ``'pass'``."""
     if sq == PASS:
         return "pass"
@@ -21,7 +25,7 @@ def square_name(sq, size=8):
     return chr(ord("a") + sq % size) + str(sq // size + 1)
 
 
-def parse_square(text, size=8):
+def parse_square(text: object, size: int = 8) -> int:
     """``parse_square('F5') == 37``; ``'pass'`` (or ``PA``, ``--``) gives ``PASS``.
 
     Raises ValueError with a readable reason for anything else.
@@ -40,7 +44,7 @@ def parse_square(text, size=8):
     return y * size + x
 
 
-def split_transcript(text):
+def split_transcript(text: object) -> list[str]:
     """``'f5d6C3 pass'`` -> ``['f5', 'd6', 'c3', 'pass']`` (no board needed)."""
     t = re.sub(r"[\s,;.]+", "", str(text).lower())
     tokens = re.findall(r"pass|pa|ps|--|@@|[a-z][0-9]{1,2}", t)
@@ -54,7 +58,7 @@ WHITE_CHARS = "OoWw"
 EMPTY_CHARS = "-._"
 
 
-def parse_text(text):
+def parse_text(text: object) -> tuple[int, int, int, bool]:
     """``'XO-...X'`` (size*size cells, then the side to move) -> (size, black, white, black_to_move).
 
     Cells: ``X``/``*``/``B`` black, ``O``/``W`` white, ``-``/``.`` empty; white
@@ -84,6 +88,7 @@ def parse_text(text):
     return n, black, white, to_move_black
 
 
-def format_text(size, black, white, black_to_move):
+def format_text(size: int, black: int, white: int, black_to_move: bool) -> str:
+    """The text form of a position (see ``parse_text``)."""
     cells = "".join("X" if black >> i & 1 else "O" if white >> i & 1 else "-" for i in range(size * size))
     return f"{cells} {'X' if black_to_move else 'O'}"

@@ -7,7 +7,8 @@ whitespace-separated.  Answer (stdout): ``x y``, 0-based column and row.
 from .position import BLACK, WHITE, Position, parse_size
 
 
-def format_request(position):
+def format_request(position: Position) -> str:
+    """The request for ``position``, as an external program reads it on stdin."""
     n = position.size
     rows = []
     for y in range(n):
@@ -20,7 +21,7 @@ def format_request(position):
     return f"{side}\n{n}\n" + "\n".join(rows) + "\n"
 
 
-def parse_request(text):
+def parse_request(text: str) -> Position:
     """A ``Position`` from a request; ValueError saying what is wrong."""
     words = text.split()
     if len(words) < 2:
@@ -43,7 +44,7 @@ def parse_request(text):
     return Position.from_colours(n, black, white, BLACK if side == "1" else WHITE)
 
 
-def parse_answer(text, size):
+def parse_answer(text: str, size: int) -> int:
     """``'x y'`` -> square index; ValueError for anything else."""
     words = text.split()
     if len(words) != 2 or not all(w.lstrip("-").isdigit() for w in words):

@@ -12,7 +12,7 @@ in 1/``SCALE`` disc; the sum is returned in 1/``EVAL_UNIT`` disc, rounded
 toward zero.  Its meaning is the expected final
 disc difference for the side to move.
 
-The weights are fitted by ``python -m engine.train`` (see docs/ai.md) and
+The weights are fitted by ``python -m engine.fit.weights`` (see docs/ai.md) and
 shipped in ``weights.bin.gz`` beside this file.  ``evaluate`` below is the
 readable reference that the compiled evaluation is tested against.
 """
@@ -21,6 +21,7 @@ import gzip
 import struct
 import sys
 from pathlib import Path
+from typing import Callable, Optional, Sequence, Union
 
 from . import gzipped
 
@@ -46,14 +47,15 @@ BASE = {
     "diag4": [(i + 4, i) for i in range(4)],
 }
 
-_SYMMETRIES = [
+_SYMMETRIES: list[Callable[[int, int], tuple[int, int]]] = [
     lambda x, y: (x, y), lambda x, y: (7 - x, y), lambda x, y: (x, 7 - y), lambda x, y: (7 - x, 7 - y),
     lambda x, y: (y, x), lambda x, y: (7 - y, x), lambda x, y: (y, 7 - x), lambda x, y: (7 - y, 7 - x),
 ]
 
 
-def _instances(points):
-    seen, out = set(), []
+def _instances(points: list[tuple[int, int]]) -> list[list[int]]:
+    seen: set[frozenset[int]] = set()
+    out: list[list[int]] = []
     for f in _SYMMETRIES:
         squares = [y * 8 + x for x, y in (f(*p) for p in points)]
         key = frozenset(squares)
@@ -63,11 +65,13 @@ def _instances(points):
     return out
 
 
-def layout():
+def layout() -> tuple[list[list[int]], list[int], int, int]:
     """``(instances, offsets, mobility_offset, stage_size)``: each instance's squares, the
     offset of its pattern's table inside one stage, where the two mobility tables start
     (side to move, then opponent), and the number of weights in one stage."""
-    instances, offsets, at = [], [], 0
+    instances: list[list[int]] = []
+    offsets: list[int] = []
+    at = 0
     for points in BASE.values():
         for squares in _instances(points):
             instances.append(squares)
@@ -76,12 +80,12 @@ def layout():
     return instances, offsets, at, at + 2 * MOBILITY
 
 
-def stage_of(empties):
+def stage_of(empties: int) -> int:
     """The weight stage of a position with ``empties`` empty squares (0..60)."""
     return min(STAGES - 1, max(0, empties - 1) * STAGES // 60)
 
 
-def save(weights, path=WEIGHTS):
+def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
     """Write weights (a sequence of ints in 1/SCALE disc, STAGES * stage_size of them)."""
     stage_size = layout()[3]
     if len(weights) != STAGES * stage_size:
@@ -93,7 +97,7 @@ def save(weights, path=WEIGHTS):
         f.write(MAGIC + struct.pack("<II", STAGES, stage_size) + data.tobytes())
 
 
-def load(path=WEIGHTS):
+def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":
     """The weights as an ``array('h')`` (native byte order); ValueError if the file is not ours."""
     size = len(MAGIC) + 8 + 2 * STAGES * layout()[3]   # the whole file of this layout, unpacked
     try:
@@ -114,7 +118,7 @@ def load(path=WEIGHTS):
     return data
 
 
-def configuration(P, O, squares):
+def configuration(P: int, O: int, squares: Sequence[int]) -> int:
     """The base-3 index of one instance (see the module docstring)."""
     idx = 0
     for sq in squares:
@@ -122,7 +126,7 @@ def configuration(P, O, squares):
     return idx
 
 
-def evaluate(P, O, weights, moves_p, moves_o):
+def evaluate(P: int, O: int, weights: Sequence[int], moves_p: int, moves_o: int) -> int:
     """Reference evaluation of (P, O) for the side to move, in 1/EVAL_UNIT disc.
 
     ``moves_p``/``moves_o``: the number of legal moves of each side.
@@ -136,11 +140,11 @@ def evaluate(P, O, weights, moves_p, moves_o):
     return q if total >= 0 else -q
 
 
-_installed = None
-_installed_path = WEIGHTS
+_installed: Optional[bool] = None
+_installed_path: Union[str, Path] = WEIGHTS
 
 
-def install(path=WEIGHTS):
+def install(path: Union[str, Path] = WEIGHTS) -> bool:
     """Load the weights into the compiled core (once per file); False when there is no
     compiled core or no usable file."""
     global _installed, _installed_path

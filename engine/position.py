@@ -1,5 +1,5 @@
 """The position type: one board, two masks (side to move, opponent), who moves."""
-import argparse
+from typing import NoReturn, Optional, SupportsIndex, Union
 
 from . import notation
 from .backend import core
@@ -9,8 +9,11 @@ BLACK, WHITE = 0, 1
 COLOUR_NAMES = ("black", "white")
 MIN_SIZE, MAX_SIZE = 4, 26
 
+Move = Union[str, SupportsIndex]
+"""A move: a square index, ``PASS``, or a name (``'d3'``, ``'pass'``)."""
 
-def check_size(n):
+
+def check_size(n: object) -> int:
     """``n`` when it is a board size (an even whole number from 4 to 26), else ValueError.
 
     The one size check of the project: the engine, its command line, ``othellotool``,
@@ -28,7 +31,7 @@ def check_size(n):
     return n
 
 
-def parse_size(text):
+def parse_size(text: object) -> int:
     """A board size written in decimal (``"8"``): the number, else ValueError (``"08 "``, ``"٨"``, ``"7"``).
 
     >>> parse_size("10")
@@ -37,14 +40,6 @@ def parse_size(text):
     if not isinstance(text, str) or not text.isascii() or not text.isdigit() or len(text) > 3:
         raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {str(text)[:20]!r})")
     return check_size(int(text))
-
-
-def size_option(text):
-    """``parse_size`` for a command-line option (``argparse``'s ``type=``)."""
-    try:
-        return parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 class IllegalMove(ValueError):
@@ -61,7 +56,7 @@ class IllegalMove(ValueError):
     flips_nothing 0 a1 flips nothing
     """
 
-    def __init__(self, message, reason=None, square=None):
+    def __init__(self, message: str, reason: Optional[str] = None, square: Optional[int] = None) -> None:
         super().__init__(message)
         self.reason = reason
         self.square = square
@@ -82,7 +77,12 @@ class Position:
 
     __slots__ = ("size", "player", "opponent", "turn")
 
-    def __init__(self, size, player, opponent, turn=BLACK):
+    size: int
+    player: int
+    opponent: int
+    turn: int
+
+    def __init__(self, size: int, player: int, opponent: int, turn: int = BLACK) -> None:
         check_size(size)
         full = (1 << (size * size)) - 1
         if player < 0 or opponent < 0 or (player | opponent) & ~full:
@@ -96,12 +96,12 @@ class Position:
         object.__setattr__(self, "opponent", opponent)
         object.__setattr__(self, "turn", turn)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Position is immutable; play() returns a new one")
 
     # -- construction and text --------------------------------------------
     @classmethod
-    def start(cls, size=8):
+    def start(cls, size: int = 8) -> "Position":
         """The standard start: white on the two centre squares of the main diagonal (d4, e5 on 8x8)."""
         h = size // 2
         white = 1 << ((h - 1) * size + h - 1) | 1 << (h * size + h)
@@ -109,28 +109,29 @@ class Position:
         return cls(size, black, white, BLACK)
 
     @classmethod
-    def from_colours(cls, size, black, white, turn=BLACK):
+    def from_colours(cls, size: int, black: int, white: int, turn: int = BLACK) -> "Position":
+        """From the masks of each colour and the side to move."""
         if turn == BLACK:
             return cls(size, black, white, BLACK)
         return cls(size, white, black, WHITE)
 
     @classmethod
-    def from_text(cls, text):
+    def from_text(cls, text: str) -> "Position":
         """From the common text form: ``size*size`` cells (``X``, ``O``, ``-``) and the side to move."""
         size, black, white, black_to_move = notation.parse_text(text)
         return cls.from_colours(size, black, white, BLACK if black_to_move else WHITE)
 
-    def text(self):
+    def text(self) -> str:
         """The common text form, e.g. ``'---...XO... X'``."""
         return notation.format_text(self.size, self.black, self.white, self.turn == BLACK)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Position.from_text({self.text()!r})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.render()
 
-    def render(self, marks=0):
+    def render(self, marks: int = 0) -> str:
         """A plain-text board with coordinates; squares in the ``marks`` mask show ``*``."""
         n = self.size
         black, white = self.black, self.white
@@ -148,14 +149,14 @@ class Position:
 
     # -- colours -------------------------------------------------------------
     @property
-    def black(self):
+    def black(self) -> int:
         return self.player if self.turn == BLACK else self.opponent
 
     @property
-    def white(self):
+    def white(self) -> int:
         return self.opponent if self.turn == BLACK else self.player
 
-    def colour_at(self, sq):
+    def colour_at(self, sq: Move) -> Optional[int]:
         """``BLACK``, ``WHITE`` or ``None`` for an empty square."""
         b = 1 << self._square(sq)
         if self.black & b:
@@ -164,18 +165,18 @@ class Position:
             return WHITE
         return None
 
-    def discs(self):
+    def discs(self) -> tuple[int, int]:
         """``(black, white)`` disc counts."""
         return self.black.bit_count(), self.white.bit_count()
 
-    def empties(self):
+    def empties(self) -> int:
         return self.size * self.size - (self.player | self.opponent).bit_count()
 
     # -- rules -----------------------------------------------------------------
-    def legal_moves_mask(self):
+    def legal_moves_mask(self) -> int:
         return core.moves(self.size, self.player, self.opponent)
 
-    def legal_moves(self):
+    def legal_moves(self) -> list[int]:
         """Legal squares in index order (a1, b1, ... row by row)."""
         m = self.legal_moves_mask()
         out = []
@@ -185,7 +186,7 @@ class Position:
             m ^= b
         return out
 
-    def is_legal(self, move):
+    def is_legal(self, move: Move) -> bool:
         try:
             sq = self._square(move)
         except (IllegalMove, ValueError):
@@ -194,21 +195,21 @@ class Position:
             return self.must_pass()
         return bool(self.legal_moves_mask() >> sq & 1)
 
-    def flips(self, move):
+    def flips(self, move: Move) -> int:
         """Mask of the discs ``move`` would turn over (0 when it is not legal)."""
         sq = self._square(move)
         if sq == PASS:
             return 0
         return core.flips(self.size, self.player, self.opponent, sq)
 
-    def must_pass(self):
+    def must_pass(self) -> bool:
         """The side to move has no move but the game is not over."""
         return not self.legal_moves_mask() and bool(core.moves(self.size, self.opponent, self.player))
 
-    def is_game_over(self):
+    def is_game_over(self) -> bool:
         return not self.legal_moves_mask() and not core.moves(self.size, self.opponent, self.player)
 
-    def play(self, move):
+    def play(self, move: Move) -> "Position":
         """The position after ``move`` (a square index, a name like ``'d3'``, or ``PASS``/``'pass'``).
 
         Raises ``IllegalMove`` with the reason when the move is not allowed.
@@ -228,29 +229,29 @@ class Position:
             raise IllegalMove(f"{notation.square_name(sq, self.size)} flips nothing", "flips_nothing", sq)
         return Position(self.size, self.opponent ^ f, self.player | f | b, 1 - self.turn)
 
-    def winner(self):
+    def winner(self) -> Optional[int]:
         """``BLACK``, ``WHITE`` or ``None`` (a draw); only meaningful once the game is over."""
         b, w = self.discs()
         return BLACK if b > w else WHITE if w > b else None
 
-    def final_score(self):
+    def final_score(self) -> int:
         """Disc difference for the side to move with empties given to the winner."""
         p, o = self.player.bit_count(), self.opponent.bit_count()
         e = self.empties()
         return p - o + (e if p > o else -e if o > p else 0)
 
-    def hash64(self):
+    def hash64(self) -> int:
         """A 64-bit hash of the discs and the side to move, the same on both cores."""
         return core.hash64(self.size, self.player, self.opponent) ^ (0x5BD1E995 if self.turn else 0)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, Position) and self.size == other.size and self.turn == other.turn
                 and self.player == other.player and self.opponent == other.opponent)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return self.hash64()
 
-    def _square(self, move):
+    def _square(self, move: Move) -> int:
         if isinstance(move, str):
             try:
                 return notation.parse_square(move, self.size)

@@ -7,19 +7,13 @@ table here holds, for each depth and stage of the game (40 or more empty
 squares, 25 to 39, fewer), the mean and the standard deviation of
 (value at depth d) - (value at depth d/2), in evaluation units (1/4 disc).
 
-    python -m engine.probcut fit --positions 150 --depth 10 --seed 1
-
-plays games against itself (random openings, then a depth-4 search on each
-side), takes positions of every stage from them, searches each at every
-depth up to ``--depth`` without ProbCut, and writes ``probcut.txt`` beside
-this file.  Depths beyond the fitted ones get no cut.
+The table is ``probcut.txt`` beside this file, fitted offline by
+``python -m engine.fit.probcut fit`` (``engine/fit/probcut.py``); this module
+only reads it and gives it to the compiled search.  Depths beyond the fitted
+ones get no cut.
 """
-import argparse
-import math
-import os
-import random
-import sys
 from pathlib import Path
+from typing import Optional
 
 TABLE = Path(__file__).with_name("probcut.txt")
 T = 1.5                 # standard deviations that make a cut
@@ -28,13 +22,14 @@ MAX_DEPTH = 12
 MIN_DEPTH = 3
 
 
-def stage(empties):
+def stage(empties: int) -> int:
+    """The table's stage of a position with ``empties`` empty squares."""
     return 0 if empties >= 40 else (1 if empties >= 25 else 2)
 
 
-def load(path=TABLE):
+def load(path: Path = TABLE) -> tuple[float, list[list[int]], list[list[int]]]:
     """``(t, biases, sigmas)`` from a table file; ValueError on anything malformed."""
-    t = None
+    t: Optional[float] = None
     biases = [[0] * (MAX_DEPTH + 1) for _ in range(STAGES)]
     sigmas = [[0] * (MAX_DEPTH + 1) for _ in range(STAGES)]
     for number, line in enumerate(Path(path).read_text(encoding="ascii").splitlines(), 1):
@@ -63,7 +58,7 @@ def load(path=TABLE):
     return t, biases, sigmas
 
 
-def install(path=TABLE):
+def install(path: Path = TABLE) -> bool:
     """Give the table to the compiled search; False (and no cuts) without a core or a usable file."""
     try:
         from . import _core
@@ -76,105 +71,3 @@ def install(path=TABLE):
         return False
     _core.set_probcut(sigmas, biases, t)
     return True
-
-
-def sample_positions(count, seed):
-    """Positions from self-play, about a third in each stage, none where the side to move passes."""
-    from . import patterns
-    from ._core import Searcher
-    from .position import Position
-    patterns.install()
-    rng = random.Random(seed)
-    wanted = [count // STAGES + (i < count % STAGES) for i in range(STAGES)]
-    found = [[] for _ in range(STAGES)]
-    searcher = Searcher(18, 1)
-    searcher.selective = False
-    while any(len(found[i]) < wanted[i] for i in range(STAGES)):
-        p = Position.start()
-        for _ in range(rng.randint(2, 8)):
-            p = p.play(rng.choice(p.legal_moves()))
-        game = []
-        while not p.is_game_over():
-            if p.must_pass():
-                p = p.play(-1)
-                continue
-            game.append(p)
-            move = searcher.search(8, p.player, p.opponent, 4, 0.0, "patterns")[1]
-            p = p.play(move)
-        for q in rng.sample(game, min(6, len(game))):
-            if q.empties() >= 12 and len(found[stage(q.empties())]) < wanted[stage(q.empties())]:
-                found[stage(q.empties())].append(q)
-    return [q for group in found for q in group]
-
-
-def measure(position, max_depth):
-    """The search value at each depth 0..max_depth (no ProbCut), or None near a proven result."""
-    from ._core import Searcher, evaluate
-    values = [evaluate(position.player, position.opponent, "patterns")]
-    for depth in range(1, max_depth + 1):
-        searcher = Searcher(18, 1)
-        searcher.selective = False
-        value = searcher.search(8, position.player, position.opponent, depth, 0.0, "patterns")[0]
-        if abs(value) >= 9000:
-            return None
-        values.append(value)
-    return values
-
-
-def fit(count=150, max_depth=10, seed=1, out=TABLE, stream=sys.stdout):
-    positions = sample_positions(count, seed)
-    diffs = {}
-    for i, p in enumerate(positions, 1):
-        values = measure(p, max_depth)
-        if values is not None:
-            for d in range(MIN_DEPTH, max_depth + 1):
-                diffs.setdefault((stage(p.empties()), d), []).append(values[d] - values[d // 2])
-        stream.write(f"\r{i}/{len(positions)} positions searched to depth {max_depth}")
-        stream.flush()
-    stream.write("\n")
-    lines = [f"# ProbCut table: python -m engine.probcut fit --positions {count} --depth {max_depth} "
-             f"--seed {seed}",
-             "# stage 0: 40+ empties, 1: 25-39, 2: fewer; bias and sigma of (value at depth d) - "
-             "(value at d/2), in 1/4 disc; n positions",
-             f"t {T}"]
-    for (st, d), xs in sorted(diffs.items()):
-        mean = sum(xs) / len(xs)
-        sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / max(1, len(xs) - 1))
-        lines.append(f"stage {st} depth {d} bias {mean:.1f} sigma {sd:.1f} n {len(xs)}")
-    scratch = Path(out).with_name(Path(out).name + ".new")
-    scratch.write_text("\n".join(lines) + "\n", encoding="ascii")
-    os.replace(scratch, out)
-    stream.write(f"wrote {out}\n")
-    return out
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.probcut", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    f = sub.add_parser("fit", help="fit the table on self-play and write it")
-    f.add_argument("--positions", type=int, default=150, help="positions to search (default 150)")
-    f.add_argument("--depth", type=int, default=10, choices=range(MIN_DEPTH, MAX_DEPTH + 1), metavar="D",
-                   help=f"deepest depth fitted, {MIN_DEPTH}..{MAX_DEPTH} (default 10)")
-    f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--out", default=str(TABLE), help="where to write the table (default: the shipped one)")
-    sub.add_parser("show", help="print the installed table")
-    args = ap.parse_args(argv)
-    if args.cmd == "fit":
-        out = Path(args.out)
-        if args.positions < 10 * STAGES:
-            ap.error(f"--positions must be at least {10 * STAGES} (10 for each stage of the game)")
-        if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
-            ap.error(f"--out: cannot write a file there: {out}")
-        try:
-            fit(args.positions, args.depth, args.seed, out)
-        except OSError as e:
-            print(f"error: cannot write {out}: {e}", file=sys.stderr)
-            return 2
-        return 0
-    print(TABLE.read_text(encoding="ascii"), end="")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

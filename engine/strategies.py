@@ -11,7 +11,7 @@ endgame, switch, best.  Write your own by subclassing ``Strategy``::
 
     class Corners(Strategy):
         name = "corners"
-        def next_move(self, position, time_limit=None):
+        def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
             moves = position.legal_moves()
             if not moves:
                 return PASS
@@ -26,20 +26,23 @@ import random
 import threading
 import time
 from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
 
 from . import book, notation, patterns
 from . import book as _books  # Best's parameter `book` hides the module
-from .backend import core
-
-compiled = core if core.NAME == "compiled" else None  # the C search, unless OTHELLO_ENGINE=pure
+from .backend import MAX_THREADS, core
+from .backend import compiled as _compiled
 from .notation import PASS
-from .position import BLACK, Position
+from .position import Position
+
+if TYPE_CHECKING:
+    from ._core import Searcher
+
+compiled = _compiled if core is _compiled else None  # the C search, unless OTHELLO_ENGINE=pure
 
 
-MAX_THREADS = 64   # the compiled Searcher's limit (engine/_core.pyx MAX_THREADS)
-
-
-def default_threads():
+def default_threads() -> int:
     """Threads for the compiled search when none are asked for: every core this process may
     run on (``taskset`` and container limits count), at most 64."""
     counts = getattr(os, "process_cpu_count", None)  # Python 3.13
@@ -52,26 +55,14 @@ def default_threads():
     return max(1, min(MAX_THREADS, n or 1))
 
 
-def threads_option(text):
-    """A thread count for a command-line option (``argparse``'s ``type=``): 1..MAX_THREADS."""
-    import argparse
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"threads must be a whole number 1..{MAX_THREADS}: {text!r}")
-    return n
-
-
-def _bits(mask):
+def _bits(mask: int) -> Iterator[int]:
     while mask:
         b = mask & -mask
         yield b.bit_length() - 1
         mask ^= b
 
 
-def _after(size, P, O, sq):
+def _after(size: int, P: int, O: int, sq: int) -> tuple[int, int]:
     """(player, opponent) masks after the side to move plays ``sq``: the mover becomes the opponent."""
     f = core.flips(size, P, O, sq)
     return O ^ f, P | f | (1 << sq)
@@ -86,17 +77,17 @@ class Strategy:
     name = "strategy"
     nodes = 0       # positions searched for the last move, where the strategy counts them (best)
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         raise NotImplementedError
 
-    def ponder(self, position):
+    def ponder(self, position: Position) -> None:
         """Think about ``position`` (the opponent to move) until ``stop_pondering``; returns at
         once.  The default does nothing; ``best`` searches in the background."""
 
-    def stop_pondering(self):
+    def stop_pondering(self) -> None:
         """End what ``ponder`` started (waits for the background search to stop)."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
@@ -105,10 +96,10 @@ class RandomPlayer(Strategy):
 
     name = "random"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: Optional[int] = None) -> None:
         self.rng = random.Random(seed)
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         return self.rng.choice(moves) if moves else PASS
 
@@ -119,7 +110,7 @@ class Greedy(Strategy):
     name = "greedy"
     sign = 1
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if not moves:
             return PASS
@@ -138,17 +129,17 @@ class SlowStarter(Strategy):
 
     name = "slowstarter"
 
-    def __init__(self, switch=0.6):
+    def __init__(self, switch: float = 0.6) -> None:
         self.switch = switch
         self.early, self.late = Unselfish(), Greedy()
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         full = 1 - position.empties() / (position.size ** 2)
         return (self.early if full < self.switch else self.late).next_move(position, time_limit)
 
 
 @lru_cache(maxsize=None)
-def square_weights(size):
+def square_weights(size: int) -> tuple[int, ...]:
     """Classic square values generalised to any size: corners good, their neighbours bad, edges fair."""
     n = size
     w = []
@@ -174,10 +165,10 @@ class Table(Strategy):
 
     name = "table"
 
-    def __init__(self, weights=None):
+    def __init__(self, weights: Optional[Sequence[int]] = None) -> None:
         self.weights = weights
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if not moves:
             return PASS
@@ -185,7 +176,7 @@ class Table(Strategy):
         return max(moves, key=lambda m: w[m])
 
 
-def _playout(size, P, O, rng):
+def _playout(size: int, P: int, O: int, rng: random.Random) -> int:
     """Random game to the end from (P, O); the final disc difference for P's side."""
     sign, passed = 1, False
     while True:
@@ -208,12 +199,12 @@ class MonteCarlo(Strategy):
 
     name = "montecarlo"
 
-    def __init__(self, seed=None, default_time=0.5, max_playouts=20000):
+    def __init__(self, seed: Optional[int] = None, default_time: float = 0.5, max_playouts: int = 20000) -> None:
         self.rng = random.Random(seed)
         self.default_time = default_time
         self.max_playouts = max_playouts
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -231,62 +222,72 @@ class MonteCarlo(Strategy):
         return max(moves, key=lambda m: total[m] / max(1, count[m]))
 
 
+class _Node:
+    """A node of the MCTS tree: (P, O) with the side to move first, its visits, its wins (for the
+    side that moved into it), its children by move, and the moves not tried yet (None: not listed)."""
+
+    __slots__ = ("P", "O", "visits", "wins", "children", "untried")
+
+    def __init__(self, P: int, O: int) -> None:
+        self.P, self.O = P, O
+        self.visits = 0
+        self.wins = 0.0
+        self.children: dict[int, _Node] = {}
+        self.untried: Optional[list[int]] = None
+
+
 class MCTS(Strategy):
     """Monte Carlo tree search (UCT) with random playouts."""
 
     name = "mcts"
 
-    def __init__(self, seed=None, default_time=0.5, c=1.4, max_iterations=50000):
+    def __init__(self, seed: Optional[int] = None, default_time: float = 0.5, c: float = 1.4,
+                 max_iterations: int = 50000) -> None:
         self.rng = random.Random(seed)
         self.default_time = default_time
         self.c = c
         self.max_iterations = max_iterations
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
         deadline = time.monotonic() + 0.9 * (time_limit or self.default_time)
         n = position.size
-        # node: [P, O, visits, wins (for the side that moved into it), children dict or None, untried list]
-        root = [position.player, position.opponent, 0, 0.0, {}, None]
+        root = _Node(position.player, position.opponent)
         it = 0
         while it < self.max_iterations and (it < len(moves) or time.monotonic() < deadline):
             it += 1
             path = [root]
             node = root
             while True:
-                P, O = node[0], node[1]
-                if node[5] is None:
+                P, O = node.P, node.O
+                if node.untried is None:
                     m = core.moves(n, P, O)
-                    node[5] = list(_bits(m)) if m else ([PASS] if core.moves(n, O, P) else [])
-                if node[5]:
-                    mv = node[5].pop(self.rng.randrange(len(node[5])))
-                    if mv == PASS:
-                        child = [O, P, 0, 0.0, {}, None]
-                    else:
-                        child = [*_after(n, P, O, mv), 0, 0.0, {}, None]
-                    node[4][mv] = child
+                    node.untried = list(_bits(m)) if m else ([PASS] if core.moves(n, O, P) else [])
+                if node.untried:
+                    mv = node.untried.pop(self.rng.randrange(len(node.untried)))
+                    child = _Node(O, P) if mv == PASS else _Node(*_after(n, P, O, mv))
+                    node.children[mv] = child
                     path.append(child)
                     break
-                if not node[4]:
+                if not node.children:
                     break  # game over
-                logn = math.log(node[2] + 1)
-                node = max(node[4].values(),
-                           key=lambda ch: ch[3] / (ch[2] + 1e-9) + self.c * math.sqrt(logn / (ch[2] + 1e-9)))
+                logn = math.log(node.visits + 1)
+                node = max(node.children.values(),
+                           key=lambda ch: ch.wins / (ch.visits + 1e-9) + self.c * math.sqrt(logn / (ch.visits + 1e-9)))
                 path.append(node)
             leaf = path[-1]
-            result = _playout(n, leaf[0], leaf[1], self.rng)  # for the side to move at the leaf
+            result = _playout(n, leaf.P, leaf.O, self.rng)  # for the side to move at the leaf
             for node in reversed(path):
-                node[2] += 1
+                node.visits += 1
                 # a node's wins count for the player who moved into it (the leaf's opponent first)
-                node[3] += 1.0 if result < 0 else 0.5 if result == 0 else 0.0
+                node.wins += 1.0 if result < 0 else 0.5 if result == 0 else 0.0
                 result = -result
-        best = max(root[4].items(), key=lambda kv: kv[1][2])
-        return best[0]
+        return max(root.children.items(), key=lambda kv: kv[1].visits)[0]
 
 
-def _evaluate(size, P, O):
+def _evaluate(size: int, P: int, O: int) -> int:
     """A simple evaluation for the Python searches: square weights and mobility."""
     if size == 8 and compiled is not None:
         return compiled.evaluate(P, O)
@@ -295,7 +296,8 @@ def _evaluate(size, P, O):
     return s + 8 * (core.moves(size, P, O).bit_count() - core.moves(size, O, P).bit_count())
 
 
-def _final(P, O, size):
+def _final(P: int, O: int, size: int) -> int:
+    """A finished game's value for the Python searches: a win beats every evaluation."""
     d = P.bit_count() - O.bit_count()
     return 10000 + d if d > 0 else -10000 + d if d < 0 else 0
 
@@ -307,20 +309,23 @@ class _Timeout(Exception):
 class _TimedSearch(Strategy):
     """The Python searches' common parts: a deadline checked as nodes are counted, children."""
 
-    def _start(self, position, time_limit, default=1.0):
+    depth: int
+
+    def _start(self, position: Position, time_limit: Optional[float], default: float = 1.0) -> None:
         self.size = position.size
         self.deadline = time.monotonic() + 0.9 * (time_limit or default)
         self.nodes = 0
 
-    def _tick(self):
+    def _tick(self) -> None:
         self.nodes += 1
         if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
             raise _Timeout
 
-    def _child(self, P, O, sq):
+    def _child(self, P: int, O: int, sq: int) -> tuple[int, int]:
         return _after(self.size, P, O, sq)
 
-    def _deepen(self, position, time_limit, score):
+    def _deepen(self, position: Position, time_limit: Optional[float],
+                score: Callable[[int, int, int], int]) -> int:
         """The root move of highest ``score(P, O, depth)`` of its child, deepening 1..``self.depth``
         so that running out of time still leaves an answer."""
         moves = position.legal_moves()
@@ -342,13 +347,13 @@ class MinMax(_TimedSearch):
 
     name = "minmax"
 
-    def __init__(self, depth=2):
+    def __init__(self, depth: int = 2) -> None:
         self.depth = depth
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         return self._deepen(position, time_limit, lambda P, O, d: self._value(P, O, d, False))
 
-    def _value(self, P, O, depth, maximising):
+    def _value(self, P: int, O: int, depth: int, maximising: bool) -> int:
         """Value for the root player; (P, O) has the side to move first."""
         self._tick()
         n = self.size
@@ -368,13 +373,13 @@ class NegaMax(_TimedSearch):
 
     name = "negamax"
 
-    def __init__(self, depth=3):
+    def __init__(self, depth: int = 3) -> None:
         self.depth = depth
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         return self._deepen(position, time_limit, lambda P, O, d: -self._negamax(P, O, d))
 
-    def _negamax(self, P, O, depth):
+    def _negamax(self, P: int, O: int, depth: int) -> int:
         self._tick()
         n = self.size
         m = core.moves(n, P, O)
@@ -392,11 +397,11 @@ class AlphaBeta(_TimedSearch):
 
     name = "alphabeta"
 
-    def __init__(self, depth=4, default_time=1.0):
+    def __init__(self, depth: int = 4, default_time: float = 1.0) -> None:
         self.max_depth = depth
         self.default_time = default_time
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -420,7 +425,7 @@ class AlphaBeta(_TimedSearch):
             order = [m for _, m in scored]
         return best
 
-    def _search(self, P, O, depth, alpha, beta, passed):
+    def _search(self, P: int, O: int, depth: int, alpha: int, beta: int, passed: bool) -> int:
         self._tick()
         n = self.size
         m = core.moves(n, P, O)
@@ -439,7 +444,8 @@ class AlphaBeta(_TimedSearch):
         return alpha
 
 
-def c_search(position, seconds, depth=60, evaluation="full", searcher=None):
+def c_search(position: Position, seconds: float, depth: int = 60, evaluation: str = "full",
+             searcher: Optional["Searcher"] = None) -> tuple[Optional[int], int]:
     """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
 
     ``evaluation``: "full" (hand-written), "simple" (square weights and
@@ -467,12 +473,12 @@ class PVS(Strategy):
 
     name = "pvs"
 
-    def __init__(self, depth=6, default_time=1.0, full_eval=False):
+    def __init__(self, depth: int = 6, default_time: float = 1.0, full_eval: bool = False) -> None:
         self.depth = depth
         self.default_time = default_time
         self.full_eval = full_eval
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -485,7 +491,7 @@ class Iterative(PVS):
 
     name = "iterative"
 
-    def __init__(self, default_time=1.0, full_eval=False):
+    def __init__(self, default_time: float = 1.0, full_eval: bool = False) -> None:
         super().__init__(depth=60, default_time=default_time, full_eval=full_eval)
 
 
@@ -494,12 +500,12 @@ class Endgame(Strategy):
 
     name = "endgame"
 
-    def __init__(self, empties=14, fallback=None, default_time=1.0):
+    def __init__(self, empties: int = 14, fallback: Optional[Strategy] = None, default_time: float = 1.0) -> None:
         self.empties = empties
         self.fallback = fallback or Iterative(default_time)
         self.default_time = default_time
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if len(moves) <= 1:
             return moves[0] if moves else PASS
@@ -511,7 +517,8 @@ class Endgame(Strategy):
         return self.fallback.next_move(position, limit)
 
 
-def solve(position, seconds=0.0, threads=1, searcher=None):
+def solve(position: Position, seconds: float = 0.0, threads: int = 1,
+          searcher: Optional["Searcher"] = None) -> tuple[int, int, int, bool]:
     """Exact solve: ``(score, move, nodes, complete)`` (see ``engine._core.Searcher.solve``).
 
     Uses the compiled solver on ``threads`` threads (or ``searcher``), or a
@@ -521,12 +528,14 @@ def solve(position, seconds=0.0, threads=1, searcher=None):
         patterns.install()  # the solver orders its moves with them
         searcher = searcher or compiled.Searcher(20, threads)
         return searcher.solve(position.size, position.player, position.opponent, seconds)
-    state = {"nodes": 0, "deadline": time.monotonic() + seconds if seconds else None}
+    nodes = 0
+    deadline = time.monotonic() + seconds if seconds else None
     n = position.size
 
-    def negamax(P, O, alpha, beta, passed):
-        state["nodes"] += 1
-        if state["deadline"] and state["nodes"] & 255 == 0 and time.monotonic() > state["deadline"]:
+    def negamax(P: int, O: int, alpha: int, beta: int, passed: bool) -> tuple[int, int]:
+        nonlocal nodes
+        nodes += 1
+        if deadline and nodes & 255 == 0 and time.monotonic() > deadline:
             raise _Timeout
         m = core.moves(n, P, O)
         if not m:
@@ -545,12 +554,13 @@ def solve(position, seconds=0.0, threads=1, searcher=None):
 
     try:
         score, move = negamax(position.player, position.opponent, -n * n, n * n, False)
-        return score, move, state["nodes"], True
+        return score, move, nodes, True
     except _Timeout:
-        return 0, -1, state["nodes"], False
+        return 0, -1, nodes, False
 
 
-def solve_within(position, seconds, threads=1, searcher=None):
+def solve_within(position: Position, seconds: float, threads: int = 1,
+                 searcher: Optional["Searcher"] = None) -> tuple[int, int, int, bool]:
     """An exact solve if it finishes within ``seconds``, else the best estimate so far:
     ``(score, move, nodes, exact)``.
 
@@ -573,7 +583,7 @@ def solve_within(position, seconds, threads=1, searcher=None):
     return round(_disc_value(guess)), guess_move, nodes + guess_nodes, False
 
 
-def solve_move(position, seconds, searcher=None):
+def solve_move(position: Position, seconds: float, searcher: Optional["Searcher"] = None) -> Optional[int]:
     """The best move by exact solving, or None if it did not finish in ``seconds``."""
     score, move, _, complete = solve(position, seconds, searcher=searcher)
     return move if complete and move >= 0 else None
@@ -584,11 +594,11 @@ class Book(Strategy):
 
     name = "book"
 
-    def __init__(self, fallback=None, seed=None):
+    def __init__(self, fallback: Optional[Strategy] = None, seed: Optional[int] = None) -> None:
         self.fallback = fallback or Iterative()
         self.rng = random.Random(seed)
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = book.book_moves(position)
         if moves:
             return self.rng.choice(sorted(moves))
@@ -603,10 +613,10 @@ class Switch(Strategy):
 
     name = "switch"
 
-    def __init__(self, plan=None):
+    def __init__(self, plan: Optional[list[tuple[int, Strategy]]] = None) -> None:
         self.plan = plan or [(0, Book(fallback=Table())), (20, Iterative()), (46, Endgame(empties=14))]
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         number = (position.size ** 2 - position.empties()) - 3
         current = self.plan[0][1]
         for start, strategy in self.plan:
@@ -642,8 +652,10 @@ class Best(Strategy):
 
     name = "best"
 
-    def __init__(self, solve_empties=24, exact_empties=20, default_time=1.0, seed=None, depth=60,
-                 evaluation="patterns", threads=None, hash_bits=20, book=True, book_margin=1.0):
+    def __init__(self, solve_empties: int = 24, exact_empties: int = 20, default_time: float = 1.0,
+                 seed: Optional[int] = None, depth: int = 60, evaluation: str = "patterns",
+                 threads: Optional[int] = None, hash_bits: int = 20,
+                 book: Union[bool, None, str, Path, "_books.LearnedBook"] = True, book_margin: float = 1.0) -> None:
         self.depth = depth
         self.evaluation = evaluation
         if evaluation == "patterns":
@@ -653,18 +665,19 @@ class Best(Strategy):
         self.default_time = default_time
         self.threads = threads or default_threads()
         self.searcher = compiled.Searcher(hash_bits, self.threads) if compiled is not None else None
-        self._pondering = None
+        self._pondering: Optional[threading.Thread] = None
         self.rng = random.Random(seed)
         self.book_margin = book_margin
         self.use_book = isinstance(book, _books.LearnedBook) or bool(book)  # False or None: no book
+        self.learned: Optional[_books.LearnedBook] = None
         if isinstance(book, _books.LearnedBook):
             self.learned = book
         elif book is True:
             self.learned = _books.learned()  # None when missing or damaged: then the named openings
-        else:
-            self.learned = _books.learned(book) if book else None
+        elif isinstance(book, (str, Path)) and book:
+            self.learned = _books.learned(book)
 
-    def book_move(self, position):
+    def book_move(self, position: Position) -> Optional[int]:
         """A move from the book for ``position``, or None when it is not in the book."""
         if not self.use_book:
             return None
@@ -678,7 +691,7 @@ class Best(Strategy):
         near = sorted((m, v) for m, v in values.items() if v >= top - self.book_margin)
         return self.rng.choices([m for m, _ in near], [0.25 ** (top - v) for _, v in near])[0]
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         self.stop_pondering()
         self.nodes = 0
         moves = position.legal_moves()
@@ -706,7 +719,7 @@ class Best(Strategy):
             self.nodes += sum(self.searcher.thread_nodes)
         return move
 
-    def ponder(self, position):
+    def ponder(self, position: Position) -> None:
         """Search ``position`` (the opponent to move) on a background thread until
         ``stop_pondering`` or ``next_move`` (at most ``PONDER_SECONDS``): the hash table then
         holds the answers to the opponent's likely moves."""
@@ -723,15 +736,15 @@ class Best(Strategy):
         self._pondering = worker
         worker.start()
 
-    def stop_pondering(self):
+    def stop_pondering(self) -> None:
         worker, self._pondering = self._pondering, None
-        if worker is not None:
+        if worker is not None and self.searcher is not None:
             self.searcher.stop()
             worker.join()
             self.searcher.clear_stop()
 
 
-STRATEGIES = {
+STRATEGIES: dict[str, type[Strategy]] = {
     "random": RandomPlayer,
     "greedy": Greedy,
     "unselfish": Unselfish,
@@ -752,7 +765,7 @@ STRATEGIES = {
 LADDER = ["random", "greedy", "table", "alphabeta", "iterative", "best"]
 
 
-def get(name, **options):
+def get(name: str, **options: Any) -> Strategy:
     """A strategy by name (see ``names()``); ``options`` go to its constructor.  ``threads``
     goes only to strategies that search on several threads (``best``): the others search on one."""
     try:
@@ -764,25 +777,26 @@ def get(name, **options):
     return cls(**options)
 
 
-def uses_threads(name):
+def uses_threads(name: object) -> bool:
     """Whether the strategy ``name`` searches on several threads (takes ``threads``; ``best``),
     and so can ponder; False for an unknown name."""
     cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
     return cls is not None and "threads" in inspect.signature(cls).parameters
 
 
-def names():
+def names() -> list[str]:
+    """The strategies' names, sorted."""
     return sorted(STRATEGIES)
 
 
-def _disc_value(score):
+def _disc_value(score: int) -> float:
     """A compiled midgame search score in discs for the side to move."""
     if abs(score) >= 9000:  # a proven result inside the midgame search
         return float(score - 10000 if score > 0 else score + 10000)
     return score / patterns.EVAL_UNIT if patterns.install() else score / 10.0
 
 
-def analyse(position, seconds=1.0, depth=60):
+def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[tuple[float, int, int]]:
     """``[(value, move, depth)]`` for every legal move of ``position``, best first: ``value`` in
     discs for the side to move (exact when ``depth`` reaches the end), ``seconds`` shared out
     over the moves.  Without the compiled core the values come from a one-ply evaluation.
@@ -794,7 +808,7 @@ def analyse(position, seconds=1.0, depth=60):
     moves = position.legal_moves()
     if not moves:
         return [(0.0, PASS, 0)]
-    out = []
+    out: list[tuple[float, int, int]] = []
     share = seconds / len(moves)
     exact = position.empties() - 1 <= 14
     for m in moves:
@@ -820,15 +834,14 @@ def analyse(position, seconds=1.0, depth=60):
     return out
 
 
-def move_for_board(strategy, board, bw, time_limit=1.0):
-    """For beginner programs: the ``[y, x]`` a strategy plays on an ``othellotool`` board, or None to pass.
-
-    ``board[y][x]`` holds -1 (empty), 0 (black) or 1 (white); ``bw`` is the colour to move.
-    """
-    if isinstance(strategy, str):
-        strategy = get(strategy)
-    n = len(board)
-    black = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 0)
-    white = sum(1 << (y * n + x) for y in range(n) for x in range(n) if board[y][x] == 1)
-    m = strategy.next_move(Position.from_colours(n, black, white, BLACK if bw == 0 else 1), time_limit)
-    return None if m == PASS else [m // n, m % n]
+# ``threads_option`` lives in the command-line module ``engine.options``, so that argparse is
+# loaded only by command lines; the old import keeps working (for the players' cli), lazily.
+# mypy sees the one name, not a __getattr__ that would accept any.
+if TYPE_CHECKING:
+    from .options import threads_option
+else:
+    def __getattr__(name: str) -> Callable[[str], int]:
+        if name == "threads_option":
+            from .options import threads_option
+            return threads_option
+        raise AttributeError(f"module 'engine.strategies' has no attribute {name!r}")

@@ -4,6 +4,7 @@ import multiprocessing
 import random
 import sys
 import time
+from typing import Optional, TextIO, TypedDict
 
 from . import strategies
 from .game import Game
@@ -13,6 +14,32 @@ from .notation import PASS, square_name
 MAX_GAMES = 100_000     # games per pair
 OPENING_TRIES = 10_000  # random openings tried before giving up
 MAX_WORKERS = 256
+
+Job = tuple[str, str, str, float, int, int]
+"""One game to play: black's name, white's, the opening, seconds per move, board size, seed."""
+
+
+class GameResult(TypedDict):
+    black: str
+    white: str
+    b: int                  # discs at the end
+    w: int
+    moves: str
+    opening: str
+    worst_time: float       # the longest move, as a fraction of the time limit
+    slowest: Optional[tuple[str, int]]   # who made it, with how many empties
+
+
+class Row(TypedDict):
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    discs: int
+    vs: dict[str, list[int]]   # opponent -> [wins, draws, losses]
+    score: float
+    elo: float
+    elo_err: float
 
 
 def max_opening(size: int) -> int:
@@ -27,7 +54,7 @@ def check_opening(plies: int, size: int) -> None:
                          f"(not {plies})")
 
 
-def random_opening(rng, plies, size=8):
+def random_opening(rng: random.Random, plies: int, size: int = 8) -> str:
     """A random legal start of ``plies`` moves (no game ends within it); ValueError when
     ``check_opening`` refuses ``plies``, or when none was found in ``OPENING_TRIES`` tries."""
     check_opening(plies, size)
@@ -45,16 +72,18 @@ def random_opening(rng, plies, size=8):
                      f"on {size}x{size}: choose a shorter --opening")
 
 
-def play_game(job):
+def play_game(job: Job) -> GameResult:
     """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict.
     Each player searches on one thread: the games run side by side in ``workers`` processes."""
     black, white, opening, seconds, size, seed = job
     players = [strategies.get(black, threads=1), strategies.get(white, threads=1)]
     for i, p in enumerate(players):
-        if hasattr(p, "rng"):
-            p.rng.seed(seed * 2 + i)
+        rng = getattr(p, "rng", None)   # the players that draw at random
+        if isinstance(rng, random.Random):
+            rng.seed(seed * 2 + i)
     g = Game.from_transcript(opening, size=size)
-    worst, slowest = 0.0, None
+    worst = 0.0
+    slowest: Optional[tuple[str, int]] = None
     while not g.position.is_game_over():
         pos = g.position
         if pos.must_pass():
@@ -72,7 +101,7 @@ def play_game(job):
             "opening": opening, "worst_time": worst, "slowest": slowest}
 
 
-def elo(score, n):
+def elo(score: float, n: int) -> tuple[float, float]:
     """Elo difference for a score fraction over n games, with a 95% error bar."""
     s = min(max(score, 0.5 / n), 1 - 0.5 / n)
     e = -400 * math.log10(1 / s - 1)
@@ -80,8 +109,9 @@ def elo(score, n):
     return e, 1.96 * se * 400 / (math.log(10) * s * (1 - s))
 
 
-def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, stream=None,
-        gauntlet=False):
+def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int = 4, seed: int = 1,
+        workers: int = 2, out: Optional[str] = None, stream: Optional[TextIO] = None,
+        gauntlet: bool = False) -> tuple[dict[str, Row], list[GameResult]]:
     """Every pair plays ``games`` games (half with each colour) from shared random openings.
 
     ``gauntlet``: only the first name plays, against each of the others.
@@ -93,7 +123,7 @@ def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, str
     if not 1 <= games <= MAX_GAMES or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"need 1 <= games <= {MAX_GAMES} and 1 <= workers <= {MAX_WORKERS}")
     rng = random.Random(seed)
-    jobs = []
+    jobs: list[Job] = []
     pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
     if gauntlet:
         pairs = [(names[0], b) for b in names[1:]]
@@ -103,7 +133,7 @@ def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, str
             jobs.append((a, b, opening, seconds, size, len(jobs)))
             if k + 1 < games:
                 jobs.append((b, a, opening, seconds, size, len(jobs)))
-    results = []
+    results: list[GameResult] = []
     start = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         for r in pool.imap_unordered(play_game, jobs):
@@ -127,16 +157,22 @@ def run(names, games, seconds, size=8, plies=4, seed=1, workers=2, out=None, str
     return table, results
 
 
-def summarize(names, results):
-    t = {n: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "discs": 0, "vs": {}} for n in names}
+def summarize(names: list[str], results: list[GameResult]) -> dict[str, Row]:
+    """Each player's games, results, score and Elo, from the games' results."""
+    t: dict[str, Row] = {n: {"games": 0, "wins": 0, "draws": 0, "losses": 0, "discs": 0, "vs": {}, "score": 0.0,
+                             "elo": 0.0, "elo_err": 0.0} for n in names}
     for r in results:
         d = r["b"] - r["w"]
         for me, other, diff in ((r["black"], r["white"], d), (r["white"], r["black"], -d)):
             row = t[me]
             row["games"] += 1
             row["discs"] += diff
-            key = "wins" if diff > 0 else "losses" if diff < 0 else "draws"
-            row[key] += 1
+            if diff > 0:
+                row["wins"] += 1
+            elif diff < 0:
+                row["losses"] += 1
+            else:
+                row["draws"] += 1
             vs = row["vs"].setdefault(other, [0, 0, 0])
             vs[0 if diff > 0 else 2 if diff < 0 else 1] += 1
     for row in t.values():
@@ -146,7 +182,7 @@ def summarize(names, results):
     return t
 
 
-def print_table(table, results, stream):
+def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO) -> None:
     names = sorted(table, key=lambda n: -table[n]["score"])
     stream.write(f"{'player':12s} {'games':>5s} {'wins':>5s} {'draws':>5s} {'losses':>6s} "
                  f"{'score':>6s} {'discs/game':>10s} {'Elo':>12s}\n")
@@ -170,7 +206,7 @@ def print_table(table, results, stream):
                      f"({name}, {empties} empties)\n")
 
 
-def to_ggf(r, size):
+def to_ggf(r: GameResult, size: int) -> str:
     d = r["b"] - r["w"]
     return Game.from_transcript(r["moves"], size=size).to_ggf(
         r["black"], r["white"], f"{d:+d}.000" if d else "0.000", place="cardstand tournament")

@@ -15,21 +15,23 @@ size from the board.
         board[y][x] = 0                    # the caller places the new disc
     ot.BoardDisplay(board, ot.ListLegalPlaces(1, board))
     print(ot.CountingStone(board))         # (4, 1)
+    print(ot.move_for_board("table", board, 1))   # a computer player's [y, x] (None: pass)
 """
-from engine import _pure
-from engine.backend import core
-from engine.position import Position, check_size
+from engine import BLACK as _ENGINE_BLACK, DIRECTIONS, PASS, WHITE as _ENGINE_WHITE
+from typing import Optional, Sequence, Union
+
+from engine import Position, check_size, strategies
 
 EMPTY, BLACK, WHITE = -1, 0, 1
 
-# up, up-right, right, down-right, down, down-left, left, up-left (as (dx, dy))
-DIRECTIONS = _pure.DIRECTIONS
+Board = list[list[int]]
+"""``board[y][x]``: -1 empty, 0 black, 1 white."""
 
 __all__ = ["SetBoard", "MsgToPos", "GetSeries", "GetDirLength", "RevDirLength",
-           "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone"]
+           "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone", "move_for_board"]
 
 
-def _masks(board):
+def _masks(board: Sequence[Sequence[int]]) -> tuple[int, int, int]:
     """(size, black mask, white mask) of a board, checking its shape and cells."""
     n = len(board)
     try:
@@ -50,20 +52,25 @@ def _masks(board):
     return n, black, white
 
 
-def _colour(c):
+def _position(n: int, black: int, white: int, c: int) -> Position:
+    """The engine's position of the board with colour ``c`` to move."""
+    return Position.from_colours(n, black, white, _ENGINE_BLACK if c == BLACK else _ENGINE_WHITE)
+
+
+def _colour(c: object) -> int:
     if c not in (BLACK, WHITE):
         raise ValueError(f"colour must be 0 (black) or 1 (white), not {c!r}")
     return c
 
 
-def SetBoard(size=8):
+def SetBoard(size: int = 8) -> Board:
     """The start board: on 8x8 white on d4 and e5, black on e4 and d5."""
     p = Position.start(size)
     return [[BLACK if p.black >> (y * size + x) & 1 else WHITE if p.white >> (y * size + x) & 1 else EMPTY
              for x in range(size)] for y in range(size)]
 
 
-def MsgToPos(msg, size=8):
+def MsgToPos(msg: object, size: int = 8) -> tuple[int, int]:
     """``"d3"`` -> ``(2, 3)`` as ``(y, x)``; a part that is not a valid row or column is -1.
 
     Case and surrounding spaces do not matter: ``MsgToPos(" D3 ") == (2, 3)``,
@@ -79,7 +86,7 @@ def MsgToPos(msg, size=8):
     return y, x
 
 
-def GetSeries(board, y, x, dy, dx, c):
+def GetSeries(board: Sequence[Sequence[int]], y: int, x: int, dy: int, dx: int, c: int) -> int:
     """How many squares of colour ``c`` run from ``(y, x)`` (itself included) in direction ``(dy, dx)``."""
     n = len(board)
     count = 0
@@ -90,7 +97,7 @@ def GetSeries(board, y, x, dy, dx, c):
     return count
 
 
-def GetDirLength(board, y, x, c):
+def GetDirLength(board: Sequence[Sequence[int]], y: int, x: int, c: int) -> list[int]:
     """Discs that placing ``c`` at ``(y, x)`` would flip, per direction.
 
     A list of 8 counts in the order up, up-right, right, down-right, down,
@@ -100,8 +107,7 @@ def GetDirLength(board, y, x, c):
     _colour(c)
     if not (0 <= y < n and 0 <= x < n):
         return [0] * 8
-    me, opp = (black, white) if c == BLACK else (white, black)
-    flipped = core.flips(n, me, opp, y * n + x)
+    flipped = _position(n, black, white, c).flips(y * n + x)
     counts = []
     for dx, dy in DIRECTIONS:
         k, yy, xx = 0, y + dy, x + dx
@@ -113,7 +119,7 @@ def GetDirLength(board, y, x, c):
     return counts
 
 
-def RevDirLength(board, py, px, bw, dl):
+def RevDirLength(board: Board, py: int, px: int, bw: int, dl: Sequence[int]) -> Board:
     """Turn the discs counted in ``dl`` (from ``GetDirLength``) to colour ``bw``; returns the board.
 
     The disc at ``(py, px)`` itself is not placed: the caller does that.
@@ -127,16 +133,15 @@ def RevDirLength(board, py, px, bw, dl):
     return board
 
 
-def ListLegalPlaces(bw, board):
+def ListLegalPlaces(bw: int, board: Sequence[Sequence[int]]) -> list[list[int]]:
     """Legal squares for colour ``bw`` as ``[[y, x], ...]`` in row-major order."""
     n, black, white = _masks(board)
     _colour(bw)
-    me, opp = (black, white) if bw == BLACK else (white, black)
-    m = core.moves(n, me, opp)
+    m = _position(n, black, white, bw).legal_moves_mask()
     return [[sq // n, sq % n] for sq in range(n * n) if m >> sq & 1]
 
 
-def IsLegalPlace(lp, y, x):
+def IsLegalPlace(lp: Sequence[Sequence[int]], y: int, x: int) -> int:
     """Index of ``[y, x]`` in the list from ``ListLegalPlaces``, or -1."""
     for i, (ly, lx) in enumerate(lp):
         if ly == y and lx == x:
@@ -144,7 +149,7 @@ def IsLegalPlace(lp, y, x):
     return -1
 
 
-def BoardDisplay(board, lp):
+def BoardDisplay(board: Sequence[Sequence[int]], lp: Sequence[Sequence[int]]) -> None:
     """Print the board with column letters and row numbers; squares in ``lp`` show ``*``.
 
     ``X`` is black, ``O`` white, ``.`` empty.
@@ -157,7 +162,22 @@ def BoardDisplay(board, lp):
     print("\n".join(turn_black.render(marks).splitlines()[:-1]))
 
 
-def CountingStone(board):
+def CountingStone(board: Sequence[Sequence[int]]) -> tuple[int, int]:
     """``(black, white)`` disc counts."""
     _, black, white = _masks(board)
     return black.bit_count(), white.bit_count()
+
+
+def move_for_board(strategy: Union[str, strategies.Strategy], board: Sequence[Sequence[int]], bw: int,
+                   time_limit: Optional[float] = 1.0) -> Optional[list[int]]:
+    """The ``[y, x]`` a computer player (a name from ``engine.strategies``, or a strategy) plays for
+    colour ``bw`` on ``board``, or None when it must pass.
+
+    >>> move_for_board("greedy", SetBoard(), BLACK, 0.05)
+    [2, 3]
+    """
+    player = strategies.get(strategy) if isinstance(strategy, str) else strategy
+    n, black, white = _masks(board)
+    _colour(bw)
+    m = player.next_move(_position(n, black, white, bw), time_limit)
+    return None if m == PASS else [m // n, m % n]

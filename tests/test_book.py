@@ -34,7 +34,7 @@ def tiny(tmp_path_factory):
     """A tiny book built in a temporary folder: (path, LearnedBook)."""
     if strategies.compiled is None or not patterns.install():
         pytest.skip("building a book needs the compiled search and the pattern weights")
-    from engine import bookbuild
+    from engine.fit import book as bookbuild
     path = tmp_path_factory.mktemp("book") / "tiny.bin.gz"
     b = bookbuild.build(path, log=lambda line: None, **TINY)
     return path, b
@@ -89,7 +89,7 @@ def test_all_8_images_share_one_key_and_moves_map_back():
 
 @needs_search
 def test_a_tiny_build_is_deterministic_resumable_and_passes_check(tiny, tmp_path, capsys):
-    from engine import bookbuild
+    from engine.fit import book as bookbuild
     path, b = tiny
     again = tmp_path / "again.bin.gz"
     bookbuild.build(again, log=lambda line: None, **TINY)
@@ -282,3 +282,14 @@ def test_the_shipped_book_passes_check_and_best_uses_it():
         values = lb.moves(g.position)
         assert values and values[m] >= max(values.values()) - ai.book_margin
         g.play(m)
+
+
+def test_build_with_no_position_limit(tmp_path):
+    """``book build --positions 0`` means no limit (it used to end in a TypeError)."""
+    if strategies.compiled is None or not patterns.install():
+        pytest.skip("building a book needs the compiled search and the pattern weights")
+    from engine import __main__ as engine_cli
+    out = tmp_path / "open.bin.gz"
+    assert engine_cli.main(["book", "build", "--out", str(out), "--positions", "0", "--plies", "2",
+                            "--depth", "1"]) == 0
+    assert len(book.load(out)) == 2   # the start and the one position after f5 (all four are alike)

@@ -130,3 +130,19 @@ def test_bad_boards_are_refused_clearly():
         ot.CountingStone(b)
     with pytest.raises(ValueError, match="colour"):
         ot.ListLegalPlaces(2, ot.SetBoard())
+
+
+def test_move_for_board_plays_a_legal_square_or_passes():
+    b = ot.SetBoard()
+    y, x = ot.move_for_board("greedy", b, 0, 0.05)
+    assert ot.IsLegalPlace(ot.ListLegalPlaces(0, b), y, x) >= 0
+    y, x = ot.move_for_board("table", b, 1, 0.05)   # white to move on the same board
+    assert ot.IsLegalPlace(ot.ListLegalPlaces(1, b), y, x) >= 0
+    assert ot.move_for_board("best", [[1, 0, -1, -1]] + [[-1] * 4] * 3, 0, 0.05) is None
+
+
+def test_move_for_board_refuses_a_bad_board_or_colour():
+    with pytest.raises(ValueError, match="colour"):
+        ot.move_for_board("greedy", ot.SetBoard(), 2)
+    with pytest.raises(ValueError, match="rows"):
+        ot.move_for_board("greedy", [[-1] * 7] * 7, 0)

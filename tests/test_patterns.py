@@ -114,7 +114,7 @@ def test_search_with_patterns_plays_legal_moves():
 @needs_core
 def test_training_script_round_trip(tmp_path):
     np = pytest.importorskip("numpy")
-    from engine import train
+    from engine.fit import weights as train
     games = [train.play_game(seed, depth=2, exact=10) for seed in range(3)]
     for rows in games:
         assert rows

@@ -1,9 +1,10 @@
-"""ProbCut's table (engine/probcut.py) and the selective midgame search."""
+"""ProbCut's table (engine/probcut.py, fitted by engine/fit/probcut.py) and the selective midgame search."""
 import random
 
 import pytest
 
 from engine import Position, backend, patterns, probcut
+from engine.fit import probcut as probcut_fit
 
 pytestmark = pytest.mark.skipif(backend.compiled is None or not patterns.install(),
                                 reason="needs the compiled core and the pattern weights")
@@ -66,7 +67,7 @@ def test_a_malformed_table_is_refused_and_no_cut_is_made(tmp_path, text):
 def test_fit_writes_a_table_that_loads(tmp_path):
     out = tmp_path / "pc.txt"
     import io
-    probcut.fit(count=3, max_depth=4, seed=2, out=out, stream=io.StringIO())
+    probcut_fit.fit(count=3, max_depth=4, seed=2, out=out, stream=io.StringIO())
     t, biases, sigmas = probcut.load(out)
     assert t == probcut.T and any(sigmas[st][4] for st in range(probcut.STAGES))
 
@@ -76,6 +77,6 @@ def test_fit_refuses_too_few_positions_and_a_place_it_cannot_write(tmp_path, cap
     for args in (["--positions", "0"], ["--positions", "-1"], ["--out", str(tmp_path)],
                  ["--out", str(tmp_path / "no" / "such" / "dir.txt")]):
         with pytest.raises(SystemExit):
-            probcut.main(["fit", *args])
+            probcut_fit.main(["fit", *args])
         assert "error" in capsys.readouterr().err
     assert probcut.TABLE.read_bytes() == before

@@ -65,14 +65,6 @@ def test_book_openings_are_legal_and_named():
     assert book.opening_name(g) == "Parallel"
 
 
-def test_move_for_an_othellotool_board():
-    import othellotool as ot
-    b = ot.SetBoard()
-    y, x = strategies.move_for_board("greedy", b, 0, 0.05)
-    assert ot.IsLegalPlace(ot.ListLegalPlaces(0, b), y, x) >= 0
-    assert strategies.move_for_board("best", [[1, 0, -1, -1]] + [[-1] * 4] * 3, 0, 0.05) is None
-
-
 def test_switch_uses_its_plan():
     class Fixed(strategies.Strategy):
         def __init__(self, tag):

@@ -18,23 +18,27 @@ smaller options) saved.
 import struct
 import time
 import zlib
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Union
 
-from . import book as books, patterns
-from .backend import compiled, core
-from .book import UNIT, LearnedBook, canonical, child_key
-from .position import Position
+from .. import book as books, patterns
+from ..backend import compiled, core
+from ..book import UNIT, Key, LearnedBook, canonical, child_key
+from ..position import Position
 
 
-def _bits(mask):
+def _bits(mask: int) -> Iterator[int]:
     while mask:
         b = mask & -mask
         yield b.bit_length() - 1
         mask ^= b
 
 
-def leaf_value(P, O, depth, hash_bits=18):
+def leaf_value(P: int, O: int, depth: int, hash_bits: int = 18) -> int:
     """The value of (P, O) for the side to move in 1/4 disc, from a ``depth``-ply compiled search
     with the pattern evaluation (exact at the end of the game)."""
+    if compiled is None:
+        raise RuntimeError("valuing a leaf needs the compiled core")
     if core.moves(8, P, O):
         score = compiled.search(8, P, O, depth, 1e9, "patterns", hash_bits)[0]
     elif core.moves(8, O, P):
@@ -46,14 +50,14 @@ def leaf_value(P, O, depth, hash_bits=18):
     return max(-64 * UNIT, min(64 * UNIT, score))
 
 
-def _ply(key):
+def _ply(key: Key) -> int:
     return (key[0] | key[1]).bit_count() - 4
 
 
-def backup(book):
+def backup(book: LearnedBook) -> dict[Key, int]:
     """Give every move into a book position minus that position's best value (deepest first:
     a move adds one disc, so children are done before their parents)."""
-    best = {}
+    best: dict[Key, int] = {}
     for key in sorted(book.entries, key=_ply, reverse=True):
         moves = book.entries[key]
         for sq in moves:
@@ -65,30 +69,31 @@ def backup(book):
 
 
 # the ranges of the options (inclusive), checked by Builder and by the command line
-LIMITS = {"plies": (1, 60), "depth": (1, 60), "width": (0, 64), "seed": (0, 2 ** 32 - 1),
+LIMITS: dict[str, tuple[Any, Any]] = {"plies": (1, 60), "depth": (1, 60), "width": (0, 64), "seed": (0, 2 ** 32 - 1),
           "positions": (0, 10 ** 9), "minutes": (0.01, 10 ** 6)}
 
 
 class Builder:
     """One build; ``run()`` returns the ``LearnedBook`` (also saved to ``out``)."""
 
-    def __init__(self, out, plies=11, depth=10, width=2.0, seed=1, positions=1000, minutes=None,
-                 resume=False, log=print, save_every=60.0, hash_bits=18):
+    def __init__(self, out: Union[str, Path], plies: int = 11, depth: int = 10, width: float = 2.0, seed: int = 1,
+                 positions: Optional[int] = 1000, minutes: Optional[float] = None, resume: bool = False,
+                 log: Callable[[str], None] = print, save_every: float = 60.0, hash_bits: int = 18) -> None:
         if compiled is None:
             raise RuntimeError("building a book needs the compiled core (pip install -e . with a C compiler)")
         if not patterns.install():
             raise RuntimeError("building a book needs the pattern weights (engine/weights.bin.gz)")
-        given = {"plies": plies, "depth": depth, "width": width, "seed": seed, "positions": positions,
-                 "minutes": minutes or 1}
-        for key, (lo, hi) in LIMITS.items():
-            if not lo <= given[key] <= hi:     # (NaN too)
-                raise ValueError(f"{key} must be from {lo:g} to {hi:g}, not {given[key]}")
+        given: dict[str, float] = {"plies": plies, "depth": depth, "width": width, "seed": seed,
+                                   "positions": positions or 0, "minutes": minutes or 1}
+        for name, (lo, hi) in LIMITS.items():
+            if not lo <= given[name] <= hi:     # (NaN too)
+                raise ValueError(f"{name} must be from {lo:g} to {hi:g}, not {given[name]}")
         self.out, self.log, self.save_every, self.hash_bits = out, log, save_every, hash_bits
         self.plies, self.depth, self.seed = plies, depth, seed
         self.width = round(width * UNIT)
         self.max_positions = positions
         self.deadline = time.monotonic() + 60 * minutes if minutes else None
-        self.cache = {}  # key -> leaf value (1/4 disc, its side to move) of positions not in the book
+        self.cache: dict[Key, int] = {}  # key -> leaf value (1/4 disc, its side to move) of positions not in the book
         self.searches = 0
         if resume:
             self.book = books.load(out)
@@ -103,10 +108,10 @@ class Builder:
             self.book = LearnedBook()
         self.book.plies, self.book.depth, self.book.width, self.book.seed = plies, depth, self.width, seed
 
-    def _order(self, key):
+    def _order(self, key: Key) -> int:
         return zlib.crc32(struct.pack("<QQI", key[0], key[1], self.seed))
 
-    def candidates(self):
+    def candidates(self) -> dict[Key, int]:
         """``{key: smallest loss}`` of the positions to add: reached from the start through book
         positions by moves within the width, within the first ``plies`` plies, not in the book."""
         start = Position.start()
@@ -114,7 +119,8 @@ class Builder:
         entries = self.book.entries
         if root not in entries:
             return {root: 0}
-        out, seen, stack = {}, {root}, [root]
+        out: dict[Key, int] = {}
+        seen, stack = {root}, [root]
         while stack:
             key = stack.pop()
             if _ply(key) + 1 >= self.plies:
@@ -134,10 +140,10 @@ class Builder:
                     out[child] = min(loss, out.get(child, loss))
         return out
 
-    def expand(self, key):
+    def expand(self, key: Key) -> None:
         """Value every move of the position ``key`` and add it to the book."""
         P, O = key
-        values = {}
+        values: dict[int, int] = {}
         for sq in _bits(core.moves(8, P, O)):
             child = child_key(P, O, sq)
             if child in self.book.entries:
@@ -149,18 +155,19 @@ class Builder:
             values[sq] = -self.cache[child]
         self.book.entries[key] = values
 
-    def save(self):
+    def save(self) -> None:
+        """Back the values up and write the book."""
         backup(self.book)
         books.save(self.book, self.out)
 
-    def _stop(self):
+    def _stop(self) -> Optional[str]:
         if self.max_positions is not None and len(self.book) >= self.max_positions:
             return "the --positions limit"
         if self.deadline is not None and time.monotonic() > self.deadline:
             return "the --minutes limit"
         return None
 
-    def run(self):
+    def run(self) -> LearnedBook:
         start = time.monotonic()
         last_save = last_note = start
         self.log(f"building {self.out}: plies {self.plies}, depth {self.depth}, width {self.width / UNIT:g} "
@@ -203,6 +210,6 @@ class Builder:
         return self.book
 
 
-def build(out, **options):
+def build(out: Union[str, Path], **options: Any) -> LearnedBook:
     """Build (or with ``resume=True`` extend) the book in ``out``; see ``Builder``."""
     return Builder(out, **options).run()

@@ -1,9 +1,9 @@
 """Fit the pattern evaluation (``engine/weights.bin.gz``) from self-play.
 
-    python -m engine.train                      # both rounds below, about an hour on 2 cores
-    python -m engine.train generate --games 50000 --data games.npz
-    python -m engine.train generate --games 30000 --seed 2 --evaluation patterns --data more.npz
-    python -m engine.train fit --data games.npz --data more.npz --out engine/weights.bin.gz
+    python -m engine.fit.weights                      # both rounds below, about an hour on 2 cores
+    python -m engine.fit.weights generate --games 50000 --data games.npz
+    python -m engine.fit.weights generate --games 30000 --seed 2 --evaluation patterns --data more.npz
+    python -m engine.fit.weights fit --data games.npz --data more.npz --out engine/weights.bin.gz
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -29,15 +29,24 @@ import sys
 import time
 from multiprocessing import get_context
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional, Union
 
-from . import patterns
-from .position import Position
+from .. import patterns
+from ..position import Position
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+Data = dict[str, "NDArray[Any]"]
+"""Self-play positions as columns: game, P, O, mp, mo (legal-move counts), label."""
+Sample = tuple[int, int, int, int, int]
+"""One position of a game: P, O, legal moves of P and of O, the label for P."""
 
 
 
-def play_game(seed, depth=6, exact=14, evaluation="full"):
+def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "full") -> list[Sample]:
     """One self-play game: a list of (P, O, moves of P, moves of O, label for P)."""
-    from . import _core
+    from .. import _core
     rng = random.Random(seed)
     start = Position.start()
     P, O = start.player, start.opponent
@@ -71,29 +80,31 @@ def play_game(seed, depth=6, exact=14, evaluation="full"):
     return [(p, o, mp, mo, final * c) for p, o, mp, mo, c in seen]
 
 
-def _batch(args):
+def _batch(args: tuple[list[int], int, int, str, Union[str, Path]]) -> list[tuple[int, ...]]:
     seeds, depth, exact, evaluation, weights = args
     if evaluation == "patterns" and not patterns.install(weights):
         raise RuntimeError(f"cannot load the pattern weights {weights}")
-    rows = []
+    rows: list[tuple[int, ...]] = []
     for s in seeds:
         rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
     return rows
 
 
-def generate(games, seed=1, depth=6, exact=14, workers=2, evaluation="full", out=None,
-             weights=patterns.WEIGHTS):
+def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers: int = 2, evaluation: str = "full",
+             out: Optional[Union[str, Path]] = None, weights: Union[str, Path] = patterns.WEIGHTS) -> Data:
+    """Play ``games`` self-play games on ``workers`` processes; their positions (saved to ``out``)."""
     import numpy as np
     seeds = [seed * 1_000_003 + g for g in range(games)]
     chunks = [(seeds[i:i + 100], depth, exact, evaluation, weights) for i in range(0, games, 100)]
-    rows, start = [], time.monotonic()
+    rows: list[tuple[int, ...]] = []
+    start = time.monotonic()
     with get_context("spawn").Pool(workers) as pool:
         for k, part in enumerate(pool.imap(_batch, chunks), 1):
             rows.extend(part)
             if k % 20 == 0 or k == len(chunks):
                 print(f"  {min(k * 100, games)}/{games} games, {len(rows)} positions, "
                       f"{time.monotonic() - start:.0f} s", file=sys.stderr)
-    data = {
+    data: Data = {
         "game": np.array([r[0] for r in rows], dtype=np.int64),
         "P": np.array([r[1] for r in rows], dtype=np.uint64),
         "O": np.array([r[2] for r in rows], dtype=np.uint64),
@@ -102,11 +113,11 @@ def generate(games, seed=1, depth=6, exact=14, workers=2, evaluation="full", out
         "label": np.array([r[5] for r in rows], dtype=np.float32),
     }
     if out:
-        np.savez_compressed(out, **data)
+        np.savez_compressed(out, **data)  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
     return data
 
 
-def features(data):
+def features(data: Data) -> "NDArray[Any]":
     """Global weight indices, one row per position, one column per instance plus two mobility terms."""
     import numpy as np
     instances, offsets, mob, stage_size = patterns.layout()
@@ -129,7 +140,7 @@ def features(data):
     return np.stack(cols, axis=1).astype(np.int32)
 
 
-def fit(data, ridge=2.0, iterations=150, holdout=0.05):
+def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 0.05) -> "NDArray[Any]":
     """Ridge least squares by CGLS; returns the weights (floats, discs) and prints the errors."""
     import numpy as np
     X = features(data)
@@ -139,10 +150,10 @@ def fit(data, ridge=2.0, iterations=150, holdout=0.05):
     Xt, yt, Xv, yv = X[~test], y[~test], X[test], y[test]
     flat = Xt.ravel()
 
-    def A(w):
+    def A(w: "NDArray[Any]") -> "NDArray[Any]":
         return w[Xt].sum(axis=1)
 
-    def AT(r):
+    def AT(r: "NDArray[Any]") -> "NDArray[Any]":
         return np.bincount(flat, weights=np.repeat(r, Xt.shape[1]), minlength=size)
 
     w = np.zeros(size)
@@ -167,18 +178,19 @@ def fit(data, ridge=2.0, iterations=150, holdout=0.05):
     return w
 
 
-def to_ints(w):
+def to_ints(w: "NDArray[Any]") -> list[int]:
+    """Weights in discs as the file's whole numbers (1/SCALE disc, clipped to int16)."""
     import numpy as np
     return np.clip(np.rint(w * patterns.SCALE), -32767, 32767).astype(np.int16).tolist()
 
 
-def _joined(parts):
+def _joined(parts: list[Data]) -> Data:
     import numpy as np
     return {k: np.concatenate([d[k] for d in parts]) for k in parts[0]}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.train", description=__doc__.split("\n\n")[0],
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine.fit.weights", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all",
@@ -205,7 +217,7 @@ def main(argv=None):
     except ImportError:
         ap.error("training needs numpy: pip install -e '.[train]'")
 
-    def fit_and_save(data):
+    def fit_and_save(data: Data) -> None:
         print(f"fitting {len(data['label'])} positions", file=sys.stderr)
         patterns.save(to_ints(fit(data, a.ridge, a.iterations)), a.out)
         print(f"wrote {a.out}")

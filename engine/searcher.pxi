@@ -1,0 +1,326 @@
+# The root search, the threads and the Searcher class that owns a hash table.
+# Included by engine/_core.pyx, in the order listed there.
+
+cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int alpha, int beta, int* out_move) noexcept nogil:
+    """One full-window (alpha, beta) search of the root; the best move goes to out_move."""
+    cdef uint64_t moves = moves8(P, O), fl[32]
+    cdef int sqs[32]
+    cdef int n, i, v, best = -INF, hash_move = -1, k, nd = 0
+    cdef int empties = 64 - bits_count(P | O)
+    cdef int deferred[32]
+    cdef uint64_t cP, cO, h = 0
+    cdef bint split = s.busy != NULL
+    cdef TTData e
+    if _load(s, P, O, &e):
+        hash_move = e.move
+    n = _order(P, O, moves, hash_move, sqs, fl)
+    out_move[0] = sqs[0] if n else -1
+    k = 0
+    while True:
+        i = _next_move(s, P, O, sqs, fl, n, &k, deferred, &nd, split, &cP, &cO, &h)
+        if i < 0:
+            break
+        if exact:
+            if i == 0:
+                v = -_solve(s, cP, cO, -beta, -alpha, False, empties - 1)
+            else:
+                v = -_solve(s, cP, cO, -alpha - 1, -alpha, False, empties - 1)
+                if alpha < v < beta:
+                    v = -_solve(s, cP, cO, -beta, -v, False, empties - 1)
+        else:
+            if i == 0:
+                v = -_mid(s, cP, cO, depth - 1, -beta, -alpha, False)
+            else:
+                v = -_mid(s, cP, cO, depth - 1, -alpha - 1, -alpha, False)
+                if alpha < v < beta:
+                    v = -_mid(s, cP, cO, depth - 1, -beta, -v, False)
+        if split:
+            _busy_leave(s, h)
+        if s.aborted:
+            break
+        if v > best:
+            best = v
+            out_move[0] = sqs[i]
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    if not s.aborted:
+        _store(s, P, O, KIND_EXACT if exact else KIND_MID, empties if exact else depth, -INF, INF, best, out_move[0])
+    return best
+
+
+cdef int _check_seconds(double seconds) except -1:
+    if not seconds >= 0:   # NaN too
+        raise ValueError(f"seconds must be 0 (no limit) or more: {seconds}")
+    return 0
+
+
+cdef int NO_FLAG = 0     # what halt and cancel point to outside a Searcher
+
+
+cdef void _init_search(Search* s, double seconds) noexcept nogil:
+    """A search without a hash table (the mailbox boards) or before a Searcher fills it in."""
+    s.tt = NULL
+    s.mask = 0
+    s.nodes = 0
+    s.aborted = 0
+    s.evaluation = EVAL_FULL
+    s.gen = 0
+    s.id = 0
+    s.selective = 0
+    s.halt = &NO_FLAG
+    s.cancel = &NO_FLAG
+    s.busy = NULL
+    s.deadline = bits_now() + seconds if seconds > 0 else 0
+
+
+cdef void _work_solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int* score,
+                      int* move) noexcept nogil:
+    """One thread's exact solve of the root; the first to finish stops the others."""
+    score[0] = _root8(s, P, O, 0, True, alpha, beta, move)
+    if not s.aborted:
+        bits_set_flag(s.halt, 1)
+
+
+cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth, double start, double seconds,
+                       int* score, int* move, int* depth) noexcept nogil:
+    """One thread's iterative deepening.  The main thread (id 0) decides when to stop."""
+    cdef int d, v, m, empties = 64 - bits_count(P | O)
+    depth[0] = 0
+    for d in range(1, max_depth + 1):
+        v = _root8(s, P, O, d, False, -INF, INF, &m)
+        if s.aborted:
+            break
+        score[0], move[0], depth[0] = v, m, d
+        if d >= empties or (s.id == 0 and seconds > 0 and bits_now() - start > 0.4 * seconds):
+            break
+    if s.id == 0:
+        bits_set_flag(s.halt, 1)
+
+
+MAX_THREADS = 64
+
+
+cdef class Searcher:
+    """A search that keeps its hash table between calls, on one or several threads.
+
+    ``Searcher(hash_bits=20, threads=1)``: the hash table has 2**hash_bits
+    entries of 32 bytes (2**20: 32 MiB), shared by ``threads`` threads.
+    Every thread searches the same position and they spread over its tree
+    (ABDADA): at a node, once its first move is searched, a thread leaves
+    for later a move whose position another thread is searching now, and
+    takes the next; what the others found waits in the table.  The searches
+    release the GIL.  ``stop()`` (from any thread) ends the running search
+    at once with its best so far, as if its time were up; every search
+    started before ``clear_stop()`` returns at once too.  8x8 only uses the
+    table and the threads; other sizes search on one thread.
+    """
+    cdef bits_tt_entry* tt
+    cdef uint64_t* busy
+    cdef uint64_t mask
+    cdef int gen
+    cdef int halt
+    cdef int cancel
+    cdef readonly int threads
+    cdef readonly int hash_bits
+    cdef public bint selective
+    cdef Search work[64]
+    cdef int scores[64]
+    cdef int moves_[64]
+    cdef int depths[64]
+    cdef object lock
+
+    def __cinit__(self, int hash_bits=TT_BITS, int threads=1):
+        if not 10 <= hash_bits <= 30:
+            raise ValueError("hash_bits must be 10..30")
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be 1..{MAX_THREADS}")
+        self.tt = <bits_tt_entry*> calloc((<size_t>1) << hash_bits, sizeof(bits_tt_entry))
+        self.busy = <uint64_t*> calloc(BUSY_SIZE, sizeof(uint64_t))
+        if self.tt == NULL or self.busy == NULL:
+            raise MemoryError("no memory for the hash table")
+        self.mask = ((<uint64_t>1) << hash_bits) - 1
+        self.hash_bits = hash_bits
+        self.threads = threads
+        self.selective = True
+        self.gen = 0
+        self.halt = 0
+        self.cancel = 0
+
+    def __init__(self, int hash_bits=TT_BITS, int threads=1):
+        import threading
+        self.lock = threading.Lock()
+
+    def __dealloc__(self):
+        free(self.tt)
+        free(self.busy)
+
+    @property
+    def thread_nodes(self):
+        """Nodes of each thread in the last search (the main thread first)."""
+        return [self.work[k].nodes for k in range(self.threads)]
+
+    def stop(self):
+        """End the running search now (it answers with its best so far); see ``clear_stop``."""
+        bits_set_flag(&self.cancel, 1)
+
+    def clear_stop(self):
+        """Let searches run again after ``stop()``."""
+        bits_set_flag(&self.cancel, 0)
+
+    def clear(self):
+        """Forget everything in the hash table."""
+        with self.lock:
+            memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+
+    cdef int _begin(self, int size, double seconds, int evaluation) noexcept:
+        """A new search: its generation, no halt, each thread's Search; returns the threads."""
+        cdef int k, threads = self.threads if size == 8 else 1
+        self.gen = (self.gen + 1) & 0xFF
+        self.halt = 0
+        for k in range(threads):
+            self._prepare(k, seconds, evaluation)
+        return threads
+
+    cdef void _prepare(self, int k, double seconds, int evaluation) noexcept:
+        cdef Search* s = &self.work[k]
+        _init_search(s, seconds)
+        s.tt = self.tt
+        s.mask = self.mask
+        s.gen = self.gen
+        s.evaluation = evaluation
+        s.id = k
+        s.selective = self.selective and evaluation == EVAL_PATTERNS
+        s.halt = &self.halt
+        s.cancel = &self.cancel
+        s.busy = self.busy if self.threads > 1 else NULL
+        s.aborted = bits_flag(&self.cancel)  # stopped before it began: return at once
+
+    # Each thread searches with its own copy of its Search, on its own stack: the node counters
+    # of neighbouring threads in one array would share cache lines and slow every node.
+    def _helper_solve(self, int k, uint64_t P, uint64_t O, int alpha, int beta):
+        cdef Search local = self.work[k]
+        cdef int score = 0, move = -1
+        with nogil:
+            _work_solve(&local, P, O, alpha, beta, &score, &move)
+        self.work[k] = local
+        self.scores[k], self.moves_[k] = score, move
+
+    def _helper_search(self, int k, uint64_t P, uint64_t O, int max_depth, double start, double seconds):
+        cdef Search local = self.work[k]
+        cdef int score = 0, move = -1, depth = 0
+        with nogil:
+            _work_search(&local, P, O, max_depth, start, seconds, &score, &move, &depth)
+        self.work[k] = local
+        self.scores[k], self.moves_[k], self.depths[k] = score, move, depth
+
+    def _run(self, helper, args, int threads):
+        """Run the main search and its helpers, each on a thread of its own, and wait for them.
+        The caller waits in short steps, so that Ctrl-C (KeyboardInterrupt) stops the search
+        at once and is passed on."""
+        import threading
+        workers = [threading.Thread(target=helper, args=(k,) + args, daemon=True) for k in range(threads)]
+        try:
+            for t in workers:
+                t.start()
+            while workers[0].is_alive():
+                workers[0].join(0.05)
+        except BaseException:
+            bits_set_flag(&self.cancel, 1)
+            for t in workers:
+                if t.ident is not None:
+                    t.join()
+            bits_set_flag(&self.cancel, 0)
+            raise
+        bits_set_flag(&self.halt, 1)
+        for t in workers:
+            t.join()
+
+    def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
+        """Exact result for the side to move: ``(score, move, nodes, complete)``.
+
+        ``score`` is the final disc difference with empties to the winner,
+        exact when it lies inside (alpha, beta) (otherwise a bound); ``move``
+        the best square (-1: must pass); ``complete`` is False when
+        ``seconds`` ran out or ``stop()`` was called (then score and move are
+        not to be trusted).  Moves are ordered with the trained patterns when
+        they are installed.
+        """
+        cdef Mailbox b
+        cdef Search* s
+        cdef int score, move = -1, n2 = size * size, k, threads
+        cdef uint64_t p8, o8, nodes = 0
+        _check_position(size, P, O)
+        _check_seconds(seconds)
+        if alpha >= beta:
+            raise ValueError("alpha must be below beta")
+        with self.lock:
+            threads = self._begin(size, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL)
+            s = &self.work[0]
+            if size == 8:
+                p8, o8 = P, O
+                if moves8(p8, o8) == 0:
+                    score = -_solve(s, o8, p8, -beta, -alpha, True, 64 - bits_count(p8 | o8)) \
+                        if moves8(o8, p8) else final_score(p8, o8)
+                    return score, -1, s.nodes, not s.aborted
+                self._run(self._helper_solve, (p8, o8, alpha, beta), threads)
+                nodes = sum(self.thread_nodes)
+                for k in range(threads):
+                    if not self.work[k].aborted:
+                        return self.scores[k], self.moves_[k], nodes, True
+                return self.scores[0], self.moves_[0], nodes, False
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            with nogil:
+                score = _mb_search(s, &b, 1, n2, alpha, beta, False, True, &move)
+            return score, _mb_square(&b, move), s.nodes, not s.aborted
+
+    def search(self, int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full"):
+        """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
+
+        Scores are evaluation units for the side to move (a won game: 10000
+        plus the disc difference).  ``evaluation`` (8x8): "full"
+        (hand-written), "simple" (square weights and mobility, what other
+        sizes always use) or "patterns" (trained; 1/4 disc units; needs
+        ``engine.patterns.install()``).  A new depth is not started after
+        40% of ``seconds``; a depth cut off by the clock is dropped.
+        ``seconds`` 0: no limit (until ``max_depth`` or ``stop()``).
+        """
+        cdef Mailbox b
+        cdef Search* s
+        cdef int score = 0, move = -1, d, v, m, done = 0, threads
+        cdef uint64_t p8, o8, nodes = 0
+        cdef double start = bits_now()
+        _check_position(size, P, O)
+        kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
+        if evaluation not in kinds:
+            raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
+        if evaluation == "patterns" and PAT_W == NULL:
+            raise RuntimeError("no pattern weights installed (engine.patterns.install())")
+        if max_depth < 1:
+            raise ValueError("max_depth must be >= 1")
+        _check_seconds(seconds)
+        with self.lock:
+            threads = self._begin(size, seconds, kinds[evaluation])
+            s = &self.work[0]
+            if size == 8:
+                p8, o8 = P, O
+                if moves8(p8, o8) == 0:
+                    return 0, -1, 0, 0
+                self._run(self._helper_search, (p8, o8, max_depth, start, seconds), threads)
+                nodes = sum(self.thread_nodes)
+                if self.depths[0] == 0:
+                    return 0, -1, nodes, 0
+                return self.scores[0], self.moves_[0], nodes, self.depths[0]
+            _mb_load(&b, size, P, O)
+            _mb_weights(size)
+            for d in range(1, max_depth + 1):
+                with nogil:
+                    v = _mb_search(s, &b, 1, d, -INF, INF, False, False, &m)
+                if s.aborted:
+                    break
+                score, move, done = v, m, d
+                if (seconds > 0 and bits_now() - start > 0.4 * seconds) or d >= size * size:
+                    break
+            return score, _mb_square(&b, move), s.nodes, done
