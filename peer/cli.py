@@ -10,7 +10,7 @@ from pathlib import Path
 
 import comm
 from comm.text import visible
-from engine import BLACK, WHITE, size_option, strategies
+from engine import BLACK, PASS, WHITE, size_option, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.strategies import threads_option
 
@@ -285,9 +285,15 @@ def status_text(screen, rec):
     return f"{status} ({screen.result(rec.result)})" if rec.result else status
 
 
-def move_line(screen, pos, move):
-    """``white: pass``: ``move`` played on ``pos`` (the position before it), and by whom."""
-    return f"{screen.colour_name(pos.turn)}: {describe(move, pos.size, screen)}"
+def move_line(screen, view):
+    """``white: pass``: the last ply of ``view``, and by whom."""
+    return f"{screen.colour_name(view.last_mover)}: {describe(view.last, view.size, screen)}"
+
+
+def draw_record(screen, view):
+    """The board of a record's ``view`` (watching, replaying): the last ply marked, unless a pass."""
+    last = view.last if view.last is not None and view.last != PASS else None
+    screen.board(view.position, last=last, flipped=view.flipped, show_legal=False)
 
 
 def follow(board, screen, until_over=True, timeout=None, secret=None):
@@ -303,15 +309,12 @@ def follow(board, screen, until_over=True, timeout=None, secret=None):
             key = rec and (rec.id, rec.moves, rec.status)
             if rec and key != shown:
                 shown = key                 # (read again only when it changes)
-                g = rec.game()
-                pos = g.position
-                last = g.moves[-1] if g.moves and g.moves[-1] >= 0 else None
-                flipped = g.positions[-2].flips(last) if last is not None else 0
-                moved = f"   #{len(g.moves)} {move_line(screen, g.positions[-2], g.moves[-1])}" if g.moves else ""
+                view = record_view(rec, rec.game())
+                moved = f"   #{len(view.moves)} {move_line(screen, view)}" if view.moves else ""
                 screen.line("")
                 screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
                             f"({screen.t('white')}){moved}   {status_text(screen, rec)}")
-                screen.board(pos, last=last, flipped=flipped, show_legal=False)
+                draw_record(screen, view)
                 # an abandoned game is followed by the new one (D1); any other status but playing ends
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
                     return 0
@@ -371,13 +374,10 @@ def replay(argv):
         return 0
 
     def show(i):
-        pos = g.positions[i]
-        if i == 0:
-            return screen.board(pos, show_legal=False)
-        m = g.moves[i - 1]
-        screen.line(f"\n#{i} {move_line(screen, g.positions[i - 1], m)}")
-        screen.board(pos, last=m if m >= 0 else None,
-                     flipped=g.positions[i - 1].flips(m) if m >= 0 else 0, show_legal=False)
+        view = record_view(rec, g, i)
+        if i:
+            screen.line(f"\n#{i} {move_line(screen, view)}")
+        draw_record(screen, view)
 
     if args.delay or args.plain or not live_terminal():
         for i in range(len(g.moves) + 1):

@@ -38,8 +38,9 @@ def player_label(side, colour, screen):
     """``● black Ann (person, you)``: a player's disc, colour, name and kind."""
     t = screen.t
     label = f"{screen.disc(colour)} {screen.colour_name(colour)}"
-    if side.name != screen.colour_name(colour):     # (a side without a name is called by its colour)
-        label += f" {side.name}"
+    name = screen.shown_name(side.name)
+    if name != screen.colour_name(colour):     # (a side without a name is called by its colour)
+        label += f" {name}"
     tags = [t("kind_" + side.kind)] if side.kind else []
     if side.me:
         tags.append(t("you"))
@@ -100,8 +101,8 @@ class Face(Screen):
     def _fitted(self, text, stream):
         return text         # wrapped when drawn, to the width of the moment
 
-    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
-        self.refresh()      # the board is drawn from the session's view
+    def draw(self, view):
+        self.refresh()      # (drawn from the session's view, as it is when drawn)
 
     def refresh(self):
         pass

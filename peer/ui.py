@@ -7,11 +7,17 @@ import unicodedata
 import colorama
 
 from comm.text import visible
-from engine import BLACK, notation
+from engine import BLACK, WHITE, notation
 
 from . import texts
+from .players import describe
+from .protocol import NAME_LIMIT, SAY_LIMIT
+from .session.events import Event, Reason
+from .session.view import View
 
-SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat line, a reason)
+COLOURS = ("black", "white")
+NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player
+LEAVE_BY = {"human": "to_leave_human", "terminal": "to_leave_terminal", "computer": "to_leave_computer"}
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
 ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
                     "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
@@ -117,13 +123,80 @@ class Screen:
     def t(self, key, **kw):
         return texts.text(self.lang, key, **kw)
 
-    def why(self, e, move, size):
-        """The reason of ``IllegalMove`` ``e`` (for ``move``, as typed) in this screen's language."""
-        reason = getattr(e, "reason", None)
-        if reason is None or f"illegal_{reason}" not in texts.TEXTS:
-            return str(e)
-        last = notation.square_name(size * size - 1, size)
-        return self.t(f"illegal_{reason}", square=visible(move, 8), size=size, last=last)
+    # -- what the session tells: events in this screen's words --------------------------
+    def tell(self, event: Event) -> None:
+        """Show what the session tells: the board (``board``: its ``View``), or a message."""
+        if event.what == "board":
+            self.draw(event.fields["view"])
+        else:
+            self.say(event.what, **self.words(event))
+
+    def shown_name(self, name: str) -> str:
+        """A player's name as shown: the default names ``black`` and ``white`` in this language."""
+        return self.t(name) if name in COLOURS else name
+
+    def reason(self, reason: object) -> str:
+        """A ``Reason`` in this screen's language; anything else (from the board, the opponent,
+        the system) as it is."""
+        if not isinstance(reason, Reason) or reason.code not in texts.TEXTS:
+            return str(reason)
+        fields = self._named(dict(reason.fields))
+        if reason.code.startswith("illegal_"):
+            size = fields["size"]
+            fields.update(square=visible(fields["square"], 8), last=notation.square_name(size * size - 1, size))
+        return self.t(reason.code, **fields)
+
+    def _named(self, kw: dict) -> dict:
+        for k in NAME_FIELDS:
+            if isinstance(kw.get(k), str):
+                kw[k] = self.shown_name(kw[k])
+        return kw
+
+    def words(self, event: Event) -> dict:
+        """The fields of ``event`` as its text (``texts``) takes them, in this screen's language."""
+        kw = self._named(dict(event.fields))
+        if isinstance(kw.get("colour"), int):
+            kw["colour"] = self.colour_name(kw["colour"])
+        if "result" in kw:
+            kw["result"] = self.result(kw["result"])
+        if "reason" in kw:
+            kw["reason"] = self.reason(kw["reason"])
+        if "leave_by" in kw:
+            kw["to_leave"] = self.t(LEAVE_BY[kw.pop("leave_by")])
+        if "cause" in kw:
+            kw["cause"] = self.t(kw["cause"], board=kw["board"])
+        if "winner" in kw:
+            winner, name = kw.pop("winner"), self.shown_name(kw.pop("winner_name"))
+            kw["verdict"] = self.t("draw") if winner is None else \
+                self.t("win", name=f"{name} ({self.colour_name(winner)})")
+        if event.what == "game_on":
+            kw.update(bd=self.disc(BLACK), wd=self.disc(WHITE))
+        elif event.what == "busy":
+            seen, machine = kw["seen"], kw["machine"]
+            kw["seen"] = self.t("busy_here") if seen is None else self.t("busy_seen", secs=f"{seen:.0f}")
+            kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
+        elif event.what == "hint":
+            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {v:+d}" for m, v in kw["moves"])
+        elif event.what == "adopted_mine":
+            kw["move"] = describe(kw["move"], kw.pop("size"), self)
+        return kw
+
+    def draw(self, view: View) -> None:
+        """The board of ``view`` and, while the game goes on, whose turn it is."""
+        if view.position is not None:
+            self.board(view.position, last=view.last_square, flipped=view.flipped,
+                       show_legal=view.show_legal, status=self.status_line(view))
+
+    def status_line(self, view: View) -> str:
+        """``white to move (Ann, thinking)``: whose turn it is, with the opponent's state."""
+        pos = view.position
+        if pos is None or pos.is_game_over() or view.ended:
+            return ""
+        side = view.sides[pos.turn]
+        name = visible(self.shown_name(side.name), NAME_LIMIT)
+        if not side.me:
+            name += ", " + self.t("gone_state" if side.state == "gone" else "thinking")
+        return f"{self.t('turn_line', colour=self.colour_name(pos.turn))} ({name})"
 
     def say(self, key, **kw):
         """Show message ``key``; every value is made visible first (it may have come from the board)."""

@@ -6,6 +6,7 @@ import pytest
 from engine import IllegalMove, Position
 from peer import texts
 from peer.session.commands import WORDS
+from peer.session.events import Reason
 from peer.ui import Screen
 
 # what the Japanese texts may show in Latin letters: what a person types (commands, options, a
@@ -38,11 +39,12 @@ def test_japanese_texts_have_no_english_words(key):
 def test_illegal_moves_are_told_in_japanese(move):
     with pytest.raises(IllegalMove) as caught:
         Position.start().play(move)
-    e = caught.value
-    why = Screen("ja").why(e, move, 8)
+    reason = Reason.illegal(caught.value, move, 8)
+    why = Screen("ja").reason(reason)
     words = set(re.findall(r"[A-Za-z]{2,}", why)) - {move}
     assert not words, why
-    assert why != Screen("en").why(e, move, 8)
+    assert why != Screen("en").reason(reason)
+    assert reason.english == str(caught.value)      # (what goes on the board: the engine's English)
 
 
 @pytest.mark.parametrize("lang", texts.LANGS)

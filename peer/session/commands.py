@@ -2,8 +2,9 @@
 Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
 from engine import IllegalMove, notation, strategies
 
-from ..players import EOF_LINE, describe, normalise
-from ..ui import SAY_LIMIT
+from ..players import EOF_LINE, normalise
+from ..protocol import SAY_LIMIT
+from .events import Reason
 from .leave import Leave
 from .trouble import AWAY
 
@@ -34,7 +35,7 @@ class Commands:
 
     def _human_turn(self):
         if not self.prompted:
-            self.say("your_turn", colour=self.screen.colour_name(self.colour))
+            self.say("your_turn", colour=self.colour)
             self.prompted = True
         line = self.player.lines.get(timeout=0.05)
         if line is None:
@@ -97,7 +98,7 @@ class Commands:
                 return self.say("already_over")
             if pos.turn != self.colour:
                 return self.say("not_your_turn", name=self.their_name)
-            return self.say("hint", moves=self._hint_text(pos))
+            return self.say("hint", moves=self._hint(pos), size=self.size)
         if cmd == "resign" or cmd == "yes" and asked:
             if self._ended():
                 return self.say("already_over")
@@ -113,16 +114,15 @@ class Commands:
             pos.play(cmd)
             sq = notation.parse_square(cmd, self.size)
         except IllegalMove as e:
-            why = self.screen.why(e, cmd, self.size)
-            return self.say("bad_move", move=cmd, reason=why, legal=self._legal_text())
+            return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, self.size), legal=self._legal_text())
         self._commit(sq)
 
-    def _hint_text(self, pos):
-        """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
+    def _hint(self, pos):
+        """The best moves and the disc difference each leads to: ((square, value), ...)."""
         best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        best = [(m, round(v) + 0) for v, m, _ in best]      # (+ 0: never "-0")
-        self.hints = (self.gid, len(self.game.moves), tuple(best))
-        return ", ".join(f"{describe(m, self.size, self.screen)} {v:+d}" for m, v in best)
+        best = tuple((m, round(v) + 0) for v, m, _ in best)      # (+ 0: never "-0")
+        self.hints = (self.gid, len(self.game.moves), best)
+        return best
 
     def _legal_text(self):
         pos = self.game.position

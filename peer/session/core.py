@@ -5,12 +5,12 @@ import time
 
 import comm
 from comm.text import visible
-from engine import BLACK, WHITE
 
 from ..protocol import NAME_LIMIT
 from ..record import Records
 from .classic import Classic
 from .commands import Commands
+from .events import Event
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
@@ -26,7 +26,8 @@ COLOURS = ("black", "white")
 
 
 class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
-    """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
+    """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External),
+    telling ``screen`` (a face: ``tell(Event)``) what happens.
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
     accepts black's), ``new`` (do not resume), ``classic_after`` (seconds to
@@ -71,7 +72,6 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.game = None
         self.record = None
         self.gid = None
-        self.flipped = 0
         self.prompted = False
         self.alive_seen = None      # (record, monotonic time it last changed)
         self.gone = False
@@ -94,21 +94,19 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()
 
-    # -- plumbing ------------------------------------------------------------------
-    def shown_name(self, name):
-        """A player's name as shown: the default names ``black`` and ``white`` in the screen's language."""
-        return self.screen.t(name) if name in COLOURS else name
+    # -- what the faces are told -----------------------------------------------------
+    def say(self, what, /, **fields):
+        """Tell the face that ``what`` happened (an ``Event``: raw fields, the face's words)."""
+        # (how this side is left, for the texts that say it: a computer side reads no commands)
+        human = getattr(self.player, "kind", "") == "human"
+        reads = getattr(self.player, "lines", None) is not None
+        fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
+        self.screen.tell(Event(what, fields))
 
-    def say(self, key, **kw):
-        for k in ("name", "other", "black", "white", "old"):
-            if isinstance(kw.get(k), str):
-                kw[k] = self.shown_name(kw[k])
-        if "to_leave" not in kw:    # a computer side reads no commands: it is left with Ctrl+C
-            human = getattr(self.player, "kind", "") == "human"
-            reads = getattr(self.player, "lines", None) is not None
-            kw["to_leave"] = self.screen.t("to_leave_human" if human else
-                                           "to_leave_terminal" if reads else "to_leave_computer")
-        self.screen.say(key, **kw)
+    def _show(self):
+        """Tell the face to draw the board as it is now."""
+        self.screen.tell(Event("board", {"view": self.view()}))
+        self.prompted = False
 
 
     def _next_message(self, timeout):
@@ -176,8 +174,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
             names = {self.me: self.my_name, self.other: self.their_name}
-            self.say("game_on", black=names["black"], white=names["white"], size=self.size,
-                     bd=self.screen.disc(BLACK), wd=self.screen.disc(WHITE))
+            self.say("game_on", black=names["black"], white=names["white"], size=self.size)
             self.turn_since = time.monotonic()
             self._show()
             return self._play()

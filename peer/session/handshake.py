@@ -9,9 +9,10 @@ import time
 from comm.text import visible
 from engine import BLACK, WHITE
 
-from .. import protocol, texts
+from .. import protocol
 from ..protocol import NAME_LIMIT, game_id_problem
 from ..record import ENDED, PLAYING
+from .events import Reason
 from .leave import Leave
 from .recording import new_gid
 
@@ -109,17 +110,13 @@ class Handshake:
     """Mixed into ``Session``: section 13."""
 
     # -- refusals (H4) ---------------------------------------------------------------------
-    def _reason(self, key, **kw):
-        """(English text for the wire, text in this screen's language) of a refusal reason."""
-        return texts.text("en", key, **kw), self.screen.t(key, **kw)
-
     def _refuse_game(self, key, **kw):
         """``refuse`` the game (H4): tell the other side in English (if it speaks control lines,
         H9), show why here, exit code 3."""
-        wire, here = self._reason(key, **kw)
-        self._control("refuse", retry=False, reason=wire)
-        self.say("cannot_play", reason=here)
-        self._close_refused(key, wire)
+        reason = Reason.own(key, **kw)
+        self._control("refuse", retry=False, reason=reason.english)
+        self.say("cannot_play", reason=reason)
+        self._close_refused(key, reason.english)
         raise Leave(3)
 
     def _conflict(self):
@@ -133,7 +130,7 @@ class Handshake:
 
     def _new_game_asked(self):
         """Black: white's ``hello`` says ``new=1`` (H2): our game is closed, a new one proposed."""
-        self.say("new_game_asked", colour=self.screen.colour_name(1 - self.colour))
+        self.say("new_game_asked", colour=1 - self.colour)
         self._abandon(self.record, self.other)
         self._start_game(new_gid(), self.want_size or self.size)
 
@@ -142,10 +139,10 @@ class Handshake:
         key, kw = problem
         if strict:
             self._refuse_game(key, **kw)
-        wire, here = self._reason(key, **kw)
-        log.warning("greeting not applied: %s", wire)
-        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
-        self._control("refused", retry=False, move=msg.text[:200], reason=wire)
+        reason = Reason.own(key, **kw)
+        log.warning("greeting not applied: %s", reason.english)
+        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=reason)
+        self._control("refused", retry=False, move=msg.text[:200], reason=reason.english)
 
     # -- greetings (H2) --------------------------------------------------------------------
     def _hello(self, verb="hello"):
@@ -193,17 +190,17 @@ class Handshake:
     def _say_resumed(self, resume):
         """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
         if self.resumed_end:
-            self.say("offer_end", id=resume.id, result=self.screen.result(resume.result), other=self.other)
+            self.say("offer_end", id=resume.id, result=resume.result, other=self.other)
         elif self.game.moves:       # (a game without plies is simply the one black proposed)
             self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
-                     colour=self.screen.colour_name(1 - self.colour), name=self.their_name)
+                     colour=1 - self.colour, name=self.their_name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
 
     def _take_name(self, msg):
         name = (msg.get("name") or self.other)[:NAME_LIMIT]
         if self.their_name_known and name != self.their_name:
-            self.say("renamed_them", colour=self.screen.colour_name(1 - self.colour), name=name,
+            self.say("renamed_them", colour=1 - self.colour, name=name,
                      old=self.their_name)
         self.their_name, self.their_name_known = name, True
         self._take_kind(msg)

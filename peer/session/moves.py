@@ -6,10 +6,9 @@ from comm.text import visible
 from engine import BLACK, PASS, WHITE, IllegalMove, notation
 
 from .. import protocol
-from ..protocol import NAME_LIMIT
 from ..record import ENDED, RESIGNED
+from .events import Reason
 from .leave import Leave
-from .view import last_square
 
 log = logging.getLogger("peer")
 
@@ -17,37 +16,11 @@ log = logging.getLogger("peer")
 class Moves:
     """Mixed into ``Session``: the game itself, once the handshake is done."""
 
-    # -- what the player sees ------------------------------------------------------------
-    @property
-    def last(self):
-        """The last move that was not a pass (highlighted on the board), or None."""
-        return last_square(self.game.moves) if self.game is not None else None
-
-    def _show(self):
-        pos = self.game.position
-        mine = pos.turn == self.colour
-        self.screen.board(pos, last=self.last, flipped=self.flipped,
-                          show_legal=mine and self.player.kind == "human",
-                          status=self._status_line())
-        self.prompted = False
-
-    def _status_line(self):
-        pos = self.game.position
-        if pos.is_game_over():
-            return ""
-        s = self.screen
-        if pos.turn == self.colour:
-            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.my_name), NAME_LIMIT)})"
-        state = self._their_state()
-        extra = f", {s.t(state)}" if state else ""
-        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.their_name), NAME_LIMIT)}{extra})"
-
     # -- plies -----------------------------------------------------------------------------
     def _apply(self, move, by_me, seconds=None):
         """Play ``move`` on our board and save the record; ``seconds``: the mover's thinking time
         (None: measured here, from when the turn began)."""
         pos = self.game.position
-        self.flipped = pos.flips(move) if move != PASS else 0
         if seconds is None:
             seconds = time.monotonic() - self.turn_since if self.turn_since is not None else 0.0
         self._turn_passed(pos.turn, seconds)
@@ -88,8 +61,10 @@ class Moves:
         self._show()
 
     def _refuse(self, text, reason):
+        """G2: ``text`` from the opponent is not applied: shown here, and ``refused`` (in English)
+        to an opponent that speaks control lines (H9)."""
         self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
-        self._control("refused", move=text[:200], reason=reason)     # not to a classic program (H9)
+        self._control("refused", move=text[:200], reason=reason.english)
 
     def _their_move(self, msg):
         """G2: a move is checked against our own board before it is applied."""
@@ -105,16 +80,14 @@ class Moves:
                 log.info("duplicate move %s #%d ignored", text, n)
                 return
             if n > expected:
-                return self._refuse(msg.text, self.screen.t("missing", n=n, expected=expected))
+                return self._refuse(msg.text, Reason.own("missing", n=n, expected=expected))
         if pos.is_game_over() or pos.turn == self.colour:
-            return self._refuse(msg.text, self.screen.t("out_of_turn"))
+            return self._refuse(msg.text, Reason.own("out_of_turn"))
         try:
-            sq = notation.parse_square(text, self.size)
-            if sq == PASS and not pos.must_pass():
-                raise IllegalMove(self.screen.t("illegal_must_move"))
-            pos.play(sq)
-        except (ValueError, IllegalMove) as e:
-            return self._refuse(msg.text, str(e))
+            pos.play(text)
+        except IllegalMove as e:
+            return self._refuse(msg.text, Reason.illegal(e, text, self.size))
+        sq = notation.parse_square(text, self.size)
         if self.stats and self.sent_at is not None:
             overhead = (time.monotonic() - self.sent_at) * 1000 - msg.get("t", 0)
             with open(self.stats, "a", encoding="ascii") as f:
@@ -160,22 +133,18 @@ class Moves:
         self.end_shown = True
         pos = self.game.position
         b, w = pos.discs()
-        s = self.screen
         if self.record.status == RESIGNED:
             if self.resumed_end:
-                self.say("ended_resigned", id=self.gid, result=self.screen.result(self.record.result))
+                self.say("ended_resigned", id=self.gid, result=self.record.result)
             winner = WHITE if self.record.result.startswith("black") else BLACK
         else:
             winner = pos.winner()
-        if winner is None:
-            verdict = s.t("draw")
-        else:
-            wname = self.shown_name(self.record.black if winner == BLACK else self.record.white)
-            verdict = s.t("win", name=f"{wname} ({s.colour_name(winner)})")
+        names = (self.record.black, self.record.white)
+        verdict = {"winner": winner, "winner_name": names[winner] if winner is not None else ""}
         if self.record.status == RESIGNED:
-            self.say("over_resigned", result=self.screen.result(self.record.result), b=b, w=w, verdict=verdict)
+            self.say("over_resigned", result=self.record.result, b=b, w=w, **verdict)
         else:
-            self.say("over", b=b, w=w, verdict=verdict)
+            self.say("over", b=b, w=w, **verdict)
 
     def _send_end(self):
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""

@@ -52,9 +52,3 @@ class Presence:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
         can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
         return self._board_unwritable(since=self.alive_seen[1])
-
-    def _their_state(self):
-        """The state of the opponent, whose turn it is, for the status line (a ``texts`` key).
-        Not its alive record's: shown just after our move, that still says "waiting" for up to
-        a second, though the move is on its way."""
-        return "gone_state" if self.gone else "thinking"

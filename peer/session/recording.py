@@ -98,7 +98,7 @@ class Recording:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
                 gid, size = self.set_aside
                 if not (self.want_size and size != self.want_size):
-                    self.say("recover", id=gid, colour=self.screen.colour_name(1 - self.colour))
+                    self.say("recover", id=gid, colour=1 - self.colour)
                     return Record(id=gid, size=size)
             return None
         if resume.status == PLAYING:
@@ -134,7 +134,7 @@ class Recording:
             self.say("abandoned_mine", id=rec.id, size=rec.size, n=n)
         else:
             self.say("abandoned_theirs", id=rec.id, size=rec.size, n=n,
-                     colour=self.screen.colour_name(1 - self.colour))
+                     colour=1 - self.colour)
 
     def _close_refused(self, key, reason):
         """D1: a refused game is closed as ``refused`` (never resumed), but a game with plies that
@@ -176,7 +176,6 @@ class Recording:
             if len(theirs.moves) > len(ours):
                 self._announce_adopted(theirs, len(ours))
                 self.game = theirs
-                self.flipped = 0
                 self._save()
                 self._show()
             return True
@@ -186,14 +185,12 @@ class Recording:
         """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""
         self.say("adopted", n=len(theirs.moves) - start, name=self.their_name, first=start + 1)
         for pos, move in zip(theirs.positions[start:], theirs.moves[start:]):
-            sq = notation.square_name(move, self.size)
-            mine = pos.turn == self.colour
-            if move == PASS:
-                self.say("adopted_mine", move=self.screen.t("pass"), name=self.their_name) if mine else \
-                    self.say("they_pass", name=self.their_name)
+            if pos.turn == self.colour:
+                self.say("adopted_mine", move=move, size=self.size, name=self.their_name)
+            elif move == PASS:
+                self.say("they_pass", name=self.their_name)
             else:
-                self.say("adopted_mine", move=sq, name=self.their_name) if mine else \
-                    self.say("played", name=self.their_name, move=sq)
+                self.say("played", name=self.their_name, move=notation.square_name(move, self.size))
 
     def _refresh_names(self):
         self.record.black = self.my_name if self.me == "black" else self.their_name

@@ -52,7 +52,7 @@ class Runs:
         n = self.foreign_shown.get(msg.run, 0)
         if n < SHOWN_PER_RUN:
             self.foreign_shown[msg.run] = n + 1
-            self.say("other_run", what=what, colour=self.screen.colour_name(1 - self.colour))
+            self.say("other_run", what=what, colour=1 - self.colour)
 
     def _from_bound_run(self, msg):
         """H8 during the game: True when ``msg`` may be applied.  A greeting from the opponent's

@@ -90,16 +90,12 @@ class Trouble:
         elif problem in UNWRITABLE and problem != "full":   # (a full disk still lets us receive)
             self._board_unwritable(probe=False)
 
-    def _cause(self, problem):
-        """The words for why nothing can be written on the board (``UNWRITABLE``)."""
-        return self.screen.t(UNWRITABLE[problem], board=self.board.folder)
-
     def _say_unwritable_leave(self, problem):
         if problem == "full":
             self.say("full_leave", secs=int(self.patience), **self._game_so_far())
         else:
-            self.say("unwritable_leave", secs=int(self.patience), cause=self._cause(problem),
-                     **self._game_so_far())
+            self.say("unwritable_leave", secs=int(self.patience), cause=UNWRITABLE[problem],
+                     board=self.board.folder, **self._game_so_far())
 
     def _board_unwritable(self, probe=True, since=None):
         """T2, T5: whether nothing can be written on the board (our own heartbeat, written now
@@ -117,7 +113,7 @@ class Trouble:
             if problem == "full":
                 self.say("disk_full", board=self.board.folder, name=self.their_name)
             else:
-                self.say("board_unwritable", cause=self._cause(problem))
+                self.say("board_unwritable", cause=UNWRITABLE[problem], board=self.board.folder)
         self._unwritable_last = now
         start = self._unwritable_since if since is None else since
         if self.patience is not None and now - start > self.patience:
@@ -157,15 +153,13 @@ class Trouble:
 
     def _busy(self, e):
         """I6, P1: a run of our colour is alive on this board: who, where, and what to do."""
-        seen = self.screen.t("busy_here") if e.seen is None else self.screen.t("busy_seen", secs=f"{e.seen:.0f}")
-        machine = self.screen.t("busy_machine", m=e.machine) if e.machine else ""
-        self.say("busy", colour=self.screen.colour_name(self.colour), pid=e.pid or "?", host=e.host or "?",
-                 machine=machine, seen=seen)
+        self.say("busy", colour=self.colour, pid=e.pid or "?", host=e.host or "?",
+                 machine=e.machine, seen=e.seen)
 
     def _replaced(self):
         """I6: another run of our colour joined and took the name over: this run stops, sending
         nothing (its messages would be taken for the new run's)."""
-        self.say("replaced", colour=self.screen.colour_name(self.colour), reason=self.board.last_error)
+        self.say("replaced", colour=self.colour, reason=self.board.last_error)
         self.sending_stopped = True
         raise Leave(6)
 

@@ -13,6 +13,16 @@ from ..record import ENDED, PLAYING
 KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
 
 
+def played(game, ply=None):
+    """``game`` after ``ply`` plies (None: all of them) as a face draws it: (moves, position, the
+    discs the last ply flipped).  The one place that works out what the last move turned."""
+    ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
+    moves = tuple(game.moves[:ply])
+    last = moves[-1] if moves else PASS
+    flipped = game.positions[ply - 1].flips(last) if last != PASS else 0
+    return moves, game.positions[ply], flipped
+
+
 def last_square(moves):
     """The square of the last ply that was not a pass (the move to highlight), or None."""
     for m in reversed(moves):
@@ -24,7 +34,7 @@ def last_square(moves):
 @dataclass(frozen=True)
 class Side:
     """One player as a face shows it."""
-    name: str                   # as shown (the default names in the screen's language)
+    name: str                   # as given (made visible; a face shows the default names in its language)
     kind: str                   # "human", "computer", or "" (not told)
     me: bool                    # the side of this program
     state: str                  # "thinking", "waiting", "gone", "left", "absent" (not joined yet)
@@ -58,6 +68,12 @@ class View:
         return last_square(self.moves)
 
     @property
+    def last_mover(self):
+        """The colour that played the last ply, or None before the first (every ply, a pass
+        too, gives the turn to the other side)."""
+        return 1 - self.position.turn if self.moves and self.position is not None else None
+
+    @property
     def ended(self):
         return bool(self.result) or (self.position is not None and self.position.is_game_over())
 
@@ -65,11 +81,8 @@ class View:
 def record_view(rec, game, ply=None):
     """A record (D1) and its replayed ``game`` as a face draws it, for watching or replaying: the
     game after ``ply`` plies (None: all of them)."""
-    ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
-    moves = tuple(game.moves[:ply])
-    pos = game.positions[ply]
-    last = moves[-1] if moves else PASS
-    flipped = game.positions[ply - 1].flips(last) if last != PASS else 0
+    moves, pos, flipped = played(game, ply)
+    ply = len(moves)
     live = rec.status == PLAYING and ply == len(game.moves) and not pos.is_game_over()
     sides = tuple(Side(name=visible(name, NAME_LIMIT), kind="", me=False,
                        state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
@@ -108,8 +121,7 @@ class Viewing:
         """The session now, for a face (safe to call from another thread)."""
         game, record = self.game, self.record
         now = time.monotonic()
-        pos = game.position if game is not None and self.mode is not None else None
-        moves = tuple(game.moves) if pos is not None else ()
+        moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
         sides = [None, None]
         mine_kind = getattr(self.player, "kind", "")
         clock = getattr(self.player, "clock", None)
@@ -132,13 +144,13 @@ class Viewing:
                 elif self.left_at:
                     state, secs = "left", now - self.left_at
             sides[colour] = Side(
-                name=visible(self.shown_name(name), NAME_LIMIT), kind=mine_kind if me else self.their_kind, me=me, state=state,
+                name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.their_kind, me=me, state=state,
                 since=secs, used=self.used[colour],
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None)
         gid, ply, hints = self.hints
         return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
-                    flipped=self.flipped if pos is not None else 0, sides=tuple(sides),
+                    flipped=flipped, sides=tuple(sides),
                     show_legal=on_turn == self.colour and mine_kind == "human",
                     result=record.result if ended and record.result else "",
                     hints=hints if pos is not None and (gid, ply) == (self.gid, len(moves)) else ())
