@@ -8,7 +8,9 @@ import threading
 import time
 import unicodedata
 
-from engine import PASS, notation, oneshot, strategies
+from typing import Optional, Tuple
+
+from engine import PASS, Position, notation, oneshot, strategies
 
 EOF_LINE = object()
 
@@ -67,7 +69,25 @@ def normalise(line):
     return unicodedata.normalize("NFKC", line).strip()
 
 
-class Human:
+class Player:
+    """What the session asks of whoever plays its side: a person, a built-in AI, an external
+    program.  ``kind`` is ``"human"`` when the moves are typed (read from ``lines``), else
+    ``"computer"`` (``choose`` gives them).  ``lines``: what is typed at this side's terminal
+    (None: nothing is read); ``clock``: a computer's thinking time, when it has one."""
+
+    kind = "computer"
+    lines: Optional[Lines] = None
+    clock: Optional["Clock"] = None
+
+    def choose(self, position: Position) -> Tuple[int, str]:
+        """(move, problem): the move for ``position``, and why it is a fallback ('' when not)."""
+        raise TypeError(f"a {self.kind} side's moves are typed, not chosen")
+
+    def rest(self) -> None:
+        """Stop any thinking in the background (the opponent left: it may not come back soon)."""
+
+
+class Human(Player):
     kind = "human"
 
     def __init__(self, lines=None):
@@ -94,9 +114,9 @@ class Clock:
             self.left = max(0.0, self.left - seconds)
 
 
-class Computer:
-    kind = "computer"
-    lines = None        # a LineInput when started at a terminal: it obeys say, board, quit
+class Computer(Player):
+    """A built-in AI (``engine.strategies``); at a terminal its ``lines`` are obeyed for say,
+    board and quit."""
 
     def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None, threads=None,
                  ponder=False):
@@ -198,11 +218,8 @@ def _stop(proc: subprocess.Popen) -> None:
         pass
 
 
-class External:
+class External(Player):
     """A program run once per move in the one-shot format (see ``engine.oneshot``)."""
-
-    kind = "computer"
-    lines = None
 
     def __init__(self, command, time_limit=10.0, fallback="greedy", game_time=None):
         self.command = command

@@ -255,13 +255,13 @@ def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a
 def test_how_to_leave_is_told_as_the_side_can_leave():
     """A person types 'quit'; a computer side reads no commands and is left with Ctrl+C."""
     import io
-    from types import SimpleNamespace
     from peer.session import Session
+    from peer.players import Human, Player
     from peer.ui import Screen
     for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
                                ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
         s = Session.__new__(Session)
-        s.player, s.screen = SimpleNamespace(kind=kind), Screen(lang, stream=io.StringIO())
+        s.player, s.screen = Human(False) if kind == "human" else Player(), Screen(lang, stream=io.StringIO())
         s.say("gone", name="W", secs=6)
         text = s.screen.stream.getvalue()
         assert expect in text and "{" not in text, text

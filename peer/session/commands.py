@@ -31,7 +31,7 @@ class Commands:
     hints = (None, -1, ())      # (game, ply, ((square, value), ...)): the last hint, for the faces
 
     def _reads_commands(self):
-        return getattr(self.player, "lines", None) is not None
+        return self.player.lines is not None
 
     def _human_turn(self):
         if not self.prompted:

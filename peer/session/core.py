@@ -26,7 +26,7 @@ COLOURS = ("black", "white")
 
 
 class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
-    """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External),
+    """Plays ``colour`` on the board folder ``folder`` for ``player`` (a ``peer.players.Player``),
     telling ``screen`` (a face: ``tell(Event)``) what happens.
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
@@ -98,8 +98,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     def say(self, what, /, **fields):
         """Tell the face that ``what`` happened (an ``Event``: raw fields, the face's words)."""
         # (how this side is left, for the texts that say it: a computer side reads no commands)
-        human = getattr(self.player, "kind", "") == "human"
-        reads = getattr(self.player, "lines", None) is not None
+        human, reads = self.player.kind == "human", self.player.lines is not None
         fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
         self.screen.tell(Event(what, fields))
 
@@ -137,8 +136,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             return self._their_result(msg)
         if k == "bye":
             self.left_at = time.monotonic()
-            if hasattr(self.player, "rest"):
-                self.player.rest()      # no pondering on a position the opponent left
+            self.player.rest()      # no pondering on a position the opponent left
             return self.say("left", name=self.their_name)
         if k == "refused":
             return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))

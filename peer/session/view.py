@@ -123,8 +123,7 @@ class Viewing:
         now = time.monotonic()
         moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
         sides = [None, None]
-        mine_kind = getattr(self.player, "kind", "")
-        clock = getattr(self.player, "clock", None)
+        mine_kind, clock = self.player.kind, self.player.clock
         since = now - self.turn_since if self.turn_since is not None else None
         on_turn = pos.turn if pos is not None and not pos.is_game_over() else None
         ended = record is not None and record.status in ENDED
