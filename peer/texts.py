@@ -336,7 +336,7 @@ TEXTS = {
 LANGS = ("en", "ja")
 
 
-def default_lang():
+def default_lang() -> str:
     for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         v = os.environ.get(var, "")
         if v:
@@ -348,6 +348,6 @@ def default_lang():
     return "ja" if loc.lower().startswith(("ja", "japanese")) else "en"
 
 
-def text(lang, key, **kw):
+def text(lang: str, key: str, **kw: object) -> str:
     en, ja = TEXTS[key]
     return (ja if lang == "ja" else en).format(**kw)

@@ -3,11 +3,12 @@ import os
 import re
 import sys
 import unicodedata
+from typing import Any, TextIO
 
 import colorama
 
 from comm.text import visible
-from engine import BLACK, WHITE, notation
+from engine import BLACK, WHITE, Position, notation
 
 from . import texts
 from .players import describe
@@ -29,16 +30,16 @@ _CLOSE = "、。，．・：；！？）」』】〕ー…"
 _OPEN = "（「『【〔"
 
 
-def cwidth(text):
+def cwidth(text: str) -> int:
     """Columns ``text`` takes on a terminal: East Asian wide characters two, combining marks none."""
     return sum(0 if unicodedata.combining(c) else 2 if _wide(c) else 1 for c in text)
 
 
-def _wide(c):
+def _wide(c: str) -> bool:
     return unicodedata.east_asian_width(c) in "WF"
 
 
-def _tokens(text):
+def _tokens(text: str) -> list[tuple[str, str]]:
     """(spaces before, token): a token is a run of narrow letters (a word) or one wide character,
     with the brackets before it and the punctuation after it that may not be parted from it."""
     out, i, space = [], 0, ""
@@ -63,7 +64,7 @@ def _tokens(text):
     return out
 
 
-def wrap(text, columns):
+def wrap(text: object, columns: int) -> list[str]:
     """``text`` broken into lines of at most ``columns`` terminal columns: English between words,
     Japanese between characters (not before 。、） nor after （); a word longer than a line is cut."""
     columns = max(columns, 2)
@@ -88,7 +89,7 @@ def wrap(text, columns):
     return lines
 
 
-def wants_colour(flag_no_color=False, stream=None):
+def wants_colour(flag_no_color: bool = False, stream: TextIO | None = None) -> bool:
     """Colour only on a terminal, and never with --no-color or NO_COLOR set."""
     stream = stream or sys.stdout
     if flag_no_color or "NO_COLOR" in os.environ:
@@ -96,7 +97,7 @@ def wants_colour(flag_no_color=False, stream=None):
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _can_encode(s, stream):
+def _can_encode(s: str, stream: TextIO) -> bool:
     try:
         s.encode(getattr(stream, "encoding", None) or "ascii")
         return True
@@ -105,7 +106,7 @@ def _can_encode(s, stream):
 
 
 class Screen:
-    def __init__(self, lang="en", colour=False, stream=None):
+    def __init__(self, lang: str = "en", colour: bool = False, stream: TextIO | None = None) -> None:
         self.lang = lang
         self._stream = stream
         self.colour = colour
@@ -116,11 +117,11 @@ class Screen:
         self.dot = "·" if fancy and colour else "*"
 
     @property
-    def stream(self):
+    def stream(self) -> TextIO:
         """Where the screen writes: ``sys.stdout`` as it is at the time (a test may replace it)."""
         return self._stream or sys.stdout
 
-    def t(self, key, **kw):
+    def t(self, key: str, **kw: object) -> str:
         return texts.text(self.lang, key, **kw)
 
     # -- what the session tells: events in this screen's words --------------------------
@@ -146,13 +147,13 @@ class Screen:
             fields.update(square=visible(fields["square"], 8), last=notation.square_name(size * size - 1, size))
         return self.t(reason.code, **fields)
 
-    def _named(self, kw: dict) -> dict:
+    def _named(self, kw: dict[str, Any]) -> dict[str, Any]:
         for k in NAME_FIELDS:
             if isinstance(kw.get(k), str):
                 kw[k] = self.shown_name(kw[k])
         return kw
 
-    def words(self, event: Event) -> dict:
+    def words(self, event: Event) -> dict[str, Any]:
         """The fields of ``event`` as its text (``texts``) takes them, in this screen's language."""
         kw = self._named(dict(event.fields))
         if isinstance(kw.get("colour"), int):
@@ -198,7 +199,7 @@ class Screen:
             name += ", " + self.t("gone_state" if side.state == "gone" else "thinking")
         return f"{self.t('turn_line', colour=self.colour_name(pos.turn))} ({name})"
 
-    def say(self, key, **kw):
+    def say(self, key: str, **kw: object) -> None:
         """Show message ``key``; every value is made visible first (it may have come from the board)."""
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
         if key in ERRORS and self._stream is None:
@@ -207,7 +208,7 @@ class Screen:
         else:
             self.line(self._fitted(self.t(key, **safe), self.stream))
 
-    def _fitted(self, text, stream):
+    def _fitted(self, text: str, stream: TextIO) -> str:
         """``text`` wrapped to the terminal's width when ``stream`` is a terminal."""
         try:
             if not stream.isatty():
@@ -217,7 +218,7 @@ class Screen:
             return text
         return "\n".join(wrap(text, columns - 1)) if columns > 1 else text
 
-    def line(self, s="", stream=None):
+    def line(self, s: str = "", stream: TextIO | None = None) -> None:
         stream = stream or self.stream
         try:
             print(s, file=stream, flush=True)
@@ -225,13 +226,13 @@ class Screen:
             enc = getattr(stream, "encoding", None) or "ascii"
             print(s.encode(enc, "replace").decode(enc), file=stream, flush=True)
 
-    def _paint(self, s, fore="", back="", bright=False):
+    def _paint(self, s: str, fore: str = "", back: str = "", bright: bool = False) -> str:
         if not self.colour:
             return s
         style = colorama.Style.BRIGHT if bright else ""
         return f"{style}{fore}{back}{s}{colorama.Style.RESET_ALL}"
 
-    def result(self, result):
+    def result(self, result: str) -> str:
         """A record's ``result`` (D1) in this screen's language: "36-28" is "black 36 - white 28",
         "white resigned", "abandoned by black", "refused: why"; anything else made visible."""
         score = re.fullmatch(r"([0-9]{1,3})-([0-9]{1,3})", result)
@@ -246,13 +247,14 @@ class Screen:
             return self.t("refused_because", reason=visible(result[9:], 120))
         return visible(result, 120)
 
-    def colour_name(self, c):
+    def colour_name(self, c: int) -> str:
         return self.t("black" if c == BLACK else "white")
 
-    def disc(self, c):
+    def disc(self, c: int) -> str:
         return self.discs[0] if c == BLACK else self.discs[1]
 
-    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
+    def board(self, position: Position, last: int | None = None, flipped: int = 0, show_legal: bool = True,
+              status: str = "") -> None:
         """Draw ``position``: ``last`` move and ``flipped`` discs highlighted, legal moves marked."""
         n = position.size
         legal = position.legal_moves_mask() if show_legal else 0

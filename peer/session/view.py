@@ -2,18 +2,18 @@
 screen and a window.  Faces draw a ``View``; they never reach into the session."""
 import time
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from comm.text import visible
-from engine import PASS, Position
+from engine import PASS, Game, Position
 
 from ..protocol import NAME_LIMIT
-from ..record import ENDED, PLAYING
+from ..record import ENDED, PLAYING, Record
 
 KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
 
 
-def played(game, ply=None):
+def played(game: Game, ply: int | None = None) -> tuple[tuple[int, ...], Position, int]:
     """``game`` after ``ply`` plies (None: all of them) as a face draws it: (moves, position, the
     discs the last ply flipped).  The one place that works out what the last move turned."""
     ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
@@ -23,7 +23,7 @@ def played(game, ply=None):
     return moves, game.positions[ply], flipped
 
 
-def last_square(moves):
+def last_square(moves: Sequence[int]) -> int | None:
     """The square of the last ply that was not a pass (the move to highlight), or None."""
     for m in reversed(moves):
         if m != PASS:
@@ -58,45 +58,46 @@ class View:
     hints: Tuple[Tuple[int, float], ...] = ()   # (square, disc difference) asked for this position
 
     @property
-    def last(self):
+    def last(self) -> int | None:
         """The last ply (PASS for a pass), or None before the first."""
         return self.moves[-1] if self.moves else None
 
     @property
-    def last_square(self):
+    def last_square(self) -> int | None:
         """The square of the last move that was not a pass (to highlight), or None."""
         return last_square(self.moves)
 
     @property
-    def last_mover(self):
+    def last_mover(self) -> int | None:
         """The colour that played the last ply, or None before the first (every ply, a pass
         too, gives the turn to the other side)."""
         return 1 - self.position.turn if self.moves and self.position is not None else None
 
     @property
-    def ended(self):
+    def ended(self) -> bool:
         return bool(self.result) or (self.position is not None and self.position.is_game_over())
 
 
-def record_view(rec, game, ply=None):
+def record_view(rec: Record, game: Game, ply: int | None = None) -> View:
     """A record (D1) and its replayed ``game`` as a face draws it, for watching or replaying: the
     game after ``ply`` plies (None: all of them)."""
     moves, pos, flipped = played(game, ply)
     ply = len(moves)
     live = rec.status == PLAYING and ply == len(game.moves) and not pos.is_game_over()
-    sides = tuple(Side(name=visible(name, NAME_LIMIT), kind="", me=False,
-                       state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
-                  for colour, name in enumerate((rec.black, rec.white)))
+    black, white = (Side(name=visible(name, NAME_LIMIT), kind="", me=False,
+                         state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
+                    for colour, name in enumerate((rec.black, rec.white)))
     result = rec.result if ply == len(game.moves) and rec.status != PLAYING else ""
-    return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped, sides=sides,
-                show_legal=False, result=result)
+    return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped,
+                sides=(black, white), show_legal=False, result=result)
 
 
-def empty_view(size=8):
+def empty_view(size: int = 8) -> View:
     """No game yet (watching a board where none has started)."""
-    sides = tuple(Side(name=name, kind="", me=False, state="absent", since=None, used=0.0)
-                  for name in ("black", "white"))
-    return View(colour=None, size=size, position=None, moves=(), flipped=0, sides=sides, show_legal=False)
+    black, white = (Side(name=name, kind="", me=False, state="absent", since=None, used=0.0)
+                    for name in ("black", "white"))
+    return View(colour=None, size=size, position=None, moves=(), flipped=0, sides=(black, white),
+                show_legal=False)
 
 
 class Viewing:
