@@ -15,16 +15,16 @@ from engine import BLACK, WHITE, size_option, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.strategies import threads_option
 
-from . import texts
+from .faces import texts
+from .faces.face import Face, on_signals
+from .faces.plain import Screen, wants_colour
+from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
 from .record import Records, load_file
 from .session import Session
-from .face import Face, on_signals
-from .ui import Screen, wants_colour
-from .watching import follow, replay_lines, replay_window, watch_window
 
 if TYPE_CHECKING:
-    from .window import Window
+    from .faces.window import Window
 
 EPILOG = """examples:
   python black.py                          a person plays black on ./cardstand
@@ -156,7 +156,7 @@ def play(argv: list[str], colour: str | None = None) -> int:
         if face is None:
             return 2
     elif live:
-        from .live import LiveScreen
+        from .faces.live import LiveScreen
         face = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, face or screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
@@ -182,9 +182,9 @@ def _interrupt() -> NoReturn:
 
 
 def open_window(lang: str, **options: Any) -> "Window | None":
-    """The window of ``peer.window``, open; or None when it cannot be opened here (said why on
+    """The window of ``peer.faces.window``, open; or None when it cannot be opened here (said why on
     stderr, with what to do)."""
-    from .window import Unavailable, Window
+    from .faces.window import Unavailable, Window
     window = Window(lang, **options)
     try:
         window.open()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, BinaryIO, Literal, Optional, TextIO, Tuple, Un
 from engine import PASS, Position, notation, oneshot, strategies
 
 if TYPE_CHECKING:
-    from .ui import Screen
+    from .faces.plain import Screen
 
 
 class EndOfInput:
@@ -64,7 +64,7 @@ class LineInput(Lines):
 
 
 def live_terminal(plain: bool = False) -> bool:
-    """Whether to draw the live screen (``peer.live``): a terminal both ways, and not ``--plain``
+    """Whether to draw the live screen (``peer.faces.live``): a terminal both ways, and not ``--plain``
     (nor ``NO_COLOR``, which scripts and tests set for plain output)."""
     if plain or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
         return False

@@ -32,7 +32,7 @@ NAME_LIMIT = 64             # a name from the board is cut to this many characte
 SAY_LIMIT = 1000            # characters of one value in a message line (a name, a chat line, a reason)
 
 # The session's reasons for ``refuse`` and ``refused`` (H4, G2), as they go on the board: in
-# English, whatever the language of either screen (``peer.texts`` says them on a screen).  The
+# English, whatever the language of either screen (``peer.faces.texts`` says them on a screen).  The
 # engine's reasons for an illegal move are its ``IllegalMove`` messages.
 REASONS = {
     "missing": "move {n} arrived but {expected} was expected",

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from peer.players import Player
 from peer.session import Session
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peertools import board_folder
 

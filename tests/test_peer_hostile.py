@@ -19,7 +19,7 @@ from engine import BLACK, WHITE, Game
 from peer import protocol
 from peer.cli import follow
 from peer.record import Record, Records, escape, unescape
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peerfakes import Exhausted, session
 from peertools import board_folder, file_hashes

@@ -257,7 +257,7 @@ def test_how_to_leave_is_told_as_the_side_can_leave():
     import io
     from peer.session import Session
     from peer.players import Human, Player
-    from peer.ui import Screen
+    from peer.faces.plain import Screen
     for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
                                ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
         s = Session.__new__(Session)

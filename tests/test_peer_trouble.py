@@ -180,7 +180,7 @@ def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
     from engine import BLACK
     from peer.players import Human
     from peer.session import Leave, Session, trouble
-    from peer.ui import Screen
+    from peer.faces.plain import Screen
     from peerfakes import FakeBoard
 
     class Lines:

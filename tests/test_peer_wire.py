@@ -4,7 +4,7 @@ import io
 from engine import BLACK
 from peer import protocol
 from peer.session import Session
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peerfakes import FakeBoard, FirstLegal
 from test_peer_hostile import _greet_black, _hello_sent, _run

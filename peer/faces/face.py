@@ -1,4 +1,4 @@
-"""What the live terminal screen (``peer.live``) and the window (``peer.window``) share: a
+"""What the live terminal screen (``peer.faces.live``) and the window (``peer.faces.window``) share: a
 ``Screen`` that keeps what the session says as messages and draws ``Session.view()`` in place,
 while the session runs in a worker thread.  The game itself is the session's."""
 import signal
@@ -7,9 +7,9 @@ import threading
 from types import FrameType
 from typing import Any, Callable, Iterable, TextIO, Union
 
-from .players import EOF_LINE, Lines
-from .session.view import Side, View
-from .ui import ERRORS, Screen, wants_colour
+from ..players import EOF_LINE, Lines
+from ..session.view import Side, View
+from .plain import ERRORS, Screen, wants_colour
 
 # what a signal is given to (a function, or signal.SIG_DFL / SIG_IGN; None: not set from Python)
 Handler = Union[Callable[[int, FrameType | None], Any], int, None]

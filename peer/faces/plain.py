@@ -10,11 +10,11 @@ import colorama
 from comm.text import visible
 from engine import BLACK, WHITE, Position, notation
 
+from ..players import describe
+from ..protocol import NAME_LIMIT, SAY_LIMIT
+from ..session.events import Event, Reason
+from ..session.view import View
 from . import texts
-from .players import describe
-from .protocol import NAME_LIMIT, SAY_LIMIT
-from .session.events import Event, Reason
-from .session.view import View
 
 COLOURS = ("black", "white")
 NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 from comm.text import visible
 from engine import PASS
 
-from .players import describe
-from .record import PLAYING, Record, Records
-from .session.view import View, empty_view, record_view
-from .ui import Screen
+from ..players import describe
+from ..record import PLAYING, Record, Records
+from ..session.view import View, empty_view, record_view
+from .plain import Screen
 
 if TYPE_CHECKING:
     from .window import Window

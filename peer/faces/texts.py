@@ -2,7 +2,7 @@
 import locale
 import os
 
-from .protocol import REASONS
+from ..protocol import REASONS
 
 TEXTS = {
     "waiting_join": ("Waiting for {other} to join the board {board} ...",
@@ -197,7 +197,7 @@ TEXTS = {
     "thinking": ("thinking", "考慮中"),
     "waiting": ("waiting", "待機中"),
     "gone_state": ("gone?", "応答なし"),
-    # -- the live screen (peer.live) --------------------------------------------------------
+    # -- the live screen (peer.faces.live) --------------------------------------------------------
     "kind_human": ("person", "人間"),
     "kind_computer": ("computer", "コンピュータ"),
     "you": ("you", "あなた"),
@@ -280,7 +280,7 @@ TEXTS = {
                     "白は {theirs}×{theirs}の盤を希望、黒の提案は {mine}×{mine}です"),
     "size_proposed": (REASONS["size_proposed"],
                       "黒の提案は {theirs}×{theirs}の盤、白の希望は {mine}×{mine}です"),
-    # -- the window (peer.window) -------------------------------------------------------------
+    # -- the window (peer.faces.window) -------------------------------------------------------------
     "gui_title": ("Othello: {colour} on {board}", "オセロ: {colour}（{board}）"),
     "gui_watch_title": ("Othello: watching {board}", "オセロ: {board}を観戦"),
     "gui_replay_title": ("Othello: {file}", "オセロ: {file}"),

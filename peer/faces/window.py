@@ -18,8 +18,8 @@ from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
-from .players import describe
-from .ui import cwidth
+from ..players import describe
+from .plain import cwidth
 
 try:
     import tkinter as tk

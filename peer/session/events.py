@@ -1,7 +1,7 @@
 """What the session hands its faces: ``Event``s, never words and never a screen call.
 
-An event says what happened (``what``, a key of ``peer.texts``) with raw fields; each face puts
-them in its own language (``peer.ui.Screen.words``).  The fields that need words are raw:
+An event says what happened (``what``, a key of ``peer.faces.texts``) with raw fields; each face puts
+them in its own language (``peer.faces.plain.Screen.words``).  The fields that need words are raw:
 
 - ``colour``: ``BLACK`` or ``WHITE``;
 - ``name``, ``other``, ``black``, ``white``, ``old``: a player's name as given (the default names
@@ -23,7 +23,7 @@ from .. import protocol
 
 @dataclass(frozen=True)
 class Reason:
-    """Why something was refused: ``code`` says it to a screen (a key of ``peer.texts`` with
+    """Why something was refused: ``code`` says it to a screen (a key of ``peer.faces.texts`` with
     ``fields``), ``english`` to the other side (the wire is English, always)."""
 
     code: str
