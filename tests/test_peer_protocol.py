@@ -313,7 +313,7 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     from engine import BLACK, WHITE
     from peerfakes import session
     s, b, out = session(tmp_path / "b", BLACK, size=4)
-    s.their_name = "A\nB\x1b[31m\u202eC\x9b2J"
+    s.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
     assert v.sides[BLACK].name == "black" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"

@@ -30,7 +30,7 @@ class Classic:
             return False
         if run is None:
             return False
-        if run in self.greeted_runs:
+        if run in self.them.greeted_runs:
             return True
         rec = self.board.alive(self.other) or {}
         return rec.get("run") == run and bool(rec.get("state", "").strip())
@@ -65,13 +65,13 @@ class Classic:
 
     def _note_greeting(self, msg):
         """A greeting (even one refused) shows that its run speaks control lines."""
-        self.greeted_runs.add(msg.run)
+        self.them.greeted_runs.add(msg.run)
 
     # -- H6: classic mode -----------------------------------------------------------------
     def _classic_move_first(self, msg):
         """A bare move before any greeting: the opponent is a classic program."""
         self.mode = "classic"
-        self.bound_run = self.classic_run = msg.run
+        self.them.bound_run = self.them.classic_run = msg.run
         self.say("classic", other=self.other)
         if self.game is None:
             self._start_game(new_gid(), self.size or 8)
@@ -79,7 +79,7 @@ class Classic:
 
     def _bind_classic(self):
         try:
-            self.bound_run = self.classic_run = self.board.member_run(self.other)
+            self.them.bound_run = self.them.classic_run = self.board.member_run(self.other)
         except OSError as e:
             log.info("cannot read %s's member record yet: %s", self.other, e)
 
@@ -92,15 +92,15 @@ class Classic:
             run = self.board.member_run(self.other)
         except OSError:
             return  # the share failed a read: no news
-        if self.classic_run is not None and run != self.classic_run:
+        if self.them.classic_run is not None and run != self.them.classic_run:
             # A classic program that (re)started dropped what we sent before: repeat our move.
             pos = self.game.position
             if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
                 self.send(notation.square_name(self.game.moves[-1], self.size))
-        self.classic_run = run
+        self.them.classic_run = run
         if run is not None:
-            self.bound_run = run    # a classic game is bound to the opponent's member run
-            if run not in self.hello_to_classic and self._shown():
-                self.hello_to_classic.add(run)
+            self.them.bound_run = run    # a classic game is bound to the opponent's member run
+            if run not in self.them.hello_to_classic and self._shown():
+                self.them.hello_to_classic.add(run)
                 log.info("%s (run %s) speaks control lines: greeting it", self.other, visible(run, 40))
                 self.send(self._hello())

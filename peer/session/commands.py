@@ -97,7 +97,7 @@ class Commands:
             if self._ended():
                 return self.say("already_over")
             if pos.turn != self.colour:
-                return self.say("not_your_turn", name=self.their_name)
+                return self.say("not_your_turn", name=self.them.name)
             return self.say("hint", moves=self._hint(pos), size=self.size)
         if cmd == "resign" or cmd == "yes" and asked:
             if self._ended():
@@ -109,7 +109,7 @@ class Commands:
         if cmd == "yes":
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
-            return self.say("not_your_turn", name=self.their_name)
+            return self.say("not_your_turn", name=self.them.name)
         try:
             pos.play(cmd)
             sq = notation.parse_square(cmd, self.size)

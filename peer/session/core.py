@@ -14,6 +14,7 @@ from .events import Event
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
+from .opponent import Opponent
 from .presence import Presence
 from .recording import Recording
 from .runs import Runs
@@ -39,7 +40,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     colour is alive, I6: it is replaced), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for tests).
 
     The game is bound to the opponent's run that completed the handshake
-    (``bound_run``): messages from any other run are shown, logged and not applied.
+    (``them.bound_run``): messages from any other run are shown, logged and not applied.
     """
 
     def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
@@ -52,8 +53,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.screen = screen
         self.my_name = name or self.me
         self.name_given = name is not None     # else a resumed game keeps our name from its record
-        self.their_name = self.other
-        self.their_name_known = False   # their name came from a record or a greeting (a change is told)
+        self.them = Opponent(name=self.other)
         self.recorded_name = None       # our name in the record of the game we resume
         self.size = size
         self.want_size = size       # the size asked for on the command line, if any
@@ -73,25 +73,16 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.record = None
         self.gid = None
         self.prompted = False
-        self.alive_seen = None      # (record, monotonic time it last changed)
-        self.gone = False
         self.full_told = False      # T2: told that the board's disk is full (the opponent's silence)
-        self.left_at = None
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
-        self.classic_run = None     # the classic opponent's run id, to notice it restarting
-        self.greeted_runs = set()   # opponent runs that sent a greeting: they speak control lines (H9)
-        self.hello_to_classic = set()   # classic opponent runs greeted once they showed a state (H6)
-        self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
         self.save_failed = None     # why the last save of the record failed (None: it did not)
-        self.foreign_shown = {}     # run -> messages from it shown (not applied)
         self.acked = False          # G6: the opponent's result for this game has come
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
         self.set_aside = None       # (id, size) of the game whose record was set aside (D6)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
-        self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()
 
     # -- what the faces are told -----------------------------------------------------
@@ -129,17 +120,17 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         if k == "move":
             return self._their_move(msg)
         if k == "say":
-            return self.say("chat", name=self.their_name, text=msg.get("text"))
+            return self.say("chat", name=self.them.name, text=msg.get("text"))
         if k == "resign":
             return self._they_resigned()
         if k == "result":
             return self._their_result(msg)
         if k == "bye":
-            self.left_at = time.monotonic()
+            self.them.left()
             self.player.rest()      # no pondering on a position the opponent left
-            return self.say("left", name=self.their_name)
+            return self.say("left", name=self.them.name)
         if k == "refused":
-            return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
+            return self.say("they_refused", name=self.them.name, move=msg.get("move"), reason=msg.get("reason"))
         if k == "refuse":
             self._refused_by_them(msg)
         if k in ("hello", "welcome"):
@@ -171,7 +162,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
-            names = {self.me: self.my_name, self.other: self.their_name}
+            names = {self.me: self.my_name, self.other: self.them.name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size)
             self.turn_since = time.monotonic()
             self._show()
@@ -233,8 +224,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
 
     def _check_left(self):
         """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
-        if self.left_at and self.patience is not None and time.monotonic() - self.left_at > self.patience:
-            self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+        if self.them.left_at and self.patience is not None and time.monotonic() - self.them.left_at > self.patience:
+            self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
     def _drain(self, timeout):

@@ -141,7 +141,7 @@ class Handshake:
             self._refuse_game(key, **kw)
         reason = Reason.own(key, **kw)
         log.warning("greeting not applied: %s", reason.english)
-        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=reason)
+        self.say("refused_theirs", name=self.them.name, move=visible(msg.text, 120), reason=reason)
         self._control("refused", retry=False, move=msg.text[:200], reason=reason.english)
 
     # -- greetings (H2) --------------------------------------------------------------------
@@ -193,17 +193,17 @@ class Handshake:
             self.say("offer_end", id=resume.id, result=resume.result, other=self.other)
         elif self.game.moves:       # (a game without plies is simply the one black proposed)
             self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
-                     colour=1 - self.colour, name=self.their_name)
+                     colour=1 - self.colour, name=self.them.name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
 
     def _take_name(self, msg):
         name = (msg.get("name") or self.other)[:NAME_LIMIT]
-        if self.their_name_known and name != self.their_name:
+        if self.them.name_known and name != self.them.name:
             self.say("renamed_them", colour=1 - self.colour, name=name,
-                     old=self.their_name)
-        self.their_name, self.their_name_known = name, True
-        self._take_kind(msg)
+                     old=self.them.name)
+        self.them.name, self.them.name_known = name, True
+        self.them.take_kind(msg.get("kind", ""))
 
     # -- the handshake (H1) ---------------------------------------------------------------
     def _member_joined(self):
@@ -219,7 +219,7 @@ class Handshake:
         not answer, within ``classic_after`` seconds."""
         self.role.start(self, self._resumable())
         joined_at = time.monotonic() if self._member_joined() else None
-        self.their_joined = joined_at is not None
+        self.them.joined = joined_at is not None
         greeted_at = None           # when our first hello was delivered
         next_hello = next_look = 0.0
         self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
@@ -231,7 +231,7 @@ class Handshake:
                 if now >= next_look:
                     next_look = now + 0.5
                     if joined_at is None and self._member_joined():
-                        joined_at, self.their_joined = now, True
+                        joined_at, self.them.joined = now, True
                         self.say("waiting_hello", other=self.other)
                     if joined_at is not None and now >= next_hello and self._shown():
                         if self.board.send(self.other, self._hello()) and greeted_at is None:
@@ -264,7 +264,7 @@ class Handshake:
                 self._classic_move_first(msg)
                 return
             if msg.kind == "say":
-                self.say("chat", name=self.their_name, text=msg.get("text"))
+                self.say("chat", name=self.them.name, text=msg.get("text"))
 
     def _black_greeting(self, msg, strict):
         """Black gets a ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
@@ -290,7 +290,7 @@ class Handshake:
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
             self._conflict()
-        self.bound_run = msg.run
+        self.them.bound_run = msg.run
         return True
 
     def _accept_black(self, msg, strict):
@@ -323,14 +323,14 @@ class Handshake:
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
             return self._conflict()
-        self.bound_run = msg.run
+        self.them.bound_run = msg.run
         self.send(self._hello("welcome"))
 
     def _restart(self, msg):
         """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
         self._note_greeting(msg)
         log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
-        if self.left_at:
-            self.left_at = None
-            self.say("back", name=self.their_name)
+        if self.them.left_at:
+            self.them.left_at = None
+            self.say("back", name=self.them.name)
         self.role.greeting(self, msg, strict=True)   # black binds on the welcome that follows

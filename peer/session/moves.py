@@ -63,14 +63,14 @@ class Moves:
     def _refuse(self, text, reason):
         """G2: ``text`` from the opponent is not applied: shown here, and ``refused`` (in English)
         to an opponent that speaks control lines (H9)."""
-        self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
+        self.say("refused_theirs", name=self.them.name, move=text, reason=reason)
         self._control("refused", move=text[:200], reason=reason.english)
 
     def _their_move(self, msg):
         """G2: a move is checked against our own board before it is applied."""
-        if self.left_at:
-            self.left_at = None
-            self.say("back", name=self.their_name)
+        if self.them.left_at:
+            self.them.left_at = None
+            self.say("back", name=self.them.name)
         pos = self.game.position
         text = msg.get("square")
         n = msg.fields.get("n")
@@ -95,14 +95,14 @@ class Moves:
         t = msg.fields.get("t")
         self._apply(sq, False, t / 1000 if isinstance(t, int) else None)
         if sq == PASS:
-            self.say("they_pass", name=self.their_name)
+            self.say("they_pass", name=self.them.name)
         else:
-            self.say("played", name=self.their_name, move=text)
+            self.say("played", name=self.them.name, move=text)
         self._show()
 
     def _their_classic_pass(self):
         """G3: a classic opponent does not send its pass; we apply it ourselves."""
-        self.say("they_pass", name=self.their_name)
+        self.say("they_pass", name=self.them.name)
         self._apply(PASS, False)
         self._show()
 
@@ -124,7 +124,7 @@ class Moves:
             return          # said again after a restart (G6): already recorded
         self.record.status, self.record.result = RESIGNED, f"{self.other} resigned"
         self._save()
-        self.say("they_resigned", name=self.their_name)
+        self.say("they_resigned", name=self.them.name)
 
     def _show_end(self):
         """G4: both sides see the end on their own boards and show the same count."""
@@ -183,9 +183,9 @@ class Moves:
         while self.mode == "full" and not (self.acked and sent_to is not None):
             if not self._ended():
                 return False        # a new game began (H5)
-            if sent_to != self.bound_run:
+            if sent_to != self.them.bound_run:
                 self._send_end()    # again to an opponent that restarted (G6)
-                sent_to, sent_at = self.bound_run, time.monotonic()
+                sent_to, sent_at = self.them.bound_run, time.monotonic()
                 continue
             self._check_input_only()
             msg = self._next_message(0.2)
@@ -196,9 +196,9 @@ class Moves:
                 continue
             if not told and now - sent_at > 2.0:
                 told = True
-                self.say("waiting_ack", name=self.their_name)
+                self.say("waiting_ack", name=self.them.name)
             if now - sent_at > self.ack_wait:
-                self.say("no_ack", name=self.their_name, secs=int(self.ack_wait))
+                self.say("no_ack", name=self.them.name, secs=int(self.ack_wait))
                 break
             if now >= next_presence:
                 next_presence = now + 1.0

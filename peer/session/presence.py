@@ -27,28 +27,28 @@ class Presence:
         self._check_board()     # G7: a read that found the board gone
         now = time.monotonic()
         if rec is None:
-            if self.alive_seen is None:
+            if self.them.alive_seen is None:
                 return      # a program written without I6 has no alive record: never judged gone
-            key = self.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
+            key = self.them.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
         else:
             key = (rec.get("run"), rec.get("beat"))
-        if self.alive_seen is None or self.alive_seen[0] != key:
-            if self.gone:
-                self.gone = False
-                self.say("back", name=self.their_name)
+        if self.them.alive_seen is None or self.them.alive_seen[0] != key:
+            if self.them.gone:
+                self.them.gone = False
+                self.say("back", name=self.them.name)
             self.full_told = False
-            self.alive_seen = (key, now)
-        elif not self.gone and not self.left_at and now - self.alive_seen[1] > self.gone_after:
+            self.them.alive_seen = (key, now)
+        elif not self.them.gone and not self.them.left_at and now - self.them.alive_seen[1] > self.gone_after:
             # (one that said bye, G5, has left: not "gone"; _check_left waits for it)
             if self._disk_full():
                 return      # nobody can write on the board: not the opponent's fault
-            self.gone = True
-            self.say("gone", name=self.their_name, secs=int(self.gone_after))
-        if self.gone and self.patience is not None and now - self.alive_seen[1] > self.patience:
-            self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+            self.them.gone = True
+            self.say("gone", name=self.them.name, secs=int(self.gone_after))
+        if self.them.gone and self.patience is not None and now - self.them.alive_seen[1] > self.patience:
+            self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
     def _disk_full(self):
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
         can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
-        return self._board_unwritable(since=self.alive_seen[1])
+        return self._board_unwritable(since=self.them.alive_seen[1])

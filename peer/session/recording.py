@@ -161,9 +161,9 @@ class Recording:
             self.recorded_name = getattr(old, self.me)
             if not self.name_given:
                 self.my_name = self.recorded_name
-            if not self.their_name_known:
-                self.their_name, self.their_name_known = getattr(old, self.other), True
-        names = {self.me: self.my_name, self.other: self.their_name}
+            if not self.them.name_known:
+                self.them.name, self.them.name_known = getattr(old, self.other), True
+        names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record.black, self.record.white = names["black"], names["white"]
         self._save()
@@ -183,16 +183,16 @@ class Recording:
 
     def _announce_adopted(self, theirs, start):
         """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""
-        self.say("adopted", n=len(theirs.moves) - start, name=self.their_name, first=start + 1)
+        self.say("adopted", n=len(theirs.moves) - start, name=self.them.name, first=start + 1)
         for pos, move in zip(theirs.positions[start:], theirs.moves[start:]):
             if pos.turn == self.colour:
-                self.say("adopted_mine", move=move, size=self.size, name=self.their_name)
+                self.say("adopted_mine", move=move, size=self.size, name=self.them.name)
             elif move == PASS:
-                self.say("they_pass", name=self.their_name)
+                self.say("they_pass", name=self.them.name)
             else:
-                self.say("played", name=self.their_name, move=notation.square_name(move, self.size))
+                self.say("played", name=self.them.name, move=notation.square_name(move, self.size))
 
     def _refresh_names(self):
-        self.record.black = self.my_name if self.me == "black" else self.their_name
-        self.record.white = self.my_name if self.me == "white" else self.their_name
+        self.record.black = self.my_name if self.me == "black" else self.them.name
+        self.record.white = self.my_name if self.me == "white" else self.them.name
         self._save()

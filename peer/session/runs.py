@@ -24,7 +24,7 @@ class Runs:
 
     def _greeting_run(self, run):
         """A message from ``run`` is part of a handshake: the first one, or the opponent's restart."""
-        return (self.bound_run is None or run != self.bound_run) and self._is_member_run(run)
+        return (self.them.bound_run is None or run != self.them.bound_run) and self._is_member_run(run)
 
     def _check_rejected(self):
         """Messages comm refused (a missing or wrong MAC): reported, never applied (H7)."""
@@ -34,7 +34,7 @@ class Runs:
                         who, visible(r.sender_run, 40), r.seq, visible(r.reason))
             if r.sender.lower() != self.other:
                 continue
-            if self.secret and self.bound_run is None and self._greeting_run(r.sender_run):
+            if self.secret and self.them.bound_run is None and self._greeting_run(r.sender_run):
                 # The opponent itself (its current run) during the handshake: the secrets differ.
                 # Once the game is bound, nobody can stop it this way: member records are not
                 # signed, so "its current run" is only a claim (A6).
@@ -48,16 +48,16 @@ class Runs:
         """A message from a run this game is not bound to: shown (a few), logged, not applied."""
         what = visible(msg.text, 80)
         log.warning("ignored %r from run %s of %s (the game is bound to run %s)",
-                    what, visible(msg.run, 40), self.other, self.bound_run)
-        n = self.foreign_shown.get(msg.run, 0)
+                    what, visible(msg.run, 40), self.other, self.them.bound_run)
+        n = self.them.foreign_shown.get(msg.run, 0)
         if n < SHOWN_PER_RUN:
-            self.foreign_shown[msg.run] = n + 1
+            self.them.foreign_shown[msg.run] = n + 1
             self.say("other_run", what=what, colour=1 - self.colour)
 
     def _from_bound_run(self, msg):
         """H8 during the game: True when ``msg`` may be applied.  A greeting from the opponent's
         new run is a restart (handled here); anything else from another run is not applied."""
-        if self.bound_run is not None and msg.run != self.bound_run:
+        if self.them.bound_run is not None and msg.run != self.them.bound_run:
             if not self._is_member_run(msg.run):
                 self._other_run(msg)
                 return False
@@ -73,10 +73,10 @@ class Runs:
                 self._other_run(msg)
                 return False
             log.info("%s (classic) restarted: run %s", self.other, visible(msg.run, 40))
-            self.bound_run = msg.run
-        elif self.bound_run is None and self.mode == "classic":
+            self.them.bound_run = msg.run
+        elif self.them.bound_run is None and self.mode == "classic":
             if not self._is_member_run(msg.run):
                 self._other_run(msg)
                 return False
-            self.bound_run = msg.run
+            self.them.bound_run = msg.run
         return True

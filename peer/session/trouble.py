@@ -111,7 +111,7 @@ class Trouble:
             self.full_told = problem        # (a new cause, or the same again after a good while)
             self._unwritable_since = now
             if problem == "full":
-                self.say("disk_full", board=self.board.folder, name=self.their_name)
+                self.say("disk_full", board=self.board.folder, name=self.them.name)
             else:
                 self.say("board_unwritable", cause=UNWRITABLE[problem], board=self.board.folder)
         self._unwritable_last = now

@@ -10,7 +10,6 @@ from engine import PASS, Game, Position
 from ..protocol import NAME_LIMIT
 from ..record import ENDED, PLAYING, Record
 
-KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
 
 
 def played(game: Game, ply: int | None = None) -> tuple[tuple[int, ...], Position, int]:
@@ -105,7 +104,6 @@ class Viewing:
 
     turn_since = None           # monotonic time the side to move got its turn
     used = (0.0, 0.0)           # seconds each colour thought in this run
-    their_kind = ""             # from the opponent's greeting (H2 ``kind``)
 
     def _turn_passed(self, mover, seconds):
         """A ply by ``mover`` that took ``seconds`` (its own figure, or measured here)."""
@@ -113,10 +111,6 @@ class Viewing:
         used[mover] += max(0.0, seconds)
         self.used = tuple(used)
         self.turn_since = time.monotonic()
-
-    def _take_kind(self, msg):
-        kind = msg.get("kind", "")
-        self.their_kind = kind if kind in KINDS else ""
 
     def view(self):
         """The session now, for a face (safe to call from another thread)."""
@@ -132,19 +126,19 @@ class Viewing:
             on_turn = None
         for colour in (0, 1):
             me = colour == self.colour
-            name = self.my_name if me else self.their_name
+            name = self.my_name if me else self.them.name
             state, secs = "waiting", None
             if on_turn == colour:
                 state, secs = "thinking", since
             if not me:
-                if pos is None and not self.their_joined:
+                if pos is None and not self.them.joined:
                     state, secs = "absent", None
-                elif self.gone and self.alive_seen is not None:
-                    state, secs = "gone", now - self.alive_seen[1]
-                elif self.left_at:
-                    state, secs = "left", now - self.left_at
+                elif self.them.gone and self.them.alive_seen is not None:
+                    state, secs = "gone", now - self.them.alive_seen[1]
+                elif self.them.left_at:
+                    state, secs = "left", now - self.them.left_at
             sides[colour] = Side(
-                name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.their_kind, me=me, state=state,
+                name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.them.kind, me=me, state=state,
                 since=secs, used=self.used[colour],
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None)
