@@ -9,6 +9,7 @@ from comm.text import visible
 from ..protocol import NAME_LIMIT
 from ..record import Records
 from .classic import Classic
+from .clocks import Clocks
 from .commands import Commands
 from .events import Event
 from .handshake import ROLES, Handshake
@@ -54,6 +55,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.my_name = name or self.me
         self.name_given = name is not None     # else a resumed game keeps our name from its record
         self.them = Opponent(name=self.other)
+        self.clocks = Clocks()
         self.recorded_name = None       # our name in the record of the game we resume
         self.size = size
         self.want_size = size       # the size asked for on the command line, if any
@@ -164,7 +166,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self._handshake()
             names = {self.me: self.my_name, self.other: self.them.name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size)
-            self.turn_since = time.monotonic()
+            self.clocks.start()
             self._show()
             return self._play()
         except Leave as e:

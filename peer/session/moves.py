@@ -22,8 +22,8 @@ class Moves:
         (None: measured here, from when the turn began)."""
         pos = self.game.position
         if seconds is None:
-            seconds = time.monotonic() - self.turn_since if self.turn_since is not None else 0.0
-        self._turn_passed(pos.turn, seconds)
+            seconds = self.clocks.thinking()
+        self.clocks.passed(pos.turn, seconds)
         self.game.play(move)
         self._save()
 
@@ -49,7 +49,7 @@ class Moves:
         """G1: apply our move, save the record, then send it, with ``think_ms`` (None: the time
         since our turn began)."""
         if think_ms is None:
-            think_ms = (time.monotonic() - self.turn_since) * 1000 if self.turn_since is not None else 0
+            think_ms = self.clocks.thinking() * 1000
         self._apply(move, True, think_ms / 1000)
         text = notation.square_name(move, self.size)
         if self.mode == "full":

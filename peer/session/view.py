@@ -100,17 +100,7 @@ def empty_view(size: int = 8) -> View:
 
 
 class Viewing:
-    """Mixed into ``Session``: the snapshot faces draw, and the times it shows."""
-
-    turn_since = None           # monotonic time the side to move got its turn
-    used = (0.0, 0.0)           # seconds each colour thought in this run
-
-    def _turn_passed(self, mover, seconds):
-        """A ply by ``mover`` that took ``seconds`` (its own figure, or measured here)."""
-        used = list(self.used)
-        used[mover] += max(0.0, seconds)
-        self.used = tuple(used)
-        self.turn_since = time.monotonic()
+    """Mixed into ``Session``: the snapshot faces draw."""
 
     def view(self):
         """The session now, for a face (safe to call from another thread)."""
@@ -119,7 +109,8 @@ class Viewing:
         moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
         sides = [None, None]
         mine_kind, clock = self.player.kind, self.player.clock
-        since = now - self.turn_since if self.turn_since is not None else None
+        turn_since = self.clocks.turn_since
+        since = now - turn_since if turn_since is not None else None
         on_turn = pos.turn if pos is not None and not pos.is_game_over() else None
         ended = record is not None and record.status in ENDED
         if ended:
@@ -139,7 +130,7 @@ class Viewing:
                     state, secs = "left", now - self.them.left_at
             sides[colour] = Side(
                 name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.them.kind, me=me, state=state,
-                since=secs, used=self.used[colour],
+                since=secs, used=self.clocks.used[colour],
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None)
         gid, ply, hints = self.hints
