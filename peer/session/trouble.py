@@ -54,7 +54,7 @@ class Trouble:
                 if problem == "full":
                     self.say("send_full", board=self.board.folder)
                 elif problem in UNWRITABLE:
-                    self.say("send_blocked", cause=self._cause(problem))
+                    self.say("send_blocked", cause=UNWRITABLE[problem], board=self.board.folder)
                 else:
                     self.say("send_retry", reason=self.board.last_error)
             if self.patience is not None and time.monotonic() - started > self.patience:
