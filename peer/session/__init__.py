@@ -16,6 +16,8 @@ window) sits on.  Each rule lives in one module:
                  resumes, refuses (another size) or closes (abandoned, refused)
 - ``view``       ``Session.view()``: the one snapshot every face draws (``peer.faces``);
                  ``record_view``: a record as a face draws it (watching, replaying)
+- ``state``      what the session knows, declared once; ``opponent`` (the other side's name,
+                 runs and signs of life) and ``clocks`` (the time each side used) own theirs
 - ``events``     what the session tells its face: ``Event`` (raw fields, never words) and
                  ``Reason`` (a refusal: a code for a screen, English for the board)
 """

@@ -7,22 +7,28 @@ takes whatever it receives for the opponent's move: a control line would eat one
 non-empty ``state`` (P2; comm beats an empty state for every member, game peers set one).
 """
 import logging
+from typing import TYPE_CHECKING
 
 import comm
 from comm.text import visible
 from engine import PASS, notation
 
 from .. import protocol
+from ..protocol import Msg
 from .recording import new_gid
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
 
-class Classic:
+class Classic(State):
     """Mixed into ``Session``: H9 (``_shown``, ``_control``) and H6 (classic mode)."""
 
     # -- H9: control lines only to those who speak them ------------------------------------
-    def _shown(self):
+    def _shown(self: "Session") -> bool:
         """Whether the opponent's current run has shown that it speaks control lines (H9)."""
         try:
             run = self.board.member_run(self.other)
@@ -35,14 +41,14 @@ class Classic:
         rec = self.board.alive(self.other) or {}
         return rec.get("run") == run and bool(rec.get("state", "").strip())
 
-    def _speaks_control(self):
+    def _speaks_control(self: "Session") -> bool:
         if self.mode == "full":
             return True         # the handshake was a greeting
         if self.mode == "classic":
             return False        # no control line at all (H6)
         return self._shown()
 
-    def _control(self, verb, *, retry=True, **fields):
+    def _control(self: "Session", verb: str, *, retry: bool = True, **fields: object) -> bool:
         """Send a control line (P4) when the opponent speaks them (H9); True when it was sent.
 
         ``retry``: keep sending until delivered (``Session.send``); else one try, failures
@@ -63,12 +69,12 @@ class Classic:
             log.warning("could not send %s: %s", verb, e)
             return False
 
-    def _note_greeting(self, msg):
+    def _note_greeting(self: "Session", msg: Msg) -> None:
         """A greeting (even one refused) shows that its run speaks control lines."""
         self.them.greeted_runs.add(msg.run)
 
     # -- H6: classic mode -----------------------------------------------------------------
-    def _classic_move_first(self, msg):
+    def _classic_move_first(self: "Session", msg: Msg) -> None:
         """A bare move before any greeting: the opponent is a classic program."""
         self.mode = "classic"
         self.them.bound_run = self.them.classic_run = msg.run
@@ -77,13 +83,13 @@ class Classic:
             self._start_game(new_gid(), self.size or 8)
         self.pending.insert(0, msg)
 
-    def _bind_classic(self):
+    def _bind_classic(self: "Session") -> None:
         try:
             self.them.bound_run = self.them.classic_run = self.board.member_run(self.other)
         except OSError as e:
             log.info("cannot read %s's member record yet: %s", self.other, e)
 
-    def _follow_classic_run(self):
+    def _follow_classic_run(self: "Session") -> None:
         """A classic game is bound to the opponent's member run; one that restarted gets our move
         again, and one that shows it speaks control lines gets our greeting (H6: the numbered form)."""
         if self.mode != "classic" or self.game is None:
@@ -94,9 +100,9 @@ class Classic:
             return  # the share failed a read: no news
         if self.them.classic_run is not None and run != self.them.classic_run:
             # A classic program that (re)started dropped what we sent before: repeat our move.
-            pos = self.game.position
-            if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
-                self.send(notation.square_name(self.game.moves[-1], self.size))
+            pos = self.game_now.position
+            if pos.turn != self.colour and self.game_now.moves and self.game_now.moves[-1] != PASS:
+                self.send(notation.square_name(self.game_now.moves[-1], self.size))
         self.them.classic_run = run
         if run is not None:
             self.them.bound_run = run    # a classic game is bound to the opponent's member run

@@ -1,17 +1,20 @@
 """The session: joining the board, the phases of a run, and routing each message to its rule."""
 import logging
+import os
 import threading
 import time
+from typing import Any
 
 import comm
 from comm.text import visible
 
-from ..protocol import NAME_LIMIT
+from ..players import Player
+from ..protocol import NAME_LIMIT, Msg
 from ..record import Records
 from .classic import Classic
 from .clocks import Clocks
 from .commands import Commands
-from .events import Event
+from .events import Event, Listener
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
@@ -44,9 +47,11 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     (``them.bound_run``): messages from any other run are shown, logged and not applied.
     """
 
-    def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
-                 classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
-                 secret=None, board=None, ack_wait=20.0, take_over=False):
+    def __init__(self, folder: str | os.PathLike[str], colour: int, player: Player, screen: Listener, *,
+                 name: str | None = None, size: int | None = None, new: bool = False,
+                 classic_after: float = 10.0, gone_after: float = 6.0, patience: float | None = None,
+                 stats: str | None = None, stale_after: float = 10.0, secret: bytes | None = None,
+                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False) -> None:
         self.colour = colour
         self.role = ROLES[colour]
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
@@ -88,20 +93,20 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.stop = threading.Event()
 
     # -- what the faces are told -----------------------------------------------------
-    def say(self, what, /, **fields):
+    def say(self, what: str, /, **fields: Any) -> None:
         """Tell the face that ``what`` happened (an ``Event``: raw fields, the face's words)."""
         # (how this side is left, for the texts that say it: a computer side reads no commands)
         human, reads = self.player.kind == "human", self.player.lines is not None
         fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
         self.screen.tell(Event(what, fields))
 
-    def _show(self):
+    def _show(self) -> None:
         """Tell the face to draw the board as it is now."""
         self.screen.tell(Event("board", {"view": self.view()}))
         self.prompted = False
 
 
-    def _next_message(self, timeout):
+    def _next_message(self, timeout: float) -> Msg | None:
         if self.pending:
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
@@ -112,7 +117,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         return self._as_msg(m)
 
     # -- routing a message during the game ---------------------------------------------
-    def _handle(self, msg):
+    def _handle(self, msg: Msg) -> None:
         if msg.kind == "junk":
             log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
             return
@@ -140,7 +145,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
 
     # -- the phases of a run ---------------------------------------------------------
-    def run(self):
+    def run(self) -> int:
         """Play until the game ends or the player leaves; returns an exit code."""
         try:
             self._start_check()     # before anything on the board changes
@@ -190,7 +195,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.stop.set()
             self.board.close()
 
-    def _play(self):
+    def _play(self) -> int:
         """Section 14: moves until the game is over and acknowledged (exit code 0), or the opponent
         stays away."""
         next_presence = 0.0
@@ -199,7 +204,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 if self._finish():
                     return 0
                 continue            # a new game replaced it (H5)
-            pos = self.game.position
+            pos = self.game_now.position
             if self.pending:
                 self._handle(self.pending.pop(0))
                 continue
@@ -208,7 +213,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 self._my_move()  # pass first: a classic opponent's next move follows at once
             elif mine:
                 self._drain(0)
-                if self.game.position.turn == self.colour and not self._ended():
+                if self.game_now.position.turn == self.colour and not self._ended():
                     self._my_move()
             else:
                 if self.mode == "classic" and pos.must_pass():
@@ -224,13 +229,13 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 self._check_presence()
                 self._check_left()
 
-    def _check_left(self):
+    def _check_left(self) -> None:
         """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
         if self.them.left_at and self.patience is not None and time.monotonic() - self.them.left_at > self.patience:
             self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
-    def _drain(self, timeout):
+    def _drain(self, timeout: float) -> None:
         """Handle messages that arrived while it is our turn (chat, resign, a restarted peer...)."""
         while True:
             msg = self._next_message(timeout)

@@ -14,7 +14,7 @@ them in its own language (``peer.faces.plain.Screen.words``).  The fields that n
 - ``view``: the ``View`` to draw (``board``).
 """
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Protocol
 
 from engine import IllegalMove
 
@@ -51,3 +51,10 @@ class Event:
 
     what: str
     fields: Dict[str, Any] = field(default_factory=dict)
+
+
+class Listener(Protocol):
+    """What a session tells what happens to: a face (``peer.faces``)."""
+
+    def tell(self, event: Event) -> None:
+        """``event`` happened (draw the board of a ``board`` event's view, or say it)."""

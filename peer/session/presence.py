@@ -1,14 +1,19 @@
 """P2 Presence: our ``alive`` record, and the opponent's signs of life (gone, back, patience)."""
 import time
+from typing import TYPE_CHECKING
 
 from ..record import ENDED
 from .leave import Leave
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 
-class Presence:
+class Presence(State):
     """Mixed into ``Session``: writes our ``alive`` record, judges the opponent's."""
 
-    def _presence_loop(self):
+    def _presence_loop(self: "Session") -> None:
         """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
         told = None
         while not self.stop.wait(0.2):
@@ -20,7 +25,7 @@ class Presence:
                 told = state
                 self.board.beat(state)
 
-    def _check_presence(self):
+    def _check_presence(self: "Session") -> None:
         """About once a second: is the opponent still there?  Leaves (code 4) after ``patience``."""
         self._follow_classic_run()
         rec = self.board.alive(self.other)
@@ -48,7 +53,8 @@ class Presence:
             self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
-    def _disk_full(self):
+    def _disk_full(self: "Session") -> bool:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
         can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
-        return self._board_unwritable(since=self.them.alive_seen[1])
+        seen = self.them.alive_seen
+        return self._board_unwritable(since=seen[1] if seen is not None else None)

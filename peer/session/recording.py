@@ -2,12 +2,17 @@
 import logging
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from engine import BLACK, PASS, Game, notation
 
 from ..protocol import replay
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Untrusted
 from .leave import Leave
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
@@ -17,19 +22,19 @@ log = logging.getLogger("peer")
 PROGRAM_REASONS = frozenset({"bad_version", "no_secret_here", "no_secret_there", "other_secret"})
 
 
-def new_gid():
+def new_gid() -> str:
     """A new game id (H2): the date and time, then 6 random hex digits."""
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-class Recording:
+class Recording(State):
     """Mixed into ``Session``: ``self.record`` mirrors ``self.game`` on the board."""
 
-    def _save(self):
-        r = self.record
-        r.moves = self.game.transcript(passes=True)
+    def _save(self: "Session") -> None:
+        r = self.record_now
+        r.moves = self.game_now.transcript(passes=True)
         r.mode = self.mode or "full"
-        pos = self.game.position
+        pos = self.game_now.position
         if pos.is_game_over() and r.status == PLAYING:
             b, w = pos.discs()
             r.status, r.result = "over", f"{b}-{w}"
@@ -42,7 +47,7 @@ class Recording:
                 self.say("record_failed", reason=e)
             self.save_failed = str(e)
 
-    def _load(self, gid):
+    def _load(self: "Session", gid: str) -> Record | None:
         """The record of ``gid`` on this board, or None.  A record that cannot be trusted (D4) or
         that contradicts its own moves (D1, D5) is reported, set aside and not used (D6)."""
         try:
@@ -54,7 +59,7 @@ class Recording:
             self.say("bad_record", reason=e)
         return None
 
-    def _set_record_aside(self, gid, why):
+    def _set_record_aside(self: "Session", gid: str, why: Exception) -> None:
         """D6: a record that is not used is moved out of the way (never deleted) and the player told
         why, where it went, and how the game goes on."""
         where = self.records.set_aside(gid)
@@ -64,7 +69,7 @@ class Recording:
         self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid, reason=why,
                  where=where or self.records.path(gid))
 
-    def _current_record(self, report=True):
+    def _current_record(self: "Session", report: bool = True) -> Record | None:
         """The record ``records/current`` names, when it can be used, else None; one that cannot is
         set aside and reported (D6) when ``report``."""
         gid = self.records.current_id()
@@ -77,7 +82,7 @@ class Recording:
         except (OSError, ValueError):
             return None
 
-    def _start_check(self):
+    def _start_check(self: "Session") -> None:
         """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
         ply at least) is refused before the board is touched: exit code 2, nothing changed."""
         if self.new or not self.want_size:
@@ -88,7 +93,7 @@ class Recording:
                      white=rec.white, want=self.want_size)
             raise Leave(2)
 
-    def _resumable(self):
+    def _resumable(self: "Session") -> Record | None:
         """The game of ``records/current`` that this run offers (H5): an unfinished one, or one that
         ended without the opponent's ``result`` (G6); None for a new game (an unfinished one that
         is not resumed, ``--new``, is closed as abandoned first)."""
@@ -116,7 +121,7 @@ class Recording:
             return resume
         return None
 
-    def _abandon(self, rec, by):
+    def _abandon(self: "Session", rec: Record, by: str) -> None:
         """D1: close the unfinished game ``rec`` as ``abandoned`` (``by``: the colour that started a
         new game instead) and say so; nothing for a game that is not ``playing``."""
         if rec is None or rec.status != PLAYING:
@@ -136,19 +141,19 @@ class Recording:
             self.say("abandoned_theirs", id=rec.id, size=rec.size, n=n,
                      colour=1 - self.colour)
 
-    def _close_refused(self, key, reason):
+    def _close_refused(self: "Session", key: str | None, reason: str) -> None:
         """D1: a refused game is closed as ``refused`` (never resumed), but a game with plies that
         was refused for a reason about the programs, not the game (``key`` in PROGRAM_REASONS; or
         a refusal received, ``key`` None: its sender decides), stays resumable."""
         r = self.record
         if r is None or r.status != PLAYING:
             return
-        if self.game.moves and (key is None or key in PROGRAM_REASONS):
+        if self.game_now.moves and (key is None or key in PROGRAM_REASONS):
             return
         r.status, r.result = REFUSED, f"refused: {reason}"[:300]
         self._save()
 
-    def _start_game(self, gid, size, moves="", old=None):
+    def _start_game(self: "Session", gid: str, size: int, moves: str = "", old: Record | None = None) -> None:
         """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
@@ -165,13 +170,13 @@ class Recording:
                 self.them.name, self.them.name_known = getattr(old, self.other), True
         names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
-        self.record.black, self.record.white = names["black"], names["white"]
+        self.record_now.black, self.record_now.white = names["black"], names["white"]
         self._save()
 
-    def _adopt(self, theirs):
+    def _adopt(self: "Session", theirs: Game) -> bool:
         """Take the other side's game when ours is a prefix of it; False if they conflict (H5).
         The plies taken are announced as moves are (H5b): this side did not see them played."""
-        ours = self.game.moves
+        ours = self.game_now.moves
         if theirs.moves[:len(ours)] == ours:
             if len(theirs.moves) > len(ours):
                 self._announce_adopted(theirs, len(ours))
@@ -181,7 +186,7 @@ class Recording:
             return True
         return ours[:len(theirs.moves)] == theirs.moves
 
-    def _announce_adopted(self, theirs, start):
+    def _announce_adopted(self: "Session", theirs: Game, start: int) -> None:
         """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""
         self.say("adopted", n=len(theirs.moves) - start, name=self.them.name, first=start + 1)
         for pos, move in zip(theirs.positions[start:], theirs.moves[start:]):
@@ -192,7 +197,7 @@ class Recording:
             else:
                 self.say("played", name=self.them.name, move=notation.square_name(move, self.size))
 
-    def _refresh_names(self):
-        self.record.black = self.my_name if self.me == "black" else self.them.name
-        self.record.white = self.my_name if self.me == "white" else self.them.name
+    def _refresh_names(self: "Session") -> None:
+        self.record_now.black = self.my_name if self.me == "black" else self.them.name
+        self.record_now.white = self.my_name if self.me == "white" else self.them.name
         self._save()

@@ -1,19 +1,24 @@
 """H7 H8: who sent a message (the opponent's member run, the bound run, a refused MAC)."""
 import logging
+from typing import TYPE_CHECKING
 
 from comm.text import visible
 
-from ..protocol import NAME_LIMIT
+from ..protocol import NAME_LIMIT, Msg
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
 SHOWN_PER_RUN = 5           # messages from a foreign run shown on screen (the rest only logged)
 
 
-class Runs:
+class Runs(State):
     """Mixed into ``Session``: the game is bound to one run of the opponent (``bound_run``)."""
 
-    def _is_member_run(self, run):
+    def _is_member_run(self: "Session", run: str) -> bool:
         """Is ``run`` the opponent's current run on the board (its ``member`` record)?"""
         try:
             current = self.board.member_run(self.other)
@@ -22,11 +27,11 @@ class Runs:
             return True     # a share's passing error is no news; a later greeting checks again
         return current is not None and current == run
 
-    def _greeting_run(self, run):
+    def _greeting_run(self: "Session", run: str) -> bool:
         """A message from ``run`` is part of a handshake: the first one, or the opponent's restart."""
         return (self.them.bound_run is None or run != self.them.bound_run) and self._is_member_run(run)
 
-    def _check_rejected(self):
+    def _check_rejected(self: "Session") -> None:
         """Messages comm refused (a missing or wrong MAC): reported, never applied (H7)."""
         for r in self.board.take_rejected():
             who = visible(r.sender, NAME_LIMIT)
@@ -44,7 +49,7 @@ class Runs:
                     self._refuse_game("other_secret", other=self.other)
             self.say("mac_refused", name=who, reason=r.reason)
 
-    def _other_run(self, msg):
+    def _other_run(self: "Session", msg: Msg) -> None:
         """A message from a run this game is not bound to: shown (a few), logged, not applied."""
         what = visible(msg.text, 80)
         log.warning("ignored %r from run %s of %s (the game is bound to run %s)",
@@ -54,7 +59,7 @@ class Runs:
             self.them.foreign_shown[msg.run] = n + 1
             self.say("other_run", what=what, colour=1 - self.colour)
 
-    def _from_bound_run(self, msg):
+    def _from_bound_run(self: "Session", msg: Msg) -> bool:
         """H8 during the game: True when ``msg`` may be applied.  A greeting from the opponent's
         new run is a restart (handled here); anything else from another run is not applied."""
         if self.them.bound_run is not None and msg.run != self.them.bound_run:

@@ -2,14 +2,17 @@
 screen and a window.  Faces draw a ``View``; they never reach into the session."""
 import time
 from dataclasses import dataclass
-from typing import Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from comm.text import visible
 from engine import PASS, Game, Position
 
 from ..protocol import NAME_LIMIT
 from ..record import ENDED, PLAYING, Record
+from .state import State
 
+if TYPE_CHECKING:
+    from .core import Session
 
 
 def played(game: Game, ply: int | None = None) -> tuple[tuple[int, ...], Position, int]:
@@ -99,15 +102,15 @@ def empty_view(size: int = 8) -> View:
                 show_legal=False)
 
 
-class Viewing:
+class Viewing(State):
     """Mixed into ``Session``: the snapshot faces draw."""
 
-    def view(self):
+    def view(self: "Session") -> View:
         """The session now, for a face (safe to call from another thread)."""
         game, record = self.game, self.record
         now = time.monotonic()
         moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
-        sides = [None, None]
+        sides: list[Side] = []
         mine_kind, clock = self.player.kind, self.player.clock
         turn_since = self.clocks.turn_since
         since = now - turn_since if turn_since is not None else None
@@ -128,14 +131,14 @@ class Viewing:
                     state, secs = "gone", now - self.them.alive_seen[1]
                 elif self.them.left_at:
                     state, secs = "left", now - self.them.left_at
-            sides[colour] = Side(
+            sides.append(Side(
                 name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.them.kind, me=me, state=state,
                 since=secs, used=self.clocks.used[colour],
                 left=clock.left if me and clock is not None else None,
-                per_move=clock.per_move if me and clock is not None and clock.left is None else None)
+                per_move=clock.per_move if me and clock is not None and clock.left is None else None))
         gid, ply, hints = self.hints
         return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
-                    flipped=flipped, sides=tuple(sides),
+                    flipped=flipped, sides=(sides[0], sides[1]),
                     show_legal=on_turn == self.colour and mine_kind == "human",
-                    result=record.result if ended and record.result else "",
+                    result=record.result if record is not None and ended else "",
                     hints=hints if pos is not None and (gid, ply) == (self.gid, len(moves)) else ())
