@@ -72,7 +72,20 @@ def click_a_whole_game(me, board, size, disc, words, rnd, during=None):
         ply = len(g.moves) + 1
         s = me.wait(f"{move} played", lambda s: len(s["moves"]) >= ply)
         assert s["moves"][ply - 1] == f"{ply:>3} {disc} {move}"
-        assert Records(board).current().game().moves[ply - 1] == notation.parse_square(move, size)
+        assert saved(board, lambda rec: len(rec.game().moves) >= ply).game().moves[ply - 1] == \
+            notation.parse_square(move, size)
+
+
+def saved(board, done, within=10.0):
+    """The board's current record once ``done(record)`` (the window shows a move or the end as
+    the session makes it, a moment before the record on the board has it), or as it is after
+    ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        rec = Records(board).current()
+        if rec is not None and done(rec) or time.monotonic() > deadline:
+            return rec
+        time.sleep(0.05)
 
 
 def passed(s, words):
@@ -87,7 +100,7 @@ def passed(s, words):
 def check_the_end(s, board, size, over, words):
     """The window shows the record's final position, its moves, and the result (and a pass
     just before it)."""
-    rec = Records(board).current()
+    rec = saved(board, lambda rec: rec.status != "playing")
     final = rec.game()
     assert rec.status == "over"
     assert s["squares"] == squares(final.position)
@@ -199,7 +212,7 @@ def test_resign_takes_a_second_click(tmp_path, display):
         me.click_button("resign")                                 # a second decision does
         s = me.wait("the end", lambda s: s["banner"].startswith("Game over"))
         assert s["banner"] == "Game over: white resigned"
-        assert Records(board).current().status == "resigned"
+        assert saved(board, lambda rec: rec.status != "playing").status == "resigned"
         assert s["buttons"]["resign"]["state"] == "disabled"
         assert not any("yes" in m for m in s["messages"])     # (the window asked, not the session)
         me.click_button("quit")
