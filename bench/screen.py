@@ -4,7 +4,7 @@
 
 Runs ``black.py`` (a person's side, waiting for white to join) in a pseudo-terminal, first with
 the live screen, then with ``--plain``, and prints the CPU time each used while idle (Linux: from
-/proc); then the time to lay out one frame of the live screen (``peer.live.top_lines`` and the
+/proc); then the time to lay out one frame of the live screen (``peer.faces.live.top_lines`` and the
 message wrapping) for an 8x8 and a 26x26 board in the middle of a game.
 Needs pexpect (a test dependency).
 """
@@ -67,7 +67,7 @@ def idle_line(face, used, plain, seconds):
 
 
 def frame_ms(size, frames):
-    from peer.live import LiveScreen, message_lines, top_lines
+    from peer.faces.live import LiveScreen, message_lines, top_lines
     view = mid_game_view(size)
     screen = LiveScreen("en", colour=True)
     messages = [("", f"Wendy says: message number {i} with a few words in it to wrap") for i in range(40)]

@@ -43,7 +43,7 @@ def idle_cpu(seconds, *extra):
 
 
 def frame_ms(size, frames):
-    from peer.window import Window
+    from peer.faces.window import Window
     view = mid_game_view(size, hints=3)
     w = Window("en")
     w.open()

@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import comm
 from comm.adopt import unfit_for_a_board
@@ -15,13 +16,16 @@ from engine import BLACK, WHITE, size_option, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.strategies import threads_option
 
-from . import texts
-from .players import Computer, External, Human, LineInput, describe, live_terminal
-from .record import PLAYING, Records, load_file
+from .faces import texts
+from .faces.face import Face, on_signals
+from .faces.plain import Screen, wants_colour
+from .faces.records import follow, replay_lines, replay_window, watch_window
+from .players import Computer, External, Human, LineInput, Player, live_terminal
+from .record import Records, load_file
 from .session import Session
-from .session.view import empty_view, record_view
-from .face import Face, on_signals
-from .ui import Screen, wants_colour
+
+if TYPE_CHECKING:
+    from .faces.window import Window
 
 EPILOG = """examples:
   python black.py                          a person plays black on ./cardstand
@@ -55,7 +59,7 @@ _time = seconds   # thinking times, patience: above 0, finite
 _pace = number(0, MAX_SECONDS, unit="seconds")
 
 
-def play_parser(colour=None):
+def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog={None: "python -m peer", "black": "python black.py", "white": "python white.py"}[colour],
         description="Play Othello through a shared folder (the message board, 伝言台).",
@@ -119,7 +123,7 @@ def play_parser(colour=None):
     return ap
 
 
-def play(argv, colour=None):
+def play(argv: list[str], colour: str | None = None) -> int:
     args = play_parser(colour).parse_args(argv)
     colour = colour or args.color
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
@@ -128,6 +132,7 @@ def play(argv, colour=None):
     reads = (args.ai is None and args.engine is None) or (sys.stdin is not None and sys.stdin.isatty())
     live = reads and live_terminal(args.plain)
     screen = Screen(lang, wants_colour(args.no_color))
+    player: Player
     try:
         if (args.threads or args.ponder) and args.ai is None:
             raise ValueError("--threads and --ponder are for --ai best, not for a person or --engine")
@@ -150,20 +155,20 @@ def play(argv, colour=None):
     if secret is False:
         return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
+    face: Face | None = None       # (None: plain lines, on ``screen``)
     if args.gui:
-        screen = open_window(lang, human=player.kind == "human", state_file=args.gui_state,
-                             title=screen.t("gui_title", colour=screen.t(colour), board=visible(args.board, 80)))
-        if screen is None:
+        face = open_window(lang, human=player.kind == "human", state_file=args.gui_state,
+                           title=screen.t("gui_title", colour=screen.t(colour), board=visible(args.board, 80)))
+        if face is None:
             return 2
-        live = True
     elif live:
-        from .live import LiveScreen
-        screen = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
-    session = Session(args.board, BLACK if colour == "black" else WHITE, player, screen,
+        from .faces.live import LiveScreen
+        face = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
+    session = Session(args.board, BLACK if colour == "black" else WHITE, player, face or screen,
                       name=args.name, size=args.size, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret,
                       take_over=args.take_over)
-    if not live:
+    if face is None:
         if reads:
             player.lines = LineInput()
         # without a face, the signals of Face.signals (SIGTERM, SIGHUP...) leave as Ctrl+C does
@@ -174,18 +179,18 @@ def play(argv, colour=None):
             return 130
         finally:
             on_signals(Face.signals, old)
-    player.lines = screen.lines
-    return screen.run(session.run, session.view)
+    player.lines = face.lines
+    return face.run(session.run, session.view)
 
 
-def _interrupt():
+def _interrupt() -> NoReturn:
     raise KeyboardInterrupt
 
 
-def open_window(lang, **options):
-    """The window of ``peer.window``, open; or None when it cannot be opened here (said why on
+def open_window(lang: str, **options: Any) -> "Window | None":
+    """The window of ``peer.faces.window``, open; or None when it cannot be opened here (said why on
     stderr, with what to do)."""
-    from .window import Unavailable, Window
+    from .faces.window import Unavailable, Window
     window = Window(lang, **options)
     try:
         window.open()
@@ -197,7 +202,7 @@ def open_window(lang, **options):
 
 # -- watching, replaying, demo ------------------------------------------------------------------
 
-def watch(argv):
+def watch(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m peer watch", description="Show a live game, read-only.")
     ap.add_argument("--board", default="cardstand", metavar="DIR")
     ap.add_argument("--no-color", action="store_true")
@@ -225,12 +230,12 @@ def watch(argv):
     return follow(board, screen, until_over=args.until_over, secret=secret)
 
 
-def _secret_option(ap, what):
+def _secret_option(ap: argparse.ArgumentParser, what: str) -> None:
     ap.add_argument("--secret-file", metavar="FILE",
                     help=f"a file holding the players' shared secret (else the CARDSTAND_SECRET variable): {what}")
 
 
-def _load_secret(args, screen):
+def _load_secret(args: argparse.Namespace, screen: Screen) -> bytes | None | Literal[False]:
     """The shared secret of ``--secret-file`` or CARDSTAND_SECRET (A1), None without one; False when
     it cannot be used (said why)."""
     try:
@@ -240,95 +245,7 @@ def _load_secret(args, screen):
         return False
 
 
-class _Current:
-    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6)."""
-
-    def __init__(self, board, say, secret):
-        self.records = Records(board, secret)
-        self.say = say
-        self.told = None
-
-    def __call__(self):
-        rec, problem = self.records.current_checked()
-        if problem is not None and str(problem) != self.told:
-            self.told = str(problem)
-            self.say("bad_record", reason=problem)
-        return rec
-
-
-def watch_window(board, window, until_over, secret=None):
-    """``watch --gui``: the board's current game in ``window``, followed in a worker thread
-    until the window is closed (or, ``until_over``, the game is over)."""
-    current = _Current(board, window.say, secret)
-    seen = {"key": None, "view": empty_view()}
-
-    def work():
-        window.say("watching", board=board)
-        told = False
-        while not window.closed:
-            rec = current()
-            if rec is None and not told:
-                window.say("no_game")
-                told = True
-            key = rec and (rec.id, rec.moves, rec.status, rec.result)
-            if rec and key != seen["key"]:
-                seen["key"] = key           # (read again only when it changes)
-                seen["view"] = record_view(rec, rec.game())
-                if until_over and rec.status != PLAYING and rec.status != "abandoned":
-                    return 0
-            time.sleep(0.1)
-        return 0
-
-    return window.run(work, lambda: seen["view"])
-
-
-def status_text(screen, rec):
-    """A record's status and result for people (D1), in the screen's language: "over (black 36 -
-    white 28)", "resigned (white resigned)", "abandoned (by black)"..."""
-    word = {PLAYING: "status_playing", "over": "status_over", "resigned": "status_resigned",
-            "abandoned": "status_abandoned", "refused": "status_refused"}.get(rec.status)
-    status = screen.t(word) if word else visible(rec.status, 20)
-    return f"{status} ({screen.result(rec.result)})" if rec.result else status
-
-
-def move_line(screen, pos, move):
-    """``white: pass``: ``move`` played on ``pos`` (the position before it), and by whom."""
-    return f"{screen.colour_name(pos.turn)}: {describe(move, pos.size, screen)}"
-
-
-def follow(board, screen, until_over=True, timeout=None, secret=None):
-    current = _Current(board, screen.say, secret)
-    screen.say("watching", board=board)
-    shown = None
-    start = time.monotonic()
-    if current() is None:
-        screen.say("no_game")
-    try:
-        while True:
-            rec = current()
-            key = rec and (rec.id, rec.moves, rec.status)
-            if rec and key != shown:
-                shown = key                 # (read again only when it changes)
-                g = rec.game()
-                pos = g.position
-                last = g.moves[-1] if g.moves and g.moves[-1] >= 0 else None
-                flipped = g.positions[-2].flips(last) if last is not None else 0
-                moved = f"   #{len(g.moves)} {move_line(screen, g.positions[-2], g.moves[-1])}" if g.moves else ""
-                screen.line("")
-                screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                            f"({screen.t('white')}){moved}   {status_text(screen, rec)}")
-                screen.board(pos, last=last, flipped=flipped, show_legal=False)
-                # an abandoned game is followed by the new one (D1); any other status but playing ends
-                if until_over and rec.status != PLAYING and rec.status != "abandoned":
-                    return 0
-            if timeout is not None and time.monotonic() - start > timeout:
-                return 1
-            time.sleep(0.1)
-    except KeyboardInterrupt:
-        return 0
-
-
-def replay(argv):
+def replay(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m peer replay",
                                  description="Replay a recorded game, or export it as GGF. At a terminal it "
                                              "steps: Enter for the next move, b for back, a number to go to "
@@ -353,7 +270,7 @@ def replay(argv):
         return 2
     try:
         rec = load_file(args.file, secret)
-        g = rec.game()
+        rec.game()
     except (OSError, ValueError) as e:
         print(f"cannot replay {args.file}: {visible(e, 300)}", file=sys.stderr)
         return 2
@@ -365,62 +282,17 @@ def replay(argv):
                              title=screen.t("gui_replay_title", file=visible(Path(args.file).name, 80)))
         if window is None:
             return 2
-        window.replaying(g.moves)
-        window.say("replay_title", black=visible(rec.black, 64), white=visible(rec.white, 64),
-                   date=visible(rec.date, 40), status=status_text(window, rec))
-        return window.run(lambda: 0, lambda: record_view(rec, g, window.ply))
-    screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                f"({screen.t('white')}), {visible(rec.date, 40)}")
-    if args.moves:
-        screen.line(" ".join(f"{i}.{describe(m, rec.size, screen)}" for i, m in enumerate(g.moves, 1)))
-        screen.line(status_text(screen, rec))
-        return 0
-
-    def show(i):
-        pos = g.positions[i]
-        if i == 0:
-            return screen.board(pos, show_legal=False)
-        m = g.moves[i - 1]
-        screen.line(f"\n#{i} {move_line(screen, g.positions[i - 1], m)}")
-        screen.board(pos, last=m if m >= 0 else None,
-                     flipped=g.positions[i - 1].flips(m) if m >= 0 else 0, show_legal=False)
-
-    if args.delay or args.plain or not live_terminal():
-        for i in range(len(g.moves) + 1):
-            show(i)
-            if args.delay and i:
-                time.sleep(args.delay)
-        screen.line(status_text(screen, rec))
-        return 0
-    i = 0
-    show(i)
-    while True:
-        try:
-            line = input(screen.t("replay_prompt", n=i, last=len(g.moves))).strip().lower()
-        except (EOFError, KeyboardInterrupt):
-            return 0
-        if line in ("q", "quit", "終了"):
-            return 0
-        if line in ("", "n", "next"):
-            i = min(i + 1, len(g.moves))
-        elif line in ("b", "back", "p"):
-            i = max(i - 1, 0)
-        elif line.isdigit():
-            i = min(int(line), len(g.moves))
-        else:
-            screen.say("replay_keys")
-            continue
-        show(i)
-        if i == len(g.moves):
-            screen.line(status_text(screen, rec))
+        return replay_window(window, rec)
+    return replay_lines(screen, rec, moves_only=args.moves, delay=args.delay,
+                        step=not (args.delay or args.plain) and live_terminal())
 
 
-def _player_cmd(colour, board, ai, extra):
+def _player_cmd(colour: str, board: Path, ai: str, extra: list[str]) -> list[str]:
     return [sys.executable, "-m", "peer", "--color", colour, "--board", str(board), "--ai", ai,
             "--no-color", *extra]
 
 
-def demo(argv):
+def demo(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m peer demo",
                                  description="Two computer players in two processes, shown as they play.")
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
@@ -445,12 +317,12 @@ def demo(argv):
     if not args.board:
         tmp = board.parent
     extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
-    logs = [open(board.parent / f"{c}.log", "w") if tmp else subprocess.DEVNULL for c in ("black", "white")]
+    logs = [open(board.parent / f"{c}.log", "w") for c in ("black", "white")] if tmp else []
     procs = [subprocess.Popen(_player_cmd("black", board, args.black,
                                           extra + ["--size", str(args.size), "--name", args.black]),
-                              stdout=logs[0], stderr=subprocess.STDOUT),
+                              stdout=logs[0] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT),
              subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
-                              stdout=logs[1], stderr=subprocess.STDOUT)]
+                              stdout=logs[1] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT)]
     try:
         code = follow(board, screen, until_over=True, timeout=600)
         for p in procs:
@@ -468,11 +340,10 @@ def demo(argv):
             if p.poll() is None:
                 p.terminate()
         for f in logs:
-            if f is not subprocess.DEVNULL:
-                f.close()
+            f.close()
 
 
-def bench(argv):
+def bench(argv: list[str]) -> int:
     """Per-move messaging overhead between two processes with fast computer players."""
     ap = argparse.ArgumentParser(prog="python -m peer bench")
     ap.add_argument("--games", type=whole(1, 10_000), default=5, help="games to play (default 5)")
@@ -522,7 +393,7 @@ USAGE = ("usage: python -m peer [play] --color {black,white} [options]   (or pyt
          + "       python -m peer COMMAND --help    the options of each")
 
 
-def main(argv=None, colour=None):
+def main(argv: list[str] | None = None, colour: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)

@@ -1,4 +1,5 @@
 """Who chooses this side's moves: a person at the terminal, a built-in AI, or an external program."""
+import io
 import os
 import queue
 import shlex
@@ -8,21 +9,32 @@ import threading
 import time
 import unicodedata
 
-from engine import PASS, notation, oneshot, strategies
+from typing import TYPE_CHECKING, BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
 
-EOF_LINE = object()
+from engine import PASS, Position, notation, oneshot, strategies
+
+if TYPE_CHECKING:
+    from .faces.plain import Screen
+
+
+class EndOfInput:
+    """What ``Lines`` gives at the end of input (``EOF_LINE``, the one instance)."""
+
+
+EOF_LINE = EndOfInput()
+Line = Union[str, EndOfInput]      # a line typed (with its newline), or the end of input
 
 
 class Lines:
     """Lines a person typed, queued for the game, which never blocks on them."""
 
-    def __init__(self):
-        self.q = queue.Queue()
+    def __init__(self) -> None:
+        self.q: queue.Queue[Line] = queue.Queue()
 
-    def put(self, line):
+    def put(self, line: Line) -> None:
         self.q.put(line)
 
-    def get(self, timeout=0.0):
+    def get(self, timeout: float = 0.0) -> Line | None:
         """The next line (with its newline), ``EOF_LINE`` at the end of input, or None if none
         came within ``timeout`` seconds."""
         try:
@@ -34,12 +46,12 @@ class Lines:
 class LineInput(Lines):
     """Lines typed at the terminal (plain mode), read by a background thread."""
 
-    def __init__(self, stream=None):
+    def __init__(self, stream: TextIO | None = None) -> None:
         super().__init__()
         self.stream = stream or sys.stdin
         threading.Thread(target=self._read, name="stdin", daemon=True).start()
 
-    def _read(self):
+    def _read(self) -> None:
         while True:
             try:
                 line = self.stream.readline()
@@ -51,8 +63,8 @@ class LineInput(Lines):
             self.q.put(line)
 
 
-def live_terminal(plain=False):
-    """Whether to draw the live screen (``peer.live``): a terminal both ways, and not ``--plain``
+def live_terminal(plain: bool = False) -> bool:
+    """Whether to draw the live screen (``peer.faces.live``): a terminal both ways, and not ``--plain``
     (nor ``NO_COLOR``, which scripts and tests set for plain output)."""
     if plain or "NO_COLOR" in os.environ or os.environ.get("TERM") == "dumb":
         return False
@@ -62,15 +74,33 @@ def live_terminal(plain=False):
         return False
 
 
-def normalise(line):
+def normalise(line: str) -> str:
     """Full-width letters and digits (ｄ３) become ASCII; case and spaces do not matter."""
     return unicodedata.normalize("NFKC", line).strip()
 
 
-class Human:
+class Player:
+    """What the session asks of whoever plays its side: a person, a built-in AI, an external
+    program.  ``kind`` is ``"human"`` when the moves are typed (read from ``lines``), else
+    ``"computer"`` (``choose`` gives them).  ``lines``: what is typed at this side's terminal
+    (None: nothing is read); ``clock``: a computer's thinking time, when it has one."""
+
+    kind = "computer"
+    lines: Optional[Lines] = None
+    clock: Optional["Clock"] = None
+
+    def choose(self, position: Position) -> Tuple[int, str]:
+        """(move, problem): the move for ``position``, and why it is a fallback ('' when not)."""
+        raise TypeError(f"a {self.kind} side's moves are typed, not chosen")
+
+    def rest(self) -> None:
+        """Stop any thinking in the background (the opponent left: it may not come back soon)."""
+
+
+class Human(Player):
     kind = "human"
 
-    def __init__(self, lines=None):
+    def __init__(self, lines: Lines | Literal[False] | None = None) -> None:
         """``lines``: ``Lines`` (default: a ``LineInput`` on stdin;
         ``False``: none yet, given later)."""
         self.lines = LineInput() if lines is None else lines or None
@@ -79,27 +109,29 @@ class Human:
 class Clock:
     """Thinking time: a fixed limit per move, or a budget for the whole game shared out over the moves."""
 
-    def __init__(self, per_move=1.0, per_game=None):
+    def __init__(self, per_move: float = 1.0, per_game: float | None = None) -> None:
         self.per_move = per_move
         self.left = per_game
 
-    def for_move(self, position):
+    def for_move(self, position: Position) -> float:
         if self.left is None:
             return self.per_move
         my_moves_left = max(1, (position.empties() + 1) // 2)
         return max(0.01, min(self.left / my_moves_left * 1.5, self.left * 0.5))
 
-    def spent(self, seconds):
+    def spent(self, seconds: float) -> None:
         if self.left is not None:
             self.left = max(0.0, self.left - seconds)
 
 
-class Computer:
-    kind = "computer"
-    lines = None        # a LineInput when started at a terminal: it obeys say, board, quit
+class Computer(Player):
+    """A built-in AI (``engine.strategies``); at a terminal its ``lines`` are obeyed for say,
+    board and quit."""
 
-    def __init__(self, name, time_limit=1.0, pace=0.0, seed=None, game_time=None, threads=None,
-                 ponder=False):
+    clock: Clock
+
+    def __init__(self, name: str, time_limit: float = 1.0, pace: float = 0.0, seed: int | None = None,
+                 game_time: float | None = None, threads: int | None = None, ponder: bool = False) -> None:
         opts = {"seed": seed} if name.lower() in ("random", "best") and seed is not None else {}
         self.strategy = strategies.get(name, **opts, threads=threads)
         if (threads or ponder) and not strategies.uses_threads(name):
@@ -109,7 +141,7 @@ class Computer:
         self.pace = pace
         self.ponder = ponder
 
-    def choose(self, position):
+    def choose(self, position: Position) -> Tuple[int, str]:
         """The move for ``position``; with ``ponder``, the strategy then thinks on in the
         background about the position after it, until it is asked for its next move."""
         t = time.monotonic()
@@ -122,7 +154,7 @@ class Computer:
             self.strategy.ponder(position.play(move))
         return move, ""
 
-    def rest(self):
+    def rest(self) -> None:
         """Stop thinking in the background (the opponent left: it may not come back soon)."""
         self.strategy.stop_pondering()
 
@@ -136,7 +168,7 @@ class CappedReader:
     stops ``proc`` at once (``overflow``), or with ``tail`` keeps only the last ``cap`` bytes.
     Once ``proc`` has ended, at most ``cap`` more bytes are read (from a program it left running)."""
 
-    def __init__(self, proc: subprocess.Popen, pipe, cap: int, tail: bool = False):
+    def __init__(self, proc: subprocess.Popen[bytes], pipe: io.BufferedReader, cap: int, tail: bool = False) -> None:
         self.proc, self.pipe, self.cap, self.tail = proc, pipe, cap, tail
         self.data = bytearray()
         self.overflow = False
@@ -180,7 +212,7 @@ class CappedReader:
         return bytes(self.data).decode("utf-8", "replace")
 
 
-def _feed(pipe, data: bytes) -> None:
+def _feed(pipe: BinaryIO, data: bytes) -> None:
     """Write ``data`` to ``pipe`` and close it; an engine that does not read it is no error."""
     try:
         pipe.write(data)
@@ -189,7 +221,7 @@ def _feed(pipe, data: bytes) -> None:
         pass
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill ``proc`` and reap it."""
     try:
         proc.kill()
@@ -198,13 +230,13 @@ def _stop(proc: subprocess.Popen) -> None:
         pass
 
 
-class External:
+class External(Player):
     """A program run once per move in the one-shot format (see ``engine.oneshot``)."""
 
-    kind = "computer"
-    lines = None
+    clock: Clock
 
-    def __init__(self, command, time_limit=10.0, fallback="greedy", game_time=None):
+    def __init__(self, command: str, time_limit: float = 10.0, fallback: str = "greedy",
+                 game_time: float | None = None) -> None:
         self.command = command
         self.argv = shlex.split(command, posix=os.name != "nt")
         if not self.argv:
@@ -212,7 +244,7 @@ class External:
         self.clock = Clock(time_limit, game_time)
         self.fallback = strategies.get(fallback)
 
-    def choose(self, position):
+    def choose(self, position: Position) -> Tuple[int, str]:
         """(move, problem): on a time-out, crash or bad answer, a fallback move and the reason."""
         limit = self.clock.for_move(position)
         t = time.monotonic()
@@ -220,15 +252,16 @@ class External:
         self.clock.spent(time.monotonic() - t)
         return answer
 
-    def _ask(self, position, limit):
+    def _ask(self, position: Position, limit: float) -> Tuple[int, str]:
         deadline = time.monotonic() + limit
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE)
         except (OSError, ValueError) as e:
             return self._fallback(position, f"cannot run {self.command!r}: {e}")
-        out = CappedReader(proc, proc.stdout, MAX_ANSWER)
-        err = CappedReader(proc, proc.stderr, MAX_ERROR, tail=True)
+        # (pipes, buffered: read1 gives what has come so far)
+        out = CappedReader(proc, cast(io.BufferedReader, proc.stdout), MAX_ANSWER)
+        err = CappedReader(proc, cast(io.BufferedReader, proc.stderr), MAX_ERROR, tail=True)
         threading.Thread(target=_feed, args=(proc.stdin, oneshot.format_request(position).encode()),
                          name="engine-stdin", daemon=True).start()
         try:
@@ -252,12 +285,12 @@ class External:
             return self._fallback(position, f"{notation.square_name(sq, position.size)} is not a legal move")
         return sq, ""
 
-    def _fallback(self, position, reason):
+    def _fallback(self, position: Position, reason: str) -> Tuple[int, str]:
         move = self.fallback.next_move(position)
         return move, reason
 
 
-def describe(move, size, screen=None):
+def describe(move: int, size: int, screen: "Screen | None" = None) -> str:
     """A move for people: its square's name, or "pass" (パス on a Japanese screen)."""
     if move == PASS:
         return screen.t("pass") if screen is not None else "pass"

@@ -12,6 +12,7 @@ check of a game id before it names a file.
 """
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote, unquote
 
 import engine
@@ -28,21 +29,43 @@ _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _PLY = re.compile(r"pass|[a-z][0-9]{1,2}")
 _TRANSCRIPT = re.compile(r"(?:pass|[a-z][0-9]{1,2})*")
 NAME_LIMIT = 64             # a name from the board is cut to this many characters
+SAY_LIMIT = 1000            # characters of one value in a message line (a name, a chat line, a reason)
+
+# The session's reasons for ``refuse`` and ``refused`` (H4, G2), as they go on the board: in
+# English, whatever the language of either screen (``peer.faces.texts`` says them on a screen).  The
+# engine's reasons for an illegal move are its ``IllegalMove`` messages.
+REASONS = {
+    "missing": "move {n} arrived but {expected} was expected",
+    "out_of_turn": "not your turn",
+    "records_differ": "the two sides remember different games (records differ)",
+    "bad_game_id": "bad game id '{id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')",
+    "bad_size": "bad board size '{size}'",
+    "bad_moves": "the moves '{moves}' do not replay: {reason}",
+    "bad_version": "protocol version {v} is not supported (this program speaks {mine})",
+    "size_wanted": "white wants a board of {theirs}x{theirs}, black proposes {mine}x{mine}",
+    "size_proposed": "black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
+    "no_secret_there": "{other} plays without the shared secret; give both sides the same "
+                       "CARDSTAND_SECRET or --secret-file",
+    "no_secret_here": "{other} plays with a shared secret and this side has none: give both sides "
+                      "the same CARDSTAND_SECRET or --secret-file",
+    "other_secret": "{other} plays with a different shared secret (its messages fail the MAC check); "
+                    "give both sides the same CARDSTAND_SECRET or --secret-file",
+}
 
 
 @dataclass
 class Msg:
     kind: str                       # "move", one of VERBS, or "junk"
-    fields: dict = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
     text: str = ""                  # the raw body
     run: str = ""                   # the sender's run (comm's Message.sender_run), when known
     signed: bool = False            # the message carried a MAC that this side did not check
 
-    def get(self, key, default=""):
+    def get(self, key: str, default: Any = "") -> Any:
         return self.fields.get(key, default)
 
 
-def game_id_problem(gid):
+def game_id_problem(gid: object) -> str:
     """Why ``gid`` is not a usable game id, or '' when it is.
 
     A game id becomes a file name (``records/<id>.game``): 1 to 64 characters
@@ -61,11 +84,11 @@ def game_id_problem(gid):
     return ""
 
 
-def valid_game_id(gid):
+def valid_game_id(gid: object) -> bool:
     return not game_id_problem(gid)
 
 
-def parse_size(text):
+def parse_size(text: object) -> int | None:
     """A board size field (H2, D1): an even number 4..26 in decimal, or None when it is anything else."""
     try:
         return engine.parse_size(text)
@@ -73,7 +96,7 @@ def parse_size(text):
         return None
 
 
-def replay(moves, size):
+def replay(moves: object, size: int) -> Game:
     """The game of a transcript from a greeting or a game record (H2, D1), replayed from the start
     position of ``size``; ``ValueError`` (or ``IllegalMove``) saying why when it does not replay.
 
@@ -100,7 +123,7 @@ def replay(moves, size):
     return game
 
 
-def move(square_text, number=None, think_ms=None):
+def move(square_text: str, number: int | None = None, think_ms: float | None = None) -> str:
     """``move('d3') == 'd3'`` (classic); ``move('d3', 5, 120) == 'd3 #5 t=120'``."""
     out = square_text
     if number is not None:
@@ -110,7 +133,7 @@ def move(square_text, number=None, think_ms=None):
     return out
 
 
-def control(verb, **fields):
+def control(verb: str, **fields: object) -> str:
     if verb not in VERBS:
         raise ValueError(f"unknown verb {verb!r}")
     parts = [PREFIX, verb]
@@ -118,7 +141,7 @@ def control(verb, **fields):
     return " ".join(parts)
 
 
-def parse(body):
+def parse(body: object) -> Msg:
     """Classify a body; never raises (unknown text is ``junk``)."""
     if not isinstance(body, str):
         return Msg("junk", text=repr(body))

@@ -46,17 +46,24 @@ _UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _MAC = re.compile("[0-9a-f]{64}")
 
 
-class Untrusted(ValueError):
+class Unusable(ValueError):
+    """A record that is not used; ``size``: the board size it claims, when it was read that far."""
+
+    size: int | None = None
+    text: str | None = None     # the record as it was judged (D6: set aside only while it still reads so)
+
+
+class Untrusted(Unusable):
     """A record that a side with the shared secret cannot trust: no MAC, or a MAC that does not
     match (D4).  Its text is not used at all."""
 
 
-class Damaged(ValueError):
+class Damaged(Unusable):
     """A record that contradicts itself or the rules: moves that do not replay, a status or a
     result that the moves do not give (D1, D5)."""
 
 
-def escape(value):
+def escape(value: object) -> str:
     r"""One record value on one line (see the module docstring).
 
     >>> escape("Eve\nmoves: a1\x1b[2J C:\\temp")
@@ -64,15 +71,15 @@ def escape(value):
     >>> unescape(escape("Eve\nmoves: a1\x1b[2J C:\\temp")) == "Eve\nmoves: a1\x1b[2J C:\\temp"
     True
     """
-    def one(m):
+    def one(m: re.Match[str]) -> str:
         c = m.group(0)
         return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
     return _ESCAPE_ME.sub(one, str(value))
 
 
-def unescape(text):
+def unescape(text: str) -> str:
     """The inverse of ``escape``; an unknown escape (``\\q``) is kept as written."""
-    def one(m):
+    def one(m: re.Match[str]) -> str:
         if m.group(1):
             return chr(int(m.group(1), 16))
         if m.group(2):
@@ -196,12 +203,12 @@ def record_mac(secret: bytes, lines: str) -> str:
     return hmac.new(secret, (MAC_MAGIC + "\n" + lines).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def _ggf_text(s):
+def _ggf_text(s: str) -> str:
     """A GGF property value: ``\\`` and ``]`` escaped, control characters made visible."""
     return visible(s).replace("\\", "\\\\").replace("]", "\\]")
 
 
-def n_squares(size):
+def n_squares(size: int) -> int:
     return size * size
 
 
@@ -216,23 +223,23 @@ class Records:
     record that is not signed with it is not loaded.
     """
 
-    def __init__(self, board_folder, secret: bytes | None = None):
+    def __init__(self, board_folder: str | os.PathLike[str], secret: bytes | None = None) -> None:
         self.dir = Path(board_folder) / "records"
         self.root = fsops.Root.for_folder(board_folder)
         self.secret = secret or None
-        self._warned = set()        # problems already logged (a watcher reads ten times a second)
+        self._warned: set[str] = set()        # problems already logged (a watcher reads ten times a second)
 
     def path(self, gid: str) -> Path:
         """Where the record of ``gid`` is (for people); ValueError for a bad id."""
         return self.root.path(self._rel(gid))
 
     @staticmethod
-    def _rel(gid, suffix="game"):
+    def _rel(gid: str, suffix: str = "game") -> str:
         if game_id_problem(gid):
             raise ValueError(f"bad game id {str(gid)[:80]!r}")
         return f"records/{gid}.{suffix}"
 
-    def _read(self, rel, whole=False):
+    def _read(self, rel: str, whole: bool = False) -> str | None:
         """The text of ``records/current`` or an ack file (its first 4096 bytes, R1), or with
         ``whole`` of a game record (``Damaged`` when it is over ``MAX_RECORD`` bytes or not a
         regular file, as interop/js judges it, B7 D1); None when missing (or, without ``whole``,
@@ -273,7 +280,7 @@ class Records:
         try:
             rec = Record.parse(text)
             return self._trust(rec, gid)
-        except ValueError as e:
+        except Unusable as e:
             e.size = rec.size if "rec" in locals() else None  # the size it claims: a guess for the game that goes on (D6)
             e.text = text           # what was judged: set aside only while it is still that (D6)
             raise
@@ -316,13 +323,13 @@ class Records:
     # -- D3: the end acknowledged to one side --------------------------------------------
     # Kept apart from the game record, which both sides write whole (one side's key in it could
     # be written over by the other side's next save): only ``colour``'s side writes its file.
-    def acknowledge(self, gid, colour):
+    def acknowledge(self, gid: str, colour: str) -> None:
         """Note that ``colour``'s side has received the opponent's ``result`` for game ``gid`` (G6)."""
         rel = self._rel(gid, f"ack-{colour}")
         self.root.ensure_dir("records")
         self.root.replace(rel, fsops.record(f"{ACK_MAGIC}\ngame: {gid}"), durable=False)
 
-    def acknowledged(self, gid, colour):
+    def acknowledged(self, gid: str, colour: str) -> bool:
         """Whether ``colour``'s side has had the end of game ``gid`` acknowledged (False when the
         file is missing, unreadable, damaged or names another game)."""
         try:
@@ -354,7 +361,7 @@ class Records:
             return None, e
 
 
-def load_file(path, secret: bytes | None = None) -> Record:
+def load_file(path: str | os.PathLike[str], secret: bytes | None = None) -> Record:
     """A record file named by the user (``python -m peer replay FILE``), checked as ``load`` checks
     a record on the board (D4 with ``secret``, D5); ``ValueError`` for anything but a regular
     file (a FIFO is not waited on) or a record that is not sound."""

@@ -325,7 +325,7 @@ def no_ack():
 
 def no_refused():
     """G2: an illegal move is only shown, never answered with ``refused``."""
-    Session._refuse = lambda self, text, reason: self.say("refused_theirs", name=self.their_name, move=text,
+    Session._refuse = lambda self, text, reason: self.say("refused_theirs", name=self.them.name, move=text,
                                                           reason=reason)
 
 
@@ -372,7 +372,7 @@ def self_pass():
     def check_input(orig):
         def f(self, *args, **kw):
             pos = self.game.position if self.game is not None else None
-            if pos is not None and self.bound_run is not None and pos.turn != self.colour \
+            if pos is not None and self.them.bound_run is not None and pos.turn != self.colour \
                     and pos.must_pass() and not pos.is_game_over():
                 self._their_classic_pass()
             return orig(self, *args, **kw)

@@ -3,8 +3,9 @@ import io
 import time
 from types import SimpleNamespace
 
+from peer.players import Player
 from peer.session import Session
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peertools import board_folder
 
@@ -103,8 +104,7 @@ class FakeBoard:
         pass
 
 
-class FirstLegal:
-    kind = "computer"
+class FirstLegal(Player):
 
     def choose(self, position):
         return position.legal_moves()[0], ""

@@ -7,7 +7,7 @@ import pytest
 from engine import Game
 from peer.cli import follow
 from peer.record import Record, Records
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peertools import board_folder, final_line, finish, player
 
@@ -84,7 +84,7 @@ def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
     from comm import Board
     from peer.cli import follow
     from peer.record import Record
-    from peer.ui import Screen
+    from peer.faces.plain import Screen
     moves = "b1c1d4c4d1a3b4a1d3d2pass"         # 4x4: black has no move at ply 11
     rec = Record(id="g1", size=4, black="Ann", white="Bob", date="2026-11-24", mode="full", moves=moves,
                  status="playing", result="")

@@ -19,7 +19,7 @@ from engine import BLACK, WHITE, Game
 from peer import protocol
 from peer.cli import follow
 from peer.record import Record, Records, escape, unescape
-from peer.ui import Screen
+from peer.faces.plain import Screen
 
 from peerfakes import Exhausted, session
 from peertools import board_folder, file_hashes
@@ -319,7 +319,7 @@ def test_a_restarted_opponent_rebinds_the_game(tmp_path):
            run="2" * 16)
     b.push("black", "c3 #3", run="b" * 16)                      # the old run: not applied
     assert _run(s, b) is None
-    assert s.bound_run == "2" * 16 and s.their_name == "B2"
+    assert s.them.bound_run == "2" * 16 and s.them.name == "B2"
     assert "'c3 #3' from another run of black" in out.getvalue()
     assert len(s.game.moves) == 2
 

@@ -255,13 +255,13 @@ def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a
 def test_how_to_leave_is_told_as_the_side_can_leave():
     """A person types 'quit'; a computer side reads no commands and is left with Ctrl+C."""
     import io
-    from types import SimpleNamespace
     from peer.session import Session
-    from peer.ui import Screen
+    from peer.players import Human, Player
+    from peer.faces.plain import Screen
     for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
                                ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
         s = Session.__new__(Session)
-        s.player, s.screen = SimpleNamespace(kind=kind), Screen(lang, stream=io.StringIO())
+        s.player, s.screen = Human(False) if kind == "human" else Player(), Screen(lang, stream=io.StringIO())
         s.say("gone", name="W", secs=6)
         text = s.screen.stream.getvalue()
         assert expect in text and "{" not in text, text
@@ -313,7 +313,7 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     from engine import BLACK, WHITE
     from peerfakes import session
     s, b, out = session(tmp_path / "b", BLACK, size=4)
-    s.their_name = "A\nB\x1b[31m\u202eC\x9b2J"
+    s.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
     assert v.sides[BLACK].name == "black" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"

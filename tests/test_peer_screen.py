@@ -209,8 +209,8 @@ def test_replay_steps_forward_and_back_and_lists_the_moves(tmp_path):
 def test_plain_lines_wrap_to_a_narrow_terminal(tmp_path, lang):
     """Plain mode at a 40-column terminal: the help is broken between words (or Japanese
     characters), never cut by the terminal in the middle of one."""
-    from peer import texts
-    from peer.ui import cwidth
+    from peer.faces import texts
+    from peer.faces.plain import cwidth
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     p = pexpect.spawn(sys.executable, [str(ROOT / "black.py"), "--board", str(tmp_path / "b"), "--lang", lang],
                       env=env, cwd=str(ROOT), encoding="utf-8", timeout=20, dimensions=(24, 40))

@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from conformance.restarts import _Filler as KeptFull     # the kit's: keeps a small disk full
 
 from peertools import ROOT, final_line, finish, player
@@ -174,13 +176,33 @@ def test_a_failed_send_is_tried_again_less_and_less_often(tmp_path, monkeypatch)
     assert left.value.code == 5 and "stayed full for 20 s: leaving. The game so far" in out.getvalue()
 
 
+@pytest.mark.parametrize("lang, says", [("en", "The board folder b is read-only now"),
+                                         ("ja", "伝言台のフォルダ bが読み取り専用になりました")])
+def test_a_send_refused_by_a_read_only_board_says_why_in_the_screens_language(tmp_path, monkeypatch, lang, says):
+    """T5: the cause of a refused write reaches the screen as a cause, put in the screen's words."""
+    import io
+    from engine import BLACK
+    from peer.faces.plain import Screen
+    from peer.session import Session, trouble
+    from peerfakes import FakeBoard, FirstLegal
+    monkeypatch.setattr(trouble, "time", Clock())
+    b = FakeBoard(tmp_path / "b")
+    b.folder = "b"
+    out = io.StringIO()
+    s = Session(tmp_path / "b", BLACK, FirstLegal(), Screen(lang, stream=out), board=b)
+    b.failing = [("readonly", "read-only file system")] * 3
+    s.send("d3 #1")
+    assert says in out.getvalue(), out.getvalue()
+    assert b.sent == [("white", "d3 #1")]
+
+
 def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
     import io
     import pytest
     from engine import BLACK
     from peer.players import Human
     from peer.session import Leave, Session, trouble
-    from peer.ui import Screen
+    from peer.faces.plain import Screen
     from peerfakes import FakeBoard
 
     class Lines:

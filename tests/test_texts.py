@@ -4,9 +4,10 @@ import re
 import pytest
 
 from engine import IllegalMove, Position
-from peer import texts
+from peer.faces import texts
 from peer.session.commands import WORDS
-from peer.ui import Screen
+from peer.session.events import Reason
+from peer.faces.plain import Screen
 
 # what the Japanese texts may show in Latin letters: what a person types (commands, options, a
 # square), names of things on the disk and in the environment, and abbreviations
@@ -38,17 +39,18 @@ def test_japanese_texts_have_no_english_words(key):
 def test_illegal_moves_are_told_in_japanese(move):
     with pytest.raises(IllegalMove) as caught:
         Position.start().play(move)
-    e = caught.value
-    why = Screen("ja").why(e, move, 8)
+    reason = Reason.illegal(caught.value, move, 8)
+    why = Screen("ja").reason(reason)
     words = set(re.findall(r"[A-Za-z]{2,}", why)) - {move}
     assert not words, why
-    assert why != Screen("en").why(e, move, 8)
+    assert why != Screen("en").reason(reason)
+    assert reason.english == str(caught.value)      # (what goes on the board: the engine's English)
 
 
 @pytest.mark.parametrize("lang", texts.LANGS)
 @pytest.mark.parametrize("columns", [20, 33, 79])
 def test_help_wraps_to_the_terminal_width_without_losing_a_character(lang, columns):
-    from peer.ui import cwidth, wrap
+    from peer.faces.plain import cwidth, wrap
     text = texts.text(lang, "help")
     lines = wrap(text, columns)
     assert len(lines) > 1 and all(cwidth(line) <= columns for line in lines), lines
@@ -62,7 +64,7 @@ def test_help_wraps_to_the_terminal_width_without_losing_a_character(lang, colum
 
 
 def test_a_word_longer_than_the_line_is_cut():
-    from peer.ui import wrap
+    from peer.faces.plain import wrap
     assert wrap("ab " + "x" * 12, 5) == ["ab", "xxxxx", "xxxxx", "xx"]
     assert wrap("", 10) == [""]
 
@@ -70,9 +72,9 @@ def test_a_word_longer_than_the_line_is_cut():
 def test_the_move_list_lines_up_with_wide_characters():
     """The live screen's move list: a pass (パス, two wide characters) takes the columns it shows."""
     from engine import PASS, Game
-    from peer.live import LiveScreen, side_lines
+    from peer.faces.live import LiveScreen, side_lines
     from peer.session.view import Side, View
-    from peer.ui import cwidth
+    from peer.faces.plain import cwidth
     g = Game(4)
     for m in "b1 c1 d4 c4 d1 a3 b4 a1 d3 d2".split():
         g.play(m)

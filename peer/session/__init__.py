@@ -14,10 +14,12 @@ window) sits on.  Each rule lives in one module:
 - ``commands``   what a person types (moves, hint, say, resign, quit)
 - ``recording``  D1-D3 H5: the game record kept in step with the game; what a start
                  resumes, refuses (another size) or closes (abandoned, refused)
-- ``view``       ``Session.view()``: the one snapshot every face draws (the live terminal
-                 screen ``peer.live``, the window ``peer.window``, both on ``peer.face``;
-                 the plain ``peer.ui.Screen`` is told as it goes); ``record_view``: a
-                 record as a face draws it (watching, replaying)
+- ``view``       ``Session.view()``: the one snapshot every face draws (``peer.faces``);
+                 ``record_view``: a record as a face draws it (watching, replaying)
+- ``state``      what the session knows, declared once; ``opponent`` (the other side's name,
+                 runs and signs of life) and ``clocks`` (the time each side used) own theirs
+- ``events``     what the session tells its face: ``Event`` (raw fields, never words) and
+                 ``Reason`` (a refusal: a code for a screen, English for the board)
 """
 from .core import COLOURS, Leave, Session
 

@@ -7,22 +7,28 @@ takes whatever it receives for the opponent's move: a control line would eat one
 non-empty ``state`` (P2; comm beats an empty state for every member, game peers set one).
 """
 import logging
+from typing import TYPE_CHECKING
 
 import comm
 from comm.text import visible
 from engine import PASS, notation
 
 from .. import protocol
+from ..protocol import Msg
 from .recording import new_gid
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
 
-class Classic:
+class Classic(State):
     """Mixed into ``Session``: H9 (``_shown``, ``_control``) and H6 (classic mode)."""
 
     # -- H9: control lines only to those who speak them ------------------------------------
-    def _shown(self):
+    def _shown(self: "Session") -> bool:
         """Whether the opponent's current run has shown that it speaks control lines (H9)."""
         try:
             run = self.board.member_run(self.other)
@@ -30,19 +36,19 @@ class Classic:
             return False
         if run is None:
             return False
-        if run in self.greeted_runs:
+        if run in self.them.greeted_runs:
             return True
         rec = self.board.alive(self.other) or {}
         return rec.get("run") == run and bool(rec.get("state", "").strip())
 
-    def _speaks_control(self):
+    def _speaks_control(self: "Session") -> bool:
         if self.mode == "full":
             return True         # the handshake was a greeting
         if self.mode == "classic":
             return False        # no control line at all (H6)
         return self._shown()
 
-    def _control(self, verb, *, retry=True, **fields):
+    def _control(self: "Session", verb: str, *, retry: bool = True, **fields: object) -> bool:
         """Send a control line (P4) when the opponent speaks them (H9); True when it was sent.
 
         ``retry``: keep sending until delivered (``Session.send``); else one try, failures
@@ -63,27 +69,27 @@ class Classic:
             log.warning("could not send %s: %s", verb, e)
             return False
 
-    def _note_greeting(self, msg):
+    def _note_greeting(self: "Session", msg: Msg) -> None:
         """A greeting (even one refused) shows that its run speaks control lines."""
-        self.greeted_runs.add(msg.run)
+        self.them.greeted_runs.add(msg.run)
 
     # -- H6: classic mode -----------------------------------------------------------------
-    def _classic_move_first(self, msg):
+    def _classic_move_first(self: "Session", msg: Msg) -> None:
         """A bare move before any greeting: the opponent is a classic program."""
         self.mode = "classic"
-        self.bound_run = self.classic_run = msg.run
+        self.them.bound_run = self.them.classic_run = msg.run
         self.say("classic", other=self.other)
         if self.game is None:
             self._start_game(new_gid(), self.size or 8)
         self.pending.insert(0, msg)
 
-    def _bind_classic(self):
+    def _bind_classic(self: "Session") -> None:
         try:
-            self.bound_run = self.classic_run = self.board.member_run(self.other)
+            self.them.bound_run = self.them.classic_run = self.board.member_run(self.other)
         except OSError as e:
             log.info("cannot read %s's member record yet: %s", self.other, e)
 
-    def _follow_classic_run(self):
+    def _follow_classic_run(self: "Session") -> None:
         """A classic game is bound to the opponent's member run; one that restarted gets our move
         again, and one that shows it speaks control lines gets our greeting (H6: the numbered form)."""
         if self.mode != "classic" or self.game is None:
@@ -92,15 +98,15 @@ class Classic:
             run = self.board.member_run(self.other)
         except OSError:
             return  # the share failed a read: no news
-        if self.classic_run is not None and run != self.classic_run:
+        if self.them.classic_run is not None and run != self.them.classic_run:
             # A classic program that (re)started dropped what we sent before: repeat our move.
-            pos = self.game.position
-            if pos.turn != self.colour and self.game.moves and self.game.moves[-1] != PASS:
-                self.send(notation.square_name(self.game.moves[-1], self.size))
-        self.classic_run = run
+            pos = self.game_now.position
+            if pos.turn != self.colour and self.game_now.moves and self.game_now.moves[-1] != PASS:
+                self.send(notation.square_name(self.game_now.moves[-1], self.size))
+        self.them.classic_run = run
         if run is not None:
-            self.bound_run = run    # a classic game is bound to the opponent's member run
-            if run not in self.hello_to_classic and self._shown():
-                self.hello_to_classic.add(run)
+            self.them.bound_run = run    # a classic game is bound to the opponent's member run
+            if run not in self.them.hello_to_classic and self._shown():
+                self.them.hello_to_classic.add(run)
                 log.info("%s (run %s) speaks control lines: greeting it", self.other, visible(run, 40))
                 self.send(self._hello())

@@ -1,11 +1,18 @@
 """What a person types at the terminal: a move, hint, say, board, resign, quit, help (and the
 Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
-from engine import IllegalMove, notation, strategies
+from typing import TYPE_CHECKING, NoReturn
 
-from ..players import EOF_LINE, describe, normalise
-from ..ui import SAY_LIMIT
+from engine import IllegalMove, Position, notation, strategies
+
+from ..players import EndOfInput, Line, normalise
+from ..protocol import SAY_LIMIT
+from .events import Reason
 from .leave import Leave
+from .state import State
 from .trouble import AWAY
+
+if TYPE_CHECKING:
+    from .core import Session
 
 # every word a person may type for a command; the first is the one help shows
 WORDS = {
@@ -23,38 +30,38 @@ HINT_SECONDS = 1.0
 HINT_MOVES = 3
 
 
-class Commands:
+class Commands(State):
     """Mixed into ``Session``: a person's lines, read without ever blocking the game."""
 
     resign_asked = False
-    hints = (None, -1, ())      # (game, ply, ((square, value), ...)): the last hint, for the faces
+    # (game, ply, ((square, value), ...)): the last hint, for the faces
+    hints: tuple[str | None, int, tuple[tuple[int, int], ...]] = (None, -1, ())
 
-    def _reads_commands(self):
-        return getattr(self.player, "lines", None) is not None
-
-    def _human_turn(self):
+    def _human_turn(self: "Session") -> None:
         if not self.prompted:
-            self.say("your_turn", colour=self.screen.colour_name(self.colour))
+            self.say("your_turn", colour=self.colour)
             self.prompted = True
-        line = self.player.lines.get(timeout=0.05)
+        lines = self.player.lines
+        assert lines is not None, "a person's side reads what is typed"
+        line = lines.get(timeout=0.05)
         if line is None:
             return
         self._command(line, my_turn=True)
 
-    def _check_input_only(self, every=False):
+    def _check_input_only(self: "Session", every: bool = False) -> None:
         """A line typed (``every``: all the lines typed so far), when it is not our turn or a
         computer chooses our move."""
-        while self._reads_commands():
-            line = self.player.lines.get()
+        while (lines := self.player.lines) is not None:
+            line = lines.get()
             if line is None:
                 return
             self._command(line, my_turn=False)
             if not every:
                 return
 
-    def _command(self, line, my_turn):
+    def _command(self: "Session", line: Line, my_turn: bool) -> None:
         human = self.player.kind == "human"
-        if line is EOF_LINE:
+        if isinstance(line, EndOfInput):
             if not human:           # a computer side goes on playing without its terminal
                 self.player.lines = None
                 return
@@ -84,7 +91,7 @@ class Commands:
             return self.say("unknown", cmd=text)
         if self.game is None or self.mode is None:     # the handshake is not done yet
             return self.say("not_started", other=self.other)
-        pos = self.game.position
+        pos = self.game_now.position
         if cmd == "board":
             return self._show()
         if not human and (cmd in ("hint", "resign", "yes", "undo") or notation.SQUARE.fullmatch(cmd)
@@ -96,8 +103,8 @@ class Commands:
             if self._ended():
                 return self.say("already_over")
             if pos.turn != self.colour:
-                return self.say("not_your_turn", name=self.their_name)
-            return self.say("hint", moves=self._hint_text(pos))
+                return self.say("not_your_turn", name=self.them.name)
+            return self.say("hint", moves=self._hint(pos), size=self.size)
         if cmd == "resign" or cmd == "yes" and asked:
             if self._ended():
                 return self.say("already_over")
@@ -108,27 +115,26 @@ class Commands:
         if cmd == "yes":
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
-            return self.say("not_your_turn", name=self.their_name)
+            return self.say("not_your_turn", name=self.them.name)
         try:
             pos.play(cmd)
             sq = notation.parse_square(cmd, self.size)
         except IllegalMove as e:
-            why = self.screen.why(e, cmd, self.size)
-            return self.say("bad_move", move=cmd, reason=why, legal=self._legal_text())
+            return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
         self._commit(sq)
 
-    def _hint_text(self, pos):
-        """``d3 +4, c4 +2, f5 -1``: the best moves and the disc difference each leads to."""
+    def _hint(self: "Session", pos: Position) -> tuple[tuple[int, int], ...]:
+        """The best moves and the disc difference each leads to: ((square, value), ...)."""
         best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        best = [(m, round(v) + 0) for v, m, _ in best]      # (+ 0: never "-0")
-        self.hints = (self.gid, len(self.game.moves), tuple(best))
-        return ", ".join(f"{describe(m, self.size, self.screen)} {v:+d}" for m, v in best)
+        best = tuple((m, round(v) + 0) for v, m, _ in best)      # (+ 0: never "-0")
+        self.hints = (self.gid, len(self.game_now.moves), best)
+        return best
 
-    def _legal_text(self):
-        pos = self.game.position
+    def _legal_text(self: "Session") -> str:
+        pos = self.game_now.position
         return " ".join(notation.square_name(m, self.size) for m in pos.legal_moves()) or "-"
 
-    def _leave(self):
+    def _leave(self: "Session") -> NoReturn:
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
         the board is gone: nothing could be said or written)."""
         gone = self.board.problem in AWAY

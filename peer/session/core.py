@@ -1,19 +1,24 @@
 """The session: joining the board, the phases of a run, and routing each message to its rule."""
 import logging
+import os
 import threading
 import time
+from typing import Any
 
 import comm
 from comm.text import visible
-from engine import BLACK, WHITE
 
-from ..protocol import NAME_LIMIT
+from ..players import Player
+from ..protocol import NAME_LIMIT, Msg
 from ..record import Records
 from .classic import Classic
+from .clocks import Clocks
 from .commands import Commands
+from .events import Event, Listener
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
+from .opponent import Opponent
 from .presence import Presence
 from .recording import Recording
 from .runs import Runs
@@ -26,7 +31,8 @@ COLOURS = ("black", "white")
 
 
 class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
-    """Plays ``colour`` on the board folder ``folder`` for ``player`` (Human, Computer or External).
+    """Plays ``colour`` on the board folder ``folder`` for ``player`` (a ``peer.players.Player``),
+    telling ``screen`` (a face: ``tell(Event)``) what happens.
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
     accepts black's), ``new`` (do not resume), ``classic_after`` (seconds to
@@ -38,12 +44,14 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     colour is alive, I6: it is replaced), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for tests).
 
     The game is bound to the opponent's run that completed the handshake
-    (``bound_run``): messages from any other run are shown, logged and not applied.
+    (``them.bound_run``): messages from any other run are shown, logged and not applied.
     """
 
-    def __init__(self, folder, colour, player, screen, *, name=None, size=None, new=False,
-                 classic_after=10.0, gone_after=6.0, patience=None, stats=None, stale_after=10.0,
-                 secret=None, board=None, ack_wait=20.0, take_over=False):
+    def __init__(self, folder: str | os.PathLike[str], colour: int, player: Player, screen: Listener, *,
+                 name: str | None = None, size: int | None = None, new: bool = False,
+                 classic_after: float = 10.0, gone_after: float = 6.0, patience: float | None = None,
+                 stats: str | None = None, stale_after: float = 10.0, secret: bytes | None = None,
+                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False) -> None:
         self.colour = colour
         self.role = ROLES[colour]
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
@@ -51,8 +59,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.screen = screen
         self.my_name = name or self.me
         self.name_given = name is not None     # else a resumed game keeps our name from its record
-        self.their_name = self.other
-        self.their_name_known = False   # their name came from a record or a greeting (a change is told)
+        self.them = Opponent(name=self.other)
+        self.clocks = Clocks()
         self.recorded_name = None       # our name in the record of the game we resume
         self.size = size
         self.want_size = size       # the size asked for on the command line, if any
@@ -71,20 +79,11 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.game = None
         self.record = None
         self.gid = None
-        self.flipped = 0
         self.prompted = False
-        self.alive_seen = None      # (record, monotonic time it last changed)
-        self.gone = False
         self.full_told = False      # T2: told that the board's disk is full (the opponent's silence)
-        self.left_at = None
         self.sent_at = None         # when our last move was sent (for --stats)
         self.pending = []           # messages read but not handled yet
-        self.classic_run = None     # the classic opponent's run id, to notice it restarting
-        self.greeted_runs = set()   # opponent runs that sent a greeting: they speak control lines (H9)
-        self.hello_to_classic = set()   # classic opponent runs greeted once they showed a state (H6)
-        self.bound_run = None       # the opponent's run this game is bound to (None: not yet)
         self.save_failed = None     # why the last save of the record failed (None: it did not)
-        self.foreign_shown = {}     # run -> messages from it shown (not applied)
         self.acked = False          # G6: the opponent's result for this game has come
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
@@ -93,27 +92,23 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.held = None            # (id, Untrusted) of a record left alone until the secret is shared (D6a)
         self.secret_shared = False  # a message signed with our secret came from the opponent
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
-        self.their_joined = False   # the opponent has been seen on the board (for the faces)
         self.stop = threading.Event()
 
-    # -- plumbing ------------------------------------------------------------------
-    def shown_name(self, name):
-        """A player's name as shown: the default names ``black`` and ``white`` in the screen's language."""
-        return self.screen.t(name) if name in COLOURS else name
+    # -- what the faces are told -----------------------------------------------------
+    def say(self, what: str, /, **fields: Any) -> None:
+        """Tell the face that ``what`` happened (an ``Event``: raw fields, the face's words)."""
+        # (how this side is left, for the texts that say it: a computer side reads no commands)
+        human, reads = self.player.kind == "human", self.player.lines is not None
+        fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
+        self.screen.tell(Event(what, fields))
 
-    def say(self, key, **kw):
-        for k in ("name", "other", "black", "white", "old"):
-            if isinstance(kw.get(k), str):
-                kw[k] = self.shown_name(kw[k])
-        if "to_leave" not in kw:    # a computer side reads no commands: it is left with Ctrl+C
-            human = getattr(self.player, "kind", "") == "human"
-            reads = getattr(self.player, "lines", None) is not None
-            kw["to_leave"] = self.screen.t("to_leave_human" if human else
-                                           "to_leave_terminal" if reads else "to_leave_computer")
-        self.screen.say(key, **kw)
+    def _show(self) -> None:
+        """Tell the face to draw the board as it is now."""
+        self.screen.tell(Event("board", {"view": self.view()}))
+        self.prompted = False
 
 
-    def _next_message(self, timeout):
+    def _next_message(self, timeout: float) -> Msg | None:
         if self.pending:
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
@@ -124,7 +119,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         return self._as_msg(m)
 
     # -- routing a message during the game ---------------------------------------------
-    def _handle(self, msg):
+    def _handle(self, msg: Msg) -> None:
         if msg.kind == "junk":
             log.info("ignored junk from %s: %r", self.other, visible(msg.text, 80))
             return
@@ -134,18 +129,17 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         if k == "move":
             return self._their_move(msg)
         if k == "say":
-            return self.say("chat", name=self.their_name, text=msg.get("text"))
+            return self.say("chat", name=self.them.name, text=msg.get("text"))
         if k == "resign":
             return self._they_resigned()
         if k == "result":
             return self._their_result(msg)
         if k == "bye":
-            self.left_at = time.monotonic()
-            if hasattr(self.player, "rest"):
-                self.player.rest()      # no pondering on a position the opponent left
-            return self.say("left", name=self.their_name)
+            self.them.left()
+            self.player.rest()      # no pondering on a position the opponent left
+            return self.say("left", name=self.them.name)
         if k == "refused":
-            return self.say("they_refused", name=self.their_name, move=msg.get("move"), reason=msg.get("reason"))
+            return self.say("they_refused", name=self.them.name, move=msg.get("move"), reason=msg.get("reason"))
         if k == "refuse":
             self._refused_by_them(msg)
         if k in ("hello", "welcome"):
@@ -153,7 +147,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         log.info("ignored %s from %s: %r", k, self.other, visible(msg.text, 80))
 
     # -- the phases of a run ---------------------------------------------------------
-    def run(self):
+    def run(self) -> int:
         """Play until the game ends or the player leaves; returns an exit code."""
         try:
             self._start_check()     # before anything on the board changes
@@ -177,10 +171,9 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
-            names = {self.me: self.my_name, self.other: self.their_name}
-            self.say("game_on", black=names["black"], white=names["white"], size=self.size,
-                     bd=self.screen.disc(BLACK), wd=self.screen.disc(WHITE))
-            self.turn_since = time.monotonic()
+            names = {self.me: self.my_name, self.other: self.them.name}
+            self.say("game_on", black=names["black"], white=names["white"], size=self.size)
+            self.clocks.start()
             self._show()
             return self._play()
         except Leave as e:
@@ -204,7 +197,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.stop.set()
             self.board.close()
 
-    def _play(self):
+    def _play(self) -> int:
         """Section 14: moves until the game is over and acknowledged (exit code 0), or the opponent
         stays away."""
         next_presence = 0.0
@@ -213,7 +206,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 if self._finish():
                     return 0
                 continue            # a new game replaced it (H5)
-            pos = self.game.position
+            pos = self.game_now.position
             if self.pending:
                 self._handle(self.pending.pop(0))
                 continue
@@ -222,7 +215,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 self._my_move()  # pass first: a classic opponent's next move follows at once
             elif mine:
                 self._drain(0)
-                if self.game.position.turn == self.colour and not self._ended():
+                if self.game_now.position.turn == self.colour and not self._ended():
                     self._my_move()
             else:
                 if self.mode == "classic" and pos.must_pass():
@@ -238,13 +231,13 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 self._check_presence()
                 self._check_left()
 
-    def _check_left(self):
+    def _check_left(self) -> None:
         """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
-        if self.left_at and self.patience is not None and time.monotonic() - self.left_at > self.patience:
-            self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+        if self.them.left_at and self.patience is not None and time.monotonic() - self.them.left_at > self.patience:
+            self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
-    def _drain(self, timeout):
+    def _drain(self, timeout: float) -> None:
         """Handle messages that arrived while it is our turn (chat, resign, a restarted peer...)."""
         while True:
             msg = self._next_message(timeout)

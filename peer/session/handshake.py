@@ -5,15 +5,23 @@ black's ``hello`` defines the game, white answers it with ``welcome``.
 """
 import logging
 import time
+from typing import TYPE_CHECKING, Any, Dict, NoReturn, Tuple
 
 from comm.text import visible
-from engine import BLACK, WHITE
+from engine import BLACK, WHITE, Game
 
-from .. import protocol, texts
-from ..protocol import NAME_LIMIT, game_id_problem
-from ..record import ENDED, PLAYING
+from .. import protocol
+from ..protocol import NAME_LIMIT, Msg, game_id_problem
+from ..record import ENDED, PLAYING, Record
+from .events import Reason
 from .leave import Leave
 from .recording import new_gid
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
+
+Problem = Tuple[str, Dict[str, Any]]     # a refusal reason: its key in protocol.REASONS and fields
 
 log = logging.getLogger("peer")
 
@@ -25,10 +33,10 @@ class Black:
     takes_welcome = True        # a welcome is an answer to our hello
     falls_back_to_classic = True    # H6: our hello delivered, no welcome in time
 
-    def hello_fields(self, s):
+    def hello_fields(self, s: "Session") -> dict[str, object]:
         return dict(size=s.size, game=s.gid, moves=s.game.transcript(passes=True) if s.game else "")
 
-    def start(self, s, resume):
+    def start(self, s: "Session", resume: Record | None) -> None:
         """Before the first ``hello``: the game is resumed, or a new one made up."""
         s.size = resume.size if resume else (s.want_size or 8)
         gid = resume.id if resume else new_gid()
@@ -36,22 +44,22 @@ class Black:
         if resume:
             s._say_resumed(resume)
 
-    def needs_game_id(self, msg):
+    def needs_game_id(self, msg: Msg) -> bool:
         return "game" in msg.fields or msg.kind == "welcome"
 
-    def reads_size(self, msg):
+    def reads_size(self, msg: Msg) -> bool:
         return "size" in msg.fields
 
-    def size_problem(self, s, size):
+    def size_problem(self, s: "Session", size: int) -> Problem | None:
         if size != s.size:
             return "size_wanted", {"theirs": size, "mine": s.size}
         return None
 
-    def greeting(self, s, msg, strict):
+    def greeting(self, s: "Session", msg: Msg, strict: bool) -> bool:
         """A ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
         return s._black_greeting(msg, strict)
 
-    def in_game(self, s, msg):
+    def in_game(self, s: "Session", msg: Msg) -> None:
         """A greeting from the bound run during the game."""
         if msg.kind == "hello" or msg.get("game") == s.gid:
             s._black_greeting(msg, strict=False)
@@ -64,8 +72,8 @@ class White:
     takes_welcome = False
     falls_back_to_classic = False
 
-    def hello_fields(self, s):
-        fields = {}
+    def hello_fields(self, s: "Session") -> dict[str, object]:
+        fields: dict[str, object] = {}
         if s.want_size:
             fields["size"] = s.want_size
         if s.game:
@@ -74,30 +82,30 @@ class White:
             fields["new"] = 1       # H2: do not resume; black closes its unfinished game
         return fields
 
-    def start(self, s, resume):
+    def start(self, s: "Session", resume: Record | None) -> None:
         if resume:
             s.size = resume.size
             s._start_game(resume.id, resume.size, resume.moves)
             s._say_resumed(resume)
 
-    def needs_game_id(self, msg):
+    def needs_game_id(self, msg: Msg) -> bool:
         return True
 
-    def reads_size(self, msg):
+    def reads_size(self, msg: Msg) -> bool:
         return True
 
-    def size_problem(self, s, size):
+    def size_problem(self, s: "Session", size: int) -> Problem | None:
         if s.want_size and size != s.want_size:
             return "size_proposed", {"theirs": size, "mine": s.want_size}
         return None
 
-    def greeting(self, s, msg, strict):
+    def greeting(self, s: "Session", msg: Msg, strict: bool) -> bool:
         if msg.kind != "hello":
             return False
         s._accept_black(msg, strict)
         return True
 
-    def in_game(self, s, msg):
+    def in_game(self, s: "Session", msg: Msg) -> None:
         if msg.kind == "hello":
             s._accept_black(msg, strict=False)
 
@@ -105,55 +113,51 @@ class White:
 ROLES = (Black(), White())
 
 
-class Handshake:
+class Handshake(State):
     """Mixed into ``Session``: section 13."""
 
     # -- refusals (H4) ---------------------------------------------------------------------
-    def _reason(self, key, **kw):
-        """(English text for the wire, text in this screen's language) of a refusal reason."""
-        return texts.text("en", key, **kw), self.screen.t(key, **kw)
-
-    def _refuse_game(self, key, **kw):
+    def _refuse_game(self: "Session", key: str, **kw: object) -> NoReturn:
         """``refuse`` the game (H4): tell the other side in English (if it speaks control lines,
         H9), show why here, exit code 3."""
-        wire, here = self._reason(key, **kw)
-        self._control("refuse", retry=False, reason=wire)
-        self.say("cannot_play", reason=here)
-        self._close_refused(key, wire)
+        reason = Reason.own(key, **kw)
+        self._control("refuse", retry=False, reason=reason.english)
+        self.say("cannot_play", reason=reason)
+        self._close_refused(key, reason.english)
         raise Leave(3)
 
-    def _conflict(self):
+    def _conflict(self: "Session") -> NoReturn:
         self._refuse_game("records_differ")
 
-    def _refused_by_them(self, msg):
+    def _refused_by_them(self: "Session", msg: Msg) -> NoReturn:
         """The other side refused the game (H4): shown, the record closed (D1), exit code 3."""
         self.say("cannot_play", reason=msg.get("reason"))
         self._close_refused(None, msg.get("reason"))
         raise Leave(3)
 
-    def _new_game_asked(self):
+    def _new_game_asked(self: "Session") -> None:
         """Black: white's ``hello`` says ``new=1`` (H2): our game is closed, a new one proposed."""
-        self.say("new_game_asked", colour=self.screen.colour_name(1 - self.colour))
-        self._abandon(self.record, self.other)
-        self._start_game(new_gid(), self.want_size or self.size)
+        self.say("new_game_asked", colour=1 - self.colour)
+        self._abandon(self.record_now, self.other)
+        self._start_game(new_gid(), self.want_size or self.game_now.size)
 
-    def _bad_greeting(self, msg, problem, strict):
+    def _bad_greeting(self: "Session", msg: Msg, problem: Problem, strict: bool) -> None:
         """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
         key, kw = problem
         if strict:
             self._refuse_game(key, **kw)
-        wire, here = self._reason(key, **kw)
-        log.warning("greeting not applied: %s", wire)
-        self.say("refused_theirs", name=self.their_name, move=visible(msg.text, 120), reason=here)
-        self._control("refused", retry=False, move=msg.text[:200], reason=wire)
+        reason = Reason.own(key, **kw)
+        log.warning("greeting not applied: %s", reason.english)
+        self.say("refused_theirs", name=self.them.name, move=visible(msg.text, 120), reason=reason)
+        self._control("refused", retry=False, move=msg.text[:200], reason=reason.english)
 
     # -- greetings (H2) --------------------------------------------------------------------
-    def _hello(self, verb="hello"):
+    def _hello(self: "Session", verb: str = "hello") -> str:
         fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name, "kind": self.player.kind}
         fields.update(self.role.hello_fields(self))
         return protocol.control(verb, **fields)
 
-    def _greeting(self, msg):
+    def _greeting(self: "Session", msg: Msg) -> tuple[Problem | None, Game | None]:
         """Check a ``hello``/``welcome``: (problem, game).
 
         ``problem`` is None or ``(key, fields)`` of a refusal reason (texts.py);
@@ -181,7 +185,7 @@ class Handshake:
         except ValueError as e:
             return ("bad_moves", {"moves": visible(msg.get("moves"), 60), "reason": visible(e, 200)}), None
 
-    def _greeting_basics(self, msg):
+    def _greeting_basics(self: "Session", msg: Msg) -> Problem | None:
         """The checks of any greeting, even one for another game: the secret, the version."""
         if not self.secret and msg.signed:
             return "no_secret_here", {"other": self.other}
@@ -190,39 +194,39 @@ class Handshake:
             return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
         return None
 
-    def _say_resumed(self, resume):
+    def _say_resumed(self: "Session", resume: Record) -> None:
         """H5: what a restart resumes, and that the game (size, opponent) comes from the record."""
         if self.resumed_end:
-            self.say("offer_end", id=resume.id, result=self.screen.result(resume.result), other=self.other)
-        elif self.game.moves:       # (a game without plies is simply the one black proposed)
-            self.say("resume", id=resume.id, n=len(self.game.moves) + 1, size=resume.size,
-                     colour=self.screen.colour_name(1 - self.colour), name=self.their_name)
+            self.say("offer_end", id=resume.id, result=resume.result, other=self.other)
+        elif self.game_now.moves:       # (a game without plies is simply the one black proposed)
+            self.say("resume", id=resume.id, n=len(self.game_now.moves) + 1, size=resume.size,
+                     colour=1 - self.colour, name=self.them.name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
 
-    def _take_name(self, msg):
+    def _take_name(self: "Session", msg: Msg) -> None:
         name = (msg.get("name") or self.other)[:NAME_LIMIT]
-        if self.their_name_known and name != self.their_name:
-            self.say("renamed_them", colour=self.screen.colour_name(1 - self.colour), name=name,
-                     old=self.their_name)
-        self.their_name, self.their_name_known = name, True
-        self._take_kind(msg)
+        if self.them.name_known and name != self.them.name:
+            self.say("renamed_them", colour=1 - self.colour, name=name,
+                     old=self.them.name)
+        self.them.name, self.them.name_known = name, True
+        self.them.take_kind(msg.get("kind", ""))
 
     # -- the handshake (H1) ---------------------------------------------------------------
-    def _member_joined(self):
+    def _member_joined(self: "Session") -> bool:
         """The opponent has joined and has not left (a run that ended is not waited for, H6)."""
         try:
             return self.board.member_run(self.other) is not None and not self.board.left(self.other)
         except OSError:
             return False
 
-    def _handshake(self):
+    def _handshake(self: "Session") -> None:
         """H1: greet the opponent once it has shown that it speaks control lines (H9), every 2 s
         until it answers; H6: black plays classic when white joined but shows nothing, or does
         not answer, within ``classic_after`` seconds."""
         self.role.start(self, self._resumable())
         joined_at = time.monotonic() if self._member_joined() else None
-        self.their_joined = joined_at is not None
+        self.them.joined = joined_at is not None
         greeted_at = None           # when our first hello was delivered
         next_hello = next_look = 0.0
         self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
@@ -234,7 +238,7 @@ class Handshake:
                 if now >= next_look:
                     next_look = now + 0.5
                     if joined_at is None and self._member_joined():
-                        joined_at, self.their_joined = now, True
+                        joined_at, self.them.joined = now, True
                         self.say("waiting_hello", other=self.other)
                     if joined_at is not None and now >= next_hello and self._shown():
                         if self.board.send(self.other, self._hello()) and greeted_at is None:
@@ -267,9 +271,9 @@ class Handshake:
                 self._classic_move_first(msg)
                 return
             if msg.kind == "say":
-                self.say("chat", name=self.their_name, text=msg.get("text"))
+                self.say("chat", name=self.them.name, text=msg.get("text"))
 
-    def _black_greeting(self, msg, strict):
+    def _black_greeting(self: "Session", msg: Msg, strict: bool) -> bool:
         """Black gets a ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
         if msg.kind == "welcome" and msg.get("game") != self.gid:
             problem = self._greeting_basics(msg)
@@ -285,7 +289,7 @@ class Handshake:
         self._take_name(msg)
         if msg.kind == "hello":
             if msg.get("new") == "1" and "game" not in msg.fields and self.game is not None \
-                    and (self.game.moves or self._ended()):
+                    and (self.game_now.moves or self._ended()):
                 self._new_game_asked()
             self.send(self._hello())  # answer a (re)started white
             return False
@@ -293,10 +297,10 @@ class Handshake:
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
             self._conflict()
-        self.bound_run = msg.run
+        self.them.bound_run = msg.run
         return True
 
-    def _accept_black(self, msg, strict):
+    def _accept_black(self: "Session", msg: Msg, strict: bool) -> None:
         """White gets black's ``hello``: the game it defines is started or resumed (H5), then ``welcome``."""
         problem, theirs = self._greeting(msg)
         if problem:
@@ -308,32 +312,33 @@ class Handshake:
             log.info("a hello for game %s, which this side closed (--new): not answered", gid)
             return
         self._take_name(msg)
+        assert size is not None     # (a bad size: a problem of _greeting)
         if self.game is not None and gid == self.gid and size != self.size:
-            return self._conflict()
+            self._conflict()
         if self.game is None or gid != self.gid:
             old = self._load(gid)
             if old is not None and old.size != size:
-                return self._conflict()     # the same game id on another board size
+                self._conflict()     # the same game id on another board size
             if old is not None and old.status not in (PLAYING, *ENDED):
                 return self._bad_greeting(msg, ("game_closed", {"id": visible(gid, 80), "status": visible(old.status, 20)}),
                                           strict)
             if self.game is not None:
-                self._abandon(self.record, self.other)  # H5: black started a new game instead
+                self._abandon(self.record_now, self.other)  # H5: black started a new game instead
             self.asked_new = None
             self.size = size
             self._start_game(gid, size, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
         self.mode = "full"
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
-            return self._conflict()
-        self.bound_run = msg.run
+            self._conflict()
+        self.them.bound_run = msg.run
         self.send(self._hello("welcome"))
 
-    def _restart(self, msg):
+    def _restart(self: "Session", msg: Msg) -> None:
         """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""
         self._note_greeting(msg)
         log.info("%s restarted: run %s", self.other, visible(msg.run, 40))
-        if self.left_at:
-            self.left_at = None
-            self.say("back", name=self.their_name)
+        if self.them.left_at:
+            self.them.left_at = None
+            self.say("back", name=self.them.name)
         self.role.greeting(self, msg, strict=True)   # black binds on the welcome that follows

@@ -4,6 +4,6 @@
 class Leave(Exception):
     """End the session with an exit code (the reason was already shown)."""
 
-    def __init__(self, code):
+    def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code

@@ -1,66 +1,45 @@
 """G1-G5: our move, their move (checked before it is applied), passes, the end of the game."""
 import logging
 import time
+from typing import TYPE_CHECKING
 
 from comm.text import visible
 from engine import BLACK, PASS, WHITE, IllegalMove, notation
 
 from .. import protocol
-from ..protocol import NAME_LIMIT
+from ..protocol import Msg
 from ..record import ENDED, RESIGNED
+from .events import Reason
 from .leave import Leave
-from .view import last_square
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
 
-class Moves:
+class Moves(State):
     """Mixed into ``Session``: the game itself, once the handshake is done."""
 
-    # -- what the player sees ------------------------------------------------------------
-    @property
-    def last(self):
-        """The last move that was not a pass (highlighted on the board), or None."""
-        return last_square(self.game.moves) if self.game is not None else None
-
-    def _show(self):
-        pos = self.game.position
-        mine = pos.turn == self.colour
-        self.screen.board(pos, last=self.last, flipped=self.flipped,
-                          show_legal=mine and self.player.kind == "human",
-                          status=self._status_line())
-        self.prompted = False
-
-    def _status_line(self):
-        pos = self.game.position
-        if pos.is_game_over():
-            return ""
-        s = self.screen
-        if pos.turn == self.colour:
-            return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.my_name), NAME_LIMIT)})"
-        state = self._their_state()
-        extra = f", {s.t(state)}" if state else ""
-        return f"{s.t('turn_line', colour=s.colour_name(pos.turn))} ({visible(self.shown_name(self.their_name), NAME_LIMIT)}{extra})"
-
     # -- plies -----------------------------------------------------------------------------
-    def _apply(self, move, by_me, seconds=None):
+    def _apply(self: "Session", move: int, by_me: bool, seconds: float | None = None) -> None:
         """Play ``move`` on our board and save the record; ``seconds``: the mover's thinking time
         (None: measured here, from when the turn began)."""
-        pos = self.game.position
-        self.flipped = pos.flips(move) if move != PASS else 0
+        pos = self.game_now.position
         if seconds is None:
-            seconds = time.monotonic() - self.turn_since if self.turn_since is not None else 0.0
-        self._turn_passed(pos.turn, seconds)
-        self.game.play(move)
+            seconds = self.clocks.thinking()
+        self.clocks.passed(pos.turn, seconds)
+        self.game_now.play(move)
         self._save()
 
-    def _my_move(self):
-        pos = self.game.position
+    def _my_move(self: "Session") -> None:
+        pos = self.game_now.position
         if pos.must_pass():
             self.say("you_pass")
             self._apply(PASS, True)
             if self.mode == "full":
-                self.send(protocol.move("pass", len(self.game.moves)))
+                self.send(protocol.move("pass", len(self.game_now.moves)))
             self._show()
             return
         if self.player.kind == "human":
@@ -72,49 +51,49 @@ class Moves:
             self.say("engine_failed", reason=problem, move=notation.square_name(move, self.size))
         self._commit(move, (time.monotonic() - t) * 1000)
 
-    def _commit(self, move, think_ms=None):
+    def _commit(self: "Session", move: int, think_ms: float | None = None) -> None:
         """G1: apply our move, save the record, then send it, with ``think_ms`` (None: the time
         since our turn began)."""
         if think_ms is None:
-            think_ms = (time.monotonic() - self.turn_since) * 1000 if self.turn_since is not None else 0
+            think_ms = self.clocks.thinking() * 1000
         self._apply(move, True, think_ms / 1000)
         text = notation.square_name(move, self.size)
         if self.mode == "full":
-            self.send(protocol.move(text, len(self.game.moves), think_ms))
+            self.send(protocol.move(text, len(self.game_now.moves), think_ms))
         else:
             self.send(text)
         self.sent_at = time.monotonic()
         self.say("you_played", move=text)
         self._show()
 
-    def _refuse(self, text, reason):
-        self.say("refused_theirs", name=self.their_name, move=text, reason=reason)
-        self._control("refused", move=text[:200], reason=reason)     # not to a classic program (H9)
+    def _refuse(self: "Session", text: str, reason: Reason) -> None:
+        """G2: ``text`` from the opponent is not applied: shown here, and ``refused`` (in English)
+        to an opponent that speaks control lines (H9)."""
+        self.say("refused_theirs", name=self.them.name, move=text, reason=reason)
+        self._control("refused", move=text[:200], reason=reason.english)
 
-    def _their_move(self, msg):
+    def _their_move(self: "Session", msg: Msg) -> None:
         """G2: a move is checked against our own board before it is applied."""
-        if self.left_at:
-            self.left_at = None
-            self.say("back", name=self.their_name)
-        pos = self.game.position
+        if self.them.left_at:
+            self.them.left_at = None
+            self.say("back", name=self.them.name)
+        pos = self.game_now.position
         text = msg.get("square")
         n = msg.fields.get("n")
-        expected = len(self.game.moves) + 1
+        expected = len(self.game_now.moves) + 1
         if n is not None:
             if n < expected:
                 log.info("duplicate move %s #%d ignored", text, n)
                 return
             if n > expected:
-                return self._refuse(msg.text, self.screen.t("missing", n=n, expected=expected))
+                return self._refuse(msg.text, Reason.own("missing", n=n, expected=expected))
         if pos.is_game_over() or pos.turn == self.colour:
-            return self._refuse(msg.text, self.screen.t("out_of_turn"))
+            return self._refuse(msg.text, Reason.own("out_of_turn"))
         try:
-            sq = notation.parse_square(text, self.size)
-            if sq == PASS and not pos.must_pass():
-                raise IllegalMove(self.screen.t("illegal_must_move"))
-            pos.play(sq)
-        except (ValueError, IllegalMove) as e:
-            return self._refuse(msg.text, str(e))
+            pos.play(text)
+        except IllegalMove as e:
+            return self._refuse(msg.text, Reason.illegal(e, text, pos.size))
+        sq = notation.parse_square(text, self.size)
         if self.stats and self.sent_at is not None:
             overhead = (time.monotonic() - self.sent_at) * 1000 - msg.get("t", 0)
             with open(self.stats, "a", encoding="ascii") as f:
@@ -122,69 +101,65 @@ class Moves:
         t = msg.fields.get("t")
         self._apply(sq, False, t / 1000 if isinstance(t, int) else None)
         if sq == PASS:
-            self.say("they_pass", name=self.their_name)
+            self.say("they_pass", name=self.them.name)
         else:
-            self.say("played", name=self.their_name, move=text)
+            self.say("played", name=self.them.name, move=text)
         self._show()
 
-    def _their_classic_pass(self):
+    def _their_classic_pass(self: "Session") -> None:
         """G3: a classic opponent does not send its pass; we apply it ourselves."""
-        self.say("they_pass", name=self.their_name)
+        self.say("they_pass", name=self.them.name)
         self._apply(PASS, False)
         self._show()
 
     # -- the end (G4, G6) -------------------------------------------------------------------
-    def _ended(self):
+    def _ended(self: "Session") -> bool:
         """Whether the game has ended: no legal move for either side, or a resignation (G4)."""
-        return self.record.status in ENDED or self.game.position.is_game_over()
+        return self.record_now.status in ENDED or self.game_now.position.is_game_over()
 
-    def _resign(self):
-        self.record.status, self.record.result = RESIGNED, f"{self.me} resigned"
+    def _resign(self: "Session") -> None:
+        self.record_now.status, self.record_now.result = RESIGNED, f"{self.me} resigned"
         self._save()
         self.say("you_resigned")
         if self.mode != "full":
             self.say("classic_not_told", other=self.other)
         # _finish sends ``resign`` (and sends it again to a restarted opponent, G6)
 
-    def _they_resigned(self):
-        if self.record.status == RESIGNED:
+    def _they_resigned(self: "Session") -> None:
+        if self.record_now.status == RESIGNED:
             return          # said again after a restart (G6): already recorded
-        self.record.status, self.record.result = RESIGNED, f"{self.other} resigned"
+        self.record_now.status, self.record_now.result = RESIGNED, f"{self.other} resigned"
         self._save()
-        self.say("they_resigned", name=self.their_name)
+        self.say("they_resigned", name=self.them.name)
 
-    def _show_end(self):
+    def _show_end(self: "Session") -> None:
         """G4: both sides see the end on their own boards and show the same count."""
         if self.end_shown:
             return
         self.end_shown = True
-        pos = self.game.position
+        pos = self.game_now.position
         b, w = pos.discs()
-        s = self.screen
-        if self.record.status == RESIGNED:
+        if self.record_now.status == RESIGNED:
             if self.resumed_end:
-                self.say("ended_resigned", id=self.gid, result=self.screen.result(self.record.result))
-            winner = WHITE if self.record.result.startswith("black") else BLACK
+                self.say("ended_resigned", id=self.gid, result=self.record_now.result)
+            winner = WHITE if self.record_now.result.startswith("black") else BLACK
         else:
             winner = pos.winner()
-        if winner is None:
-            verdict = s.t("draw")
+        names = (self.record_now.black, self.record_now.white)
+        verdict = {"winner": winner, "winner_name": names[winner] if winner is not None else ""}
+        if self.record_now.status == RESIGNED:
+            self.say("over_resigned", result=self.record_now.result, b=b, w=w, **verdict)
         else:
-            wname = self.shown_name(self.record.black if winner == BLACK else self.record.white)
-            verdict = s.t("win", name=f"{wname} ({s.colour_name(winner)})")
-        if self.record.status == RESIGNED:
-            self.say("over_resigned", result=self.screen.result(self.record.result), b=b, w=w, verdict=verdict)
-        else:
-            self.say("over", b=b, w=w, verdict=verdict)
+            self.say("over", b=b, w=w, **verdict)
 
-    def _send_end(self):
+    def _send_end(self: "Session") -> None:
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""
-        if self.record.status == RESIGNED and self.record.result.startswith(self.me):
+        if self.record_now.status == RESIGNED and self.record_now.result.startswith(self.me):
             self._control("resign")
-        b, w = self.game.position.discs()
+        b, w = self.game_now.position.discs()
         self._control("result", black=b, white=w, game=self.gid)
 
-    def _their_result(self, msg):
+    def _their_result(self: "Session", msg: Msg) -> None:
         """G6: the opponent's ``result`` acknowledges the end (after the end on our board only)."""
         if not self._ended() or msg.get("game", self.gid) != self.gid:
             log.info("ignored a result before the end, or for another game: %r", visible(msg.text, 80))
@@ -193,11 +168,11 @@ class Moves:
             return
         self.acked = True
         try:
-            self.records.acknowledge(self.gid, self.me)
+            self.records.acknowledge(self.record_now.id, self.me)
         except (OSError, ValueError) as e:
             log.warning("could not note the acknowledgement of game %s: %s", self.gid, e)
 
-    def _finish(self):
+    def _finish(self: "Session") -> bool:
         """G4 G6: show the end, send ours, and wait (at most ``ack_wait`` s after our last sending)
         for the opponent's ``result``.
 
@@ -214,9 +189,9 @@ class Moves:
         while self.mode == "full" and not (self.acked and sent_to is not None):
             if not self._ended():
                 return False        # a new game began (H5)
-            if sent_to != self.bound_run:
+            if sent_to != self.them.bound_run:
                 self._send_end()    # again to an opponent that restarted (G6)
-                sent_to, sent_at = self.bound_run, time.monotonic()
+                sent_to, sent_at = self.them.bound_run, time.monotonic()
                 continue
             self._check_input_only()
             msg = self._next_message(0.2)
@@ -227,9 +202,9 @@ class Moves:
                 continue
             if not told and now - sent_at > 2.0:
                 told = True
-                self.say("waiting_ack", name=self.their_name)
+                self.say("waiting_ack", name=self.them.name)
             if now - sent_at > self.ack_wait:
-                self.say("no_ack", name=self.their_name, secs=int(self.ack_wait))
+                self.say("no_ack", name=self.them.name, secs=int(self.ack_wait))
                 break
             if now >= next_presence:
                 next_presence = now + 1.0
@@ -241,5 +216,5 @@ class Moves:
                         raise
                     break       # the opponent stayed away: the game has ended all the same (exit 0)
         if self.save_failed is None:
-            self.say("record", path=self.records.path(self.gid))
+            self.say("record", path=self.records.path(self.record_now.id))
         return True

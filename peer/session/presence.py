@@ -1,14 +1,19 @@
 """P2 Presence: our ``alive`` record, and the opponent's signs of life (gone, back, patience)."""
 import time
+from typing import TYPE_CHECKING
 
 from ..record import ENDED
 from .leave import Leave
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 
-class Presence:
+class Presence(State):
     """Mixed into ``Session``: writes our ``alive`` record, judges the opponent's."""
 
-    def _presence_loop(self):
+    def _presence_loop(self: "Session") -> None:
         """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
         told = None
         while not self.stop.wait(0.2):
@@ -20,41 +25,36 @@ class Presence:
                 told = state
                 self.board.beat(state)
 
-    def _check_presence(self):
+    def _check_presence(self: "Session") -> None:
         """About once a second: is the opponent still there?  Leaves (code 4) after ``patience``."""
         self._follow_classic_run()
         rec = self.board.alive(self.other)
         self._check_board()     # G7: a read that found the board gone
         now = time.monotonic()
         if rec is None:
-            if self.alive_seen is None:
+            if self.them.alive_seen is None:
                 return      # a program written without I6 has no alive record: never judged gone
-            key = self.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
+            key = self.them.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
         else:
             key = (rec.get("run"), rec.get("beat"))
-        if self.alive_seen is None or self.alive_seen[0] != key:
-            if self.gone:
-                self.gone = False
-                self.say("back", name=self.their_name)
+        if self.them.alive_seen is None or self.them.alive_seen[0] != key:
+            if self.them.gone:
+                self.them.gone = False
+                self.say("back", name=self.them.name)
             self.full_told = False
-            self.alive_seen = (key, now)
-        elif not self.gone and not self.left_at and now - self.alive_seen[1] > self.gone_after:
+            self.them.alive_seen = (key, now)
+        elif not self.them.gone and not self.them.left_at and now - self.them.alive_seen[1] > self.gone_after:
             # (one that said bye, G5, has left: not "gone"; _check_left waits for it)
             if self._disk_full():
                 return      # nobody can write on the board: not the opponent's fault
-            self.gone = True
-            self.say("gone", name=self.their_name, secs=int(self.gone_after))
-        if self.gone and self.patience is not None and now - self.alive_seen[1] > self.patience:
-            self.say("giving_up_wait", name=self.their_name, secs=int(self.patience))
+            self.them.gone = True
+            self.say("gone", name=self.them.name, secs=int(self.gone_after))
+        if self.them.gone and self.patience is not None and now - self.them.alive_seen[1] > self.patience:
+            self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
 
-    def _disk_full(self):
+    def _disk_full(self: "Session") -> bool:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
         can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
-        return self._board_unwritable(since=self.alive_seen[1])
-
-    def _their_state(self):
-        """The state of the opponent, whose turn it is, for the status line (a ``texts`` key).
-        Not its alive record's: shown just after our move, that still says "waiting" for up to
-        a second, though the move is on its way."""
-        return "gone_state" if self.gone else "thinking"
+        seen = self.them.alive_seen
+        return self._board_unwritable(since=seen[1] if seen is not None else None)

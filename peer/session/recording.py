@@ -2,6 +2,7 @@
 import logging
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from comm import fsops
 from engine import BLACK, PASS, Game, notation
@@ -9,6 +10,11 @@ from engine import BLACK, PASS, Game, notation
 from ..protocol import replay
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Untrusted
 from .leave import Leave
+from .trouble import UNWRITABLE
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
@@ -18,22 +24,22 @@ log = logging.getLogger("peer")
 PROGRAM_REASONS = frozenset({"bad_version", "no_secret_here", "no_secret_there", "other_secret"})
 
 
-def new_gid():
+def new_gid() -> str:
     """A new game id (H2): the date and time, then 6 random hex digits."""
     return time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-class Recording:
+class Recording(State):
     """Mixed into ``Session``: ``self.record`` mirrors ``self.game`` on the board."""
 
-    def _save(self):
+    def _save(self: "Session") -> None:
         if self.held is not None:   # D6a: the board keeps the record we cannot judge yet
             log.info("record of game %s not written: the secret is not confirmed yet", self.held[0])
             return
-        r = self.record
-        r.moves = self.game.transcript(passes=True)
+        r = self.record_now
+        r.moves = self.game_now.transcript(passes=True)
         r.mode = self.mode or "full"
-        pos = self.game.position
+        pos = self.game_now.position
         if pos.is_game_over() and r.status == PLAYING:
             b, w = pos.discs()
             r.status, r.result = "over", f"{b}-{w}"
@@ -44,12 +50,13 @@ class Recording:
             log.warning("could not save the game record: %s", e)
             if self.save_failed is None:
                 kind = fsops.trouble(e) if isinstance(e, OSError) else None
-                reason = self._cause(kind) if kind in ("readonly", "denied", "io") else \
-                    (e.strerror or str(e)) if isinstance(e, OSError) else e
-                self.say("record_failed", reason=reason)
+                if kind in UNWRITABLE and UNWRITABLE[kind]:     # words, not an errno and a scratch name
+                    self.say("record_failed_cause", cause=UNWRITABLE[kind], board=self.board.folder)
+                else:
+                    self.say("record_failed", reason=(e.strerror or str(e)) if isinstance(e, OSError) else e)
             self.save_failed = str(e)
 
-    def _load(self, gid):
+    def _load(self: "Session", gid: str) -> Record | None:
         """The record of ``gid`` on this board, or None.  A record that cannot be trusted (D4) or
         that contradicts its own moves (D1, D5) is reported, set aside and not used (D6)."""
         try:
@@ -69,7 +76,7 @@ class Recording:
             self.say("bad_record", reason=e)
         return None
 
-    def _set_record_aside(self, gid, why):
+    def _set_record_aside(self: "Session", gid: str, why: Exception) -> None:
         """D6: a record that is not used is moved out of the way (never deleted) and the player told
         why, where it went, and how the game goes on."""
         judged = getattr(why, "text", None)
@@ -92,7 +99,7 @@ class Recording:
             self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
                      reason=why, where=where)
 
-    def _secret_shared(self):
+    def _secret_shared(self: "Session") -> None:
         """D6a: a message signed with this side's secret came from the opponent, so both have it:
         a record that is not signed with it is set aside now, and the record written."""
         if self.secret_shared:
@@ -102,11 +109,11 @@ class Recording:
         if held is not None:
             self._set_record_aside(*held)
             if self.game is not None and not self.game.moves:
-                self.say("recover", id=held[0], colour=self.screen.colour_name(1 - self.colour))
+                self.say("recover", id=held[0], colour=1 - self.colour)
             if self.record is not None:
                 self._save()
 
-    def _signed_record_without_secret(self):
+    def _signed_record_without_secret(self: "Session") -> None:
         """D6a: without a secret, an unfinished game whose record is signed is not played (this side
         would write it unsigned, and the side with the secret then set it aside): exit 2, nothing
         changed.  ``--new`` closes it instead."""
@@ -117,7 +124,7 @@ class Recording:
             self.say("record_needs_secret", id=rec.id)
             raise Leave(2)
 
-    def _current_record(self, report=True):
+    def _current_record(self: "Session", report: bool = True) -> Record | None:
         """The record ``records/current`` names, when it can be used, else None; one that cannot is
         set aside and reported (D6) when ``report``."""
         gid = self.records.current_id()
@@ -130,7 +137,7 @@ class Recording:
         except (OSError, ValueError):
             return None
 
-    def _start_check(self):
+    def _start_check(self: "Session") -> None:
         """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
         ply at least) is refused before the board is touched: exit code 2, nothing changed."""
         self._signed_record_without_secret()
@@ -142,7 +149,7 @@ class Recording:
                      white=rec.white, want=self.want_size)
             raise Leave(2)
 
-    def _resumable(self):
+    def _resumable(self: "Session") -> Record | None:
         """The game of ``records/current`` that this run offers (H5): an unfinished one, or one that
         ended without the opponent's ``result`` (G6); None for a new game (an unfinished one that
         is not resumed, ``--new``, is closed as abandoned first)."""
@@ -153,7 +160,7 @@ class Recording:
                 gid, size = self.set_aside
                 if not (self.want_size and size != self.want_size):
                     if self.held is None:       # (a held record: said once the secret is shared)
-                        self.say("recover", id=gid, colour=self.screen.colour_name(1 - self.colour))
+                        self.say("recover", id=gid, colour=1 - self.colour)
                     return Record(id=gid, size=size)
             return None
         if resume.status == PLAYING:
@@ -171,7 +178,7 @@ class Recording:
             return resume
         return None
 
-    def _abandon(self, rec, by):
+    def _abandon(self: "Session", rec: Record, by: str) -> None:
         """D1: close the unfinished game ``rec`` as ``abandoned`` (``by``: the colour that started a
         new game instead) and say so; nothing for a game that is not ``playing``."""
         if rec is None or rec.status != PLAYING:
@@ -189,21 +196,21 @@ class Recording:
             self.say("abandoned_mine", id=rec.id, size=rec.size, n=n)
         else:
             self.say("abandoned_theirs", id=rec.id, size=rec.size, n=n,
-                     colour=self.screen.colour_name(1 - self.colour))
+                     colour=1 - self.colour)
 
-    def _close_refused(self, key, reason):
+    def _close_refused(self: "Session", key: str | None, reason: str) -> None:
         """D1: a refused game is closed as ``refused`` (never resumed), but a game with plies that
         was refused for a reason about the programs, not the game (``key`` in PROGRAM_REASONS; or
         a refusal received, ``key`` None: its sender decides), stays resumable."""
         r = self.record
         if r is None or r.status != PLAYING:
             return
-        if self.game.moves and (key is None or key in PROGRAM_REASONS):
+        if self.game_now.moves and (key is None or key in PROGRAM_REASONS):
             return
         r.status, r.result = REFUSED, f"refused: {reason}"[:300]
         self._save()
 
-    def _start_game(self, gid, size, moves="", old=None):
+    def _start_game(self: "Session", gid: str, size: int, moves: str = "", old: Record | None = None) -> None:
         """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
         self.size = size
@@ -216,41 +223,38 @@ class Recording:
             self.recorded_name = getattr(old, self.me)
             if not self.name_given:
                 self.my_name = self.recorded_name
-            if not self.their_name_known:
-                self.their_name, self.their_name_known = getattr(old, self.other), True
-        names = {self.me: self.my_name, self.other: self.their_name}
+            if not self.them.name_known:
+                self.them.name, self.them.name_known = getattr(old, self.other), True
+        names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
-        self.record.black, self.record.white = names["black"], names["white"]
+        self.record_now.black, self.record_now.white = names["black"], names["white"]
         self._save()
 
-    def _adopt(self, theirs):
+    def _adopt(self: "Session", theirs: Game) -> bool:
         """Take the other side's game when ours is a prefix of it; False if they conflict (H5).
         The plies taken are announced as moves are (H5b): this side did not see them played."""
-        ours = self.game.moves
+        ours = self.game_now.moves
         if theirs.moves[:len(ours)] == ours:
             if len(theirs.moves) > len(ours):
                 self._announce_adopted(theirs, len(ours))
                 self.game = theirs
-                self.flipped = 0
                 self._save()
                 self._show()
             return True
         return ours[:len(theirs.moves)] == theirs.moves
 
-    def _announce_adopted(self, theirs, start):
+    def _announce_adopted(self: "Session", theirs: Game, start: int) -> None:
         """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""
-        self.say("adopted", n=len(theirs.moves) - start, name=self.their_name, first=start + 1)
+        self.say("adopted", n=len(theirs.moves) - start, name=self.them.name, first=start + 1)
         for pos, move in zip(theirs.positions[start:], theirs.moves[start:]):
-            sq = notation.square_name(move, self.size)
-            mine = pos.turn == self.colour
-            if move == PASS:
-                self.say("adopted_mine", move=self.screen.t("pass"), name=self.their_name) if mine else \
-                    self.say("they_pass", name=self.their_name)
+            if pos.turn == self.colour:
+                self.say("adopted_mine", move=move, size=self.size, name=self.them.name)
+            elif move == PASS:
+                self.say("they_pass", name=self.them.name)
             else:
-                self.say("adopted_mine", move=sq, name=self.their_name) if mine else \
-                    self.say("played", name=self.their_name, move=sq)
+                self.say("played", name=self.them.name, move=notation.square_name(move, self.size))
 
-    def _refresh_names(self):
-        self.record.black = self.my_name if self.me == "black" else self.their_name
-        self.record.white = self.my_name if self.me == "white" else self.their_name
+    def _refresh_names(self: "Session") -> None:
+        self.record_now.black = self.my_name if self.me == "black" else self.them.name
+        self.record_now.white = self.my_name if self.me == "white" else self.them.name
         self._save()

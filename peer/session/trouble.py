@@ -8,12 +8,18 @@ up after the patience (exit code 5); a replaced run stops (exit code 6).
 """
 import logging
 import time
+from typing import TYPE_CHECKING, NoReturn
 
+import comm
 from comm.text import visible
 
 from .. import protocol
-from ..protocol import NAME_LIMIT
+from ..protocol import NAME_LIMIT, Msg
 from .leave import Leave
+from .state import State
+
+if TYPE_CHECKING:
+    from .core import Session
 
 log = logging.getLogger("peer")
 
@@ -31,13 +37,13 @@ AWAY = {"gone": ("board_gone", "board_gone_leave"),
 UNWRITABLE = {"full": None, "readonly": "cause_readonly", "denied": "cause_denied", "io": "cause_io"}
 
 
-class Trouble:
+class Trouble(State):
     """Mixed into ``Session``: sending through trouble, and what a lasting problem means."""
 
     _unwritable_since = 0.0     # when the board was first found refusing writes (monotonic)
     _unwritable_last = 0.0      # when it was last found so
 
-    def send(self, body):
+    def send(self: "Session", body: str) -> None:
         """Send until delivered (nothing we decided to send is dropped), backing off in seconds;
         a person may quit meanwhile, a computer leaves after ``patience`` (exit code 5).  A board
         away is waited for (G7), a replaced run stops."""
@@ -54,12 +60,12 @@ class Trouble:
                 if problem == "full":
                     self.say("send_full", board=self.board.folder)
                 elif problem in UNWRITABLE:
-                    self.say("send_blocked", cause=self._cause(problem))
+                    self.say("send_blocked", cause=UNWRITABLE[problem], board=self.board.folder)
                 else:
                     self.say("send_retry", reason=self.board.last_error)
             if self.patience is not None and time.monotonic() - started > self.patience:
                 if problem in UNWRITABLE:
-                    self._say_unwritable_leave(problem)
+                    self._say_unwritable_leave(problem, self.patience)
                 else:
                     self.say("send_leave", secs=int(self.patience), reason=self.board.last_error,
                              **self._game_so_far())
@@ -69,7 +75,7 @@ class Trouble:
         if told is not None:
             self.say("sent_again")
 
-    def _pause(self, secs):
+    def _pause(self: "Session", secs: float) -> None:
         """Wait ``secs`` seconds, reading what the person types (``quit`` works)."""
         end = time.monotonic() + secs
         while True:
@@ -79,7 +85,7 @@ class Trouble:
                 return
             time.sleep(min(0.1, left))
 
-    def _check_board(self):
+    def _check_board(self: "Session") -> None:
         """After a board operation or read: act on a lasting problem (a board away, a replaced
         run, a board that refuses writes while we wait: T5)."""
         problem = self.board.problem
@@ -90,18 +96,14 @@ class Trouble:
         elif problem in UNWRITABLE and problem != "full":   # (a full disk still lets us receive)
             self._board_unwritable(probe=False)
 
-    def _cause(self, problem):
-        """The words for why nothing can be written on the board (``UNWRITABLE``)."""
-        return self.screen.t(UNWRITABLE[problem], board=self.board.folder)
-
-    def _say_unwritable_leave(self, problem):
+    def _say_unwritable_leave(self: "Session", problem: str, patience: float) -> None:
         if problem == "full":
-            self.say("full_leave", secs=int(self.patience), **self._game_so_far())
+            self.say("full_leave", secs=int(patience), **self._game_so_far())
         else:
-            self.say("unwritable_leave", secs=int(self.patience), cause=self._cause(problem),
-                     **self._game_so_far())
+            self.say("unwritable_leave", secs=int(patience), cause=UNWRITABLE[problem],
+                     board=self.board.folder, **self._game_so_far())
 
-    def _board_unwritable(self, probe=True, since=None):
+    def _board_unwritable(self: "Session", probe: bool = True, since: float | None = None) -> bool:
         """T2, T5: whether nothing can be written on the board (our own heartbeat, written now
         when ``probe``, tells).  Said once for each cause; after ``patience`` counted from
         ``since`` (None: from when it was first seen) we leave (exit code 5)."""
@@ -115,17 +117,17 @@ class Trouble:
             self.full_told = problem        # (a new cause, or the same again after a good while)
             self._unwritable_since = now
             if problem == "full":
-                self.say("disk_full", board=self.board.folder, name=self.their_name)
+                self.say("disk_full", board=self.board.folder, name=self.them.name)
             else:
-                self.say("board_unwritable", cause=self._cause(problem))
+                self.say("board_unwritable", cause=UNWRITABLE[problem], board=self.board.folder)
         self._unwritable_last = now
         start = self._unwritable_since if since is None else since
         if self.patience is not None and now - start > self.patience:
-            self._say_unwritable_leave(problem)
+            self._say_unwritable_leave(problem, self.patience)
             raise Leave(5)
         return True
 
-    def _board_gone(self):
+    def _board_gone(self: "Session") -> None:
         """T1, T4, T6: the board folder went away, its share is disconnected, or another board
         is in its place.  Said at once in its own words; the game stays in memory; the folder is
         looked at again every half second, up to ``patience`` (None: until the person quits);
@@ -155,26 +157,24 @@ class Trouble:
             if self.save_failed is None:
                 log.info("the game record was written again")
 
-    def _busy(self, e):
+    def _busy(self: "Session", e: comm.MemberBusy) -> None:
         """I6, P1: a run of our colour is alive on this board: who, where, and what to do."""
-        seen = self.screen.t("busy_here") if e.seen is None else self.screen.t("busy_seen", secs=f"{e.seen:.0f}")
-        machine = self.screen.t("busy_machine", m=e.machine) if e.machine else ""
-        self.say("busy", colour=self.screen.colour_name(self.colour), pid=e.pid or "?", host=e.host or "?",
-                 machine=machine, seen=seen)
+        self.say("busy", colour=self.colour, pid=e.pid or "?", host=e.host or "?",
+                 machine=e.machine, seen=e.seen)
 
-    def _replaced(self):
+    def _replaced(self: "Session") -> NoReturn:
         """I6: another run of our colour joined and took the name over: this run stops, sending
         nothing (its messages would be taken for the new run's)."""
-        self.say("replaced", colour=self.screen.colour_name(self.colour), reason=self.board.last_error)
+        self.say("replaced", colour=self.colour, reason=self.board.last_error)
         self.sending_stopped = True
         raise Leave(6)
 
-    def _game_so_far(self):
+    def _game_so_far(self: "Session") -> dict[str, str]:
         if self.game is None:
             return {"moves": "-", "id": "-"}
-        return {"moves": self.game.transcript(passes=True) or "-", "id": self.gid}
+        return {"moves": self.game_now.transcript(passes=True) or "-", "id": self.gid or "-"}
 
-    def _as_msg(self, m):
+    def _as_msg(self: "Session", m: comm.Message) -> Msg:
         """A comm ``Message`` from the opponent as a parsed game message (``protocol.Msg``)."""
         if m.sender.lower() != self.other:
             log.info("ignored a message from %s", visible(m.sender, NAME_LIMIT))

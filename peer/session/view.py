@@ -2,18 +2,30 @@
 screen and a window.  Faces draw a ``View``; they never reach into the session."""
 import time
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from comm.text import visible
-from engine import PASS, Position
+from engine import PASS, Game, Position
 
 from ..protocol import NAME_LIMIT
-from ..record import ENDED, PLAYING
+from ..record import ENDED, PLAYING, Record
+from .state import State
 
-KINDS = ("human", "computer")       # what a greeting's ``kind`` may say (H2); anything else: not told
+if TYPE_CHECKING:
+    from .core import Session
 
 
-def last_square(moves):
+def played(game: Game, ply: int | None = None) -> tuple[tuple[int, ...], Position, int]:
+    """``game`` after ``ply`` plies (None: all of them) as a face draws it: (moves, position, the
+    discs the last ply flipped).  The one place that works out what the last move turned."""
+    ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
+    moves = tuple(game.moves[:ply])
+    last = moves[-1] if moves else PASS
+    flipped = game.positions[ply - 1].flips(last) if last != PASS else 0
+    return moves, game.positions[ply], flipped
+
+
+def last_square(moves: Sequence[int]) -> int | None:
     """The square of the last ply that was not a pass (the move to highlight), or None."""
     for m in reversed(moves):
         if m != PASS:
@@ -24,7 +36,7 @@ def last_square(moves):
 @dataclass(frozen=True)
 class Side:
     """One player as a face shows it."""
-    name: str                   # as shown (the default names in the screen's language)
+    name: str                   # as given (made visible; a face shows the default names in its language)
     kind: str                   # "human", "computer", or "" (not told)
     me: bool                    # the side of this program
     state: str                  # "thinking", "waiting", "gone", "left", "absent" (not joined yet)
@@ -48,97 +60,85 @@ class View:
     hints: Tuple[Tuple[int, float], ...] = ()   # (square, disc difference) asked for this position
 
     @property
-    def last(self):
+    def last(self) -> int | None:
         """The last ply (PASS for a pass), or None before the first."""
         return self.moves[-1] if self.moves else None
 
     @property
-    def last_square(self):
+    def last_square(self) -> int | None:
         """The square of the last move that was not a pass (to highlight), or None."""
         return last_square(self.moves)
 
     @property
-    def ended(self):
+    def last_mover(self) -> int | None:
+        """The colour that played the last ply, or None before the first (every ply, a pass
+        too, gives the turn to the other side)."""
+        return 1 - self.position.turn if self.moves and self.position is not None else None
+
+    @property
+    def ended(self) -> bool:
         return bool(self.result) or (self.position is not None and self.position.is_game_over())
 
 
-def record_view(rec, game, ply=None):
+def record_view(rec: Record, game: Game, ply: int | None = None) -> View:
     """A record (D1) and its replayed ``game`` as a face draws it, for watching or replaying: the
     game after ``ply`` plies (None: all of them)."""
-    ply = len(game.moves) if ply is None else max(0, min(ply, len(game.moves)))
-    moves = tuple(game.moves[:ply])
-    pos = game.positions[ply]
-    last = moves[-1] if moves else PASS
-    flipped = game.positions[ply - 1].flips(last) if last != PASS else 0
+    moves, pos, flipped = played(game, ply)
+    ply = len(moves)
     live = rec.status == PLAYING and ply == len(game.moves) and not pos.is_game_over()
-    sides = tuple(Side(name=visible(name, NAME_LIMIT), kind="", me=False,
-                       state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
-                  for colour, name in enumerate((rec.black, rec.white)))
+    black, white = (Side(name=visible(name, NAME_LIMIT), kind="", me=False,
+                         state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
+                    for colour, name in enumerate((rec.black, rec.white)))
     result = rec.result if ply == len(game.moves) and rec.status != PLAYING else ""
-    return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped, sides=sides,
-                show_legal=False, result=result)
+    return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped,
+                sides=(black, white), show_legal=False, result=result)
 
 
-def empty_view(size=8):
+def empty_view(size: int = 8) -> View:
     """No game yet (watching a board where none has started)."""
-    sides = tuple(Side(name=name, kind="", me=False, state="absent", since=None, used=0.0)
-                  for name in ("black", "white"))
-    return View(colour=None, size=size, position=None, moves=(), flipped=0, sides=sides, show_legal=False)
+    black, white = (Side(name=name, kind="", me=False, state="absent", since=None, used=0.0)
+                    for name in ("black", "white"))
+    return View(colour=None, size=size, position=None, moves=(), flipped=0, sides=(black, white),
+                show_legal=False)
 
 
-class Viewing:
-    """Mixed into ``Session``: the snapshot faces draw, and the times it shows."""
+class Viewing(State):
+    """Mixed into ``Session``: the snapshot faces draw."""
 
-    turn_since = None           # monotonic time the side to move got its turn
-    used = (0.0, 0.0)           # seconds each colour thought in this run
-    their_kind = ""             # from the opponent's greeting (H2 ``kind``)
-
-    def _turn_passed(self, mover, seconds):
-        """A ply by ``mover`` that took ``seconds`` (its own figure, or measured here)."""
-        used = list(self.used)
-        used[mover] += max(0.0, seconds)
-        self.used = tuple(used)
-        self.turn_since = time.monotonic()
-
-    def _take_kind(self, msg):
-        kind = msg.get("kind", "")
-        self.their_kind = kind if kind in KINDS else ""
-
-    def view(self):
+    def view(self: "Session") -> View:
         """The session now, for a face (safe to call from another thread)."""
         game, record = self.game, self.record
         now = time.monotonic()
-        pos = game.position if game is not None and self.mode is not None else None
-        moves = tuple(game.moves) if pos is not None else ()
-        sides = [None, None]
-        mine_kind = getattr(self.player, "kind", "")
-        clock = getattr(self.player, "clock", None)
-        since = now - self.turn_since if self.turn_since is not None else None
+        moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
+        sides: list[Side] = []
+        mine_kind, clock = self.player.kind, self.player.clock
+        turn_since = self.clocks.turn_since
+        since = now - turn_since if turn_since is not None else None
         on_turn = pos.turn if pos is not None and not pos.is_game_over() else None
         ended = record is not None and record.status in ENDED
         if ended:
             on_turn = None
         for colour in (0, 1):
             me = colour == self.colour
-            name = self.my_name if me else self.their_name
+            name = self.my_name if me else self.them.name
             state, secs = "waiting", None
             if on_turn == colour:
                 state, secs = "thinking", since
             if not me:
-                if pos is None and not self.their_joined:
+                if pos is None and not self.them.joined:
                     state, secs = "absent", None
-                elif self.gone and self.alive_seen is not None:
-                    state, secs = "gone", now - self.alive_seen[1]
-                elif self.left_at:
-                    state, secs = "left", now - self.left_at
-            sides[colour] = Side(
-                name=visible(self.shown_name(name), NAME_LIMIT), kind=mine_kind if me else self.their_kind, me=me, state=state,
-                since=secs, used=self.used[colour],
+                elif self.them.gone and self.them.alive_seen is not None:
+                    state, secs = "gone", now - self.them.alive_seen[1]
+                elif self.them.left_at:
+                    state, secs = "left", now - self.them.left_at
+            sides.append(Side(
+                name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.them.kind, me=me, state=state,
+                since=secs, used=self.clocks.used[colour],
                 left=clock.left if me and clock is not None else None,
-                per_move=clock.per_move if me and clock is not None and clock.left is None else None)
+                per_move=clock.per_move if me and clock is not None and clock.left is None else None))
         gid, ply, hints = self.hints
         return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
-                    flipped=self.flipped if pos is not None else 0, sides=tuple(sides),
+                    flipped=flipped, sides=(sides[0], sides[1]),
                     show_legal=on_turn == self.colour and mine_kind == "human",
-                    result=record.result if ended and record.result else "",
+                    result=record.result if record is not None and ended else "",
                     hints=hints if pos is not None and (gid, ply) == (self.gid, len(moves)) else ())

@@ -1,24 +1,30 @@
-"""What the live terminal screen (``peer.live``) and the window (``peer.window``) share: a
+"""What the live terminal screen (``peer.faces.live``) and the window (``peer.faces.window``) share: a
 ``Screen`` that keeps what the session says as messages and draws ``Session.view()`` in place,
 while the session runs in a worker thread.  The game itself is the session's."""
 import signal
 import sys
 import threading
+from types import FrameType
+from typing import Any, Callable, Iterable, TextIO, Union
 
-from .players import EOF_LINE, Lines
-from .ui import ERRORS, Screen, wants_colour
+from ..players import EOF_LINE, Lines
+from ..session.view import Side, View
+from .plain import ERRORS, Screen, wants_colour
+
+# what a signal is given to (a function, or signal.SIG_DFL / SIG_IGN; None: not set from Python)
+Handler = Union[Callable[[int, FrameType | None], Any], int, None]
 
 MESSAGES_KEPT = 500
 CHAT_KEYS = frozenset({"chat"})
 
 
-def clock(seconds):
+def clock(seconds: float) -> str:
     """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
     s = int(seconds)
     return f"{s // 60}:{s % 60:02d}"
 
 
-def state_text(side, screen):
+def state_text(side: Side, screen: Screen) -> str:
     """``thinking 12 s · used 0:34, left 1:30``: a player's state and clock."""
     t = screen.t
     secs = int(side.since) if side.since is not None else None
@@ -34,12 +40,13 @@ def state_text(side, screen):
     return f"{state} · {used}"
 
 
-def player_label(side, colour, screen):
+def player_label(side: Side, colour: int, screen: Screen) -> str:
     """``● black Ann (person, you)``: a player's disc, colour, name and kind."""
     t = screen.t
     label = f"{screen.disc(colour)} {screen.colour_name(colour)}"
-    if side.name != screen.colour_name(colour):     # (a side without a name is called by its colour)
-        label += f" {side.name}"
+    name = screen.shown_name(side.name)
+    if name != screen.colour_name(colour):     # (a side without a name is called by its colour)
+        label += f" {name}"
     tags = [t("kind_" + side.kind)] if side.kind else []
     if side.me:
         tags.append(t("you"))
@@ -48,11 +55,11 @@ def player_label(side, colour, screen):
     return label
 
 
-def result_text(view, screen):
+def result_text(view: View, screen: Screen) -> str:
     """How the game ended, for people: the record's result, else the discs."""
     if view.result:
         return screen.result(view.result)
-    b, w = view.position.discs()
+    b, w = view.position.discs() if view.position is not None else (0, 0)
     return screen.t("score_text", b=b, w=w)
 
 
@@ -66,27 +73,27 @@ class Face(Screen):
     signals = ("SIGTERM", "SIGHUP", "SIGBREAK")
     leaving = "leaving"                 # what is said when leaving is asked for
 
-    def __init__(self, lang="en", colour=True, human=True):
+    def __init__(self, lang: str = "en", colour: bool = True, human: bool = True) -> None:
         super().__init__(lang, colour=colour)
         self.human = human          # a person moves on this side (else: a computer)
         self.lines = Lines()
-        self.messages = []          # (style, text): what the session said, oldest first
+        self.messages: list[tuple[str, str]] = []          # (style, text): what the session said, oldest first
         self.said = 0               # messages said in all (the list keeps the last MESSAGES_KEPT)
-        self.errors = []            # the messages meant for stderr (shown again there at the end)
-        self.view = None            # () -> View, once a session is attached
+        self.errors: list[str] = []            # the messages meant for stderr (shown again there at the end)
+        self.view: Callable[[], View] | None = None     # once a session is attached
         self.finished = False       # work() has returned
         self._style = ""
         self._lock = threading.RLock()
         self._interrupted = 0
 
     # -- what the session says ---------------------------------------------------------
-    def say(self, key, **kw):
+    def say(self, key: str, **kw: object) -> None:
         with self._lock:
             self._style = "chat" if key in CHAT_KEYS else "error" if key in ERRORS else ""
             super().say(key, **kw)
             self._style = ""
 
-    def line(self, s="", stream=None):
+    def line(self, s: str = "", stream: TextIO | None = None) -> None:
         with self._lock:
             style = self._style or ("error" if stream is sys.stderr else "")
             for part in str(s).split("\n"):
@@ -97,16 +104,16 @@ class Face(Screen):
             del self.messages[:-MESSAGES_KEPT]
         self.refresh()
 
-    def _fitted(self, text, stream):
+    def _fitted(self, text: str, stream: TextIO) -> str:
         return text         # wrapped when drawn, to the width of the moment
 
-    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
-        self.refresh()      # the board is drawn from the session's view
+    def draw(self, view: View) -> None:
+        self.refresh()      # (drawn from the session's view, as it is when drawn)
 
-    def refresh(self):
+    def refresh(self) -> None:
         pass
 
-    def enter(self, text, echo=True, shown=None):
+    def enter(self, text: str, echo: bool = True, shown: str | None = None) -> None:
         """A line for the session, as if typed, shown among the messages (``shown`` instead of
         the line itself; nothing when not ``echo``)."""
         if echo:
@@ -115,7 +122,7 @@ class Face(Screen):
                 self.said += 1
         self.lines.put(text + "\n")
 
-    def interrupt(self):
+    def interrupt(self) -> None:
         """Ctrl+C, SIGTERM, closing: leave as ``quit`` does; a second one leaves at once."""
         self._interrupted += 1
         if self._interrupted == 1:
@@ -125,23 +132,23 @@ class Face(Screen):
             self._close("forced")
 
     # -- running ---------------------------------------------------------------------------
-    def _show(self, start):
+    def _show(self, start: Callable[[], None]) -> None:
         raise NotImplementedError
 
-    def _close(self, result):
+    def _close(self, result: str) -> None:
         raise NotImplementedError
 
-    def _finished(self):
+    def _finished(self) -> None:
         """``work()`` has returned (called in its thread): the face closes."""
         self._close("done")
 
-    def run(self, work, view):
+    def run(self, work: Callable[[], int], view: Callable[[], View]) -> int:
         """Show the face while ``work()`` runs (in a thread); ``view()`` is what it draws.
         Returns ``work()``'s exit code (130 when left at once, before it returned)."""
         self.view = view
-        outcome = {}
+        outcome: dict[str, Any] = {}
 
-        def target():
+        def target() -> None:
             try:
                 outcome["code"] = work()
             except BaseException as e:      # shown after the face is closed
@@ -169,12 +176,12 @@ class Face(Screen):
             raise outcome["error"]
         return outcome.get("code", 130)
 
-    def _summary(self):
+    def _summary(self) -> None:
         """What stays on the terminal: the final board and the last things said (errors also
         to stderr), in plain lines."""
         plain = Screen(self.lang, self.colour and wants_colour())
-        v = self.view()
-        if v.position is not None:
+        v = self.view() if self.view is not None else None
+        if v is not None and v.position is not None:
             plain.board(v.position, last=v.last_square, flipped=v.flipped, show_legal=False)
         with self._lock:
             shown = [text for style, text in self.messages[-20:] if style not in ("typed", "error")]
@@ -184,12 +191,12 @@ class Face(Screen):
             plain.line(plain._fitted(text, sys.stderr), sys.stderr)
 
 
-def on_signals(names, handler):
+def on_signals(names: Iterable[str], handler: Handler | dict[int, Handler]) -> dict[int, Handler]:
     """Install ``handler`` for the signals ``names`` that this system has, in the main thread;
     returns what to give back to ``on_signals`` to restore the old ones."""
     if threading.current_thread() is not threading.main_thread():
         return {}
-    old = {}
+    old: dict[int, Handler] = {}
     for name in names:
         sig = getattr(signal, name, None)
         if sig is not None:

@@ -18,8 +18,8 @@ from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
-from .players import describe
-from .ui import cwidth
+from ..players import describe
+from .plain import cwidth
 
 try:
     import tkinter as tk
@@ -420,7 +420,7 @@ class Window(Face):
         elif v.colour is not None and pos.turn == v.colour and self.human:
             text, kind = self.t("gui_your_turn", colour=self.colour_name(pos.turn)), "turn"
         else:
-            text = self.t("gui_to_play", name=v.sides[pos.turn].name, colour=self.colour_name(pos.turn))
+            text = self.t("gui_to_play", name=self.shown_name(v.sides[pos.turn].name), colour=self.colour_name(pos.turn))
             kind = ""
         if self.mode == "replay":
             text = self.t("gui_replay_at", n=self.ply, last=self.plies) + "   " + text

@@ -11,8 +11,8 @@ import functools
 from engine import BLACK, WHITE
 
 from .face import Face, player_label, result_text, state_text
-from .players import describe
-from .ui import cwidth, wrap
+from ..players import describe
+from .plain import cwidth, wrap
 
 SIDE_MIN = 30           # columns the players' panel needs beside the board (else it goes below)
 SIDE_MAX = 44           # (and at most takes: the counts stay near the names)

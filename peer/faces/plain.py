@@ -3,15 +3,22 @@ import os
 import re
 import sys
 import unicodedata
+from typing import Any, TextIO
 
 import colorama
 
 from comm.text import visible
-from engine import BLACK, notation
+from engine import BLACK, WHITE, Position, notation
 
+from ..players import describe
+from ..protocol import NAME_LIMIT, SAY_LIMIT
+from ..session.events import Event, Reason
+from ..session.view import View
 from . import texts
 
-SAY_LIMIT = 1000    # characters of one value in a message line (a name, a chat line, a reason)
+COLOURS = ("black", "white")
+NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player
+LEAVE_BY = {"human": "to_leave_human", "terminal": "to_leave_terminal", "computer": "to_leave_computer"}
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
 ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
                     "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
@@ -24,16 +31,16 @@ _CLOSE = "、。，．・：；！？）」』】〕ー…"
 _OPEN = "（「『【〔"
 
 
-def cwidth(text):
+def cwidth(text: str) -> int:
     """Columns ``text`` takes on a terminal: East Asian wide characters two, combining marks none."""
     return sum(0 if unicodedata.combining(c) else 2 if _wide(c) else 1 for c in text)
 
 
-def _wide(c):
+def _wide(c: str) -> bool:
     return unicodedata.east_asian_width(c) in "WF"
 
 
-def _tokens(text):
+def _tokens(text: str) -> list[tuple[str, str]]:
     """(spaces before, token): a token is a run of narrow letters (a word) or one wide character,
     with the brackets before it and the punctuation after it that may not be parted from it."""
     out, i, space = [], 0, ""
@@ -58,7 +65,7 @@ def _tokens(text):
     return out
 
 
-def wrap(text, columns):
+def wrap(text: object, columns: int) -> list[str]:
     """``text`` broken into lines of at most ``columns`` terminal columns: English between words,
     Japanese between characters (not before 。、） nor after （); a word longer than a line is cut."""
     columns = max(columns, 2)
@@ -83,7 +90,7 @@ def wrap(text, columns):
     return lines
 
 
-def wants_colour(flag_no_color=False, stream=None):
+def wants_colour(flag_no_color: bool = False, stream: TextIO | None = None) -> bool:
     """Colour only on a terminal, and never with --no-color or NO_COLOR set."""
     stream = stream or sys.stdout
     if flag_no_color or "NO_COLOR" in os.environ:
@@ -91,7 +98,7 @@ def wants_colour(flag_no_color=False, stream=None):
     return hasattr(stream, "isatty") and stream.isatty()
 
 
-def _can_encode(s, stream):
+def _can_encode(s: str, stream: TextIO) -> bool:
     try:
         s.encode(getattr(stream, "encoding", None) or "ascii")
         return True
@@ -100,7 +107,7 @@ def _can_encode(s, stream):
 
 
 class Screen:
-    def __init__(self, lang="en", colour=False, stream=None):
+    def __init__(self, lang: str = "en", colour: bool = False, stream: TextIO | None = None) -> None:
         self.lang = lang
         self._stream = stream
         self.colour = colour
@@ -111,22 +118,89 @@ class Screen:
         self.dot = "·" if fancy and colour else "*"
 
     @property
-    def stream(self):
+    def stream(self) -> TextIO:
         """Where the screen writes: ``sys.stdout`` as it is at the time (a test may replace it)."""
         return self._stream or sys.stdout
 
-    def t(self, key, **kw):
+    def t(self, key: str, **kw: object) -> str:
         return texts.text(self.lang, key, **kw)
 
-    def why(self, e, move, size):
-        """The reason of ``IllegalMove`` ``e`` (for ``move``, as typed) in this screen's language."""
-        reason = getattr(e, "reason", None)
-        if reason is None or f"illegal_{reason}" not in texts.TEXTS:
-            return str(e)
-        last = notation.square_name(size * size - 1, size)
-        return self.t(f"illegal_{reason}", square=visible(move, 8), size=size, last=last)
+    # -- what the session tells: events in this screen's words --------------------------
+    def tell(self, event: Event) -> None:
+        """Show what the session tells: the board (``board``: its ``View``), or a message."""
+        if event.what == "board":
+            self.draw(event.fields["view"])
+        else:
+            self.say(event.what, **self.words(event))
 
-    def say(self, key, **kw):
+    def shown_name(self, name: str) -> str:
+        """A player's name as shown: the default names ``black`` and ``white`` in this language."""
+        return self.t(name) if name in COLOURS else name
+
+    def reason(self, reason: object) -> str:
+        """A ``Reason`` in this screen's language; anything else (from the board, the opponent,
+        the system) as it is."""
+        if not isinstance(reason, Reason) or reason.code not in texts.TEXTS:
+            return str(reason)
+        fields = self._named(dict(reason.fields))
+        if reason.code.startswith("illegal_"):
+            size = fields["size"]
+            fields.update(square=visible(fields["square"], 8), last=notation.square_name(size * size - 1, size))
+        return self.t(reason.code, **fields)
+
+    def _named(self, kw: dict[str, Any]) -> dict[str, Any]:
+        for k in NAME_FIELDS:
+            if isinstance(kw.get(k), str):
+                kw[k] = self.shown_name(kw[k])
+        return kw
+
+    def words(self, event: Event) -> dict[str, Any]:
+        """The fields of ``event`` as its text (``texts``) takes them, in this screen's language."""
+        kw = self._named(dict(event.fields))
+        if isinstance(kw.get("colour"), int):
+            kw["colour"] = self.colour_name(kw["colour"])
+        if "result" in kw:
+            kw["result"] = self.result(kw["result"])
+        if "reason" in kw:
+            kw["reason"] = self.reason(kw["reason"])
+        if "leave_by" in kw:
+            kw["to_leave"] = self.t(LEAVE_BY[kw.pop("leave_by")])
+        if "cause" in kw:
+            kw["cause"] = self.t(kw["cause"], board=kw["board"])
+        if "winner" in kw:
+            winner, name = kw.pop("winner"), self.shown_name(kw.pop("winner_name"))
+            kw["verdict"] = self.t("draw") if winner is None else \
+                self.t("win", name=f"{name} ({self.colour_name(winner)})")
+        if event.what == "game_on":
+            kw.update(bd=self.disc(BLACK), wd=self.disc(WHITE))
+        elif event.what == "busy":
+            seen, machine = kw["seen"], kw["machine"]
+            kw["seen"] = self.t("busy_here") if seen is None else self.t("busy_seen", secs=f"{seen:.0f}")
+            kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
+        elif event.what == "hint":
+            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {v:+d}" for m, v in kw["moves"])
+        elif event.what == "adopted_mine":
+            kw["move"] = describe(kw["move"], kw.pop("size"), self)
+        return kw
+
+    def draw(self, view: View) -> None:
+        """The board of ``view`` and, while the game goes on, whose turn it is."""
+        if view.position is not None:
+            self.board(view.position, last=view.last_square, flipped=view.flipped,
+                       show_legal=view.show_legal, status=self.status_line(view))
+
+    def status_line(self, view: View) -> str:
+        """``white to move (Ann, thinking)``: whose turn it is, with the opponent's state."""
+        pos = view.position
+        if pos is None or pos.is_game_over() or view.ended:
+            return ""
+        side = view.sides[pos.turn]
+        name = visible(self.shown_name(side.name), NAME_LIMIT)
+        if not side.me:
+            name += ", " + self.t("gone_state" if side.state == "gone" else "thinking")
+        return f"{self.t('turn_line', colour=self.colour_name(pos.turn))} ({name})"
+
+    def say(self, key: str, **kw: object) -> None:
         """Show message ``key``; every value is made visible first (it may have come from the board)."""
         safe = {k: v if isinstance(v, (int, float)) else visible(v, SAY_LIMIT) for k, v in kw.items()}
         if key in ERRORS and self._stream is None:
@@ -135,7 +209,7 @@ class Screen:
         else:
             self.line(self._fitted(self.t(key, **safe), self.stream))
 
-    def _fitted(self, text, stream):
+    def _fitted(self, text: str, stream: TextIO) -> str:
         """``text`` wrapped to the terminal's width when ``stream`` is a terminal."""
         try:
             if not stream.isatty():
@@ -145,7 +219,7 @@ class Screen:
             return text
         return "\n".join(wrap(text, columns - 1)) if columns > 1 else text
 
-    def line(self, s="", stream=None):
+    def line(self, s: str = "", stream: TextIO | None = None) -> None:
         stream = stream or self.stream
         try:
             print(s, file=stream, flush=True)
@@ -153,13 +227,13 @@ class Screen:
             enc = getattr(stream, "encoding", None) or "ascii"
             print(s.encode(enc, "replace").decode(enc), file=stream, flush=True)
 
-    def _paint(self, s, fore="", back="", bright=False):
+    def _paint(self, s: str, fore: str = "", back: str = "", bright: bool = False) -> str:
         if not self.colour:
             return s
         style = colorama.Style.BRIGHT if bright else ""
         return f"{style}{fore}{back}{s}{colorama.Style.RESET_ALL}"
 
-    def result(self, result):
+    def result(self, result: str) -> str:
         """A record's ``result`` (D1) in this screen's language: "36-28" is "black 36 - white 28",
         "white resigned", "abandoned by black", "refused: why"; anything else made visible."""
         score = re.fullmatch(r"([0-9]{1,3})-([0-9]{1,3})", result)
@@ -174,13 +248,14 @@ class Screen:
             return self.t("refused_because", reason=visible(result[9:], 120))
         return visible(result, 120)
 
-    def colour_name(self, c):
+    def colour_name(self, c: int) -> str:
         return self.t("black" if c == BLACK else "white")
 
-    def disc(self, c):
+    def disc(self, c: int) -> str:
         return self.discs[0] if c == BLACK else self.discs[1]
 
-    def board(self, position, last=None, flipped=0, show_legal=True, status=""):
+    def board(self, position: Position, last: int | None = None, flipped: int = 0, show_legal: bool = True,
+              status: str = "") -> None:
         """Draw ``position``: ``last`` move and ``flipped`` discs highlighted, legal moves marked."""
         n = position.size
         legal = position.legal_moves_mask() if show_legal else 0

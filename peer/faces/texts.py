@@ -2,6 +2,8 @@
 import locale
 import os
 
+from ..protocol import REASONS
+
 TEXTS = {
     "waiting_join": ("Waiting for {other} to join the board {board} ...",
                      "{other}が伝言台 {board}に来るのを待っています…"),
@@ -187,6 +189,9 @@ TEXTS = {
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
     "record": ("Game record: {path}", "棋譜: {path}"),
+    "record_failed_cause": ("The game record could not be saved (the game goes on; it cannot be resumed from this "
+                            "board): {cause}",
+                            "棋譜を保存できませんでした（対局は続きますが、この伝言台からは再開できません）：{cause}"),
     "record_failed": ("The game record could not be saved (the game goes on; it cannot be resumed "
                       "from this board): {reason}",
                       "棋譜を保存できませんでした（対局は続きますが、この伝言台からは再開できません）：{reason}"),
@@ -195,7 +200,7 @@ TEXTS = {
     "thinking": ("thinking", "考慮中"),
     "waiting": ("waiting", "待機中"),
     "gone_state": ("gone?", "応答なし"),
-    # -- the live screen (peer.live) --------------------------------------------------------
+    # -- the live screen (peer.faces.live) --------------------------------------------------------
     "kind_human": ("person", "人間"),
     "kind_computer": ("computer", "コンピュータ"),
     "you": ("you", "あなた"),
@@ -233,8 +238,10 @@ TEXTS = {
                           "{square}は {size}×{size}の盤の外です（a1～{last}）"),
     "illegal_not_a_square": ("not a square (a column letter and a row number, like d3)",
                              "マスの指定ではありません（d3 のように列の文字と行の数字で）"),
-    "missing": ("move {n} arrived but {expected} was expected", "{expected} 手目のはずが {n} 手目が届きました"),
-    "out_of_turn": ("not your turn", "手番ではありません"),
+    "missing": (REASONS["missing"],
+                "{expected} 手目のはずが {n} 手目が届きました"),
+    "out_of_turn": (REASONS["out_of_turn"],
+                    "手番ではありません"),
     "status_playing": ("playing", "対局中"),
     "status_over": ("over", "終局"),
     "status_resigned": ("resigned", "投了"),
@@ -254,30 +261,29 @@ TEXTS = {
                   "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
     "mac_refused": ("A message claiming to be from {name} was refused: {reason}",
                     "{name}からと称するメッセージを拒否しました: {reason}"),
-    "no_secret_there": ("{other} plays without the shared secret; give both sides the same "
-                        "CARDSTAND_SECRET or --secret-file",
+    "no_secret_there": (REASONS["no_secret_there"],
                         "{other}は共有秘密鍵なしで対局しています。両方に同じ CARDSTAND_SECRET か "
                         "--secret-file を指定してください"),
-    "no_secret_here": ("{other} plays with a shared secret and this side has none: give both sides "
-                       "the same CARDSTAND_SECRET or --secret-file",
+    "no_secret_here": (REASONS["no_secret_here"],
                        "{other}は共有秘密鍵を使っていますが、こちらにはありません。両方に同じ "
                        "CARDSTAND_SECRET か --secret-file を指定してください"),
-    "other_secret": ("{other} plays with a different shared secret (its messages fail the MAC check); "
-                     "give both sides the same CARDSTAND_SECRET or --secret-file",
+    "other_secret": (REASONS["other_secret"],
                      "{other}は別の共有秘密鍵を使っています（メッセージの MAC が合いません）。両方に同じ "
                      "CARDSTAND_SECRET か --secret-file を指定してください"),
     "secret_problem": ("Cannot use the shared secret: {reason}", "共有秘密鍵を使えません: {reason}"),
-    "bad_game_id": ("bad game id '{id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')",
+    "bad_game_id": (REASONS["bad_game_id"],
                     "対局 ID '{id}' が不正です（A-Z a-z 0-9 . _ - の 1～64 文字で、'.' で始まらないこと）"),
-    "bad_size": ("bad board size '{size}'", "盤の大きさ '{size}' が不正です"),
-    "bad_moves": ("the moves '{moves}' do not replay: {reason}", "手順 '{moves}' を再現できません: {reason}"),
-    "bad_version": ("protocol version {v} is not supported (this program speaks {mine})",
+    "bad_size": (REASONS["bad_size"],
+                 "盤の大きさ '{size}' が不正です"),
+    "bad_moves": (REASONS["bad_moves"],
+                  "手順 '{moves}' を再現できません: {reason}"),
+    "bad_version": (REASONS["bad_version"],
                     "プロトコルのバージョン {v}には対応していません（このプログラムは {mine}）"),
-    "size_wanted": ("white wants a board of {theirs}x{theirs}, black proposes {mine}x{mine}",
+    "size_wanted": (REASONS["size_wanted"],
                     "白は {theirs}×{theirs}の盤を希望、黒の提案は {mine}×{mine}です"),
-    "size_proposed": ("black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
+    "size_proposed": (REASONS["size_proposed"],
                       "黒の提案は {theirs}×{theirs}の盤、白の希望は {mine}×{mine}です"),
-    # -- the window (peer.window) -------------------------------------------------------------
+    # -- the window (peer.faces.window) -------------------------------------------------------------
     "gui_title": ("Othello: {colour} on {board}", "オセロ: {colour}（{board}）"),
     "gui_watch_title": ("Othello: watching {board}", "オセロ: {board}を観戦"),
     "gui_replay_title": ("Othello: {file}", "オセロ: {file}"),
@@ -308,7 +314,7 @@ TEXTS = {
                        "computer: ssh -X), or play in the terminal without --gui.",
                        "--gui でウィンドウを開けません: {reason}。デスクトップの端末から起動するか（別のコンピュータなら "
                        "ssh -X）、--gui を付けずに端末で対局してください。"),
-    "records_differ": ("the two sides remember different games (records differ)",
+    "records_differ": (REASONS["records_differ"],
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",
                    "伝言台の棋譜が壊れているので使いませんでした: {reason}"),
@@ -339,7 +345,7 @@ TEXTS = {
 LANGS = ("en", "ja")
 
 
-def default_lang():
+def default_lang() -> str:
     for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         v = os.environ.get(var, "")
         if v:
@@ -351,6 +357,6 @@ def default_lang():
     return "ja" if loc.lower().startswith(("ja", "japanese")) else "en"
 
 
-def text(lang, key, **kw):
+def text(lang: str, key: str, **kw: object) -> str:
     en, ja = TEXTS[key]
     return (ja if lang == "ja" else en).format(**kw)

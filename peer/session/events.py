@@ -1,0 +1,60 @@
+"""What the session hands its faces: ``Event``s, never words and never a screen call.
+
+An event says what happened (``what``, a key of ``peer.faces.texts``) with raw fields; each face puts
+them in its own language (``peer.faces.plain.Screen.words``).  The fields that need words are raw:
+
+- ``colour``: ``BLACK`` or ``WHITE``;
+- ``name``, ``other``, ``black``, ``white``, ``old``: a player's name as given (the default names
+  ``black`` and ``white`` are shown in the face's language);
+- ``result``: a record's result (D1), like ``36-28`` or ``white resigned``;
+- ``reason``: a ``Reason`` (the session's own, or the engine's), else an English text from
+  elsewhere (the board, the opponent) shown as it is;
+- ``leave_by``: how this side is left: ``human`` (types quit), ``terminal`` (quit or Ctrl+C),
+  ``computer`` (Ctrl+C);
+- ``view``: the ``View`` to draw (``board``).
+"""
+from dataclasses import dataclass, field
+from typing import Any, Dict, Mapping, Protocol
+
+from engine import IllegalMove
+
+from .. import protocol
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something was refused: ``code`` says it to a screen (a key of ``peer.faces.texts`` with
+    ``fields``), ``english`` to the other side (the wire is English, always)."""
+
+    code: str
+    english: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def own(cls, code: str, **fields: Any) -> "Reason":
+        """One of the session's reasons (``protocol.REASONS``)."""
+        return cls(code, protocol.REASONS[code].format(**fields), fields)
+
+    @classmethod
+    def illegal(cls, e: IllegalMove, move: str, size: int) -> "Reason":
+        """The engine's refusal of ``move`` (as sent or typed) on a board of ``size``."""
+        code = f"illegal_{e.reason}" if e.reason else ""
+        return cls(code, str(e), {"square": move, "size": size})
+
+    def __str__(self) -> str:
+        return self.english
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, for the faces (see the module's doc for the fields)."""
+
+    what: str
+    fields: Dict[str, Any] = field(default_factory=dict)
+
+
+class Listener(Protocol):
+    """What a session tells what happens to: a face (``peer.faces``)."""
+
+    def tell(self, event: Event) -> None:
+        """``event`` happened (draw the board of a ``board`` event's view, or say it)."""

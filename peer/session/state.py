@@ -1,0 +1,72 @@
+"""What the session knows, declared once for the modules whose rules share it (each is set in
+``Session.__init__``; the opponent's state is ``them``, the clocks ``clocks``)."""
+import threading
+from typing import TYPE_CHECKING
+
+import comm
+from engine import Game
+
+from ..players import Player
+from ..protocol import Msg
+from ..record import Record, Records, Untrusted
+from .clocks import Clocks
+from .events import Listener
+from .opponent import Opponent
+
+if TYPE_CHECKING:
+    from .handshake import Black, White
+
+
+class State:
+    colour: int
+    me: str                     # "black" or "white"
+    other: str
+    role: "Black | White"       # what black and white do differently (H2, H3)
+    player: Player
+    screen: Listener            # the face told what happens
+    my_name: str
+    name_given: bool            # else a resumed game keeps our name from its record
+    recorded_name: str | None   # our name in the record of the game we resume
+    them: Opponent
+    clocks: Clocks
+    size: int | None            # the board's, once known
+    want_size: int | None       # the size asked for on the command line, if any
+    new: bool
+    classic_after: float
+    gone_after: float
+    patience: float | None
+    stats: str | None
+    secret: bytes | None
+    ack_wait: float             # G6: seconds to wait for the opponent's result after sending ours
+    board: comm.Board
+    records: Records
+    mode: str | None            # "full" after a handshake, "classic" without one
+    game: Game | None
+    record: Record | None
+    gid: str | None
+    prompted: bool
+    full_told: str | bool       # T2 T5: the cause of an unwritable board last told (False: none)
+    sent_at: float | None       # when our last move was sent (for --stats)
+    pending: list[Msg]          # messages read but not handled yet
+    save_failed: str | None     # why the last save of the record failed (None: it did not)
+    acked: bool                 # G6: the opponent's result for this game has come
+    end_shown: bool             # the end of this game was shown
+    resumed_end: bool           # this run offers again a game that ended unacknowledged (G6)
+    asked_new: str | None       # white with --new: the game it closed (its hello says new=1, H2)
+    set_aside: tuple[str, int] | None   # (id, size) of the game whose record was set aside (D6)
+    held: "tuple[str, Untrusted] | None"    # a record left alone until the secret is shared (D6a)
+    secret_shared: bool         # a message signed with our secret came from the opponent (D6a)
+    sending_stopped: bool       # I6: this run was replaced: it sends nothing more
+    stop: threading.Event
+
+    @property
+    def game_now(self) -> Game:
+        """The game being played: for the rules that run only once there is one."""
+        assert self.game is not None, "no game yet"
+        return self.game
+
+    @property
+    def record_now(self) -> Record:
+        """The record of the game being played (as ``game_now``)."""
+        assert self.record is not None, "no game yet"
+        return self.record
