@@ -19,7 +19,6 @@ from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
 from .players import describe
-from .ui import cwidth
 
 try:
     import tkinter as tk
@@ -37,7 +36,9 @@ COLOURS = {"felt": "#2e7d32", "line": "#174d1b", "black": "#111111", "white": "#
            "coord": "#c8e6c9", "back": "#1e4620"}
 BANNER = {"": ("#263238", "#ffffff"), "turn": ("#1565c0", "#ffffff"), "pass": ("#f9a825", "#000000"),
           "over": ("#6a1b9a", "#ffffff")}
-SIDE_WIDTH = 330        # pixels of the panel beside the board (fixed: nothing moves as texts change)
+SIDE_WIDTH = 330        # pixels of the panel beside the board (fixed while the window keeps its size:
+SIDE_NARROW = 190       # nothing moves as texts change), and at least, in a small window
+MESSAGE_ROWS = ((600, 6), (480, 4), (0, 2))    # lines of messages for a window at least this high
 BUTTON_TEXTS = {"resign": ("gui_resign", "gui_resign_sure"), "quit": ("gui_quit", "gui_close")}
 MESSAGE_STYLES = {"chat": "#1565c0", "error": "#c62828", "typed": "#616161"}
 TICK_MS = 100           # how often the window looks at the session
@@ -89,6 +90,8 @@ class Window(Face):
         self._said_shown = 0
         self._labels = {}
         self._dumped = None
+        self._fitted_to = None         # the window's size the layout was fitted to
+        self._buttons_per_row = 0
 
     # -- opening ---------------------------------------------------------------------------
     def open(self):
@@ -126,8 +129,10 @@ class Window(Face):
         self.canvas.bind("<Configure>", lambda e: self._draw())
         self.canvas.bind("<Button-1>", self._clicked)
 
-        side = tk.Frame(root, padx=10, pady=8)
+        side = self.side = tk.Frame(root, padx=10, pady=8, width=SIDE_WIDTH)
         side.grid(row=1, column=1, sticky="ns")
+        side.grid_propagate(False)      # (its width is the window's choice, see _fit)
+        side.columnconfigure(0, weight=1)
         side.rowconfigure(5, weight=1)
         self.players = []
         for colour in (BLACK, WHITE):
@@ -155,7 +160,7 @@ class Window(Face):
         bar = tk.Scrollbar(box, command=self.moves.yview)
         bar.grid(row=0, column=1, sticky="ns")
         self.moves.configure(yscrollcommand=bar.set)
-        buttons = tk.Frame(side, pady=8)
+        buttons = self.button_bar = tk.Frame(side, pady=8)
         buttons.grid(row=6, column=0, sticky="ew")
         if self.mode == "play":
             spec = [("hint", "gui_hint", self.hint), ("resign", "gui_resign", self.resign),
@@ -171,14 +176,16 @@ class Window(Face):
             spec = [("quit", "gui_close", self.close_asked)]
         symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
         self.buttons = {}
-        for i, (key, text, command) in enumerate(spec):
+        self._button_widths = {}    # pixels each button needs for its usual text (a longer one wraps)
+        button_font = tkfont.nametofont("TkDefaultFont")
+        for key, text, command in spec:
             shown = [self.t(k) for k in BUTTON_TEXTS.get(key, (text,))] if text else [symbols[key]]
-            b = tk.Button(buttons, text=shown[0], command=command, width=max(map(cwidth, shown)) + 1)
-            b.grid(row=0, column=i, padx=2, sticky="ew")
+            b = tk.Button(buttons, text=self.t(text) if text else shown[0], command=command)
             self.buttons[key] = b
+            self._button_widths[key] = button_font.measure(min(shown, key=button_font.measure)) + 24
         self._button_fg = b.cget("fg")
 
-        bottom = tk.Frame(root, padx=6, pady=4)
+        bottom = self.bottom = tk.Frame(root, padx=6, pady=4)
         bottom.grid(row=2, column=0, columnspan=2, sticky="ew")
         bottom.columnconfigure(1, weight=1)
         self.text = tk.Text(bottom, height=6, wrap="word", state="disabled", takefocus=0,
@@ -195,6 +202,49 @@ class Window(Face):
             b = tk.Button(bottom, text=self.t("gui_send"), command=self.send)
             b.grid(row=1, column=2)
             self.buttons["send"] = b
+        self._fit_buttons(SIDE_WIDTH)
+        root.bind("<Configure>", self._fit, add="+")
+
+    def _fit(self, event=None):
+        """The window's space shared out anew for its size: the board takes what it can; a small
+        window has fewer lines of messages and a narrower panel (its texts wrapped, its buttons
+        in more rows)."""
+        root = self.root
+        if event is not None and event.widget is not root:
+            return
+        width, height = root.winfo_width(), root.winfo_height()
+        if (width, height) == self._fitted_to or width < 2:
+            return
+        self._fitted_to = (width, height)
+        rows = next(n for least, n in MESSAGE_ROWS if height >= least)
+        self._set(self.text, height=rows)
+        line = tkfont.nametofont(self.text.cget("font")).metrics("linespace")
+        below = rows * line + (self.entry.winfo_reqheight() + 12 if self.entry is not None else 12)
+        board = height - self.banner.winfo_reqheight() - below
+        side = max(SIDE_NARROW, min(SIDE_WIDTH, width - board))
+        root.columnconfigure(1, minsize=side)
+        self._set(self.side, width=side)
+        for name, _count, state in self.players:
+            self._set(name, wraplength=side - 80)
+            self._set(state, wraplength=side - 30)
+        self._set(self.turn, wraplength=side - 30)
+        self._fit_buttons(side - 20)
+
+    def _fit_buttons(self, width):
+        """The buttons in rows of as many as fit in ``width`` pixels, all of one width."""
+        keys = [k for k in self.buttons if k != "send"]
+        widest = max(self._button_widths[k] for k in keys)
+        per_row = max(1, min(len(keys), width // widest))
+        if self._buttons_per_row == per_row:
+            return
+        self._buttons_per_row = per_row
+        bar = self.button_bar
+        for i in range(len(keys)):
+            bar.columnconfigure(i, weight=0, uniform="")
+        for i, key in enumerate(keys):
+            bar.columnconfigure(i % per_row, weight=1, uniform="button")
+            self.buttons[key].grid(row=i // per_row, column=i % per_row, padx=2, pady=1, sticky="ew")
+            self.buttons[key].configure(wraplength=max(20, width // per_row - 16))
 
     # -- what the person does --------------------------------------------------------------
     def _clicked(self, event):
@@ -554,7 +604,7 @@ class Window(Face):
         def centre(widget):
             return {"x": widget.winfo_rootx() + widget.winfo_width() // 2,
                     "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
-                    "text": widget.cget("text")}
+                    "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height()}
         return {
             "title": self.root.title(), "mode": self.mode, "banner": self.banner.cget("text"),
             "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
