@@ -251,8 +251,9 @@ class _Current:
 
 
 def watch_window(board, window, until_over, secret=None):
-    """``watch --gui``: the board's current game in ``window``, followed in a worker thread
-    until the window is closed (or, ``until_over``, the game is over)."""
+    """``watch --gui`` (and the demo at a terminal): the board's current game in ``window`` (or
+    the live screen), followed in a worker thread until it is closed (or, ``until_over``, the
+    game is over)."""
     current = _Current(board, window.say, secret)
     seen = {"key": None, "view": empty_view()}
 
@@ -442,7 +443,12 @@ def demo(argv):
              subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
                               stdout=logs[1], stderr=subprocess.STDOUT)]
     try:
-        code = follow(board, screen, until_over=True, timeout=600)
+        if live_terminal():
+            from .live import LiveScreen
+            face = LiveScreen(screen.lang, screen.colour, human=False, watching=True)
+            code = watch_window(board, face, until_over=True)
+        else:
+            code = follow(board, screen, until_over=True, timeout=600)
         for p in procs:
             p.wait(timeout=60)
         rec = Records(board).current()

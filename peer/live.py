@@ -195,8 +195,10 @@ def message_lines(messages, width):
 class LiveScreen(Face):
     """The live face in a terminal (prompt_toolkit)."""
 
-    def __init__(self, lang="en", colour=True, human=True):
+    def __init__(self, lang="en", colour=True, human=True, watching=False):
         super().__init__(lang, colour=colour, human=human)
+        self.watching = watching    # a game followed from the board (watch, demo): nothing to type for it
+        self.closed = False         # (watching) Ctrl+C or quit asked to stop
         self.app = None
         self._frame_at = (None, None)    # (render counter, frame): the screen laid out for that render
 
@@ -241,8 +243,20 @@ class LiveScreen(Face):
         return _joined([[fragment] for fragment in self._message_lines()]) + [("[SetCursorPosition]", "")]
 
     def _typed(self, buffer):
-        self.enter(buffer.text)
+        if self.watching and buffer.text.strip().lower() in ("q", "quit"):
+            self.interrupt()
+        elif self.watching:
+            self.say("live_watching_keys")
+        else:
+            self.enter(buffer.text)
         return False        # the line empties (it is in the history)
+
+    def interrupt(self):
+        if self.watching:
+            self.closed = True
+            self._close("done")
+        else:
+            super().interrupt()
 
     def _application(self):
         from prompt_toolkit.application import Application
@@ -284,7 +298,7 @@ class LiveScreen(Face):
 
         def rule():
             from prompt_toolkit.application import get_app
-            key = "live_keys" if self.human else "live_keys_computer"
+            key = "live_watching_keys" if self.watching else "live_keys" if self.human else "live_keys_computer"
             return [("class:rule", fit(self.t(key), get_app().output.get_size().columns))]
 
         root = HSplit([

@@ -217,6 +217,7 @@ TEXTS = {
     "live_too_small": ("The terminal is too small for the board: make it at least {columns} columns wide and "
                        "{rows} lines high.",
                        "端末が小さすぎて盤が入りません。幅 {columns} 桁、高さ {rows} 行以上に広げてください。"),
+    "live_watching_keys": (" watching · q or Ctrl+C leaves", " 観戦中 · q か Ctrl+C で終了"),
     "live_keys": (" d3 to move · help · Ctrl+C leaves", " d3 で着手 · ヘルプ（help） · Ctrl+C で中断"),
     "live_keys_computer": (" the computer plays · say TEXT · help · Ctrl+C leaves",
                            " コンピュータが対局中 · 発言 文 · ヘルプ（help） · Ctrl+C で中断"),
