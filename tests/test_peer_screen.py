@@ -302,15 +302,15 @@ def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     their AI's name, whose turn); at the end the final board and the record stay on the terminal."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1")
     env.pop("NO_COLOR", None)
-    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "6", "--pace", "0.3", "--time", "0.05",
+    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "4", "--pace", "0.3", "--time", "0.05",
                                           "--lang", "en", "--board", str(tmp_path / "b")],
                          env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(24, 80))
     t = Terminal.__new__(Terminal)
     t.proc, t.screen = proc, pyte.Screen(80, 24)
     t.stream = pyte.Stream(t.screen)
-    lines = t.wait_for(lambda lines: board_rows(lines, 6) == list(range(1, 7)) and "white greedy" in t.shown()
+    lines = t.wait_for(lambda lines: board_rows(lines, 4) == list(range(1, 5)) and "white greedy" in t.shown()
                        and any("Move 3: black to play" in l for l in lines))
-    assert t.row("black alphabeta") == t.row("     a b c d e f"), t.shown()
+    assert t.row("black alphabeta") == t.row("     a b c d"), t.shown()
     assert "watching" in lines[-2], t.shown()                   # the keys line
     proc.expect(pexpect.EOF)
     proc.close()
