@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
@@ -205,7 +206,7 @@ class Window(Face):
         self._fit_buttons(SIDE_WIDTH)
         root.bind("<Configure>", self._fit, add="+")
 
-    def _fit(self, event=None):
+    def _fit(self, event: Any = None) -> None:
         """The window's space shared out anew for its size: the board takes what it can; a small
         window has fewer lines of messages and a narrower panel (its texts wrapped, its buttons
         in more rows)."""
@@ -230,7 +231,7 @@ class Window(Face):
         self._set(self.turn, wraplength=side - 30)
         self._fit_buttons(side - 20)
 
-    def _fit_buttons(self, width):
+    def _fit_buttons(self, width: int) -> None:
         """The buttons in rows of as many as fit in ``width`` pixels, all of one width."""
         keys = [k for k in self.buttons if k != "send"]
         widest = max(self._button_widths[k] for k in keys)
