@@ -92,7 +92,7 @@ class Window(Face):
         self._labels = {}
         self._dumped = None
         self._fitted_to = None         # the window's size the layout was fitted to
-        self._buttons_per_row = 0
+        self._buttons_per_row = (0, None)   # (buttons a row, their widths when each fits its longest text)
 
     # -- opening ---------------------------------------------------------------------------
     def open(self):
@@ -177,13 +177,12 @@ class Window(Face):
             spec = [("quit", "gui_close", self.close_asked)]
         symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
         self.buttons = {}
-        self._button_widths = {}    # pixels each button needs for its usual text (a longer one wraps)
-        button_font = tkfont.nametofont("TkDefaultFont")
+        self._button_texts = {}     # every text each button may show
         for key, text, command in spec:
             shown = [self.t(k) for k in BUTTON_TEXTS.get(key, (text,))] if text else [symbols[key]]
             b = tk.Button(buttons, text=self.t(text) if text else shown[0], command=command)
             self.buttons[key] = b
-            self._button_widths[key] = button_font.measure(min(shown, key=button_font.measure)) + 24
+            self._button_texts[key] = shown
         self._button_fg = b.cget("fg")
 
         bottom = self.bottom = tk.Frame(root, padx=6, pady=4)
@@ -232,20 +231,32 @@ class Window(Face):
         self._fit_buttons(side - 20)
 
     def _fit_buttons(self, width: int) -> None:
-        """The buttons in rows of as many as fit in ``width`` pixels, all of one width."""
+        """The buttons in ``width`` pixels: in one row, each as wide as its longest text (nothing
+        moves as a text changes), when they fit so; else in rows of as many as fit with their
+        shortest texts, all of one width, a longer text wrapped."""
         keys = [k for k in self.buttons if k != "send"]
-        widest = max(self._button_widths[k] for k in keys)
-        per_row = max(1, min(len(keys), width // widest))
-        if self._buttons_per_row == per_row:
+        measure = tkfont.nametofont("TkDefaultFont").measure
+        pad = max(self.buttons[k].winfo_reqwidth() - measure(self.buttons[k].cget("text")) for k in keys) + 4
+        longest = [max(map(measure, self._button_texts[k])) + pad for k in keys]
+        if sum(longest) <= width:
+            per_row, minsizes = len(keys), longest
+        else:
+            shortest = max(min(map(measure, self._button_texts[k])) + pad for k in keys)
+            per_row, minsizes = max(1, min(len(keys), width // shortest)), None
+        if self._buttons_per_row == (per_row, minsizes):
             return
-        self._buttons_per_row = per_row
+        self._buttons_per_row = (per_row, minsizes)
         bar = self.button_bar
         for i in range(len(keys)):
-            bar.columnconfigure(i, weight=0, uniform="")
+            if minsizes:
+                bar.columnconfigure(i, minsize=minsizes[i], weight=0, uniform="")
+            elif i < per_row:
+                bar.columnconfigure(i, minsize=0, weight=1, uniform="button")
+            else:
+                bar.columnconfigure(i, minsize=0, weight=0, uniform="")
         for i, key in enumerate(keys):
-            bar.columnconfigure(i % per_row, weight=1, uniform="button")
+            self.buttons[key].configure(wraplength=0 if minsizes else max(20, width // per_row - pad))
             self.buttons[key].grid(row=i // per_row, column=i % per_row, padx=2, pady=1, sticky="ew")
-            self.buttons[key].configure(wraplength=max(20, width // per_row - 16))
 
     # -- what the person does --------------------------------------------------------------
     def _clicked(self, event):
@@ -605,7 +616,9 @@ class Window(Face):
         def centre(widget):
             return {"x": widget.winfo_rootx() + widget.winfo_width() // 2,
                     "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
-                    "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height()}
+                    "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height(),
+                    "cut": (widget.winfo_width() < widget.winfo_reqwidth()
+                            or widget.winfo_height() < widget.winfo_reqheight())}
         return {
             "title": self.root.title(), "mode": self.mode, "banner": self.banner.cget("text"),
             "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
