@@ -1,7 +1,10 @@
 """Play black: ``python black.py [--ai NAME] [--board DIR] ...`` (``--help`` for all options)."""
 import sys
 
-from peer.cli import main
+from peer.installed import check
+
+check("black.py")
+from peer.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main(colour="black"))

@@ -1,5 +1,8 @@
 import sys
 
-from .cli import main
+from .installed import check
+
+check("python -m peer")
+from .cli import main  # noqa: E402
 
 sys.exit(main())

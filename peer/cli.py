@@ -324,7 +324,12 @@ def demo(argv: list[str]) -> int:
              subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
                               stdout=logs[1] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT)]
     try:
-        code = follow(board, screen, until_over=True, timeout=600)
+        if live_terminal():
+            from .faces.live import LiveScreen
+            face = LiveScreen(screen.lang, screen.colour, human=False, watching=True)
+            code = watch_window(board, face, until_over=True)
+        else:
+            code = follow(board, screen, until_over=True, timeout=600)
         for p in procs:
             p.wait(timeout=60)
         rec = Records(board).current()

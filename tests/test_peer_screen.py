@@ -245,3 +245,75 @@ def test_the_terminal_closed_is_leaving(tmp_path):
     w.terminate()
     out, _ = w.communicate(timeout=30)
     assert "black left the game" in out, out
+
+
+def board_rows(lines, size=8):
+    """The board's row numbers shown whole (each with its ``size`` squares) under its letters."""
+    letters = " ".join("abcdefghijklmnopqrstuvwxyz"[:size])
+    top = next((i for i, line in enumerate(lines) if line.startswith("     " + letters)), None)
+    if top is None:
+        return []
+    rows = []
+    for y, line in enumerate(lines[top + 1:top + 1 + size], 1):
+        if re.match(rf"{y:>3}  ([.·●○] ){{{size - 1}}}[.·●○]", line):
+            rows.append(y)
+    return rows
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_board_stays_whole_in_a_small_terminal(tmp_path, lang):
+    """The board is what stays: at 40x15 (the panel above it), 60x12 (beside it) and 80x24 every
+    row is there, with whose turn it is and the input line; the panel, the move list, the rule
+    and the messages give way first.  A terminal too small for the board says what it needs."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", lang, rows=15, cols=40)
+    turn = "1 手目: 黒の番" if lang == "ja" else "Move 1: black to play"
+    needs = "幅 21 桁、高さ 11 行" if lang == "ja" else "at least 21 columns wide and 11 lines high"
+    try:
+        for rows, cols in ((15, 40), (12, 60), (24, 80), (11, 21), (40, 100)):
+            t.resize(rows, cols)
+            least = (rows, cols) == (11, 21)        # the board, a line of messages, the input line
+            lines = t.wait_for(lambda lines: board_rows(lines) == list(range(1, 9))
+                               and (least or any(turn in l for l in lines)))
+            assert lines[-1].startswith(">"), t.shown()                     # the input line
+            if not least:
+                assert t.row("黒" if lang == "ja" else "black") < t.row("白" if lang == "ja" else "white")
+            if cols == 60:
+                assert t.row(turn) < t.row("  8 ")                          # beside the board
+            if rows >= 24:
+                assert "Ctrl+C" in t.shown() and "────" in t.shown()        # room for the rule and the keys
+        for rows, cols in ((10, 21), (24, 20), (6, 60)):
+            t.resize(rows, cols)
+            lines = t.wait_for(lambda lines: needs.replace(" ", "") in "".join(lines).replace(" ", ""))
+            assert board_rows(lines) == [] and lines[-1].startswith(">"), t.shown()
+        t.resize(24, 80)
+        t.wait_for(lambda lines: board_rows(lines) == list(range(1, 9)))
+        t.proc.send("quit\r")
+        t.proc.expect(pexpect.EOF)
+    finally:
+        t.proc.close(force=True)
+        w.terminate()
+        w.communicate(timeout=30)
+
+
+def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
+    """At a terminal the demo is watched on the live screen (the board in place, the players by
+    their AI's name, whose turn); at the end the final board and the record stay on the terminal."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1")
+    env.pop("NO_COLOR", None)
+    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "4", "--pace", "0.3", "--time", "0.05",
+                                          "--lang", "en", "--board", str(tmp_path / "b")],
+                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(24, 80))
+    t = Terminal.__new__(Terminal)
+    t.proc, t.screen = proc, pyte.Screen(80, 24)
+    t.stream = pyte.Stream(t.screen)
+    lines = t.wait_for(lambda lines: board_rows(lines, 4) == list(range(1, 5)) and "white greedy" in t.shown()
+                       and any("Move 3: black to play" in l for l in lines))
+    assert t.row("black alphabeta") == t.row("     a b c d"), t.shown()
+    assert "watching" in lines[-2], t.shown()                   # the keys line
+    proc.expect(pexpect.EOF)
+    proc.close()
+    assert proc.exitstatus == 0
+    t.stream.feed(proc.before or "")
+    assert "Game record:" in t.shown() and "python -m peer replay" in t.shown(), t.shown()

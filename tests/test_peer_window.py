@@ -4,6 +4,7 @@ the window shows (its canvas items, labels and move list, read back from the wid
 game record the session wrote: a click that does not reach the session fails them."""
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -331,3 +332,48 @@ def test_every_window_leaves_on_one_signal(tmp_path, display, sig):
     finally:
         for window in windows.values():
             window.kill()
+
+
+def whole_in(window, widget):
+    """``widget`` (a centre and a size, from the window's state) lies wholly inside ``window``."""
+    left, top = widget["x"] - widget["width"] / 2, widget["y"] - widget["height"] / 2
+    return (window["x"] <= left and left + widget["width"] <= window["x"] + window["width"]
+            and window["y"] <= top and top + widget["height"] <= window["y"] + window["height"])
+
+
+def test_a_small_window_gives_the_board_the_space(tmp_path, display):
+    """At the smallest size (520x420) the board keeps most of the window's height, the panel is
+    narrower and every button is whole; a Japanese replay window's close button says close."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    rec = Record(id="g1", size=8, black="Ann", white="Bob", moves="f5d6c3d3c4", status="playing")
+    (tmp_path / "g1.game").write_text(rec.text(), encoding="utf-8")
+    me = Driven(display, [ROOT / "black.py", "--board", board, "--lang", "en"], tmp_path / "p.json", tmp_path / "p.out")
+    replay = Driven(display, ["-m", "peer", "replay", tmp_path / "g1.game", "--lang", "ja"], tmp_path / "r.json",
+                    tmp_path / "r.out")
+    try:
+        for x, window, title in ((0, me, "^Othello: black on " + re.escape(str(board)) + "$"),
+                                 (600, replay, r"g1\.game$")):
+            s = window.settled(lambda s: s["board"] is not None)          # (as it opens: 960x680)
+            assert not any(b["cut"] for b in s["buttons"].values()), s["buttons"]
+            window.xdotool("search", "--sync", "--name", title, "windowsize", 520, 420, "windowmove", x, 0)
+            s = window.settled(lambda s: (s["window"]["x"], s["window"]["width"], s["window"]["height"])
+                               == (x, 520, 420))
+            side = s["board"]["cell"] * s["board"]["size"]
+            assert side >= 0.6 * 420, s["board"]               # (it was 94 px: the panel kept 330)
+            panel = [b for key, b in s["buttons"].items() if key != "send"]
+            assert s["board"]["x"] + side <= min(b["x"] - b["width"] / 2 for b in panel)     # beside the board
+            for key, button in s["buttons"].items():
+                assert whole_in(s["window"], button) and not button["cut"], (key, s["buttons"])
+        me.click_square("d3")                                   # the board takes clicks at this size
+        me.wait("d3 played", lambda s: len(s["moves"]) >= 1 and s["moves"][0].endswith("d3"))
+        assert replay.now()["buttons"]["quit"]["text"] == "閉じる"
+        replay.click_button("quit")
+        assert replay.finish()[0] == 0
+        me.click_button("quit")
+        assert me.finish()[0] == 0
+    finally:
+        me.kill()
+        replay.kill()
+        w.terminate()
+        w.communicate(timeout=30)

@@ -7,13 +7,16 @@ terminals, with resizing); the plain line-by-line ``Screen`` stays for pipes, ``
 ``NO_COLOR``.
 """
 import functools
+from typing import List, Optional, Tuple
 
 from engine import BLACK, WHITE
 
 from .face import Face, player_label, result_text, state_text
 from ..players import describe
+from ..session.view import View
 from .plain import cwidth, wrap
 
+Line = List[Tuple[str, str]]     # a line of (style, text) fragments
 SIDE_MIN = 30           # columns the players' panel needs beside the board (else it goes below)
 SIDE_MAX = 44           # (and at most takes: the counts stay near the names)
 STYLE = {
@@ -73,13 +76,15 @@ def board_lines(view, screen):
     return out
 
 
-def side_lines(view, screen, width, move_rows):
+def side_lines(view: View, screen: Face, width: int, move_rows: int, rows: Optional[int] = None) -> List[Line]:
     """Both players (name, kind, discs, state, clock), whose turn, the last move, and the end of
-    the numbered move list (at most ``move_rows`` rows)."""
+    the numbered move list (at most ``move_rows`` rows).  At most ``rows`` lines: the oldest moves
+    give way first, then the blank line, the last move and the players' states; whose turn it is
+    stays longest."""
     t = screen.t
     pos = view.position
     counts = pos.discs() if pos is not None else (None, None)
-    out = []
+    items: List[Tuple[int, Line]] = []      # (rank, line) in the order shown; the highest rank gives way first
     for colour in (BLACK, WHITE):
         side = view.sides[colour]
         label = player_label(side, colour, screen)
@@ -87,47 +92,94 @@ def side_lines(view, screen, width, move_rows):
         room = max(1, width - len(count) - 1)
         label = fit(label, room)
         style = "class:me" if side.me else ""
-        out.append([(style, label + " " * (room - cwidth(label) + 1)), ("class:turn", count)])
-        out.append([("class:dim", "   " + state_text(side, screen))])
-    out.append([])
+        items.append((1, [(style, label + " " * (room - cwidth(label) + 1)), ("class:turn", count)]))
+        items.append((2, [("class:dim", fit("   " + state_text(side, screen), width))]))
+    items.append((4, []))
     if pos is None:
-        out.append([("class:dim", t("live_not_started"))])
-        return out
-    if view.ended:
-        out.append([("class:turn", t("live_over", result=result_text(view, screen)))])
+        items.append((0, [("class:dim", fit(t("live_not_started"), width))]))
     else:
-        out.append([("class:turn", t("live_turn", n=len(view.moves) + 1, colour=screen.colour_name(pos.turn)))])
-    if view.last is not None:
-        out.append([("", t("live_last", move=describe(view.last, view.size, screen)))])
-    entries = [f"{i:>2} {describe(m, view.size, screen)}" for i, m in enumerate(view.moves, 1)]
-    if entries and move_rows > 0:
-        wide = max(cwidth(e) for e in entries) + 2
-        per_row = max(1, width // wide)
-        rows = [entries[i:i + per_row] for i in range(0, len(entries), per_row)]
-        for r in rows[-move_rows:]:
-            out.append([("", "".join(e + " " * (wide - cwidth(e)) for e in r).rstrip())])
-    return out
+        if view.ended:
+            turn = t("live_over", result=result_text(view, screen))
+        else:
+            turn = t("live_turn", n=len(view.moves) + 1, colour=screen.colour_name(pos.turn))
+        items.append((0, [("class:turn", fit(turn, width))]))
+        if view.last is not None:
+            items.append((3, [("", fit(t("live_last", move=describe(view.last, view.size, screen)), width))]))
+        entries = [f"{i:>2} {describe(m, view.size, screen)}" for i, m in enumerate(view.moves, 1)]
+        if entries and move_rows > 0:
+            wide = max(cwidth(e) for e in entries) + 2
+            per_row = max(1, width // wide)
+            lines = [entries[i:i + per_row] for i in range(0, len(entries), per_row)][-move_rows:]
+            for age, r in enumerate(lines):
+                items.append((5 + len(lines) - age, [("", "".join(e + " " * (wide - cwidth(e)) for e in r).rstrip())]))
+    if rows is not None and rows < len(items):
+        kept = sorted(sorted(range(len(items)), key=lambda i: items[i][0])[:max(0, rows)])
+        items = [items[i] for i in kept]
+    return [line for _, line in items]
 
 
-def top_lines(view, screen, width):
-    """The board with the players' panel beside it, or above it when the terminal is narrow (a
-    board taller than the terminal is cut at the bottom, the players and the turn stay in sight);
-    before the game starts, only the panel."""
+def board_width(size: int) -> int:
+    """Columns the board takes, with its coordinates."""
+    return 5 + 2 * size
+
+
+def _beside(view: View, width: int) -> bool:
+    return width >= board_width(view.size) + 2 + SIDE_MIN
+
+
+def top_lines(view: View, screen: Face, width: int, height: Optional[int] = None) -> List[Line]:
+    """The board with the players' panel beside it, or above it when the terminal is narrow; at
+    most ``height`` lines, of which the board takes the whole height it needs and the panel what
+    is left (see ``side_lines``).  Before the game starts, only the panel.  A terminal too narrow
+    or too short for the board says so instead."""
     if view.position is None:
-        return side_lines(view, screen, min(SIDE_MAX, width), 0)
+        return side_lines(view, screen, min(SIDE_MAX, width), 0, height)
+    height = 10 ** 6 if height is None else height
     board = board_lines(view, screen)
-    board_w = 5 + 2 * view.size
+    board_w = board_width(view.size)
+    if width < board_w or height < len(board):
+        return too_small(view, screen, width)[:max(0, height)]
     fixed = 8       # players (4), a blank, turn, last move, a blank
-    if width >= board_w + 2 + SIDE_MIN:
+    if _beside(view, width):
         side_w = min(SIDE_MAX, width - board_w - 2)
-        side = side_lines(view, screen, side_w, max(2, len(board) - fixed))
+        side = side_lines(view, screen, side_w, max(2, len(board) - fixed), height)
         out = []
         for i in range(max(len(board), len(side))):
             left = board[i] if i < len(board) else []
             used = sum(cwidth(text) for _, text in left)
             out.append(left + [("", " " * (board_w + 2 - used))] + (side[i] if i < len(side) else []))
         return out
-    return side_lines(view, screen, min(SIDE_MAX, width), 1) + board
+    return side_lines(view, screen, min(SIDE_MAX, width), 1, height - len(board)) + board
+
+
+def too_small(view: View, screen: Face, width: int) -> List[Line]:
+    """What a terminal too small for the board shows instead of it: the size it needs."""
+    text = screen.t("live_too_small", columns=board_width(view.size), rows=view.size + 1 + BELOW)
+    return [[("class:error", line)] for line in wrap(text, width)]
+
+
+BELOW = 2               # lines under the top that always stay: the last message and the input line
+ESSENTIAL = 3           # lines of the panel that stay above a board in a narrow terminal: the players, the turn
+
+
+def frame(view: View, screen: Face, columns: int, rows: int) -> Tuple[List[Line], bool, bool]:
+    """The screen laid out for ``columns`` x ``rows``: (the top's lines, whether the rule under
+    it is shown, whether the keys line is).  The board stays whole; under it the last message
+    and the input line; then, as the terminal grows, the essential panel (the players and whose
+    turn), the rule, the keys line, two more lines of messages, the rest of the panel; all
+    further lines go to the messages."""
+    room = max(0, rows - BELOW)
+    if view.position is None:
+        essential = ESSENTIAL
+    elif columns < board_width(view.size) or room < view.size + 1:
+        return top_lines(view, screen, columns, room), False, False
+    else:
+        essential = view.size + 1 + (0 if _beside(view, columns) else ESSENTIAL)
+    essential = min(essential, room)
+    spare = room - essential
+    rule, keys = spare >= 1, spare >= 2
+    spare = max(0, spare - 4)         # the rule, the keys line, two lines of messages
+    return top_lines(view, screen, columns, essential + spare), rule, keys
 
 
 @functools.lru_cache(maxsize=2048)
@@ -143,10 +195,12 @@ def message_lines(messages, width):
 class LiveScreen(Face):
     """The live face in a terminal (prompt_toolkit)."""
 
-    def __init__(self, lang="en", colour=True, human=True):
+    def __init__(self, lang="en", colour=True, human=True, watching=False):
         super().__init__(lang, colour=colour, human=human)
+        self.watching = watching    # a game followed from the board (watch, demo): nothing to type for it
+        self.closed = False         # (watching) Ctrl+C or quit asked to stop
         self.app = None
-        self._top_frame = (None, [])     # (render counter, lines): the top laid out for that frame
+        self._frame_at = (None, None)    # (render counter, frame): the screen laid out for that render
 
     def refresh(self):
         app = self.app
@@ -154,21 +208,24 @@ class LiveScreen(Face):
             app.invalidate()
 
     # -- the layout -------------------------------------------------------------------------
-    def _top_lines(self):
-        """The top of this frame: laid out once per render (its height and its content are
-        asked for separately), from one view of the session."""
+    def _frame(self):
+        """This frame laid out (see ``frame``): once per render (the heights and the contents
+        are asked for separately), from one view of the session."""
         from prompt_toolkit.application import get_app
         app = get_app()
         if self.view is None:
-            return []
-        if self._top_frame[0] != app.render_counter:
-            self._top_frame = (app.render_counter, top_lines(self.view(), self, app.output.get_size().columns))
-        return self._top_frame[1]
+            return [], True, True
+        if self._frame_at[0] != app.render_counter:
+            size = app.output.get_size()
+            self._frame_at = (app.render_counter, frame(self.view(), self, size.columns, size.rows))
+        return self._frame_at[1]
+
+    def _top_lines(self):
+        return self._frame()[0]
 
     def _top_height(self):
         from prompt_toolkit.layout import Dimension
-        rows = len(self._top_lines())
-        return Dimension(min=0, preferred=rows, max=rows)
+        return Dimension.exact(len(self._top_lines()))
 
     def _top(self):
         return _joined(self._top_lines())
@@ -186,8 +243,20 @@ class LiveScreen(Face):
         return _joined([[fragment] for fragment in self._message_lines()]) + [("[SetCursorPosition]", "")]
 
     def _typed(self, buffer):
-        self.enter(buffer.text)
+        if self.watching and buffer.text.strip().lower() in ("q", "quit"):
+            self.interrupt()
+        elif self.watching:
+            self.say("live_watching_keys")
+        else:
+            self.enter(buffer.text)
         return False        # the line empties (it is in the history)
+
+    def interrupt(self):
+        if self.watching:
+            self.closed = True
+            self._close("done")
+        else:
+            super().interrupt()
 
     def _application(self):
         from prompt_toolkit.application import Application
@@ -195,7 +264,8 @@ class LiveScreen(Face):
         from prompt_toolkit.history import InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
         from prompt_toolkit.keys import Keys
-        from prompt_toolkit.layout import Dimension, HSplit, Layout, Window
+        from prompt_toolkit.filters import Condition
+        from prompt_toolkit.layout import ConditionalContainer, Dimension, HSplit, Layout, Window
         from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
         from prompt_toolkit.layout.processors import BeforeInput
         from prompt_toolkit.output import ColorDepth
@@ -228,14 +298,16 @@ class LiveScreen(Face):
 
         def rule():
             from prompt_toolkit.application import get_app
-            key = "live_keys" if self.human else "live_keys_computer"
+            key = "live_watching_keys" if self.watching else "live_keys" if self.human else "live_keys_computer"
             return [("class:rule", fit(self.t(key), get_app().output.get_size().columns))]
 
         root = HSplit([
             Window(FormattedTextControl(self._top), height=self._top_height, wrap_lines=False),
-            Window(height=1, char="─", style="class:rule"),
+            ConditionalContainer(Window(height=1, char="─", style="class:rule"),
+                                 filter=Condition(lambda: self._frame()[1])),
             Window(FormattedTextControl(self._messages), height=Dimension(min=1, preferred=3), wrap_lines=True),
-            Window(FormattedTextControl(rule), height=1, style="class:rule"),
+            ConditionalContainer(Window(FormattedTextControl(rule), height=1, style="class:rule"),
+                                 filter=Condition(lambda: self._frame()[2])),
             Window(BufferControl(buffer, input_processors=[BeforeInput("> ")]), height=Dimension(min=1, max=4),
                    dont_extend_height=True, wrap_lines=True),
         ])

@@ -32,8 +32,9 @@ class _Current:
 
 
 def watch_window(board: Path, window: "Window", until_over: bool, secret: bytes | None = None) -> int:
-    """``watch --gui``: the board's current game in ``window``, followed in a worker thread
-    until the window is closed (or, ``until_over``, the game is over)."""
+    """``watch --gui`` (and the demo at a terminal): the board's current game in ``window`` (or
+    the live screen), followed in a worker thread until it is closed (or, ``until_over``, the
+    game is over)."""
     current = _Current(board, window.say, secret)
     seen: dict[str, Any] = {"key": None, "view": empty_view()}
 

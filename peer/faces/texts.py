@@ -219,6 +219,16 @@ TEXTS = {
     "live_over": ("Game over: {result}", "対局終了: {result}"),
     "live_last": ("Last move: {move}", "直前の手: {move}"),
     "live_not_started": ("The game has not started yet.", "対局はまだ始まっていません。"),
+    "live_too_small": ("The terminal is too small for the board: make it at least {columns} columns wide and "
+                       "{rows} lines high.",
+                       "端末が小さすぎて盤が入りません。幅 {columns} 桁、高さ {rows} 行以上に広げてください。"),
+    "live_watching_keys": (" watching · q or Ctrl+C leaves", " 観戦中 · q か Ctrl+C で終了"),
+    "not_installed": ("{program}: this Python ({python}) has no {modules}, which the game needs. Activate the "
+                      "project's environment first ({activate}; on Windows {activate_windows}), or install the "
+                      "project into this Python: {install}",
+                      "{program}: この Python（{python}）には対局に必要な {modules} がありません。先にプロジェクトの"
+                      "環境を有効にするか（{activate}、Windows では {activate_windows}）、この Python にプロジェクトを"
+                      "インストールしてください: {install}"),
     "live_keys": (" d3 to move · help · Ctrl+C leaves", " d3 で着手 · ヘルプ（help） · Ctrl+C で中断"),
     "live_keys_computer": (" the computer plays · say TEXT · help · Ctrl+C leaves",
                            " コンピュータが対局中 · 発言 文 · ヘルプ（help） · Ctrl+C で中断"),

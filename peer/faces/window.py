@@ -13,13 +13,13 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
 from ..players import describe
-from .plain import cwidth
 
 try:
     import tkinter as tk
@@ -37,7 +37,9 @@ COLOURS = {"felt": "#2e7d32", "line": "#174d1b", "black": "#111111", "white": "#
            "coord": "#c8e6c9", "back": "#1e4620"}
 BANNER = {"": ("#263238", "#ffffff"), "turn": ("#1565c0", "#ffffff"), "pass": ("#f9a825", "#000000"),
           "over": ("#6a1b9a", "#ffffff")}
-SIDE_WIDTH = 330        # pixels of the panel beside the board (fixed: nothing moves as texts change)
+SIDE_WIDTH = 330        # pixels of the panel beside the board (fixed while the window keeps its size:
+SIDE_NARROW = 190       # nothing moves as texts change), and at least, in a small window
+MESSAGE_ROWS = ((600, 6), (480, 4), (0, 2))    # lines of messages for a window at least this high
 BUTTON_TEXTS = {"resign": ("gui_resign", "gui_resign_sure"), "quit": ("gui_quit", "gui_close")}
 MESSAGE_STYLES = {"chat": "#1565c0", "error": "#c62828", "typed": "#616161"}
 TICK_MS = 100           # how often the window looks at the session
@@ -89,6 +91,8 @@ class Window(Face):
         self._said_shown = 0
         self._labels = {}
         self._dumped = None
+        self._fitted_to = None         # the window's size the layout was fitted to
+        self._buttons_per_row = (0, None)   # (buttons a row, their widths when each fits its longest text)
 
     # -- opening ---------------------------------------------------------------------------
     def open(self):
@@ -126,8 +130,10 @@ class Window(Face):
         self.canvas.bind("<Configure>", lambda e: self._draw())
         self.canvas.bind("<Button-1>", self._clicked)
 
-        side = tk.Frame(root, padx=10, pady=8)
+        side = self.side = tk.Frame(root, padx=10, pady=8, width=SIDE_WIDTH)
         side.grid(row=1, column=1, sticky="ns")
+        side.grid_propagate(False)      # (its width is the window's choice, see _fit)
+        side.columnconfigure(0, weight=1)
         side.rowconfigure(5, weight=1)
         self.players = []
         for colour in (BLACK, WHITE):
@@ -155,7 +161,7 @@ class Window(Face):
         bar = tk.Scrollbar(box, command=self.moves.yview)
         bar.grid(row=0, column=1, sticky="ns")
         self.moves.configure(yscrollcommand=bar.set)
-        buttons = tk.Frame(side, pady=8)
+        buttons = self.button_bar = tk.Frame(side, pady=8)
         buttons.grid(row=6, column=0, sticky="ew")
         if self.mode == "play":
             spec = [("hint", "gui_hint", self.hint), ("resign", "gui_resign", self.resign),
@@ -171,14 +177,15 @@ class Window(Face):
             spec = [("quit", "gui_close", self.close_asked)]
         symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
         self.buttons = {}
-        for i, (key, text, command) in enumerate(spec):
+        self._button_texts = {}     # every text each button may show
+        for key, text, command in spec:
             shown = [self.t(k) for k in BUTTON_TEXTS.get(key, (text,))] if text else [symbols[key]]
-            b = tk.Button(buttons, text=shown[0], command=command, width=max(map(cwidth, shown)) + 1)
-            b.grid(row=0, column=i, padx=2, sticky="ew")
+            b = tk.Button(buttons, text=self.t(text) if text else shown[0], command=command)
             self.buttons[key] = b
+            self._button_texts[key] = shown
         self._button_fg = b.cget("fg")
 
-        bottom = tk.Frame(root, padx=6, pady=4)
+        bottom = self.bottom = tk.Frame(root, padx=6, pady=4)
         bottom.grid(row=2, column=0, columnspan=2, sticky="ew")
         bottom.columnconfigure(1, weight=1)
         self.text = tk.Text(bottom, height=6, wrap="word", state="disabled", takefocus=0,
@@ -195,6 +202,61 @@ class Window(Face):
             b = tk.Button(bottom, text=self.t("gui_send"), command=self.send)
             b.grid(row=1, column=2)
             self.buttons["send"] = b
+        self._fit_buttons(SIDE_WIDTH)
+        root.bind("<Configure>", self._fit, add="+")
+
+    def _fit(self, event: Any = None) -> None:
+        """The window's space shared out anew for its size: the board takes what it can; a small
+        window has fewer lines of messages and a narrower panel (its texts wrapped, its buttons
+        in more rows)."""
+        root = self.root
+        if event is not None and event.widget is not root:
+            return
+        width, height = root.winfo_width(), root.winfo_height()
+        if (width, height) == self._fitted_to or width < 2:
+            return
+        self._fitted_to = (width, height)
+        rows = next(n for least, n in MESSAGE_ROWS if height >= least)
+        self._set(self.text, height=rows)
+        line = tkfont.nametofont(self.text.cget("font")).metrics("linespace")
+        below = rows * line + (self.entry.winfo_reqheight() + 12 if self.entry is not None else 12)
+        board = height - self.banner.winfo_reqheight() - below
+        side = max(SIDE_NARROW, min(SIDE_WIDTH, width - board))
+        root.columnconfigure(1, minsize=side)
+        self._set(self.side, width=side)
+        for name, _count, state in self.players:
+            self._set(name, wraplength=side - 80)
+            self._set(state, wraplength=side - 30)
+        self._set(self.turn, wraplength=side - 30)
+        self._fit_buttons(side - 20)
+
+    def _fit_buttons(self, width: int) -> None:
+        """The buttons in ``width`` pixels: in one row, each as wide as its longest text (nothing
+        moves as a text changes), when they fit so; else in rows of as many as fit with their
+        shortest texts, all of one width, a longer text wrapped."""
+        keys = [k for k in self.buttons if k != "send"]
+        measure = tkfont.nametofont("TkDefaultFont").measure
+        pad = max(self.buttons[k].winfo_reqwidth() - measure(self.buttons[k].cget("text")) for k in keys) + 4
+        longest = [max(map(measure, self._button_texts[k])) + pad for k in keys]
+        if sum(longest) <= width:
+            per_row, minsizes = len(keys), longest
+        else:
+            shortest = max(min(map(measure, self._button_texts[k])) + pad for k in keys)
+            per_row, minsizes = max(1, min(len(keys), width // shortest)), None
+        if self._buttons_per_row == (per_row, minsizes):
+            return
+        self._buttons_per_row = (per_row, minsizes)
+        bar = self.button_bar
+        for i in range(len(keys)):
+            if minsizes:
+                bar.columnconfigure(i, minsize=minsizes[i], weight=0, uniform="")
+            elif i < per_row:
+                bar.columnconfigure(i, minsize=0, weight=1, uniform="button")
+            else:
+                bar.columnconfigure(i, minsize=0, weight=0, uniform="")
+        for i, key in enumerate(keys):
+            self.buttons[key].configure(wraplength=0 if minsizes else max(20, width // per_row - pad))
+            self.buttons[key].grid(row=i // per_row, column=i % per_row, padx=2, pady=1, sticky="ew")
 
     # -- what the person does --------------------------------------------------------------
     def _clicked(self, event):
@@ -554,7 +616,9 @@ class Window(Face):
         def centre(widget):
             return {"x": widget.winfo_rootx() + widget.winfo_width() // 2,
                     "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
-                    "text": widget.cget("text")}
+                    "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height(),
+                    "cut": (widget.winfo_width() < widget.winfo_reqwidth()
+                            or widget.winfo_height() < widget.winfo_reqheight())}
         return {
             "title": self.root.title(), "mode": self.mode, "banner": self.banner.cget("text"),
             "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
