@@ -2,7 +2,7 @@
 import locale
 import os
 
-from ..protocol import REASONS
+from ..reasons import REASONS
 
 TEXTS = {
     "waiting_join": ("Waiting for {other} to join the board {board} ...",
