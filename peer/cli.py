@@ -1,6 +1,7 @@
 """Command line of the players: ``python -m peer`` (and ``black.py`` / ``white.py``)."""
 import argparse
 import logging
+import signal
 import statistics
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from .faces.face import Face, on_signals
 from .faces.plain import Screen, wants_colour
 from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
-from .record import Records, load_file
+from .record import PLAYING, Records, load_file
 from .session import Session
 
 if TYPE_CHECKING:
@@ -312,26 +313,42 @@ def demo(argv: list[str]) -> int:
     if unfit:
         screen.say("cannot_play", reason=unfit)
         return 2
-    tmp = None
-    board = Path(args.board) if args.board else Path(tempfile.mkdtemp(prefix="cardstand-demo-")) / "board"
-    if not args.board:
-        tmp = board.parent
+    logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
+    board = Path(args.board) if args.board else logs_at / "board"
     extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
-    logs = [open(board.parent / f"{c}.log", "w") for c in ("black", "white")] if tmp else []
-    procs = [subprocess.Popen(_player_cmd("black", board, args.black,
-                                          extra + ["--size", str(args.size), "--name", args.black]),
-                              stdout=logs[0] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT),
-             subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
-                              stdout=logs[1] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT)]
+    logs = [open(logs_at / f"{c}.log", "w") for c in ("black", "white")]
+    procs: list[subprocess.Popen[bytes]] = []
+    on_signals(("SIGTERM", "SIGHUP", "SIGBREAK"), _stop_demo)     # they stop the players too
     try:
+        procs += [subprocess.Popen(_player_cmd("black", board, args.black,
+                                               extra + ["--size", str(args.size), "--name", args.black]),
+                                   stdout=logs[0], stderr=subprocess.STDOUT),
+                  subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
+                                   stdout=logs[1], stderr=subprocess.STDOUT)]
+
+        def alive() -> bool:
+            return any(p.poll() is None for p in procs)
+
         if live_terminal():
             from .faces.live import LiveScreen
             face = LiveScreen(screen.lang, screen.colour, human=False, watching=True)
-            code = watch_window(board, face, until_over=True)
+            code = watch_window(board, face, until_over=True, alive=alive)
         else:
-            code = follow(board, screen, until_over=True, timeout=600)
-        for p in procs:
-            p.wait(timeout=60)
+            code = follow(board, screen, until_over=True, timeout=600, alive=alive)
+        rec = Records(board).current()
+        ended = rec is not None and rec.status != PLAYING
+        for p in procs:                 # after the end they leave by themselves; else they are stopped
+            try:
+                p.wait(timeout=60 if ended else 1)
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                p.wait(timeout=10)
+        for colour, p, log_file in zip((BLACK, WHITE), procs, logs):
+            if p.returncode not in (0, -signal.SIGTERM, 143):   # what the player said before it stopped
+                log_file.flush()
+                said = Path(log_file.name).read_text("utf-8", "replace").strip().splitlines()[-3:]
+                screen.say("demo_player_failed", colour=screen.colour_name(colour), code=p.returncode,
+                           said=" / ".join(visible(line, 200) for line in said))
         rec = Records(board).current()
         if rec:
             path = Records(board).path(rec.id)
@@ -344,8 +361,17 @@ def demo(argv: list[str]) -> int:
         for p in procs:
             if p.poll() is None:
                 p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
         for f in logs:
             f.close()
+
+
+def _stop_demo(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def bench(argv: list[str]) -> int:

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from comm.adopt import unfit_for_a_board
 from peertools import ROOT, file_hashes, finish, player
 
@@ -73,3 +75,37 @@ def test_an_empty_ai_name_and_two_time_options_are_refused(tmp_path):
     code, out = finish(player("black", tmp_path / "b", "--ai", "greedy", "--time", "1", "--game-time", "3"))
     assert code == 2 and "give one" in out, out
     assert not (tmp_path / "b").exists()
+
+
+def test_the_demo_says_why_its_players_stopped(tmp_path):
+    """Players that cannot start (a folder whose marker is somebody else's) are not watched for
+    ever: their reasons are shown and the demo exits 1."""
+    board = tmp_path / "theirs"
+    board.mkdir()
+    (board / "cardstand.board").write_text("somebody else's file")
+    out = subprocess.run([sys.executable, "-m", "peer", "demo", "--board", str(board), "--lang", "en"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
+    said = out.stdout + out.stderr
+    assert out.returncode == 1, said
+    for colour in ("black", "white"):
+        assert f"The {colour} player stopped with exit code 2: Cannot play:" in said and "not a cardstand" in said
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to a child is POSIX")
+def test_a_stopped_demo_stops_its_players(tmp_path):
+    import signal
+    p = subprocess.Popen([sys.executable, "-m", "peer", "demo", "--time", "0.3", "--pace", "0.5", "--board",
+                          str(tmp_path / "b")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
+    players = [tmp_path / "b" / "box" / colour for colour in ("black", "white")]
+    deadline = time.monotonic() + 30
+    while not all((m / "alive").exists() for m in players):     # both players run
+        assert time.monotonic() < deadline and p.poll() is None, "the players never joined"
+        time.sleep(0.1)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=30)
+    assert p.returncode == 143
+    deadline = time.monotonic() + 10
+    while any((m / "alive").exists() for m in players) and time.monotonic() < deadline:
+        time.sleep(0.1)             # (a player that leaves removes its alive record, I6)
+    assert not any((m / "alive").exists() for m in players)

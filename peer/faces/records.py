@@ -31,7 +31,8 @@ class _Current:
         return rec
 
 
-def watch_window(board: Path, window: "Window", until_over: bool, secret: bytes | None = None) -> int:
+def watch_window(board: Path, window: "Window", until_over: bool, secret: bytes | None = None,
+                 alive: Callable[[], bool] | None = None) -> int:
     """``watch --gui`` (and the demo at a terminal): the board's current game in ``window`` (or
     the live screen), followed in a worker thread until it is closed (or, ``until_over``, the
     game is over)."""
@@ -52,6 +53,8 @@ def watch_window(board: Path, window: "Window", until_over: bool, secret: bytes 
                 seen["view"] = record_view(rec, rec.game())
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
                     return 0
+            if alive is not None and not alive():
+                return 1
             time.sleep(0.1)
         return 0
 
@@ -82,7 +85,9 @@ def draw_record(screen: Screen, view: View) -> None:
 
 
 def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float | None = None,
-           secret: bytes | None = None) -> int:
+           secret: bytes | None = None, alive: Callable[[], bool] | None = None) -> int:
+    """Show the board's current game on ``screen`` as it changes, until it ends (``until_over``),
+    ``timeout`` s pass, Ctrl+C, or ``alive()`` says the players are gone (the demo's): 1 then."""
     current = _Current(board, screen.say, secret)
     screen.say("watching", board=board)
     shown = None
@@ -106,6 +111,11 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
                     return 0
             if timeout is not None and time.monotonic() - start > timeout:
                 return 1
+            if alive is not None and not alive():
+                last = current()        # what they wrote before they went is shown first
+                if not (last and (last.id, last.moves, last.status) != shown):
+                    return 1
+                continue
             time.sleep(0.1)
     except KeyboardInterrupt:
         return 0

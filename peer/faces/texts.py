@@ -188,6 +188,8 @@ TEXTS = {
                  "終了します。"),
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
+    "demo_player_failed": ("The {colour} player stopped with exit code {code}: {said}",
+                           "{colour}のプレイヤーが終了コード {code} で止まりました: {said}"),
     "record": ("Game record: {path}", "棋譜: {path}"),
     "record_failed_cause": ("The game record could not be saved (the game goes on; it cannot be resumed from this "
                             "board): {cause}",
