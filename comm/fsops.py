@@ -46,8 +46,10 @@ import stat
 import threading
 import time
 import uuid
+from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Generic, TypeVar
 
 log = logging.getLogger("comm")
 
@@ -87,8 +89,8 @@ _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
 _O_PATH = getattr(os, "O_PATH", 0)          # Linux: a handle for *at() calls, opens nothing
 
-# Directory handles close the race between checking a name and using it.  Tests switch this
-# off to run the portable (Windows) code on POSIX too.
+# Directory handles close the race between checking a name and using it (``DirFdRoot``, else
+# ``PortableRoot``).  Tests switch this off to run the portable (Windows) code on POSIX too.
 USE_DIR_FD = (os.name != "nt" and bool(_O_NOFOLLOW and _O_DIRECTORY)
               and {os.open, os.mkdir, os.rename, os.unlink, os.rmdir, os.stat} <= os.supports_dir_fd
               and os.scandir in os.supports_fd)
@@ -234,9 +236,16 @@ def retry(fn, *args, attempts=5, delay=0.01, also=(), **kw):
             time.sleep(min(delay * (i + 1), 0.05))
 
 
-class Root:
+H = TypeVar("H")     # a folder handle: a descriptor (``DirFdRoot``) or a checked path (``PortableRoot``)
+
+
+class Root(ABC, Generic[H]):
     """A folder whose contents others may write: every operation below it is made without
-    following links.  Thread-safe; one per folder and process (``Root.for_folder``)."""
+    following links.  Thread-safe; one per folder and process (``Root.for_folder``).
+
+    The operations are written once, here, over a few primitives on (folder handle, name)
+    that each platform's class gives: ``DirFdRoot`` (POSIX) and ``PortableRoot`` (Windows),
+    chosen once per folder by ``make_root``."""
 
     _registry = {}
     _registry_lock = threading.Lock()
@@ -269,7 +278,7 @@ class Root:
         with cls._registry_lock:
             r = cls._registry.get(key)
             if r is None:
-                r = cls._registry[key] = cls(folder, guarded=True)
+                r = cls._registry[key] = make_root(folder, guarded=True)
             return r
 
     @contextmanager
@@ -413,14 +422,6 @@ class Root:
         for k in [k for k in dirs if k == rel or k.startswith(rel + "/") or rel == ""]:
             self._close(dirs.pop(k))
 
-    @staticmethod
-    def _close(h):
-        if isinstance(h, int):
-            try:
-                os.close(h)
-            except OSError:
-                pass
-
     def _dir(self, rel):
         """A handle of the folder ``rel`` (a context manager): a descriptor (POSIX) or a checked
         path (portable).  FileNotFoundError when it is missing; ``NotRegular`` when it (or a
@@ -430,11 +431,7 @@ class Root:
 
     def _open_dir(self, rel, healed=False, remake=True):
         if rel == "":
-            if USE_DIR_FD:
-                return os.open(self.folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)  # may be a link
-            if not os.path.isdir(self.folder):
-                raise FileNotFoundError(errno.ENOENT, "no such folder", str(self.folder))
-            return str(self.folder)
+            return self._open_root()
         parent, name = _parent(rel)
         try:
             with self._dir(parent) as ph:
@@ -457,25 +454,6 @@ class Root:
             self._heal(rel)
         return self._open_dir(rel, healed=True)
 
-    def _open_sub(self, ph, name, rel):
-        if USE_DIR_FD:
-            try:
-                return os.open(name, _WALK, dir_fd=ph)
-            except OSError as e:
-                if e.errno not in (errno.ENOTDIR, *_LINK_ERRNOS):
-                    raise
-                try:
-                    st = os.stat(name, dir_fd=ph, follow_symlinks=False)
-                except FileNotFoundError:
-                    raise FileNotFoundError(errno.ENOENT, "no such folder", rel) from None
-                raise NotRegular(e.errno, f"{_kind(st)}, not a folder", rel) from None
-        # Portable: check, then use the path.  The race is open here (no dir_fd on Windows).
-        p = os.path.join(ph, name)
-        st = os.lstat(p)
-        if _is_link(st) or not stat.S_ISDIR(st.st_mode):
-            raise NotRegular(errno.ENOTDIR, f"{_kind(st)}, not a folder", rel)
-        return p
-
     def _fixed(self, rel):
         parts = rel.split("/")
         return rel in self.CREATE or (len(parts) == 2 and parts[0] == "box")
@@ -491,98 +469,67 @@ class Root:
             except FileExistsError:
                 pass
 
-    # -- primitives on (parent handle, name) ------------------------------------------------
-    @staticmethod
-    def _p(ph, name):
-        return os.path.join(ph, name)
+    # -- primitives on (parent handle, name): one class per platform below ----------------------
+    @abstractmethod
+    def _close(self, h: H) -> None:
+        """Let go of a folder handle."""
 
-    def _lstat_at(self, ph, name):
-        if USE_DIR_FD:
-            return os.stat(name, dir_fd=ph, follow_symlinks=False)
-        return os.lstat(self._p(ph, name))
+    @abstractmethod
+    def _open_root(self) -> H:
+        """A handle of the folder itself (which may be a link: the user's choice)."""
 
-    def _open_file_at(self, ph, name, rel):
+    @abstractmethod
+    def _open_sub(self, ph: H, name: str, rel: str) -> H:
+        """A handle of the folder ``name`` in ``ph``; ``NotRegular`` for a link or a non-folder."""
+
+    @abstractmethod
+    def _lstat_at(self, ph: H, name: str) -> os.stat_result:
+        """``lstat`` of ``name`` in ``ph`` (a link is not followed)."""
+
+    @abstractmethod
+    def _open_file_at(self, ph: H, name: str, rel: str) -> tuple[int, os.stat_result]:
         """Open a regular file for reading: (descriptor, fstat); NotRegular for anything else."""
-        if USE_DIR_FD:
-            try:
-                fd = os.open(name, _READ, dir_fd=ph)
-            except OSError as e:
-                if e.errno in _LINK_ERRNOS:
-                    raise NotRegular(e.errno, "a symbolic link, not a file", rel) from None
-                if e.errno in (errno.ENXIO, errno.EOPNOTSUPP, errno.ENODEV):   # socket, device
-                    raise NotRegular(e.errno, "not a regular file", rel) from None
-                raise
-        else:
-            # Portable: lstat first (a link or reparse point is refused), then open and compare.
-            # The race is open here: a link swapped in between is followed.
-            p = self._p(ph, name)
-            st0 = os.lstat(p)
-            if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
-                raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
-            fd = os.open(p, _READ)
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise NotRegular(errno.EINVAL, f"{_kind(st)}, not a regular file", rel)
-            if not USE_DIR_FD and (st.st_ino, st.st_dev) != (st0.st_ino, st0.st_dev) and st0.st_ino:
-                raise NotRegular(errno.EINVAL, "replaced while being opened", rel)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd, st
 
-    def _create_at(self, ph, name, rel):
-        if USE_DIR_FD:
-            fd = os.open(name, _CREATE, FILE_MODE, dir_fd=ph)
-        else:
-            fd = os.open(self._p(ph, name), _CREATE, FILE_MODE)  # O_EXCL: never through a link
+    @abstractmethod
+    def _open_existing_at(self, ph: H, name: str, rel: str) -> int:
+        """Open an existing file for writing in place, never through a link (``overwrite``)."""
+
+    @abstractmethod
+    def _open_new_at(self, ph: H, name: str) -> int:
+        """Create a new file for writing (``O_EXCL``: never through an existing name or a link)."""
+
+    @abstractmethod
+    def _unlink_at(self, ph: H, name: str) -> None:
+        """Remove a file or a link itself, never its target."""
+
+    @abstractmethod
+    def _rmdir_at(self, ph: H, name: str) -> None:
+        """Remove an empty folder."""
+
+    @abstractmethod
+    def _mkdir_at(self, ph: H, name: str) -> None:
+        """Create a folder, writable by the folder's group where the platform has groups."""
+
+    @abstractmethod
+    def _rename_at(self, sh: H, sname: str, dh: H, dname: str, replace: bool) -> None:
+        """Rename (a link is moved itself, never followed); ``replace`` also on Windows."""
+
+    @abstractmethod
+    def _names(self, rel: str) -> list[str]:
+        """The names in the folder ``rel`` (FileNotFoundError, NotRegular... when it is none)."""
+
+    @abstractmethod
+    def _open_for_sync(self, rel: str) -> int:
+        """A descriptor of the folder ``rel`` to fsync."""
+
+    def _create_at(self, ph: H, name: str, rel: str) -> int:
+        fd = self._open_new_at(ph, name)
         if _CHMOD_FILES:
             try:
                 os.fchmod(fd, FILE_MODE)
             except OSError:
                 pass  # a share may not keep modes
         return fd
-
-    def _unlink_at(self, ph, name):
-        if USE_DIR_FD:
-            os.unlink(name, dir_fd=ph)
-        else:
-            p = self._p(ph, name)
-            try:
-                os.unlink(p)     # a link itself, never its target
-            except (IsADirectoryError, PermissionError):
-                st = os.lstat(p)
-                if not _is_link(st):
-                    raise
-                os.rmdir(p)      # Windows: a directory link or junction goes with rmdir, alone
-
-    def _rmdir_at(self, ph, name):
-        if USE_DIR_FD:
-            os.rmdir(name, dir_fd=ph)
-        else:
-            os.rmdir(self._p(ph, name))
-
-    def _mkdir_at(self, ph, name):
-        if USE_DIR_FD:
-            os.mkdir(name, 0o775, dir_fd=ph)
-            if _CHMOD_DIRS:
-                try:
-                    fd = os.open(name, _LIST, dir_fd=ph)   # chmod through a handle: never a link
-                    try:
-                        os.fchmod(fd, DIR_MODE)
-                    finally:
-                        os.close(fd)
-                except OSError:
-                    pass
-        else:
-            os.mkdir(self._p(ph, name), 0o775)
-
-    def _rename_at(self, sh, sname, dh, dname, replace):
-        fn = os.replace if replace else os.rename
-        if USE_DIR_FD:
-            fn(sname, dname, src_dir_fd=sh, dst_dir_fd=dh)
-        else:
-            fn(self._p(sh, sname), self._p(dh, dname))   # moves a link itself, never its target
 
     # -- public operations ----------------------------------------------------------------------
     def lstat(self, rel):
@@ -666,7 +613,7 @@ class Root:
             try:
                 with self._dir(parent) as ph:
                     try:
-                        self._close(self._open_file_at(ph, name, rel)[0])
+                        _close_fd(self._open_file_at(ph, name, rel)[0])
                         return True
                     except NotRegular:
                         return True
@@ -818,19 +765,7 @@ class Root:
         parent, name = _parent(rel)
         _split(rel)
         with self._batch, self._guarded(), self._dir(parent) as ph:
-            if USE_DIR_FD:
-                try:
-                    fd = os.open(name, os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=ph)
-                except OSError as e:
-                    if e.errno in _LINK_ERRNOS or e.errno in (errno.ENXIO, errno.EISDIR):
-                        raise NotRegular(e.errno, "not a regular file", rel) from None
-                    raise
-            else:
-                p = self._p(ph, name)
-                st0 = os.lstat(p)
-                if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
-                    raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
-                fd = os.open(p, os.O_WRONLY | _O_BINARY)
+            fd = self._open_existing_at(ph, name, rel)
             try:
                 st = os.fstat(fd)
                 if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
@@ -873,19 +808,7 @@ class Root:
         """Names in the folder ``rel`` ([] when missing): informational, a listing may be stale."""
         with self._batch:
             try:
-                if USE_DIR_FD:
-                    if rel == "":
-                        fd = os.open(self.folder, _LIST & ~_O_NOFOLLOW)
-                    else:
-                        parent, name = _parent(rel)
-                        with self._dir(parent) as ph:
-                            fd = os.open(name, _LIST, dir_fd=ph)
-                    try:
-                        return [e.name for e in os.scandir(fd)]
-                    finally:
-                        os.close(fd)
-                with self._dir(rel) as h:
-                    return [e.name for e in os.scandir(h)]
+                return self._names(rel)
             except (FileNotFoundError, NotADirectoryError, NotRegular):
                 return []
 
@@ -911,13 +834,7 @@ class Root:
             return
         with self._batch:
             try:
-                if USE_DIR_FD:
-                    parent, name = _parent(rel)
-                    with self._dir(parent) as ph:
-                        fd = os.open(name, _LIST, dir_fd=ph) if rel else os.open(self.folder, _LIST & ~_O_NOFOLLOW)
-                else:
-                    with self._dir(rel) as h:
-                        fd = os.open(h, os.O_RDONLY)
+                fd = self._open_for_sync(rel)
             except OSError:
                 return
             _fsync_and_close(fd)
@@ -998,7 +915,7 @@ class _Batch:
         if t.depth == 0:
             dirs, t.dirs, t.verified = t.dirs, {}, False
             for h in dirs.values():
-                Root._close(h)
+                self.root._close(h)
         return False
 
 
@@ -1025,8 +942,195 @@ class _Dir:
 
     def __exit__(self, *exc):
         if self.owned:
-            Root._close(self.h)
+            self.root._close(self.h)
         return False
+
+
+class DirFdRoot(Root[int]):
+    """POSIX: every folder is a descriptor opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to
+    its parent's, and every name is used with ``dir_fd=``: a link is an error, never a way out,
+    even one swapped in between a check and an act."""
+
+    def _close(self, h: int) -> None:
+        _close_fd(h)
+
+    def _open_root(self) -> int:
+        return os.open(self.folder, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)  # may be a link
+
+    def _open_sub(self, ph: int, name: str, rel: str) -> int:
+        try:
+            return os.open(name, _WALK, dir_fd=ph)
+        except OSError as e:
+            if e.errno not in (errno.ENOTDIR, *_LINK_ERRNOS):
+                raise
+            try:
+                st = os.stat(name, dir_fd=ph, follow_symlinks=False)
+            except FileNotFoundError:
+                raise FileNotFoundError(errno.ENOENT, "no such folder", rel) from None
+            raise NotRegular(e.errno, f"{_kind(st)}, not a folder", rel) from None
+
+    def _lstat_at(self, ph: int, name: str) -> os.stat_result:
+        return os.stat(name, dir_fd=ph, follow_symlinks=False)
+
+    def _open_file_at(self, ph: int, name: str, rel: str) -> tuple[int, os.stat_result]:
+        try:
+            fd = os.open(name, _READ, dir_fd=ph)
+        except OSError as e:
+            if e.errno in _LINK_ERRNOS:
+                raise NotRegular(e.errno, "a symbolic link, not a file", rel) from None
+            if e.errno in (errno.ENXIO, errno.EOPNOTSUPP, errno.ENODEV):   # socket, device
+                raise NotRegular(e.errno, "not a regular file", rel) from None
+            raise
+        return fd, _regular(fd, rel)
+
+    def _open_existing_at(self, ph: int, name: str, rel: str) -> int:
+        try:
+            return os.open(name, os.O_WRONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=ph)
+        except OSError as e:
+            if e.errno in _LINK_ERRNOS or e.errno in (errno.ENXIO, errno.EISDIR):
+                raise NotRegular(e.errno, "not a regular file", rel) from None
+            raise
+
+    def _open_new_at(self, ph: int, name: str) -> int:
+        return os.open(name, _CREATE, FILE_MODE, dir_fd=ph)
+
+    def _unlink_at(self, ph: int, name: str) -> None:
+        os.unlink(name, dir_fd=ph)
+
+    def _rmdir_at(self, ph: int, name: str) -> None:
+        os.rmdir(name, dir_fd=ph)
+
+    def _mkdir_at(self, ph: int, name: str) -> None:
+        os.mkdir(name, 0o775, dir_fd=ph)
+        if _CHMOD_DIRS:
+            try:
+                fd = os.open(name, _LIST, dir_fd=ph)   # chmod through a handle: never a link
+                try:
+                    os.fchmod(fd, DIR_MODE)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass
+
+    def _rename_at(self, sh: int, sname: str, dh: int, dname: str, replace: bool) -> None:
+        (os.replace if replace else os.rename)(sname, dname, src_dir_fd=sh, dst_dir_fd=dh)
+
+    def _open_listing(self, rel: str) -> int:
+        if rel == "":
+            return os.open(self.folder, _LIST & ~_O_NOFOLLOW)
+        parent, name = _parent(rel)
+        with self._dir(parent) as ph:
+            return os.open(name, _LIST, dir_fd=ph)
+
+    def _names(self, rel: str) -> list[str]:
+        fd = self._open_listing(rel)
+        try:
+            return [e.name for e in os.scandir(fd)]
+        finally:
+            os.close(fd)
+
+    def _open_for_sync(self, rel: str) -> int:
+        return self._open_listing(rel)
+
+
+class PortableRoot(Root[str]):
+    """Windows, which has no ``dir_fd`` (and POSIX systems without it): every name is checked
+    with ``lstat`` (a link, or any reparse point such as a junction, is refused) just before
+    its path is used.  **The race is open here**: a link swapped in between is followed."""
+
+    def _close(self, h: str) -> None:
+        pass    # a checked path holds nothing open
+
+    def _open_root(self) -> str:
+        if not os.path.isdir(self.folder):
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(self.folder))
+        return str(self.folder)
+
+    def _open_sub(self, ph: str, name: str, rel: str) -> str:
+        p = os.path.join(ph, name)
+        st = os.lstat(p)
+        if _is_link(st) or not stat.S_ISDIR(st.st_mode):
+            raise NotRegular(errno.ENOTDIR, f"{_kind(st)}, not a folder", rel)
+        return p
+
+    def _lstat_at(self, ph: str, name: str) -> os.stat_result:
+        return os.lstat(os.path.join(ph, name))
+
+    def _open_file_at(self, ph: str, name: str, rel: str) -> tuple[int, os.stat_result]:
+        # lstat first (a link or reparse point is refused), then open and compare
+        p = os.path.join(ph, name)
+        st0 = os.lstat(p)
+        if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+            raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
+        fd = os.open(p, _READ)
+        st = _regular(fd, rel)
+        if (st.st_ino, st.st_dev) != (st0.st_ino, st0.st_dev) and st0.st_ino:
+            os.close(fd)
+            raise NotRegular(errno.EINVAL, "replaced while being opened", rel)
+        return fd, st
+
+    def _open_existing_at(self, ph: str, name: str, rel: str) -> int:
+        p = os.path.join(ph, name)
+        st0 = os.lstat(p)
+        if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+            raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
+        return os.open(p, os.O_WRONLY | _O_BINARY)
+
+    def _open_new_at(self, ph: str, name: str) -> int:
+        return os.open(os.path.join(ph, name), _CREATE, FILE_MODE)  # O_EXCL: never through a link
+
+    def _unlink_at(self, ph: str, name: str) -> None:
+        p = os.path.join(ph, name)
+        try:
+            os.unlink(p)     # a link itself, never its target
+        except (IsADirectoryError, PermissionError):
+            st = os.lstat(p)
+            if not _is_link(st):
+                raise
+            os.rmdir(p)      # Windows: a directory link or junction goes with rmdir, alone
+
+    def _rmdir_at(self, ph: str, name: str) -> None:
+        os.rmdir(os.path.join(ph, name))
+
+    def _mkdir_at(self, ph: str, name: str) -> None:
+        os.mkdir(os.path.join(ph, name), 0o775)
+
+    def _rename_at(self, sh: str, sname: str, dh: str, dname: str, replace: bool) -> None:
+        # moves a link itself, never its target
+        (os.replace if replace else os.rename)(os.path.join(sh, sname), os.path.join(dh, dname))
+
+    def _names(self, rel: str) -> list[str]:
+        with self._dir(rel) as h:
+            return [e.name for e in os.scandir(h)]
+
+    def _open_for_sync(self, rel: str) -> int:
+        with self._dir(rel) as h:
+            return os.open(h, os.O_RDONLY)
+
+
+def make_root(folder: str | os.PathLike[str], guarded: bool = False) -> Root:
+    """A ``Root`` of ``folder`` for this platform: ``DirFdRoot`` where ``USE_DIR_FD``, else
+    ``PortableRoot``.  Code that shares a folder's ``Root`` uses ``Root.for_folder``."""
+    return DirFdRoot(folder, guarded) if USE_DIR_FD else PortableRoot(folder, guarded)
+
+
+def _regular(fd: int, rel: str) -> os.stat_result:
+    """The fstat of ``fd`` if it is a regular file; else it is closed and NotRegular raised."""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, f"{_kind(st)}, not a regular file", rel)
+    except BaseException:
+        os.close(fd)
+        raise
+    return st
+
+
+def _close_fd(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 # -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------
@@ -1039,20 +1143,9 @@ def _at(*paths):
         return roots.pop(), [rel for _, rel in located]
     parents = [os.path.dirname(os.path.abspath(p)) for p in paths]
     base = os.path.commonpath(parents)
-    root = Root(base)
+    root = make_root(base)
     rels = [os.path.relpath(os.path.abspath(p), base).replace(os.sep, "/") for p in paths]
     return root, rels
-
-
-def fsync_dir(path):
-    """Make a rename in ``path`` durable where the platform allows (not on Windows)."""
-    if os.name == "nt":
-        return
-    try:
-        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
-    except OSError:
-        return
-    _fsync_and_close(fd)
 
 
 def _fsync_and_close(fd):
@@ -1164,15 +1257,6 @@ def read_bytes(path, limit=1 << 20):
     return root.read(rel, limit)
 
 
-def present(path):
-    """Whether something is there, by opening it (never blocking, never through a link)."""
-    try:
-        root, (rel,) = _at(path)
-    except ValueError:
-        return False
-    return root.present(rel)
-
-
 def read_text(path):
     data = read_bytes(path, 4096)
     if data is None:
@@ -1192,15 +1276,6 @@ def read_int(path, default=0):
         return int(text.strip()) if text is not None else default
     except ValueError:
         return default
-
-
-def remove(path):
-    """Remove a file or a link if it exists (retrying briefly while a share says it is busy)."""
-    try:
-        root, (rel,) = _at(path)
-    except ValueError:
-        return False
-    return root.remove(rel)
 
 
 def remove_tree(path):
