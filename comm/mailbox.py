@@ -70,7 +70,7 @@ class Mailbox(Member):
         mailbox is mine.
         """
         if box == self._mine and self._member is not None:
-            self._own_box()
+            self._own_box(self._member)
         tail, tail_ok = self._read_pointer(f"{box}/tail")
         head, head_ok = self._read_pointer(f"{box}/head")
         if tail_ok and head_ok and head - tail <= self._span():
@@ -117,12 +117,12 @@ class Mailbox(Member):
                 self.root.replace(f"{box}/{name}", fsops.record(str(value)), durable=False)
         return tail, head
 
-    def _own_box(self) -> None:
+    def _own_box(self, member: bytes) -> None:
         """My mailbox is a real folder (under the lock): one set aside (it was a link or a file)
         is rebuilt, with my member record, and said so."""
         if self.root.ensure_dir(self._mine):
             log.warning("the mailbox %r was missing or not a folder: rebuilt", self._mine)
-            self.root.replace(f"{self._mine}/member", self._member)
+            self.root.replace(f"{self._mine}/member", member)
 
     def _hand(self, got: tuple[int, Message, bytes]) -> Message:
         """Return a message found by ``_oldest`` to the caller: it stays on the board (its file

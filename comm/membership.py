@@ -222,14 +222,14 @@ class Membership(Mailbox):
         marker = self.folder / "cardstand.board"
         try:
             data = self.root.read("cardstand.board", MARKER_LIMIT + 1, strict=True)
-            text = None if data is None else data.decode("utf-8", "replace")
         except fsops.NotRegular as e:
             self.root.ensure_dir("trash")
             self.root.set_aside("cardstand.board", f"the board marker is {e.strerror}")
-            text = None
-        if text is None:
+            data = None
+        if data is None:
             self.root.replace("cardstand.board", f"cardstand-board {VERSION}\n".encode(), scratch="")
             return
+        text = data.decode("utf-8", "replace")
         # F2: two words between runs of space, tab, CR and LF (only these: other white space, a
         # BOM, makes it no marker), the version 1 to 9 digits; interop/js reads it the same way
         words = re.split(r"[ \t\r\n]+", text.strip(" \t\r\n"))
