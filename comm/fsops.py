@@ -6,17 +6,18 @@ unlink.  Files are always closed before they are renamed or removed (SMB refuses
 an open file), and files are found by opening their known names rather than by trusting a
 (possibly cached) listing.
 
-**A folder others can write** (the board, see docs/PROTOCOL.md B6-B8): ``Root(folder)`` reaches
+**A folder others can write** (the board, see docs/PROTOCOL.md B6-B8): a ``Root`` reaches
 everything below ``folder`` one name at a time from directory handles, so that no symbolic
 link (or Windows junction / reparse point) below it is ever followed, not even one swapped in
 between a check and an act:
 
-* POSIX: each folder is opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to its parent's
-  descriptor, and files are opened, created, renamed, removed and listed with ``dir_fd=``
-  (``openat``, ``renameat``, ``unlinkat``, ...).  A link is then an error, never a way out.
-* Windows has no ``dir_fd``: every name is checked with ``lstat`` (a link, or any reparse
-  point such as a junction, is refused) just before it is used.  **The race is open there**:
-  a link swapped in between the check and the act is followed.
+* POSIX (``DirFdRoot``): each folder is opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to
+  its parent's descriptor, and files are opened, created, renamed, removed and listed with
+  ``dir_fd=`` (``openat``, ``renameat``, ``unlinkat``, ...).  A link is then an error, never a
+  way out.
+* Windows (``PortableRoot``) has no ``dir_fd``: every name is checked with ``lstat`` (a link,
+  or any reparse point such as a junction, is refused) just before it is used.  **The race is
+  open there**: a link swapped in between the check and the act is followed.
 
 Files are opened ``O_NOFOLLOW | O_NONBLOCK`` and checked with ``fstat``: only regular files
 are read (a FIFO never blocks, a folder or device is refused), at most the size the caller
@@ -33,7 +34,7 @@ The API for code that keeps its own files on the board (``peer`` keeps ``records
 
 Paths given to a ``Root`` are relative, ``/``-separated, and may not contain ``..``, ``.``,
 empty or absolute parts (``ValueError``).  The older path-taking helpers below
-(``replace_with``, ``read_text``, ``read_bytes``, ``remove``, ``remove_tree``, ...) route a path
+(``replace_with``, ``read_text``, ``read_bytes``, ``read_int``, ``remove_tree``, ...) route a path
 under a folder opened with ``Root.for_folder`` through that ``Root``; any other path is handled
 the same way below its parent folder (only the last names are protected then).
 """
@@ -291,7 +292,8 @@ def write_scratch(scratch_dir: str | os.PathLike[str], data: bytes, durable: boo
     return root.path(root.write_scratch(parent, data, durable))
 
 
-def replace_with(scratch_dir: str | os.PathLike[str], target: str | os.PathLike[str], data: bytes, durable: bool = True) -> None:
+def replace_with(scratch_dir: str | os.PathLike[str], target: str | os.PathLike[str], data: bytes,
+                 durable: bool = True) -> None:
     """Atomically make ``target`` hold ``data``: scratch file, fsync, one rename.
 
     ``durable=False`` skips the fsync, for hints that readers can rebuild.  The rename is

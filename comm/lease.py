@@ -176,7 +176,8 @@ class Lease:
 
     LINK = (b"<a link, not a folder>", b"")
 
-    def __init__(self, folder: str | os.PathLike[str], scratch: str | os.PathLike[str], *, stale_after: float = 10.0, who: str = "") -> None:
+    def __init__(self, folder: str | os.PathLike[str], scratch: str | os.PathLike[str], *,
+                 stale_after: float = 10.0, who: str = "") -> None:
         self.folder = Path(folder)
         self.root = fsops.Root.for_folder(folder)
         self.path = self.folder / "lock"
@@ -199,7 +200,7 @@ class Lease:
         self._seen: Signature | None = None
         self._since = 0.0
         self._unjudged = False          # a new observation not yet checked for a dead local holder
-        self._refused: OSError | None = None            # why the last try's rename failed, if it did (for timeout_reason)
+        self._refused: OSError | None = None    # why the last try's rename failed, if it did (timeout_reason)
 
     # -- reading the lock ----------------------------------------------------
     def _signature(self, rel: str = "lock") -> Signature | None:
