@@ -47,14 +47,14 @@ from pathlib import Path
 
 from .fserrors import NotRegular, Swapped, retry, trouble
 from .fsroot import (_CHMOD_DIRS, _O_CLOEXEC, _CREATE, _LINK_ERRNOS, _LIST, _O_BINARY, _O_DIRECTORY, _O_NOFOLLOW,
-                     _O_NONBLOCK, _READ, _WALK, DIR_MODE, FILE_MODE, HOST, H, RootBase, _close_fd, _is_link, _kind,
+                     _O_NONBLOCK, _READ, _WALK, DIR_MODE, FILE_MODE, HOST, H, RootBase, _close_fd, is_link, _kind,
                      _parent, _regular, make_group_writable, new_token)
 from .records import RECORD, parse_record, record, record_fields
 
 __all__ = ["Root", "DirFdRoot", "PortableRoot", "make_root", "NotRegular", "Swapped", "trouble", "retry",
            "record", "parse_record", "record_fields", "RECORD", "HOST", "new_token", "make_group_writable",
            "write_scratch", "replace_with", "read_bytes", "read_text", "read_text_full", "read_int",
-           "remove_tree", "USE_DIR_FD", "FILE_MODE", "DIR_MODE"]
+           "remove_tree", "is_link", "USE_DIR_FD", "FILE_MODE", "DIR_MODE"]
 
 log = logging.getLogger("comm")
 
@@ -206,7 +206,7 @@ class PortableRoot(Root[str]):
     def _open_sub(self, ph: str, name: str, rel: str) -> str:
         p = os.path.join(ph, name)
         st = os.lstat(p)
-        if _is_link(st) or not stat.S_ISDIR(st.st_mode):
+        if is_link(st) or not stat.S_ISDIR(st.st_mode):
             raise NotRegular(errno.ENOTDIR, f"{_kind(st)}, not a folder", rel)
         return p
 
@@ -217,7 +217,7 @@ class PortableRoot(Root[str]):
         # lstat first (a link or reparse point is refused), then open and compare
         p = os.path.join(ph, name)
         st0 = os.lstat(p)
-        if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+        if is_link(st0) or not stat.S_ISREG(st0.st_mode):
             raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
         fd = os.open(p, _READ)
         st = _regular(fd, rel)
@@ -229,7 +229,7 @@ class PortableRoot(Root[str]):
     def _open_existing_at(self, ph: str, name: str, rel: str) -> int:
         p = os.path.join(ph, name)
         st0 = os.lstat(p)
-        if _is_link(st0) or not stat.S_ISREG(st0.st_mode):
+        if is_link(st0) or not stat.S_ISREG(st0.st_mode):
             raise NotRegular(errno.EINVAL, f"{_kind(st0)}, not a regular file", rel)
         return os.open(p, os.O_WRONLY | _O_BINARY)
 
@@ -242,7 +242,7 @@ class PortableRoot(Root[str]):
             os.unlink(p)     # a link itself, never its target
         except (IsADirectoryError, PermissionError):
             st = os.lstat(p)
-            if not _is_link(st):
+            if not is_link(st):
                 raise
             os.rmdir(p)      # Windows: a directory link or junction goes with rmdir, alone
 

@@ -101,7 +101,7 @@ def _kind(st: os.stat_result | None) -> str:
     return "not a regular file"
 
 
-def _is_link(st: os.stat_result) -> bool:
+def is_link(st: os.stat_result) -> bool:
     return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE)
 
 
@@ -338,7 +338,7 @@ class RootBase(ABC, Generic[H]):
 
     def _heal(self, rel: str) -> None:
         st = self.lstat(rel)
-        if st is not None and stat.S_ISDIR(st.st_mode) and not _is_link(st):
+        if st is not None and stat.S_ISDIR(st.st_mode) and not is_link(st):
             return  # someone else put a real folder there meanwhile
         self.set_aside(rel, f"{_kind(st)} where the folder {rel!r} belongs")
         if rel in self.CREATE:
@@ -620,7 +620,7 @@ class RootBase(ABC, Generic[H]):
             try:
                 with self._dir(parent) as ph:
                     st = self._lstat_at(ph, name)
-                    if not stat.S_ISDIR(st.st_mode) or _is_link(st):
+                    if not stat.S_ISDIR(st.st_mode) or is_link(st):
                         retry(self._unlink_at, ph, name)
                         return
                     if _depth < 32:

@@ -219,7 +219,7 @@ class Lease:
                     st = root.lstat(rel)
                     if st is None:
                         return None
-                    return self.LINK if fsops._is_link(st) else (b"<not a folder>", b"")
+                    return self.LINK if fsops.is_link(st) else (b"<not a folder>", b"")
                 owner = b"<owner: %s>" % (e.strerror or "").encode("ascii", "replace")
             except OSError as e:
                 return (self._unreadable_sig(e), b"")
