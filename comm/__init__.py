@@ -17,6 +17,7 @@ use directly (a context manager).  The folder format is in docs/PROTOCOL.md.
 Text read from a board is shown to a person through ``comm.text.visible``.
 """
 import atexit
+import os
 
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
                     BoardError, InvalidArgument, MemberBusy, Message, Rejected, TalkResult, check_name,
@@ -28,16 +29,16 @@ __all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage",
            "TalkResult", "Rejected", "load_secret", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
            "VERSION", "check_name"]
 
-_board = None
+_board: Board | None = None
 
 
-def _default():
+def _default() -> Board:
     if _board is None:
         raise RuntimeError("call comm.Init(name, board_dir) first")
     return _board
 
 
-def Init(name, board_dir="cardstand", take_over=False):
+def Init(name: str, board_dir: str | os.PathLike[str] = "cardstand", take_over: bool = False) -> Board:
     """Join the board folder ``board_dir`` (created if missing) as ``name``; returns the Board.
 
     Raises ``MemberBusy`` (naming it) while another program that joined as ``name`` is still
@@ -55,12 +56,12 @@ def Init(name, board_dir="cardstand", take_over=False):
     return board
 
 
-def _close():
+def _close() -> None:
     if _board is not None:
         _board.close()
 
 
-def Quiet():
+def Quiet() -> int:
     """Discard messages left for an earlier run of this name; returns how many.
 
     A message sent to this run, even one that arrived between Init and Quiet, is kept.
@@ -68,7 +69,7 @@ def Quiet():
     return _default().quiet()
 
 
-def Talk(to, msg):
+def Talk(to: str, msg: str) -> tuple[int, str, str]:
     """Under the board's lock: return ``(2, sender, body)`` for the oldest waiting message
     (sending nothing); else ``(-1, '', '')`` if ``to`` is ``''``; else deliver ``msg`` to
     ``to`` and return ``(1, '', '')``, or ``(0, '', '')`` if it could not (see LastError).
@@ -77,15 +78,16 @@ def Talk(to, msg):
     until the next Talk, RecvMessage, Quiet or WipeMessage (or a new Init) consumes it, so a
     program killed before it was done with it gets it again after a restart (unless it calls
     Quiet).  Within one run a message is returned once."""
-    return tuple(_default().talk(to, msg))
+    r = _default().talk(to, msg)
+    return (r.result, r.sender, r.body)
 
 
-def SendMessage(to, msg):
+def SendMessage(to: str, msg: str) -> int:
     """Deliver ``msg`` to ``to``: 1 when delivered, 0 when not (see LastError)."""
     return SENT if _default().send(to, msg) else FAILED
 
 
-def RecvMessage():
+def RecvMessage() -> tuple[int, str, str]:
     """``(2, sender, body)`` for the oldest waiting message, ``(-1, '', '')`` when none,
     ``(0, '', '')`` when the board could not be read (see LastError).
 
@@ -99,11 +101,11 @@ def RecvMessage():
     return (FAILED if board.last_error else NOTHING, "", "")
 
 
-def WipeMessage():
+def WipeMessage() -> int:
     """Discard every message waiting for this name; returns how many."""
     return _default().wipe()
 
 
-def LastError():
+def LastError() -> str:
     """Why the last call failed ('' when it did not)."""
     return _board.last_error if _board is not None else ""

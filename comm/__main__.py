@@ -10,7 +10,7 @@ from .cliargs import number, seconds, whole
 from .text import visible
 
 
-def _no_board(folder):
+def _no_board(folder: str) -> str:
     """Why ``folder`` is not a board to look at (missing, unreachable, no marker), or ''."""
     b = Board(folder, "status")
     if b.is_gone():
@@ -18,7 +18,8 @@ def _no_board(folder):
     return ""
 
 
-def cmd_status(args):
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print the board's lock holder and members with their unread counts."""
     why = _no_board(args.board)
     if why:
         print(f"python -m comm status: {why}", file=sys.stderr)
@@ -42,7 +43,7 @@ def cmd_status(args):
     return 0
 
 
-def cmd_echo(args):
+def cmd_echo(args: argparse.Namespace) -> int:
     """Answer every message with the same body (used by the benchmark and tests)."""
     with Board(args.board, args.name, secret=args.secret, stale_after=args.stale_after) as me:
         print("ready", flush=True)
@@ -65,7 +66,7 @@ def cmd_echo(args):
     return 0
 
 
-def cmd_serve(args):
+def cmd_serve(args: argparse.Namespace) -> int:
     """The conformance contract: JSON requests on stdin, one JSON answer per line on stdout."""
     import json
     try:
@@ -76,6 +77,7 @@ def cmd_serve(args):
         return 2
     try:
         for line in sys.stdin:
+            ans: dict[str, object]
             try:
                 req = json.loads(line)
                 if not isinstance(req, dict):
@@ -170,7 +172,8 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code."""
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     if args.cmd in ("echo", "serve"):

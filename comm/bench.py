@@ -1,4 +1,5 @@
 """``python -m comm bench``: round trips between two real processes, and an idle waiter's CPU."""
+import argparse
 import os
 import platform
 import shutil
@@ -19,7 +20,7 @@ AUTO_SHARES = {"sshfs": ("/mnt/netfs/sshfs-a", "/mnt/netfs/sshfs-b"),
 BENCH_SECRET = b"bench secret"
 
 
-def _spawn(*args, secret=None):
+def _spawn(*args: str, secret: bytes | None = None) -> "subprocess.Popen[str]":
     env = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}
     if secret is not None:
         env["CARDSTAND_SECRET"] = secret.decode()
@@ -32,10 +33,10 @@ class _Pinger:
 
     def __init__(self, dir_a: Path, dir_b: Path, secret: "bytes | None" = None) -> None:
         self.echo = _spawn("echo", "--board", str(dir_b), "--name", "echo", secret=secret)
-        self.board = None
+        self.board: Board | None = None
         self.n = 0
         try:
-            if self.echo.stdout.readline().strip() != "ready":
+            if self.echo.stdout is None or self.echo.stdout.readline().strip() != "ready":
                 raise RuntimeError("echo process did not start")
             self.board = Board(dir_a, "pinger", secret=secret).join()
         except BaseException:
@@ -46,10 +47,13 @@ class _Pinger:
         """Seconds for one message there and back."""
         body = f"ping {self.n}"
         self.n += 1
+        board = self.board
+        if board is None:
+            raise RuntimeError("not joined")
         t = time.perf_counter()
-        if not self.board.send("echo", body):
-            raise RuntimeError(self.board.last_error)
-        m = self.board.wait(timeout=30)
+        if not board.send("echo", body):
+            raise RuntimeError(board.last_error)
+        m = board.wait(timeout=30)
         if m is None or m.body != body:
             raise RuntimeError(f"round {self.n}: bad or missing answer {m!r}")
         return time.perf_counter() - t
@@ -68,13 +72,14 @@ class _Pinger:
             if self.echo.poll() is None:
                 self.echo.kill()
                 self.echo.wait()
-            self.echo.stdout.close()
+            if self.echo.stdout is not None:
+                self.echo.stdout.close()
 
 
 WARM_UP = 10    # round trips not counted: the first ones warm caches
 
 
-def ping_pong(dir_a, dir_b, rounds, secret=None):
+def ping_pong(dir_a: Path, dir_b: Path, rounds: int, secret: bytes | None = None) -> list[float]:
     """Round-trip seconds: we write on ``dir_a``, the echo process answers on ``dir_b``.
 
     With ``secret`` both sides sign and check every message (HMAC-SHA256).
@@ -94,7 +99,7 @@ def paired_ping_pong(folder: Path, rounds: int, secret: bytes) -> "tuple[list[fl
     try:
         sides.append(_Pinger(folder / "plain", folder / "plain"))
         sides.append(_Pinger(folder / "signed", folder / "signed", secret))
-        times = ([], [])
+        times: tuple[list[float], list[float]] = ([], [])
         for i in range(rounds + WARM_UP):
             for j in ((0, 1) if i % 2 else (1, 0)):
                 t = sides[j].round_trip()
@@ -113,7 +118,7 @@ def mac_cpu(folder: Path, rounds: int, secret: bytes) -> "tuple[float, float, fl
     without the waits and the scheduling of two processes."""
     boards = [Board(folder / "cpu-plain", "me").join(), Board(folder / "cpu-signed", "me", secret=secret).join()]
     try:
-        times = ([], [])
+        times: tuple[list[float], list[float]] = ([], [])
         for i in range(rounds + WARM_UP):
             for j in ((0, 1) if i % 2 else (1, 0)):
                 t = time.thread_time()
@@ -128,7 +133,7 @@ def mac_cpu(folder: Path, rounds: int, secret: bytes) -> "tuple[float, float, fl
             b.close()
 
 
-def idle_cpu(folder, seconds, received=False):
+def idle_cpu(folder: Path, seconds: float, received: bool = False) -> float:
     """CPU seconds per second used by a process waiting on an idle board (measured inside it).
 
     With ``received``, the waiter has first received one message (sent to itself), as a
@@ -144,7 +149,7 @@ def idle_cpu(folder, seconds, received=False):
     return float(out.split()[-1]) / seconds
 
 
-def _row(label, times):
+def _row(label: str, times: list[float]) -> None:
     ms = sorted(t * 1000 for t in times)
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     print(f"{label:28s} p50 {statistics.median(ms):7.2f} ms   p99 {p99:7.2f} ms   "
@@ -155,7 +160,8 @@ def _leave(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
+    """``python -m comm bench``: print round-trip times and idle CPU; returns the exit code."""
     print(f"comm bench: {platform.machine()} {platform.system()}, Python {platform.python_version()}, "
           f"{args.rounds} round trips per folder", flush=True)
     shares = []

@@ -38,7 +38,9 @@ import stat
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import filelock
 
@@ -46,19 +48,22 @@ from . import fsops
 
 log = logging.getLogger("comm")
 
+# a lock's (owner, beat), as read; a record that is not there reads as None
+Signature = tuple[bytes | None, bytes | None]
+
 FRESH_MARGIN = 1.0   # s: a first wait lasts at least L + this after its first look (L3)
 LOCAL_WAIT = 0.5     # the host-local queue is waited for at most this times L (L7)
 SPARE_REFRESH = 120.0  # s: a kept private lock folder's owner is rewritten this often (S1)
 
 
-def _boot_id():
+def _boot_id() -> str:
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
         return ""
 
 
-def _pid_namespace():
+def _pid_namespace() -> str:
     """Linux's name for this process's pid namespace (``pid:[4026531836]``): two containers
     on one host share its name and boot id, not their pids."""
     try:
@@ -71,7 +76,7 @@ def _pid_namespace():
 MACHINE = "/".join(x for x in (fsops.HOST, _boot_id(), _pid_namespace()) if x) if _boot_id() else ""
 
 
-def _pid_alive(pid):
+def _pid_alive(pid: int) -> bool:
     if os.name == "nt":
         return True  # no cheap portable check: rely on the heartbeat
     try:
@@ -83,7 +88,7 @@ def _pid_alive(pid):
     return not _zombie(pid)
 
 
-def _zombie(pid):
+def _zombie(pid: int) -> bool:
     """A process that has exited and waits to be reaped (Linux: state Z in /proc) runs no more."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -92,7 +97,7 @@ def _zombie(pid):
         return False
 
 
-def pid_alive(fields):
+def pid_alive(fields: Mapping[str, str]) -> bool | None:
     """Whether the process a record names (``machine``, ``pid``) runs: True or False when it
     is on this machine (same host and boot), None when that cannot be told here (another
     machine, no boot id, or a pid no machine has: judged by a heartbeat instead)."""
@@ -107,7 +112,7 @@ def pid_alive(fields):
         return None
 
 
-def local_lock_dir():
+def local_lock_dir() -> Path | None:
     """This user's folder for host-local lock files, or None when there is no safe one.
 
     One folder per user (``<temp>/cardstand-locks-<uid>``, mode 0700, checked to be a real
@@ -117,10 +122,12 @@ def local_lock_dir():
     give every user a temp folder of their own already.
     """
     base = tempfile.gettempdir()
+    d: Path | None
     if not hasattr(os, "geteuid"):
-        d = Path(base) / "cardstand-locks"
+        shared = Path(base) / "cardstand-locks"
         try:
-            d.mkdir(exist_ok=True)
+            shared.mkdir(exist_ok=True)
+            d = shared
         except OSError:
             d = None
     else:
@@ -151,7 +158,7 @@ def local_lock_dir():
     return d
 
 
-def local_lock(folder):
+def local_lock(folder: str | os.PathLike[str]) -> filelock.FileLock | None:
     """The host-local lock (a ``filelock.FileLock``) of a board folder, or None (see above)."""
     d = local_lock_dir()
     if d is None:
@@ -169,7 +176,8 @@ class Lease:
 
     LINK = (b"<a link, not a folder>", b"")
 
-    def __init__(self, folder, scratch, *, stale_after=10.0, who=""):
+    def __init__(self, folder: str | os.PathLike[str], scratch: str | os.PathLike[str], *,
+                 stale_after: float = 10.0, who: str = "") -> None:
         self.folder = Path(folder)
         self.root = fsops.Root.for_folder(folder)
         self.path = self.folder / "lock"
@@ -177,25 +185,25 @@ class Lease:
         self._tmp = Path(os.path.relpath(os.path.abspath(scratch), os.path.abspath(folder))).as_posix()
         self.stale_after = float(stale_after)
         self.who = who
-        self.token = None
+        self.token: str | None = None
         self._local = local_lock(self.folder)
         self._local_held = False
         self._local_stuck = False       # the local queue was busy for LOCAL_WAIT * L (logged once)
-        self._spare = None              # token of our private lock folder in tmp/, ready to rename
+        self._spare: str | None = None  # token of our private lock folder in tmp/, ready to rename
         self._spare_at = 0.0            # when its owner was last written (our monotonic clock)
         self._spare_lock = threading.Lock()  # one writer of the spare's owner at a time
         self._cv = threading.Condition()
-        self._beater = None
+        self._beater: threading.Thread | None = None
         self._beats = 0
         # what the lock looked like and since when (our monotonic clock): kept across
         # acquire() calls, so that operations giving up after T <= L still see a stale lock
-        self._seen = None
+        self._seen: Signature | None = None
         self._since = 0.0
         self._unjudged = False          # a new observation not yet checked for a dead local holder
-        self._refused = None            # why the last try's rename failed, if it did (for timeout_reason)
+        self._refused: OSError | None = None    # why the last try's rename failed, if it did (timeout_reason)
 
     # -- reading the lock ----------------------------------------------------
-    def _signature(self, rel="lock"):
+    def _signature(self, rel: str = "lock") -> Signature | None:
         """(owner bytes, beat bytes) of a lock folder; None when there is none.
 
         What is not a plain lock reads as a fixed marker, so that it is judged stale (L4) and
@@ -211,8 +219,8 @@ class Lease:
                     st = root.lstat(rel)
                     if st is None:
                         return None
-                    return self.LINK if fsops._is_link(st) else (b"<not a folder>", b"")
-                owner = b"<owner: %s>" % e.strerror.encode("ascii", "replace")
+                    return self.LINK if fsops.is_link(st) else (b"<not a folder>", b"")
+                owner = b"<owner: %s>" % (e.strerror or "").encode("ascii", "replace")
             except OSError as e:
                 return (self._unreadable_sig(e), b"")
             if owner is None and root.lstat(rel) is None:
@@ -220,22 +228,22 @@ class Lease:
             try:
                 beat = root.read(f"{rel}/beat", 64, strict=True)
             except fsops.NotRegular as e:
-                beat = b"<beat: %s>" % e.strerror.encode("ascii", "replace")
+                beat = b"<beat: %s>" % (e.strerror or "").encode("ascii", "replace")
             except OSError as e:
                 return (self._unreadable_sig(e), b"")
         return (owner, beat)
 
     @staticmethod
-    def _unreadable_sig(e):
+    def _unreadable_sig(e: OSError) -> bytes:
         """The owner part of a signature that could not be read, with the reason."""
         why = (e.strerror or os.strerror(e.errno or 0) or "error").encode("ascii", "replace")[:80]
         return b"<unreadable: %s (errno %d)>" % (why, e.errno or 0)
 
     @staticmethod
-    def _unreadable(sig):
+    def _unreadable(sig: Signature | None) -> bool:
         return sig is not None and (sig[0] or b"").startswith(b"<unreadable")
 
-    def _settled_signature(self, rel="lock", patience=2.0):
+    def _settled_signature(self, rel: str = "lock", patience: float = 2.0) -> Signature | None:
         """The signature, read again while a share answers with errors (up to ``patience`` s)."""
         give_up = time.monotonic() + patience
         delay = 0.01
@@ -247,25 +255,26 @@ class Lease:
             delay = min(2 * delay, 0.2)
 
     @staticmethod
-    def _owner_fields(owner):
+    def _owner_fields(owner: bytes | None) -> dict[str, str]:
         return fsops.record_fields((owner or b"").decode("utf-8", "replace"))
 
-    def holder(self):
+    def holder(self) -> dict[str, str] | None:
         """Who holds the lock now: a dict of the owner fields, or None."""
         sig = self._signature()
         return None if sig is None else self._owner_fields(sig[0])
 
-    def is_mine(self):
+    def is_mine(self) -> bool:
+        """Whether the lock is held by this ``Lease`` now (read back from the board)."""
         sig = self._settled_signature()
         return sig is not None and self.token is not None and \
             self._owner_fields(sig[0]).get("token") == self.token
 
     # -- taking and breaking ---------------------------------------------------
-    def _owner_text(self, token):
+    def _owner_text(self, token: str) -> bytes:
         return fsops.record(f"cardstand-lock 1\ntoken: {token}\nname: {self.who}\nhost: {fsops.HOST[:64]}\n"
                             f"machine: {MACHINE[:100]}\npid: {os.getpid()}")
 
-    def _prepared(self):
+    def _prepared(self) -> str:
         """The token of our private lock folder ``tmp/lock-<token>`` (owner written), made now
         if there is none: kept between tries, and refilled by ``release``, so that taking the
         lock needs no free space."""
@@ -285,7 +294,7 @@ class Lease:
         self._spare, self._spare_at = token, time.monotonic()
         return token
 
-    def refresh_spare(self):
+    def refresh_spare(self) -> None:
         """Rewrite the owner record of our kept private folder in place when it is due (every
         ``SPARE_REFRESH`` s), so that clean-up (S1), which judges such a folder by the newer of
         its own and its owner's times, never takes it from a live member.  Safe to call from
@@ -300,7 +309,7 @@ class Lease:
             except OSError as e:    # gone or replaced: the next take makes a new one
                 log.debug("private lock folder not refreshed: %s", e)
 
-    def _try_take(self):
+    def _try_take(self) -> bool:
         """One try (L1): True when the lock is ours.  Raises at once an error that no holder
         explains (T2-T5): the board read-only, its share disconnected, another board in its
         place; or refused (permission, space, I/O) while no lock is there to refuse it."""
@@ -327,10 +336,10 @@ class Lease:
             self._refused = refused
             return False
 
-    def _dead_on_this_machine(self, owner):
+    def _dead_on_this_machine(self, owner: bytes | None) -> bool:
         return pid_alive(self._owner_fields(owner)) is False
 
-    def _dismantle(self, owner, label):
+    def _dismantle(self, owner: bytes | None, label: str) -> bool:
         """Take the lock apart where its folder cannot be renamed: move ``owner`` aside (the
         lock's identity), check it is the record meant, then delete the rest.
 
@@ -349,7 +358,7 @@ class Lease:
                 try:
                     moved = root.read(aside, 4096, strict=True)
                 except fsops.NotRegular as e:
-                    moved = b"<owner: %s>" % e.strerror.encode("ascii", "replace")
+                    moved = b"<owner: %s>" % (e.strerror or "").encode("ascii", "replace")
                 except OSError:
                     moved = None
                 if moved != owner:
@@ -366,7 +375,7 @@ class Lease:
             root.remove_tree(aside)
             return True
 
-    def _break(self, sig, why):
+    def _break(self, sig: Signature, why: str) -> None:
         root = self.root
         aside = f"{self._tmp}/stale-{fsops.new_token()}"
         with root.batch():
@@ -389,17 +398,17 @@ class Lease:
             self._report_break(sig, why)
             root.remove_tree(aside, expect=("owner", "beat"))   # never follows a link planted inside
 
-    def _set_aside_link(self):
+    def _set_aside_link(self) -> None:
         """``lock`` is a symbolic link (or reparse point): no holder ever makes one (L1 renames a
         folder), so it is moved to the trash at once, never followed."""
         self.root.set_aside("lock", "a symbolic link where the lock folder belongs")
 
-    def _report_break(self, sig, why):
+    def _report_break(self, sig: Signature, why: str) -> None:
         f = self._owner_fields(sig[0])
         log.warning("broke a stale lock of %r (pid %r on %r): %s", f.get("name", "?"),
                     f.get("pid", "?"), f.get("host", "?"), why)
 
-    def _watch(self, sig, now):
+    def _watch(self, sig: Signature | None, now: float) -> bool:
         """Note when the lock's (owner, beat) last changed, on our clock (L3); True when it is
         new.  A read error is no news: it neither changes nor resets the observation."""
         if sig is not None and (self._seen is None or (sig != self._seen and not self._unreadable(sig))):
@@ -407,7 +416,7 @@ class Lease:
             return True
         return False
 
-    def _queue_locally(self, deadline):
+    def _queue_locally(self, deadline: float) -> bool:
         """Wait for the host-local lock (L7), at most ``LOCAL_WAIT * stale_after`` and not past
         ``deadline``, watching the board's lock meanwhile; True when it was obtained.
 
@@ -438,7 +447,7 @@ class Lease:
                 return False
             self._watch(self._signature(), now)
 
-    def acquire(self, timeout, patient=True):
+    def acquire(self, timeout: float, patient: bool = True) -> bool:
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not.
 
         A wait that starts with nothing watched (this ``Lease``'s first, or the first after a
@@ -473,7 +482,7 @@ class Lease:
                         if self._dead_on_this_machine(sig[0]):
                             self._break(sig, "its process is gone")
                             continue
-                    elif sig is not None and now - self._since >= self.stale_after:
+                    elif sig is not None and self._seen is not None and now - self._since >= self.stale_after:
                         self._break(self._seen, f"no heartbeat for {self.stale_after:g} s")
                         self._seen = None
                         continue
@@ -491,12 +500,13 @@ class Lease:
                 self._release_local()
             raise
 
-    def _release_local(self):
+    def _release_local(self) -> None:
         if self._local_held:
             self._local_held = False
-            self._local.release()
+            if self._local is not None:
+                self._local.release()
 
-    def timeout_reason(self):
+    def timeout_reason(self) -> str:
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""
         waited, holders, refused = getattr(self, "_timed_out", (0.0, 0, None))
         sig = self._seen
@@ -510,10 +520,10 @@ class Lease:
         return (f"the board lock was not obtained within {waited:.3g} s: it is held by "
                 f"{self._describe(sig[0])}, unchanged for {time.monotonic() - self._since:.1f} s")
 
-    def _describe(self, owner):
+    def _describe(self, owner: bytes | None) -> str:
         """The holder named by an owner record, for people (text from the board made visible)."""
         from .text import visible
-        if (owner or b"").startswith(b"<"):
+        if owner is not None and owner.startswith(b"<"):
             return f"nobody known (its owner record is {visible(owner.decode('ascii', 'replace').strip('<>'), 80)})"
         if owner is None:
             return "nobody known (it has no owner record)"
@@ -524,7 +534,7 @@ class Lease:
         machine = f", machine {visible(f['machine'], 100)}" if f.get("machine") else ""
         return f"{v['name']} (pid {v['pid']} on {v['host']}{machine})"
 
-    def release(self):
+    def release(self) -> bool:
         """Leave the lock (L6).  False when it had been taken from us (we stalled for over L:
         what we did under it after that is not to be trusted), True otherwise."""
         with self._cv:
@@ -539,9 +549,9 @@ class Lease:
                 sig = self._settled_signature()
                 if sig is not None and self._owner_fields(sig[0]).get("token") == token:
                     self._leave(sig, token)
-                elif self._unreadable(sig):
+                elif sig is not None and self._unreadable(sig):
                     log.warning("could not read the board lock to release it (others will break it "
-                                "after %g s): %s", self.stale_after, sig[0].decode("ascii", "replace"))
+                                "after %g s): %s", self.stale_after, (sig[0] or b"").decode("ascii", "replace"))
                 else:
                     lost = True
                     log.warning("the board lock was taken from us while we held it "
@@ -550,7 +560,7 @@ class Lease:
             self._release_local()
         return not lost
 
-    def _leave(self, sig, token):
+    def _leave(self, sig: Signature, token: str) -> None:
         """Move our lock out of the way: it becomes our next private folder, its owner record
         overwritten in place with a new token (a record keeps its size: no space needed); where
         that fails it is deleted.  SMB refuses to rename a folder while another client reads a
@@ -585,7 +595,7 @@ class Lease:
                 pass
         root.remove_tree(aside, expect=("owner", "beat"))
 
-    def close(self):
+    def close(self) -> bool:
         """Release the lock if held and remove our private folder from ``tmp/``."""
         ok = self.release()
         spare, self._spare = self._spare, None
@@ -596,18 +606,20 @@ class Lease:
                 pass
         return ok
 
-    def hold(self, timeout, patient=True):
+    def hold(self, timeout: float, patient: bool = True) -> "_Held":
+        """``with lease.hold(timeout):`` holds the lock for the block; ``LockTimeout`` when it
+        could not be taken in time."""
         return _Held(self, timeout, patient)
 
     # -- heartbeat -------------------------------------------------------------
-    def _start_beating(self):
+    def _start_beating(self) -> None:
         with self._cv:
             self._cv.notify_all()
             if self._beater is None or not self._beater.is_alive():
                 self._beater = threading.Thread(target=self._beat_loop, name="comm-heartbeat", daemon=True)
                 self._beater.start()
 
-    def _beat_loop(self):
+    def _beat_loop(self) -> None:
         every = self.stale_after / 5
         while True:
             with self._cv:
@@ -631,15 +643,15 @@ class Lease:
 
 
 class _Held:
-    def __init__(self, lease, timeout, patient=True):
+    def __init__(self, lease: Lease, timeout: float, patient: bool = True) -> None:
         self.lease, self.timeout, self.patient = lease, timeout, patient
 
-    def __enter__(self):
+    def __enter__(self) -> Lease:
         if not self.lease.acquire(self.timeout, self.patient):
             raise LockTimeout(self.lease.timeout_reason())
         return self.lease
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.lease.release()
 
 

@@ -11,7 +11,7 @@ _HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(m):
+def _escape(m: re.Match[str]) -> str:
     c = m.group()
     if c in _NAMED:
         return _NAMED[c]
@@ -19,7 +19,7 @@ def _escape(m):
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}"
 
 
-def visible(text, limit=None):
+def visible(text: object, limit: int | None = None) -> str:
     """``text`` with control and bidi characters written as escapes (``\\x1b``, ``\\n``, ``\\u202e``).
 
     >>> visible("hi\\x1b]0;pwned\\x07 there")

@@ -15,6 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import comm  # noqa: E402
 import comm.board  # noqa: E402
+import comm.cleanup  # noqa: E402
+import comm.mailbox  # noqa: E402
+import comm.message  # noqa: E402
 from comm.lease import Lease  # noqa: E402
 from peer import protocol, record  # noqa: E402
 from peer.session import Leave, Session  # noqa: E402
@@ -79,13 +82,14 @@ def keep_damaged():
 
 def com0_ok():
     """N1: does not know that COM0 and LPT0 are device names."""
-    comm.board._RESERVED = frozenset(comm.board._RESERVED - {"com0", "lpt0"})
+    comm.message._RESERVED = frozenset(comm.message._RESERVED - {"com0", "lpt0"})
 
 
 def recipient_unchecked():
     """N1 I5: does not check a recipient's name (a/b, .., con...) before touching the board."""
-    orig = comm.board.check_name
-    comm.board.check_name = lambda name, what="name": name if what == "recipient" else orig(name, what)
+    orig = comm.message.check_name
+    for module in (comm.board, comm.mailbox):
+        module.check_name = lambda name, what="name": name if what == "recipient" else orig(name, what)
 
 
 def crash_on_leave():
@@ -153,7 +157,7 @@ def header_unknown_bad():
                     raise ValueError("bad header: an unknown key")
             return orig(raw, **kw)
         return f
-    wrap(comm.board, "unframe", unframe)
+    wrap(comm.mailbox, "unframe", unframe)
 
 
 def first_line_checked():
@@ -165,7 +169,6 @@ def first_line_checked():
             return orig(text, *a, **kw)
         return f
     wrap(comm.fsops, "record_fields", fields)
-    comm.board.fsops.record_fields = comm.fsops.record_fields
 
 
 def unknown_status_resumes():
@@ -201,7 +204,7 @@ def seq_normalised():
     def mac(orig):
         return lambda key, sender, sender_run, to, to_run, seq, data: orig(key, sender, sender_run, to, to_run,
                                                                            str(int(seq)), data)
-    wrap(comm.board, "mac", mac)
+    wrap(comm.message, "mac", mac)
 
 
 def clean_by_folder_time():
@@ -221,7 +224,7 @@ def clean_by_folder_time():
 
 def clean_any_name():
     """S1 F3: cleans up every old name in tmp/ and trash/, not only the forms S1 lists."""
-    comm.board._cleanable = lambda folder, name, st: True
+    comm.cleanup._cleanable = lambda folder, name, st: True
 
 
 def no_to_run():
@@ -231,7 +234,7 @@ def no_to_run():
             raw = orig(sender, sender_run, to, to_run, seq, data, key)
             return raw.replace(f"to-run: {to_run}\n".encode("ascii"), b"", 1)
         return f
-    wrap(comm.board, "frame", frame)
+    wrap(comm.mailbox, "frame", frame)
 
 
 def marker_loose():
@@ -251,7 +254,6 @@ def record_newline():
         data = text.encode("utf-8") + b"\n"
         return data + b" " * (255 - len(data)) + b"\n"
     comm.fsops.record = record
-    comm.board.fsops.record = record
 
 
 def ops_before_init():
@@ -277,7 +279,7 @@ def no_crc_ok():
                 raw = head + f"\ncrc32: {zlib.crc32(data):08x}".encode() + sep + data
             return orig(raw, **kw)
         return f
-    wrap(comm.board, "unframe", unframe)
+    wrap(comm.mailbox, "unframe", unframe)
 
 
 # -- the game (play) -------------------------------------------------------------------------

@@ -397,7 +397,7 @@ def test_scratch_dated_in_the_future_is_cleaned_up(board):
                                   "LPT9", "COM¹", "lpt³"])
 def test_windows_device_names_are_refused(tmp_path, name):
     from comm import Board, InvalidArgument
-    from comm.board import _RESERVED
+    from comm.message import _RESERVED
     with pytest.raises(InvalidArgument):
         Board(tmp_path / "b", name)
     assert name.lower() in _RESERVED

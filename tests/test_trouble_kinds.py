@@ -62,7 +62,7 @@ def test_a_failing_board_is_named_at_once(tmp_path, monkeypatch, err, kind, word
     def refuse(*args, **kw):
         raise OSError(err, os.strerror(err))
     for name in ("_rename_at", "_create_at", "_mkdir_at"):
-        monkeypatch.setattr(fsops.Root, name, refuse)
+        monkeypatch.setattr(type(a.root), name, refuse)
     t = time.monotonic()
     assert not a.send("b", "x")
     assert a.problem == kind and words in a.last_error and str(folder) in a.last_error, a.last_error
@@ -79,7 +79,7 @@ def test_a_disconnected_share_fails_every_operation_at_once(tmp_path, monkeypatc
 
     def dead(*args, **kw):
         raise OSError(errno.ENOTCONN, os.strerror(errno.ENOTCONN))
-    monkeypatch.setattr(fsops.Root, "_open_dir", dead)
+    monkeypatch.setattr(type(a.root), "_open_dir", dead)
     t = time.monotonic()
     assert a.receive() is None and a.problem == "disconnected", a.last_error
     assert a.wait(timeout=30) is None and a.problem == "disconnected"
@@ -120,13 +120,14 @@ def test_a_lock_never_seen_held_is_not_said_to_change_hands(tmp_path, monkeypatc
     folder = tmp_path / "board"
     Board(folder, "a").join().close()
     lease = Lease(folder, folder / "tmp", stale_after=L)
-    real = fsops.Root._rename_at
+    platform = type(lease.root)        # DirFdRoot, or PortableRoot
+    real = platform._rename_at
 
     def refuse(self, sh, sname, dh, dname, replace):
         if dname == "lock":
             raise OSError(errno.EXDEV, "made-up refusal")
         return real(self, sh, sname, dh, dname, replace)
-    monkeypatch.setattr(fsops.Root, "_rename_at", refuse)
+    monkeypatch.setattr(platform, "_rename_at", refuse)
     assert not lease.acquire(0.3, patient=False)
     why = lease.timeout_reason()
     assert "changing hands" not in why and "no holder was seen" in why and "made-up refusal" in why, why
