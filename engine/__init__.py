@@ -7,7 +7,7 @@
 
 Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
 """
-from typing import TYPE_CHECKING, Callable
+
 
 from .backend import core
 from .game import Game
@@ -26,16 +26,3 @@ def perft(position: Position, depth: int, bulk: bool = False) -> int:
 def core_name() -> str:
     """``'compiled'`` or ``'pure-python'``: the rules core in use."""
     return core.NAME
-
-
-# ``engine.size_option`` lives in the command-line module ``engine.options``, so that argparse
-# is loaded only by command lines; the old import keeps working (for the players' cli), lazily.
-# mypy sees the one name, not a __getattr__ that would accept any.
-if TYPE_CHECKING:
-    from .options import size_option
-else:
-    def __getattr__(name: str) -> Callable[[str], int]:
-        if name == "size_option":
-            from .options import size_option
-            return size_option
-        raise AttributeError(f"module 'engine' has no attribute {name!r}")

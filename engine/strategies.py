@@ -832,16 +832,3 @@ def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[t
         out.append((-_disc_value(score), m, reached + 1))
     out.sort(key=lambda t: -t[0])
     return out
-
-
-# ``threads_option`` lives in the command-line module ``engine.options``, so that argparse is
-# loaded only by command lines; the old import keeps working (for the players' cli), lazily.
-# mypy sees the one name, not a __getattr__ that would accept any.
-if TYPE_CHECKING:
-    from .options import threads_option
-else:
-    def __getattr__(name: str) -> Callable[[str], int]:
-        if name == "threads_option":
-            from .options import threads_option
-            return threads_option
-        raise AttributeError(f"module 'engine.strategies' has no attribute {name!r}")

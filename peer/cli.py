@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 import comm
 from comm.adopt import unfit_for_a_board
 from comm.text import visible
-from engine import BLACK, WHITE, size_option, strategies
+from engine import BLACK, WHITE, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
-from engine.strategies import threads_option
+from engine.options import size_option, threads_option
 
 from .faces import texts
 from .faces.face import Face, on_signals
