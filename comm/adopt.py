@@ -22,8 +22,9 @@ SHOWN = 3
 def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
     """Why ``folder`` should not be made a board, or '' when it may: it is missing (it will be
     made), empty, already a board (its marker is there, whatever else it holds), or holds only a
-    board's own names, hidden names (``.gitignore``) and a README.  Reads the folder's listing
-    only; a folder that cannot be listed is left for ``Init`` to report."""
+    board's own names, hidden names (``.gitignore``), a README and ``*.tmp`` files (the scratch
+    of the marker another program's Init is writing; S1 never cleans the folder itself).  Reads
+    the folder's listing only; a folder that cannot be listed is left for ``Init`` to report."""
     if not os.fspath(folder):
         return "the board folder's name is empty: name a folder (the default is ./cardstand)"
     path = Path(folder)
@@ -34,7 +35,8 @@ def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
                 name = entry.name
                 if name == MARKER:
                     return ""
-                if name in BOARD_NAMES or name.startswith(".") or name.lower() in HOUSEKEEPING:
+                if name in BOARD_NAMES or name.startswith(".") or name.lower() in HOUSEKEEPING \
+                        or name.endswith(".tmp"):     # (the scratch of a marker another Init is writing)
                     continue
                 foreign.append(name)
     except FileNotFoundError:

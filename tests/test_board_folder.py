@@ -109,3 +109,11 @@ def test_a_stopped_demo_stops_its_players(tmp_path):
     while any((m / "alive").exists() for m in players) and time.monotonic() < deadline:
         time.sleep(0.1)             # (a player that leaves removes its alive record, I6)
     assert not any((m / "alive").exists() for m in players)
+
+
+def test_a_folder_another_init_is_making_a_board_may_be_joined(tmp_path):
+    """Two players started at once on a new folder: one sees the other's marker scratch (and the
+    board's folders) before the marker is in place."""
+    (tmp_path / "box").mkdir()
+    (tmp_path / "vm-4242-0123456789abcdef.tmp").write_bytes(b"cardstand-board 1\n")
+    assert unfit_for_a_board(tmp_path) == ""

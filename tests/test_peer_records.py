@@ -333,7 +333,8 @@ def test_javascript_white_does_not_believe_a_forged_end(tmp_path):
 def test_a_wrong_or_missing_secret_on_one_side_changes_no_record(tmp_path):
     """D6a: a side whose secret is not the other's cannot tell a forged record from its own mistake:
     it leaves the record alone, the game is refused (exit 3), and once both have the same secret the
-    game resumes where it was.  A side without a secret does not play a signed game (exit 2)."""
+    game resumes where it was.  A side without a secret writes a signed record only once the
+    opponent shows it has none either."""
     board = tmp_path / "b"
     both_leave(board, lambda: plies(board) >= 5, "5 plies", SECRET)
     gid = Records(board).current_id()
@@ -344,8 +345,9 @@ def test_a_wrong_or_missing_secret_on_one_side_changes_no_record(tmp_path):
                                 player("white", board, *RANDOM, "--seed", 4, env={"CARDSTAND_SECRET": "other"}))
     assert rb == rw == 3, (ob[-800:], ow[-800:])
     assert path.read_bytes() == genuine and not set_aside(board, gid), ow[-1500:]
-    rw, ow = finish(player("white", board, *RANDOM, "--seed", 4))          # no secret at all
-    assert rw == 2 and f"The unfinished game {gid} on this board is signed with a shared secret" in ow, ow
+    rb, ob, rw, ow = finish_all(player("black", board, *RANDOM, "--seed", 3, env=SECRET),
+                                player("white", board, *RANDOM, "--seed", 4))       # no secret at all
+    assert rb == rw == 3, (ob[-800:], ow[-800:])
     assert path.read_bytes() == genuine and not set_aside(board, gid)
     rb, ob, rw, ow = run_pair(board, env=SECRET)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
@@ -372,3 +374,16 @@ def test_a_record_that_is_not_a_file_is_said_and_set_aside(tmp_path, what):
     assert len(kept) == 1 and (kept[0].is_dir() if what == "folder" else kept[0].is_fifo())
     rec = Records(board).current()
     assert rec.id == gid and rec.status == "over" and final_line(ob) == final_line(ow) is not None
+
+
+def test_a_signed_record_is_played_on_when_neither_side_has_the_secret(tmp_path):
+    """D6a: neither side has a secret now: the game of a signed record resumes (its first
+    unsigned message releases the record) and is played to its end."""
+    board = tmp_path / "b"
+    both_leave(board, lambda: plies(board) >= 5, "5 plies", SECRET)
+    gid = Records(board).current_id()
+    rb, ob, rw, ow = run_pair(board)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Resuming game {gid}" in ob and final_line(ob) == final_line(ow) is not None
+    rec = Records(board).current()
+    assert rec.id == gid and rec.status == "over" and not rec.mac

@@ -22,8 +22,7 @@ LEAVE_BY = {"human": "to_leave_human", "terminal": "to_leave_terminal", "compute
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
 ERRORS = frozenset({"cannot_play", "secret_problem", "busy", "unfinished_game", "game_closed", "replaced",
                     "board_gone_leave", "full_leave", "send_leave", "giving_up_wait", "record_failed",
-                    "bad_record", "no_board", "record_untrusted", "record_damaged",
-                    "record_needs_secret"})
+                    "bad_record", "no_board", "record_untrusted", "record_damaged", "record_failed_cause"})
 
 
 # Japanese line breaking (kinsoku): these never start a line, those never end one

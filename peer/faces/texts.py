@@ -330,12 +330,6 @@ TEXTS = {
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",
                    "伝言台の棋譜が壊れているので使いませんでした: {reason}"),
-    "record_needs_secret": ("The unfinished game {id} on this board is signed with a shared secret: start with "
-                            "the same secret (CARDSTAND_SECRET or --secret-file) to play it, or with --new for "
-                            "another game. Nothing was changed.",
-                            "この伝言台の未終了の対局 {id} は共有秘密鍵で署名されています。続けるには同じ秘密鍵"
-                            "（CARDSTAND_SECRET か --secret-file）で、別の対局にするには --new で起動してください。"
-                            "何も変更していません。"),
     "record_untrusted": ("The record of game {id} on the board cannot be trusted: {reason}. It was set aside "
                          "({where}) and is not used.",
                          "伝言台の対局 {id}の棋譜は信用できません: {reason}。棋譜は別名で残し（{where}）、"

@@ -91,6 +91,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.set_aside = None       # (id, size) of the game whose record was set aside (D6)
         self.held = None            # (id, Untrusted) of a record left alone until the secret is shared (D6a)
         self.secret_shared = False  # a message signed with our secret came from the opponent
+        self.hold_unsigned = False  # no secret, a signed record: not written until the opponent shows none (D6a)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
 

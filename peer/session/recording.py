@@ -33,8 +33,9 @@ class Recording(State):
     """Mixed into ``Session``: ``self.record`` mirrors ``self.game`` on the board."""
 
     def _save(self: "Session") -> None:
-        if self.held is not None:   # D6a: the board keeps the record we cannot judge yet
-            log.info("record of game %s not written: the secret is not confirmed yet", self.held[0])
+        if self.held is not None or self.hold_unsigned:     # D6a: the board keeps what we cannot judge yet
+            log.info("record of game %s not written: whether the opponent has the secret is not known yet",
+                     self.gid)
             return
         r = self.record_now
         r.moves = self.game_now.transcript(passes=True)
@@ -114,15 +115,25 @@ class Recording(State):
                 self._save()
 
     def _signed_record_without_secret(self: "Session") -> None:
-        """D6a: without a secret, an unfinished game whose record is signed is not played (this side
-        would write it unsigned, and the side with the secret then set it aside): exit 2, nothing
-        changed.  ``--new`` closes it instead."""
+        """D6a: without a secret, the unfinished game of a signed record is not written until the
+        opponent's first message shows it has no secret either (else the greeting is refused, H7,
+        and the record stays as it was: written unsigned, the side with the secret would set it
+        aside).  ``--new`` closes it instead."""
         if self.secret or self.new:
             return
         rec = self._current_record(report=False)
         if rec is not None and rec.status == PLAYING and rec.mac:
-            self.say("record_needs_secret", id=rec.id)
-            raise Leave(2)
+            log.info("record of game %s is signed and this side has no secret: not written until the "
+                     "opponent shows it has none either", rec.id)
+            self.hold_unsigned = True
+
+    def _nobody_signs(self: "Session") -> None:
+        """D6a: an unsigned message came from the opponent and this side has no secret either: the
+        record is written again (unsigned, as both sides write it)."""
+        if self.hold_unsigned:
+            self.hold_unsigned = False
+            if self.record is not None:
+                self._save()
 
     def _current_record(self: "Session", report: bool = True) -> Record | None:
         """The record ``records/current`` names, when it can be used, else None; one that cannot is

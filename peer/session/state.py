@@ -56,6 +56,7 @@ class State:
     set_aside: tuple[str, int] | None   # (id, size) of the game whose record was set aside (D6)
     held: "tuple[str, Untrusted] | None"    # a record left alone until the secret is shared (D6a)
     secret_shared: bool         # a message signed with our secret came from the opponent (D6a)
+    hold_unsigned: bool         # no secret, a signed record: not written until the opponent shows none (D6a)
     sending_stopped: bool       # I6: this run was replaced: it sends nothing more
     stop: threading.Event
 

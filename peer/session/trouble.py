@@ -184,4 +184,6 @@ class Trouble(State):
         msg.signed = m.signed
         if self.secret and m.signed:    # comm checked its MAC with our secret
             self._secret_shared()
+        elif not self.secret and not m.signed:
+            self._nobody_signs()
         return msg
