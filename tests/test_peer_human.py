@@ -25,8 +25,13 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("already taken")
     h.sendline("help")
     h.expect("Commands:")
-    h.sendline("hint")
-    h.expect(r"Hint: (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+ \(discs ahead")
+    h.sendline("hint")         # move 1 is not solved: every value is an estimate, and said so
+    h.expect(r"Hint: ((d3|c4|f5|e6) ~[+-]\d+, ){2,3}(d3|c4|f5|e6) ~[+-]\d+ "
+             r"\(discs ahead at the end with best play; ~: an estimate, not solved to the end\)")
+    first = h.after
+    h.sendline("hint")         # the same position: the same hint (an estimate does not wobble)
+    h.expect(r"Hint: [^\r\n]*\)")
+    assert h.after == first
     h.sendline("undo")
     h.expect("cannot be taken back")
     h.sendline("say")
@@ -161,3 +166,24 @@ def test_a_person_is_told_at_once_that_the_board_is_gone(tmp_path):
     assert h.exitstatus == 5 and "Traceback" not in h.before
     rw, ow = finish(w)
     assert rw == 5 and "did not come back within 2 s" in ow and "Traceback" not in ow
+
+
+def test_a_solved_hint_is_exact_and_shows_every_move_of_the_best_value(tmp_path):
+    """On 4x4 the first move is solved to the end: the four symmetric openings are worth the same,
+    so the hint shows all four (not three of them), without '~'; in Japanese too."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--patience", "5")
+    h = human("black", board, "--lang", "en", "--size", "4")
+    h.expect("Your move")
+    h.sendline("hint")
+    h.expect(r"Hint: (\w\d) ([+-]\d+), (\w\d) \2, (\w\d) \2, (\w\d) \2 \(discs ahead at the end with best play\)")
+    assert sorted(h.match.group(i) for i in (1, 3, 4, 5)) == ["a2", "b1", "c4", "d3"]
+    h.sendline("quit")
+    h.expect(pexpect.EOF)
+    j = human("black", board, "--lang", "ja")      # back, resuming the game, on a Japanese screen
+    j.expect("あなたの番です")
+    j.sendline("ヒント")
+    j.expect(r"ヒント: (\w\d [+-]\d+, ){3}\w\d [+-]\d+（最善を尽くしたときの最終石差）")
+    j.sendline("終了")
+    j.expect(pexpect.EOF)
+    finish(w)

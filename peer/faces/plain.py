@@ -178,7 +178,9 @@ class Screen:
             kw["seen"] = self.t("busy_here") if seen is None else self.t("busy_seen", secs=f"{seen:.0f}")
             kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
         elif event.what == "hint":
-            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {v:+d}" for m, v in kw["moves"])
+            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {'' if exact else '~'}{v:+d}"
+                                    for m, v, exact in kw["moves"])
+            kw["estimate"] = "" if kw.pop("exact") else self.t("hint_estimate")
         elif event.what == "adopted_mine":
             kw["move"] = describe(kw["move"], kw.pop("size"), self)
         return kw
