@@ -45,6 +45,12 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("Bot played")
     h.expect("Your move")
     h.sendline("resign")
+    h.expect(r"Resign this game\? Type 'yes' \(or 'resign' again\) to resign, 'no' to go on playing\.")
+    h.sendline("n")                         # no: said so, the game goes on
+    h.expect("Not resigned: the game goes on.")
+    h.sendline("n")                         # (no question asked now)
+    h.expect("Unknown command 'n'")
+    h.sendline("resign")
     h.expect("Resign this game")
     h.sendline("board")                     # anything else goes on playing
     h.sendline("yes")
@@ -76,6 +82,10 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     b.sendline("f5")
     w.expect("黒は f5に打ちました")
     w.expect("あなたの番です")
+    w.sendline("投了")
+    w.expect("本当に投了しますか？ 投了するなら はい（または もう一度 投了）、続けるなら いいえ と入力してください。")
+    w.sendline("いいえ")
+    w.expect("投了を取り消しました。対局を続けます。")
     w.sendline("a1")
     w.expect("a1では相手の石を1つも返せません。打てる場所:")
     w.sendline("終了")

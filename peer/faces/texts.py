@@ -84,9 +84,10 @@ TEXTS = {
     "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
     "no_undo": ("Moves cannot be taken back in a game between two programs: the other side has already seen yours.",
                 "二つのプログラムでの対局では待ったはできません（相手はもうその手を受け取っています）。"),
-    "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign; anything else goes on playing.",
-                    "本当に投了しますか？ 投了するなら はい（または もう一度 投了）と入力してください。ほかの入力で"
-                    "対局を続けます。"),
+    "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign, 'no' to go on playing.",
+                    "本当に投了しますか？ 投了するなら はい（または もう一度 投了）、続けるなら いいえ と入力して"
+                    "ください。"),
+    "resign_cancelled": ("Not resigned: the game goes on.", "投了を取り消しました。対局を続けます。"),
     "to_leave_human": ("type 'quit' to leave", "やめるときは 終了（quit）"),
     "to_leave_computer": ("press Ctrl+C to leave", "やめるときは Ctrl+C"),
     "to_leave_terminal": ("type 'quit' or press Ctrl+C to leave", "やめるときは 終了（quit）か Ctrl+C"),

@@ -23,6 +23,7 @@ WORDS = {
     "hint": ("hint", "ヒント"),
     "resign": ("resign", "投了"),
     "yes": ("yes", "y", "はい"),
+    "no": ("no", "n", "いいえ"),
     "undo": ("undo", "待った"),
 }
 COMMAND = {w: c for c, words in WORDS.items() for w in words}
@@ -96,7 +97,7 @@ class Commands(State):
         pos = self.game_now.position
         if cmd == "board":
             return self._show()
-        if not human and (cmd in ("hint", "resign", "yes", "undo") or notation.SQUARE.fullmatch(cmd)
+        if not human and (cmd in ("hint", "resign", "yes", "no", "undo") or notation.SQUARE.fullmatch(cmd)
                           or cmd in notation.PASS_WORDS):
             return self.say("computer_plays")
         if cmd == "undo":
@@ -115,7 +116,9 @@ class Commands(State):
                 self.resign_asked = True
                 return self.say("resign_sure")
             return self._resign()
-        if cmd == "yes":
+        if cmd == "no" and asked:
+            return self.say("resign_cancelled")
+        if cmd in ("yes", "no"):        # (an answer, with no question asked)
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
