@@ -17,12 +17,17 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("Your move")
     h.sendline("hello")
     h.expect("Unknown command 'hello'")
-    h.sendline("d9")
-    h.expect("off the 8x8 board.*Legal moves: d3 c4 f5 e6")
+    h.sendline("z9")                        # the square is said once
+    h.expect(r"\n(\S+) is off the 8x8 board \(a1..h8\)\. Legal moves: d3 c4 f5 e6")
+    assert h.match.group(1) == "z9"
     h.sendline("a1")
-    h.expect("flips nothing")
+    h.expect(r"\n(\S+) flips nothing\. Legal")
+    assert h.match.group(1) == "a1"
     h.sendline("d4")
-    h.expect("already taken")
+    h.expect(r"\n(\S+) is already taken\. Legal")
+    assert h.match.group(1) == "d4"
+    h.sendline("pass")                      # a reason that does not name it says what was typed
+    h.expect(r"\npass: you cannot pass: there is a legal move\. Legal moves: d3 c4 f5 e6")
     h.sendline("help")
     h.expect("Commands:")
     h.sendline("hint")         # move 1 is not solved: every value is an estimate, and said so
@@ -87,7 +92,8 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     w.sendline("いいえ")
     w.expect("投了を取り消しました。対局を続けます。")
     w.sendline("a1")
-    w.expect("a1では相手の石を1つも返せません。打てる場所:")
+    w.expect(r"\n(\S+)では相手の石を1つも返せません。打てる場所:")
+    assert w.match.group(1) == "a1"
     w.sendline("終了")
     w.expect("中断しました")
     w.expect(pexpect.EOF)

@@ -137,6 +137,10 @@ class Screen:
         """A player's name as shown: the default names ``black`` and ``white`` in this language."""
         return self.t(name) if name in COLOURS else name
 
+    def names_square(self, reason: object) -> bool:
+        """Whether ``reason``, in words, names the square it is about (``d4 is already taken``)."""
+        return isinstance(reason, Reason) and reason.code in texts.TEXTS and texts.names(reason.code, "square")
+
     def reason(self, reason: object) -> str:
         """A ``Reason`` in this screen's language; anything else (from the board, the opponent,
         the system) as it is."""
@@ -181,6 +185,9 @@ class Screen:
             kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {'' if exact else '~'}{v:+d}"
                                     for m, v, exact in kw["moves"])
             kw["estimate"] = "" if kw.pop("exact") else self.t("hint_estimate")
+        elif event.what == "bad_move":
+            kw["reason"] = kw["reason"] if self.names_square(event.fields["reason"]) else \
+                self.t("move_reason", move=kw["move"], reason=kw["reason"])
         elif event.what == "adopted_mine":
             kw["move"] = describe(kw["move"], kw.pop("size"), self)
         return kw

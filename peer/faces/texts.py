@@ -64,7 +64,8 @@ TEXTS = {
     "you_pass": ("You have no legal move: you pass.", "打てる場所がないので、あなたはパスします。"),
     "they_pass": ("{name} has no legal move and passes.", "{name}は打てる場所がないのでパスします。"),
     "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name}を待ってください。"),
-    "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
+    "bad_move": ("{reason}. Legal moves: {legal}", "{reason}。打てる場所: {legal}"),
+    "move_reason": ("{move}: {reason}", "{move}: {reason}"),
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
     "help": ("Commands: a square (d3) to move, 'hint' for the best moves and what each leads to, 'say TEXT' "
@@ -368,6 +369,11 @@ def default_lang() -> str:
     except ValueError:
         loc = ""
     return "ja" if loc.lower().startswith(("ja", "japanese")) else "en"
+
+
+def names(key: str, field: str) -> bool:
+    """Whether the text ``key`` says its ``field`` (in every language)."""
+    return all("{" + field + "}" in t for t in TEXTS[key])
 
 
 def text(lang: str, key: str, **kw: object) -> str:
