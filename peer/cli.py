@@ -80,8 +80,9 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                                                "white refuses a different one if given); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
-    ap.add_argument("--name", help="your name as the other side sees it (a resumed game keeps the name in "
-                                   "its record unless this is given)")
+    ap.add_argument("--name", help="your name as the other side sees it (default: the --ai's name, like "
+                                   "greedy; else person, or computer for --engine); a resumed game keeps "
+                                   "the name in its record unless this is given")
     ap.add_argument("--lang", choices=texts.LANGS, default=None,
                     help="language of the messages (default: from the locale)")
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",

@@ -9,7 +9,7 @@ from peer.cli import follow
 from peer.record import Record, Records
 from peer.faces.plain import Screen
 
-from peertools import board_folder, final_line, finish, player
+from peertools import board_folder, final_line, finish, human, player
 
 
 def play_pair(board, size, black_ai, white_ai, seed):
@@ -201,3 +201,33 @@ def test_pondering_stops_when_the_opponent_leaves():
     assert c.strategy._pondering is not None and c.strategy._pondering.is_alive()
     c.rest()
     assert c.strategy._pondering is None
+
+
+def test_a_side_without_a_name_is_called_by_its_ai_and_a_new_game_renames_nobody(tmp_path):
+    """A computer side is called by its strategy (``greedy (black) wins``, not ``black (black)``);
+    ``--name`` on a new game is simply the name, not a change from an earlier one (white joins the
+    game black has just made, whose record has only the colour for white)."""
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "Greedy", "--time", "0.05", "--size", "6")
+    w = player("white", board, "--ai", "random", "--seed", "1", "--name", "Wendy")
+    (rb, ob), (rw, ow) = finish(b), finish(w)
+    assert rb == rw == 0, (ob[-500:], ow[-500:])
+    for out in (ob, ow):
+        assert "Game on: greedy (black X) vs Wendy (white O) on 6x6." in out, out[:500]
+        assert "is now" not in out and "(it was" not in out, out
+        assert final_line(out).endswith(("greedy (black) wins.", "Wendy (white) wins.", "A draw.")), final_line(out)
+    assert "greedy played" in ow
+    rec = Records(board).current()
+    assert (rec.black, rec.white) == ("greedy", "Wendy")
+    # a person is "person" on the wire and in the record, in the other side's language on its screen
+    board = tmp_path / "p"
+    w = player("white", board, "--ai", "random", "--time", "0.05", "--lang", "ja", "--patience", "3")
+    b = human("black", board, "--size", "4", "--lang", "en")
+    b.expect(r"Game on: (\S+) \(black X\) vs (\S+) \(white O\) on 4x4\.")
+    assert b.match.groups() == ("person", "random")
+    b.expect("Your move")
+    b.sendline("quit")
+    b.expect("You left the game")
+    rw, ow = finish(w)
+    assert "対局開始: 人間（黒 X）対 random（白 O）、4×4の盤" in ow, ow
+    assert Records(board).current().black == "person"

@@ -212,8 +212,8 @@ def test_plies_taken_from_a_greeting_are_announced_without_a_secret(tmp_path):
     square = forged[len(genuine):]
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     n = len(Game.from_transcript(genuine).moves)
-    assert f"1 move(s) from black's copy of the game, from move {n + 1}" in ow, ow[-1500:]
-    assert f"black played {square}." in ow
+    assert f"1 move(s) from random's copy of the game, from move {n + 1}" in ow, ow[-1500:]
+    assert f"random played {square}." in ow      # (black is --ai random, and so named)
 
 
 def test_records_are_signed_and_checked(tmp_path):

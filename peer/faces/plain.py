@@ -17,6 +17,8 @@ from ..session.view import View
 from . import texts
 
 COLOURS = ("black", "white")
+# the names a side has when none is given, as they go on the wire: the words for them
+DEFAULT_NAMES = {"black": "black", "white": "white", "person": "kind_human", "computer": "kind_computer"}
 NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player
 LEAVE_BY = {"human": "to_leave_human", "terminal": "to_leave_terminal", "computer": "to_leave_computer"}
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
@@ -134,8 +136,9 @@ class Screen:
             self.say(event.what, **self.words(event))
 
     def shown_name(self, name: str) -> str:
-        """A player's name as shown: the default names ``black`` and ``white`` in this language."""
-        return self.t(name) if name in COLOURS else name
+        """A player's name as shown: the default names (``black``, ``white``, ``person``,
+        ``computer``: ``peer.players``) in this language."""
+        return self.t(DEFAULT_NAMES[name]) if name in DEFAULT_NAMES else name
 
     def names_square(self, reason: object) -> bool:
         """Whether ``reason``, in words, names the square it is about (``d4 is already taken``)."""
