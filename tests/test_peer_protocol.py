@@ -316,4 +316,4 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     s.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
-    assert v.sides[BLACK].name == "black" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"
+    assert v.sides[BLACK].name == "computer" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"
