@@ -72,9 +72,14 @@ def test_replay_and_ggf(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert g.stdout.startswith("(;GM[Othello]") and "B[" in g.stdout and g.stdout.strip().endswith(";)")
     assert "TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]" in g.stdout
-    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game")],
+    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game"), "--lang", "en"],
                          capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "cannot replay" in bad.stderr
+    assert bad.returncode == 2 and not bad.stdout, bad
+    assert bad.stderr == f"There is no file {tmp_path / 'nope.game'}: check the path (a game record is " \
+                         "BOARD/records/<id>.game).\n", bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path), "--lang", "en"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr == f"Cannot replay {tmp_path}: a folder, not a game record\n"
 
 
 def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
