@@ -334,10 +334,9 @@ def demo(argv: list[str]) -> int:
         tmp = board.parent
     extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
     logs = [open(board.parent / f"{c}.log", "w") for c in ("black", "white")] if tmp else []
-    procs = [subprocess.Popen(_player_cmd("black", board, args.black,
-                                          extra + ["--size", str(args.size), "--name", args.black]),
+    procs = [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
                               stdout=logs[0] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT),
-             subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
+             subprocess.Popen(_player_cmd("white", board, args.white, extra),     # (each named by its AI)
                               stdout=logs[1] if logs else subprocess.DEVNULL, stderr=subprocess.STDOUT)]
     try:
         if live_terminal():

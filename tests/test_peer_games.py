@@ -149,6 +149,8 @@ def test_demo_runs_two_processes(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "over" in r.stdout and "Game record" in r.stdout
+    rec = Records(tmp_path / "demo").current()
+    assert (rec.black, rec.white) == ("alphabeta", "greedy")     # each side named by its AI
 
 
 def test_game_time_budget_is_shared_out_and_kept(tmp_path):
