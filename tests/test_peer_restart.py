@@ -98,7 +98,8 @@ def test_the_last_ply_reaches_the_other_side_after_a_kill(tmp_path):
         theirs = sum(1 for p in game.positions[:n - 1] if p.turn != game.positions[-2].turn)
 
         def applied():
-            return sum(1 for line in said if line.startswith((f"{other} played ", f"{other} has no legal move")))
+            # (the other side is --ai random, and so named)
+            return sum(1 for line in said if line.startswith(("random played ", "random has no legal move")))
         wait_for(lambda: applied() == theirs, 240, f"{victim} applying ply {n - 1}")
         with board_lock(board):
             wait_for(lambda: record(board).status == "over", 30, "the last ply saved")
