@@ -270,7 +270,7 @@ TEXTS = {
     "replay_keys": ("Enter: the next move; b: back one; a number: that move; q: stop.",
                     "Enter: 次の手、b: 1手戻る、数字: その手まで、q: 終了。"),
     "no_file": ("There is no file {file}: check the path (a game record is BOARD/records/<id>.game).",
-                "{file}というファイルはありません。場所を確かめてください（棋譜は 伝言台のフォルダ/records/<id>.game です）。"),
+                "{file}というファイルはありません。場所を確かめてください（棋譜は 伝言台のフォルダの records の中です）。"),
     "cannot_replay": ("Cannot replay {file}: {reason}", "{file}を再生できません: {reason}"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------
