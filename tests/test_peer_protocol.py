@@ -181,6 +181,7 @@ def test_external_engine_in_the_one_shot_format(tmp_path):
     rw, _ = finish(w, timeout=240)
     assert rb == 0 and rw == 0
     assert "external engine failed" not in ob
+    assert "Game on: computer (black X) vs random (white O)" in ob    # (the default names)
 
 
 @pytest.mark.parametrize("colour", ["black", "white"])
