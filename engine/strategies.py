@@ -798,7 +798,8 @@ def _disc_value(score: int) -> float:
 
 def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[tuple[float, int, int]]:
     """``[(value, move, depth)]`` for every legal move of ``position``, best first: ``value`` in
-    discs for the side to move (exact when ``depth`` reaches the end), ``seconds`` shared out
+    discs for the side to move, exact when ``depth`` reaches the end (``position.empties()``: solved;
+    a midgame estimate reports less), ``seconds`` shared out
     over the moves.  Without the compiled core the values come from a one-ply evaluation.
 
     >>> [(round(v), notation.square_name(m)) for v, m, d in analyse(Position.start(), 0.2)][0][1] in ('d3', 'c4', 'f5', 'e6')
@@ -814,7 +815,7 @@ def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[t
     for m in moves:
         child = position.play(m)
         if compiled is None:
-            out.append((-_evaluate(size, child.player, child.opponent) / 10.0, m, 1))
+            out.append((-_evaluate(size, child.player, child.opponent) / 10.0, m, min(1, position.empties() - 1)))
             continue
         if exact:
             score, _, _, done = compiled.solve(size, child.player, child.opponent, share)
@@ -829,6 +830,7 @@ def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[t
             score, _, _, reached = compiled.search(size, child.opponent, child.player,
                                                    max(1, depth - 1), share, evaluation)
             score = -score
-        out.append((-_disc_value(score), m, reached + 1))
+        # (never the end: a midgame search that reached it is still an estimate, with ProbCut)
+        out.append((-_disc_value(score), m, min(reached + 1, position.empties() - 1)))
     out.sort(key=lambda t: -t[0])
     return out

@@ -1,6 +1,7 @@
 """Command line of the players: ``python -m peer`` (and ``black.py`` / ``white.py``)."""
 import argparse
 import logging
+import os
 import signal
 import statistics
 import subprocess
@@ -61,9 +62,10 @@ _pace = number(0, MAX_SECONDS, unit="seconds")
 
 
 def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
+    others = "" if colour else (" The other commands (watch, replay, demo, bench): python -m peer --help.")
     ap = argparse.ArgumentParser(
-        prog={None: "python -m peer", "black": "python black.py", "white": "python white.py"}[colour],
-        description="Play Othello through a shared folder (the message board, 伝言台).",
+        prog={None: "python -m peer [play]", "black": "python black.py", "white": "python white.py"}[colour],
+        description="Play Othello through a shared folder (the message board, 伝言台)." + others,
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     if colour is None:
         ap.add_argument("--color", "--colour", choices=["black", "white"], required=True,
@@ -81,10 +83,10 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                                                "white refuses a different one if given); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
-    ap.add_argument("--name", help="your name as the other side sees it (a resumed game keeps the name in "
-                                   "its record unless this is given)")
-    ap.add_argument("--lang", choices=texts.LANGS, default=None,
-                    help="language of the messages (default: from the locale)")
+    ap.add_argument("--name", help="your name as the other side sees it (default: the --ai's name, like "
+                                   "greedy; else person, or computer for --engine); a resumed game keeps "
+                                   "the name in its record unless this is given")
+    _lang_option(ap)
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
     ap.add_argument("--game-time", type=_time, default=None, metavar="SECONDS",
@@ -94,7 +96,7 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     ap.add_argument("--ponder", action="store_true",
                     help="--ai best thinks on the opponent's time too (uses the cores while the other "
                          "side thinks)")
-    ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
+    _no_color_option(ap)
     ap.add_argument("--plain", action="store_true",
                     help="plain line-by-line input and output, as without a terminal (also: NO_COLOR set); "
                          "at a terminal the line you type has editing and history, and what arrives is "
@@ -205,9 +207,10 @@ def open_window(lang: str, **options: Any) -> "Window | None":
 
 def watch(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m peer watch", description="Show a live game, read-only.")
-    ap.add_argument("--board", default="cardstand", metavar="DIR")
-    ap.add_argument("--no-color", action="store_true")
-    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    ap.add_argument("--board", default="cardstand", metavar="DIR",
+                    help="the board folder the players share (default ./cardstand)")
+    _no_color_option(ap)
+    _lang_option(ap)
     ap.add_argument("--until-over", action="store_true", help="stop when the game ends")
     ap.add_argument("--gui", action="store_true", help="show the game in a window")
     ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
@@ -229,6 +232,15 @@ def watch(argv: list[str]) -> int:
             return 2
         return watch_window(board, window, until_over=args.until_over, secret=secret)
     return follow(board, screen, until_over=args.until_over, secret=secret)
+
+
+def _no_color_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--no-color", action="store_true", help="no colours (also: NO_COLOR set, or not a terminal)")
+
+
+def _lang_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--lang", choices=texts.LANGS, default=None,
+                    help="language of the messages (default: from the locale)")
 
 
 def _secret_option(ap: argparse.ArgumentParser, what: str) -> None:
@@ -256,9 +268,9 @@ def replay(argv: list[str]) -> int:
     ap.add_argument("--moves", action="store_true", help="print the numbered move list only")
     ap.add_argument("--delay", type=number(0, 3600, unit="seconds"), default=0.0,
                     help="seconds between moves, at most 3600 (shows them all, no stepping)")
-    ap.add_argument("--no-color", action="store_true")
+    _no_color_option(ap)
     ap.add_argument("--plain", action="store_true", help="show every move at once, without stepping")
-    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    _lang_option(ap)
     ap.add_argument("--gui", action="store_true",
                     help="step through the game in a window (buttons, the arrow keys, or a click on a move)")
     ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
@@ -269,11 +281,15 @@ def replay(argv: list[str]) -> int:
     secret = _load_secret(args, screen)
     if secret is False:
         return 2
+    file = visible(args.file, 300)
+    if not os.path.lexists(args.file):
+        print(screen.t("no_file", file=file), file=sys.stderr)
+        return 2
     try:
         rec = load_file(args.file, secret)
         rec.game()
     except (OSError, ValueError) as e:
-        print(f"cannot replay {args.file}: {visible(e, 300)}", file=sys.stderr)
+        print(screen.t("cannot_replay", file=file, reason=visible(e, 300)), file=sys.stderr)
         return 2
     if args.ggf:
         print(rec.ggf())
@@ -298,12 +314,12 @@ def demo(argv: list[str]) -> int:
                                  description="Two computer players in two processes, shown as they play.")
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
     ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
-    ap.add_argument("--size", type=size_option, default=8)
+    ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
     ap.add_argument("--pace", type=_pace, default=0.4, help="at least this many seconds a move (default 0.4)")
     ap.add_argument("--time", type=_time, default=0.5, help="AI thinking time per move (default 0.5)")
     ap.add_argument("--board", default=None, help="board folder (default: a new temporary folder)")
-    ap.add_argument("--no-color", action="store_true")
-    ap.add_argument("--lang", choices=texts.LANGS, default=None)
+    _no_color_option(ap)
+    _lang_option(ap)
     args = ap.parse_args(argv)
     for name in (args.black, args.white):
         if name.lower() not in strategies.names():
@@ -320,10 +336,9 @@ def demo(argv: list[str]) -> int:
     procs: list[subprocess.Popen[bytes]] = []
     on_signals(("SIGTERM", "SIGHUP", "SIGBREAK"), _stop_demo)     # they stop the players too
     try:
-        procs += [subprocess.Popen(_player_cmd("black", board, args.black,
-                                               extra + ["--size", str(args.size), "--name", args.black]),
+        procs += [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
                                    stdout=logs[0], stderr=subprocess.STDOUT),
-                  subprocess.Popen(_player_cmd("white", board, args.white, extra + ["--name", args.white]),
+                  subprocess.Popen(_player_cmd("white", board, args.white, extra),     # (each named by its AI)
                                    stdout=logs[1], stderr=subprocess.STDOUT)]
 
         def alive() -> bool:
@@ -376,9 +391,10 @@ def _stop_demo(signum: int, frame: object) -> None:
 
 def bench(argv: list[str]) -> int:
     """Per-move messaging overhead between two processes with fast computer players."""
-    ap = argparse.ArgumentParser(prog="python -m peer bench")
+    ap = argparse.ArgumentParser(prog="python -m peer bench", description=COMMANDS["bench"].capitalize()
+                                 + ": two computer players in two processes, on a temporary board.")
     ap.add_argument("--games", type=whole(1, 10_000), default=5, help="games to play (default 5)")
-    ap.add_argument("--size", type=size_option, default=8)
+    ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)
     values = []
@@ -422,10 +438,20 @@ COMMANDS = {"demo": "two computer players in two processes, shown as they play",
 USAGE = ("usage: python -m peer [play] --color {black,white} [options]   (or python black.py / white.py)\n"
          + "".join(f"       python -m peer {c:7s} ... {what}\n" for c, what in COMMANDS.items())
          + "       python -m peer COMMAND --help    the options of each")
+HELP = ("usage: python -m peer [COMMAND] [options]\n\n"
+        "Othello for two terminals that play through a shared folder (the message board, 伝言台).\n\n"
+        "commands:\n"
+        "  play     play one side of a game (the default command): --color black or white, or start\n"
+        "           python black.py / python white.py, which need no --color\n"
+        + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench"))
+        + "\nThe options of each: python -m peer COMMAND --help (play: python -m peer play --help).")
 
 
 def main(argv: list[str] | None = None, colour: str | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if colour is None and argv[:1] in (["-h"], ["--help"]):
+        print(HELP)
+        return 0
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
         if cmd in COMMANDS:

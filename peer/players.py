@@ -83,9 +83,12 @@ class Player:
     """What the session asks of whoever plays its side: a person, a built-in AI, an external
     program.  ``kind`` is ``"human"`` when the moves are typed (read from ``lines``), else
     ``"computer"`` (``choose`` gives them).  ``lines``: what is typed at this side's terminal
-    (None: nothing is read); ``clock``: a computer's thinking time, when it has one."""
+    (None: nothing is read); ``clock``: a computer's thinking time, when it has one.
+    ``default_name``: its name in the game when none is given (English, as on the wire): a
+    built-in AI's strategy, else what it is (``person``, ``computer``)."""
 
     kind = "computer"
+    default_name = "computer"
     lines: Optional[Lines] = None
     clock: Optional["Clock"] = None
 
@@ -99,6 +102,7 @@ class Player:
 
 class Human(Player):
     kind = "human"
+    default_name = "person"
 
     def __init__(self, lines: Lines | Literal[False] | None = None) -> None:
         """``lines``: ``Lines`` (default: a ``LineInput`` on stdin;
@@ -136,7 +140,7 @@ class Computer(Player):
         self.strategy = strategies.get(name, **opts, threads=threads)
         if (threads or ponder) and not strategies.uses_threads(name):
             raise ValueError(f"--threads and --ponder are for --ai best, not {name}")
-        self.name = name
+        self.name = self.default_name = name.lower()
         self.clock = Clock(time_limit, game_time)
         self.pace = pace
         self.ponder = ponder

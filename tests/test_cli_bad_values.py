@@ -315,3 +315,29 @@ def test_ctrl_c_in_a_replay_with_delay_is_quiet(tmp_path):
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     assert p.returncode == 130 and "Traceback" not in err, err
+
+
+def test_every_option_of_the_players_commands_is_described():
+    """``python -m peer COMMAND --help`` describes every option it shows (and each command)."""
+    for name, parser in all_commands().items():
+        if not name.startswith("peer "):
+            continue
+        assert parser.description, name
+        for action in parser._actions:
+            if action.help != argparse.SUPPRESS:
+                assert action.help, f"{name} {action.option_strings or action.dest}: no description"
+
+
+def test_the_players_top_help_lists_the_commands_and_color_is_for_play():
+    r = subprocess.run([sys.executable, "-m", "peer", "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    assert r.returncode == 0 and not r.stderr, r
+    lines = r.stdout.splitlines()
+    for cmd in ("play", "watch", "replay", "demo", "bench"):
+        assert sum(line.startswith(f"  {cmd} ") for line in lines) == 1, (cmd, r.stdout)
+    assert "python -m peer COMMAND --help" in r.stdout and "--color black or white" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "peer", "play", "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT)
+    assert r.returncode == 0 and "--color {black,white}" in r.stdout and "python -m peer --help" in r.stdout
+    r = subprocess.run([sys.executable, "white.py", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0 and "--color" not in r.stdout.replace("--no-color", "") and "--name" in r.stdout

@@ -9,7 +9,7 @@ from peer.cli import follow
 from peer.record import Record, Records
 from peer.faces.plain import Screen
 
-from peertools import board_folder, final_line, finish, player
+from peertools import board_folder, final_line, finish, human, player
 
 
 def play_pair(board, size, black_ai, white_ai, seed):
@@ -72,9 +72,14 @@ def test_replay_and_ggf(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert g.stdout.startswith("(;GM[Othello]") and "B[" in g.stdout and g.stdout.strip().endswith(";)")
     assert "TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- -------- *]" in g.stdout
-    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game")],
+    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path / "nope.game"), "--lang", "en"],
                          capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "cannot replay" in bad.stderr
+    assert bad.returncode == 2 and not bad.stdout, bad
+    assert bad.stderr == f"There is no file {tmp_path / 'nope.game'}: check the path (a game record is " \
+                         "BOARD/records/<id>.game).\n", bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "peer", "replay", str(tmp_path), "--lang", "en"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr == f"Cannot replay {tmp_path}: a folder, not a game record\n"
 
 
 def test_replay_and_watch_show_a_pass_as_a_pass(tmp_path):
@@ -144,6 +149,8 @@ def test_demo_runs_two_processes(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "over" in r.stdout and "Game record" in r.stdout
+    rec = Records(tmp_path / "demo").current()
+    assert (rec.black, rec.white) == ("alphabeta", "greedy")     # each side named by its AI
 
 
 def test_game_time_budget_is_shared_out_and_kept(tmp_path):
@@ -201,3 +208,33 @@ def test_pondering_stops_when_the_opponent_leaves():
     assert c.strategy._pondering is not None and c.strategy._pondering.is_alive()
     c.rest()
     assert c.strategy._pondering is None
+
+
+def test_a_side_without_a_name_is_called_by_its_ai_and_a_new_game_renames_nobody(tmp_path):
+    """A computer side is called by its strategy (``greedy (black) wins``, not ``black (black)``);
+    ``--name`` on a new game is simply the name, not a change from an earlier one (white joins the
+    game black has just made, whose record has only the colour for white)."""
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "Greedy", "--time", "0.05", "--size", "6")
+    w = player("white", board, "--ai", "random", "--seed", "1", "--name", "Wendy")
+    (rb, ob), (rw, ow) = finish(b), finish(w)
+    assert rb == rw == 0, (ob[-500:], ow[-500:])
+    for out in (ob, ow):
+        assert "Game on: greedy (black X) vs Wendy (white O) on 6x6." in out, out[:500]
+        assert "is now" not in out and "(it was" not in out, out
+        assert final_line(out).endswith(("greedy (black) wins.", "Wendy (white) wins.", "A draw.")), final_line(out)
+    assert "greedy played" in ow
+    rec = Records(board).current()
+    assert (rec.black, rec.white) == ("greedy", "Wendy")
+    # a person is "person" on the wire and in the record, in the other side's language on its screen
+    board = tmp_path / "p"
+    w = player("white", board, "--ai", "random", "--time", "0.05", "--lang", "ja", "--patience", "3")
+    b = human("black", board, "--size", "4", "--lang", "en")
+    b.expect(r"Game on: (\S+) \(black X\) vs (\S+) \(white O\) on 4x4\.")
+    assert b.match.groups() == ("person", "random")
+    b.expect("Your move")
+    b.sendline("quit")
+    b.expect("You left the game")
+    rw, ow = finish(w)
+    assert "対局開始: 人間（黒 X）対 random（白 O）、4×4の盤" in ow, ow
+    assert Records(board).current().black == "person"

@@ -17,16 +17,26 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("Your move")
     h.sendline("hello")
     h.expect("Unknown command 'hello'")
-    h.sendline("d9")
-    h.expect("off the 8x8 board.*Legal moves: d3 c4 f5 e6")
+    h.sendline("z9")                        # the square is said once
+    h.expect(r"\n(\S+) is off the 8x8 board \(a1..h8\)\. Legal moves: d3 c4 f5 e6")
+    assert h.match.group(1) == "z9"
     h.sendline("a1")
-    h.expect("flips nothing")
+    h.expect(r"\n(\S+) flips nothing\. Legal")
+    assert h.match.group(1) == "a1"
     h.sendline("d4")
-    h.expect("already taken")
+    h.expect(r"\n(\S+) is already taken\. Legal")
+    assert h.match.group(1) == "d4"
+    h.sendline("pass")                      # a reason that does not name it says what was typed
+    h.expect(r"\npass: you cannot pass: there is a legal move\. Legal moves: d3 c4 f5 e6")
     h.sendline("help")
     h.expect("Commands:")
-    h.sendline("hint")
-    h.expect(r"Hint: (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+, (d3|c4|f5|e6) [+-]\d+ \(discs ahead")
+    h.sendline("hint")         # move 1 is not solved: every value is an estimate, and said so
+    h.expect(r"Hint: ((d3|c4|f5|e6) ~[+-]\d+, ){2,3}(d3|c4|f5|e6) ~[+-]\d+ "
+             r"\(discs ahead at the end with best play; ~: an estimate, not solved to the end\)")
+    first = h.after
+    h.sendline("hint")         # the same position: the same hint (an estimate does not wobble)
+    h.expect(r"Hint: [^\r\n]*\)")
+    assert h.after == first
     h.sendline("undo")
     h.expect("cannot be taken back")
     h.sendline("say")
@@ -39,6 +49,12 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.expect("You played f5")
     h.expect("Bot played")
     h.expect("Your move")
+    h.sendline("resign")
+    h.expect(r"Resign this game\? Type 'yes' \(or 'resign' again\) to resign, 'no' to go on playing\.")
+    h.sendline("n")                         # no: said so, the game goes on
+    h.expect("Not resigned: the game goes on.")
+    h.sendline("n")                         # (no question asked now)
+    h.expect("Unknown command 'n'")
     h.sendline("resign")
     h.expect("Resign this game")
     h.sendline("board")                     # anything else goes on playing
@@ -69,10 +85,15 @@ def test_quit_tells_the_other_side_and_japanese_text(tmp_path):
     w.sendline("ヘルプ")
     w.expect("ヒント（hint）")
     b.sendline("f5")
-    w.expect("黒は f5に打ちました")
+    w.expect("人間は f5に打ちました")        # (black is a person without --name: "person", in Japanese)
     w.expect("あなたの番です")
+    w.sendline("投了")
+    w.expect("本当に投了しますか？ 投了するなら はい（または もう一度 投了）、続けるなら いいえ と入力してください。")
+    w.sendline("いいえ")
+    w.expect("投了を取り消しました。対局を続けます。")
     w.sendline("a1")
-    w.expect("a1では相手の石を1つも返せません。打てる場所:")
+    w.expect(r"\n(\S+)では相手の石を1つも返せません。打てる場所:")
+    assert w.match.group(1) == "a1"
     w.sendline("終了")
     w.expect("中断しました")
     w.expect(pexpect.EOF)
@@ -93,7 +114,7 @@ def test_a_computer_side_at_a_terminal_obeys_say_and_quit(tmp_path):
     c.expect("The computer plays this side")
     c.sendline("say hi from the keyboard")
     c.expect("sent")
-    h.expect("white says: hi from the keyboard")
+    h.expect("random says: hi from the keyboard")     # (--ai random's default name)
     c.sendline("quit")
     c.expect("You left the game")
     c.expect(pexpect.EOF)
@@ -161,3 +182,24 @@ def test_a_person_is_told_at_once_that_the_board_is_gone(tmp_path):
     assert h.exitstatus == 5 and "Traceback" not in h.before
     rw, ow = finish(w)
     assert rw == 5 and "did not come back within 2 s" in ow and "Traceback" not in ow
+
+
+def test_a_solved_hint_is_exact_and_shows_every_move_of_the_best_value(tmp_path):
+    """On 4x4 the first move is solved to the end: the four symmetric openings are worth the same,
+    so the hint shows all four (not three of them), without '~'; in Japanese too."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--patience", "5")
+    h = human("black", board, "--lang", "en", "--size", "4")
+    h.expect("Your move")
+    h.sendline("hint")
+    h.expect(r"Hint: (\w\d) ([+-]\d+), (\w\d) \2, (\w\d) \2, (\w\d) \2 \(discs ahead at the end with best play\)")
+    assert sorted(h.match.group(i) for i in (1, 3, 4, 5)) == ["a2", "b1", "c4", "d3"]
+    h.sendline("quit")
+    h.expect(pexpect.EOF)
+    j = human("black", board, "--lang", "ja")      # back, resuming the game, on a Japanese screen
+    j.expect("あなたの番です")
+    j.sendline("ヒント")
+    j.expect(r"ヒント: (\w\d [+-]\d+, ){3}\w\d [+-]\d+（最善を尽くしたときの最終石差）")
+    j.sendline("終了")
+    j.expect(pexpect.EOF)
+    finish(w)

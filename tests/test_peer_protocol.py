@@ -181,6 +181,7 @@ def test_external_engine_in_the_one_shot_format(tmp_path):
     rw, _ = finish(w, timeout=240)
     assert rb == 0 and rw == 0
     assert "external engine failed" not in ob
+    assert "Game on: computer (black X) vs random (white O)" in ob    # (the default names)
 
 
 @pytest.mark.parametrize("colour", ["black", "white"])
@@ -316,4 +317,4 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     s.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
-    assert v.sides[BLACK].name == "black" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"
+    assert v.sides[BLACK].name == "computer" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"

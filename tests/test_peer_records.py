@@ -197,8 +197,8 @@ def test_a_ply_nobody_sent_is_not_applied_with_a_secret(tmp_path):
     told = f"The record of game {gid} on the board cannot be trusted: its signature does not match" in ob
     assert told == (len(set_aside(board, gid)) == 1), ob[-1500:]
     n = len(Game.from_transcript(genuine).moves)
-    assert f"{n} move(s) from white's copy of the game, from move 1" in ob, ob[-1500:]
-    assert "from black's copy" not in ow
+    assert f"{n} move(s) from random's copy of the game, from move 1" in ob, ob[-1500:]   # (white: --ai random)
+    assert "'s copy of the game" not in ow
     rec = Records(board, b"class 3-B").current()
     assert rec.id == gid and rec.moves.startswith(genuine) and final_line(ob) == final_line(ow) is not None
 
@@ -212,8 +212,8 @@ def test_plies_taken_from_a_greeting_are_announced_without_a_secret(tmp_path):
     square = forged[len(genuine):]
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     n = len(Game.from_transcript(genuine).moves)
-    assert f"1 move(s) from black's copy of the game, from move {n + 1}" in ow, ow[-1500:]
-    assert f"black played {square}." in ow
+    assert f"1 move(s) from random's copy of the game, from move {n + 1}" in ow, ow[-1500:]
+    assert f"random played {square}." in ow      # (black is --ai random, and so named)
 
 
 def test_records_are_signed_and_checked(tmp_path):
@@ -301,8 +301,8 @@ def test_javascript_black_sets_aside_a_record_with_a_forged_ply(tmp_path):
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert f"the record of game {gid} on the board cannot be trusted: its signature does not match" in ob, ob[-1500:]
     n = len(Game.from_transcript(genuine).moves)
-    assert f"{n} move(s) from white's copy of the game, from move 1" in ob, ob[-1500:]
-    assert "from black's copy" not in ow
+    assert f"{n} move(s) from random's copy of the game, from move 1" in ob, ob[-1500:]   # (white: --ai random)
+    assert "'s copy of the game" not in ow
     rec = Records(board, b"class 3-B").current()
     assert rec.id == gid and rec.moves.startswith(genuine) and rec.status == "over"
     assert len(set_aside(board, gid)) == 1

@@ -98,7 +98,8 @@ def test_the_last_ply_reaches_the_other_side_after_a_kill(tmp_path):
         theirs = sum(1 for p in game.positions[:n - 1] if p.turn != game.positions[-2].turn)
 
         def applied():
-            return sum(1 for line in said if line.startswith((f"{other} played ", f"{other} has no legal move")))
+            # (the other side is --ai random, and so named)
+            return sum(1 for line in said if line.startswith(("random played ", "random has no legal move")))
         wait_for(lambda: applied() == theirs, 240, f"{victim} applying ply {n - 1}")
         with board_lock(board):
             wait_for(lambda: record(board).status == "over", 30, "the last ply saved")
@@ -217,9 +218,9 @@ def test_another_size_on_an_unfinished_game_is_refused_and_another_name_resumes_
             if p.poll() is None:
                 p.kill()
     assert rb == rw == 0, (ob[-800:], ow[-800:])
-    assert f"Resuming game {rec.id}" in ob and "8x8, white: white" in ob and "comes from the board's record" in ob
-    assert "Your name in this game is now Zed (it was black)" in ob
-    assert "black is now called Zed (it was black)" in ow
+    assert f"Resuming game {rec.id}" in ob and "8x8, white: random" in ob and "comes from the board's record" in ob
+    assert "Your name in this game is now Zed (it was random)" in ob    # (--ai random's default name)
+    assert "black is now called Zed (it was random)" in ow
     assert "Cannot play" not in ow and final_line(ob) == final_line(ow) is not None
     done = record(board)
     assert done.id == rec.id and done.status == "over" and done.size == 8 and done.black == "Zed"

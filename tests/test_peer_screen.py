@@ -134,8 +134,14 @@ def test_a_game_on_the_live_screen(tmp_path):
     t.pump(0.3)
     assert t.cursor_line() == ">", t.shown()
 
+    t.proc.send("hint\r")                           # an estimate, marked as one
+    t.wait_for(lambda lines: any(re.search(r"Hint: [a-h][1-8] ~[+-]\d+", line) for line in lines))
     t.proc.send("resign\r")
     t.wait_for("Resign this game?")
+    t.proc.send("n\r")                              # no: the game goes on, and it says so
+    t.wait_for("Not resigned: the game goes on.")
+    t.proc.send("resign\r")
+    t.wait_for(lambda lines: sum("Resign this game?" in line for line in lines) == 2)
     t.proc.send("yes\r")
     t.wait_for("Game over: black resigned")
     w.expect("Ann resigned")
@@ -244,7 +250,7 @@ def test_the_terminal_closed_is_leaving(tmp_path):
     assert t.proc.exitstatus == 0, (t.proc.exitstatus, t.proc.signalstatus)
     w.terminate()
     out, _ = w.communicate(timeout=30)
-    assert "black left the game" in out, out
+    assert "person left the game" in out, out      # (a person's default name)
 
 
 def board_rows(lines, size=8):

@@ -238,7 +238,7 @@ def test_quit_leaves_the_game_as_quit_does(tmp_path, display):
         code, out = me.finish()
         assert code == 0, out
         out, _ = white.communicate(timeout=30)
-        assert "black left the game" in out and white.returncode == 4     # (it waited its patience)
+        assert "person left the game" in out and white.returncode == 4     # (it waited its patience)
         assert Records(board).current().status == "playing"     # it can be resumed
     finally:
         me.kill()

@@ -45,9 +45,9 @@ def player_label(side: Side, colour: int, screen: Screen) -> str:
     t = screen.t
     label = f"{screen.disc(colour)} {screen.colour_name(colour)}"
     name = screen.shown_name(side.name)
-    if name != screen.colour_name(colour):     # (a side without a name is called by its colour)
-        label += f" {name}"
     tags = [t("kind_" + side.kind)] if side.kind else []
+    if name not in (screen.colour_name(colour), *tags[:1]):   # (not "black person (person)")
+        label += f" {name}"
     if side.me:
         tags.append(t("you"))
     if tags:

@@ -17,6 +17,8 @@ from ..session.view import View
 from . import texts
 
 COLOURS = ("black", "white")
+# the names a side has when none is given, as they go on the wire: the words for them
+DEFAULT_NAMES = {"black": "black", "white": "white", "person": "kind_human", "computer": "kind_computer"}
 NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player
 LEAVE_BY = {"human": "to_leave_human", "terminal": "to_leave_terminal", "computer": "to_leave_computer"}
 # what goes to stderr: why the program cannot start or play on, or leaves (the rest is the game)
@@ -133,8 +135,13 @@ class Screen:
             self.say(event.what, **self.words(event))
 
     def shown_name(self, name: str) -> str:
-        """A player's name as shown: the default names ``black`` and ``white`` in this language."""
-        return self.t(name) if name in COLOURS else name
+        """A player's name as shown: the default names (``black``, ``white``, ``person``,
+        ``computer``: ``peer.players``) in this language."""
+        return self.t(DEFAULT_NAMES[name]) if name in DEFAULT_NAMES else name
+
+    def names_square(self, reason: object) -> bool:
+        """Whether ``reason``, in words, names the square it is about (``d4 is already taken``)."""
+        return isinstance(reason, Reason) and reason.code in texts.TEXTS and texts.names(reason.code, "square")
 
     def reason(self, reason: object) -> str:
         """A ``Reason`` in this screen's language; anything else (from the board, the opponent,
@@ -177,7 +184,12 @@ class Screen:
             kw["seen"] = self.t("busy_here") if seen is None else self.t("busy_seen", secs=f"{seen:.0f}")
             kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
         elif event.what == "hint":
-            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {v:+d}" for m, v in kw["moves"])
+            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {'' if exact else '~'}{v:+d}"
+                                    for m, v, exact in kw["moves"])
+            kw["estimate"] = "" if kw.pop("exact") else self.t("hint_estimate")
+        elif event.what == "bad_move":
+            kw["reason"] = kw["reason"] if self.names_square(event.fields["reason"]) else \
+                self.t("move_reason", move=kw["move"], reason=kw["reason"])
         elif event.what == "adopted_mine":
             kw["move"] = describe(kw["move"], kw.pop("size"), self)
         return kw

@@ -64,7 +64,8 @@ TEXTS = {
     "you_pass": ("You have no legal move: you pass.", "打てる場所がないので、あなたはパスします。"),
     "they_pass": ("{name} has no legal move and passes.", "{name}は打てる場所がないのでパスします。"),
     "not_your_turn": ("It is not your turn: wait for {name}.", "今はあなたの番ではありません。{name}を待ってください。"),
-    "bad_move": ("{move}: {reason}. Legal moves: {legal}", "{move}: {reason}。打てる場所: {legal}"),
+    "bad_move": ("{reason}. Legal moves: {legal}", "{reason}。打てる場所: {legal}"),
+    "move_reason": ("{move}: {reason}", "{move}: {reason}"),
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
     "help": ("Commands: a square (d3) to move, 'hint' for the best moves and what each leads to, 'say TEXT' "
@@ -84,13 +85,16 @@ TEXTS = {
     "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
     "no_undo": ("Moves cannot be taken back in a game between two programs: the other side has already seen yours.",
                 "二つのプログラムでの対局では待ったはできません（相手はもうその手を受け取っています）。"),
-    "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign; anything else goes on playing.",
-                    "本当に投了しますか？ 投了するなら はい（または もう一度 投了）と入力してください。ほかの入力で"
-                    "対局を続けます。"),
+    "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign, 'no' to go on playing.",
+                    "本当に投了しますか？ 投了するなら はい（または もう一度 投了）、続けるなら いいえ と入力して"
+                    "ください。"),
+    "resign_cancelled": ("Not resigned: the game goes on.", "投了を取り消しました。対局を続けます。"),
     "to_leave_human": ("type 'quit' to leave", "やめるときは 終了（quit）"),
     "to_leave_computer": ("press Ctrl+C to leave", "やめるときは Ctrl+C"),
     "to_leave_terminal": ("type 'quit' or press Ctrl+C to leave", "やめるときは 終了（quit）か Ctrl+C"),
-    "hint": ("Hint: {moves} (discs ahead at the end with best play)", "ヒント: {moves}（最善を尽くしたときの最終石差）"),
+    "hint": ("Hint: {moves} (discs ahead at the end with best play{estimate})",
+             "ヒント: {moves}（最善を尽くしたときの最終石差{estimate}）"),
+    "hint_estimate": ("; ~: an estimate, not solved to the end", "。~ は読み切っていない見込み"),
     "chat": ("{name} says: {text}", "{name}: {text}"),
     "say_too_long": ("Not sent: that is {n} characters; a chat line holds at most {limit}.",
                      "送信しませんでした: {n} 文字あります。1回に送れるのは {limit} 文字までです。"),
@@ -267,6 +271,9 @@ TEXTS = {
     "replay_prompt": ("move {n} of {last} [Enter next, b back, number, q] ", "{last}手中 {n}手目［Enter 次、b 戻る、数字、q 終了］ "),
     "replay_keys": ("Enter: the next move; b: back one; a number: that move; q: stop.",
                     "Enter: 次の手、b: 1手戻る、数字: その手まで、q: 終了。"),
+    "no_file": ("There is no file {file}: check the path (a game record is BOARD/records/<id>.game).",
+                "{file}というファイルはありません。場所を確かめてください（棋譜は 伝言台のフォルダの records の中です）。"),
+    "cannot_replay": ("Cannot replay {file}: {reason}", "{file}を再生できません: {reason}"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
     # -- issue 10: a board folder that others can write ------------------------------------
     "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",
@@ -361,6 +368,11 @@ def default_lang() -> str:
     except ValueError:
         loc = ""
     return "ja" if loc.lower().startswith(("ja", "japanese")) else "en"
+
+
+def names(key: str, field: str) -> bool:
+    """Whether the text ``key`` says its ``field`` (in every language)."""
+    return all("{" + field + "}" in t for t in TEXTS[key])
 
 
 def text(lang: str, key: str, **kw: object) -> str:

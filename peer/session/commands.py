@@ -23,11 +23,12 @@ WORDS = {
     "hint": ("hint", "ヒント"),
     "resign": ("resign", "投了"),
     "yes": ("yes", "y", "はい"),
+    "no": ("no", "n", "いいえ"),
     "undo": ("undo", "待った"),
 }
 COMMAND = {w: c for c, words in WORDS.items() for w in words}
 HINT_SECONDS = 1.0
-HINT_MOVES = 3
+HINT_MOVES = 3      # the best moves a hint shows, and every move worth as much as the last of them
 
 
 class Commands(State):
@@ -36,6 +37,8 @@ class Commands(State):
     resign_asked = False
     # (game, ply, ((square, value), ...)): the last hint, for the faces
     hints: tuple[str | None, int, tuple[tuple[int, int], ...]] = (None, -1, ())
+    # the same, with whether each value is exact: a hint asked again in that position repeats it
+    hint_moves: tuple[str | None, int, tuple[tuple[int, int, bool], ...]] = (None, -1, ())
 
     def _human_turn(self: "Session") -> None:
         if not self.prompted:
@@ -94,7 +97,7 @@ class Commands(State):
         pos = self.game_now.position
         if cmd == "board":
             return self._show()
-        if not human and (cmd in ("hint", "resign", "yes", "undo") or notation.SQUARE.fullmatch(cmd)
+        if not human and (cmd in ("hint", "resign", "yes", "no", "undo") or notation.SQUARE.fullmatch(cmd)
                           or cmd in notation.PASS_WORDS):
             return self.say("computer_plays")
         if cmd == "undo":
@@ -104,7 +107,8 @@ class Commands(State):
                 return self.say("already_over")
             if pos.turn != self.colour:
                 return self.say("not_your_turn", name=self.them.name)
-            return self.say("hint", moves=self._hint(pos), size=self.size)
+            moves = self._hint(pos)
+            return self.say("hint", moves=moves, size=self.size, exact=all(e for _, _, e in moves))
         if cmd == "resign" or cmd == "yes" and asked:
             if self._ended():
                 return self.say("already_over")
@@ -112,7 +116,9 @@ class Commands(State):
                 self.resign_asked = True
                 return self.say("resign_sure")
             return self._resign()
-        if cmd == "yes":
+        if cmd == "no" and asked:
+            return self.say("resign_cancelled")
+        if cmd in ("yes", "no"):        # (an answer, with no question asked)
             return self.say("unknown", cmd=text)
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
@@ -123,11 +129,22 @@ class Commands(State):
             return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
         self._commit(sq)
 
-    def _hint(self: "Session", pos: Position) -> tuple[tuple[int, int], ...]:
-        """The best moves and the disc difference each leads to: ((square, value), ...)."""
-        best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        best = tuple((m, round(v) + 0) for v, m, _ in best)      # (+ 0: never "-0")
-        self.hints = (self.gid, len(self.game_now.moves), best)
+    def _hint(self: "Session", pos: Position) -> tuple[tuple[int, int, bool], ...]:
+        """The best moves and the disc difference each leads to, and whether that is exact (solved
+        to the end) or an estimate: ((square, value, exact), ...), best first.  The best
+        ``HINT_MOVES`` and every other move of the same value as the last of them (a tie is never
+        cut).  Asked again in the same position, the same hint (an estimate would vary a little)."""
+        here = (self.gid, len(self.game_now.moves))
+        if self.hint_moves[:2] == here:
+            return self.hint_moves[2]
+        end = pos.empties()
+        values = [(round(v) + 0, m, d >= end) for v, m, d in strategies.analyse(pos, HINT_SECONDS)]
+        values.sort(key=lambda t: -t[0])     # (rounded: two moves of one value in discs tie)
+        shown = values[:HINT_MOVES]
+        shown += [t for t in values[HINT_MOVES:] if t[0] == shown[-1][0]]
+        best = tuple((m, v, exact) for v, m, exact in shown)       # (+ 0 above: never "-0")
+        self.hint_moves = (*here, best)
+        self.hints = (*here, tuple((m, v) for m, v, _ in best))
         return best
 
     def _legal_text(self: "Session") -> str:

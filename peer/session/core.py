@@ -57,7 +57,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.me, self.other = COLOURS[colour], COLOURS[1 - colour]
         self.player = player
         self.screen = screen
-        self.my_name = name or self.me
+        self.my_name = name or player.default_name
         self.name_given = name is not None     # else a resumed game keeps our name from its record
         self.them = Opponent(name=self.other)
         self.clocks = Clocks()

@@ -5,7 +5,7 @@ them in its own language (``peer.faces.plain.Screen.words``).  The fields that n
 
 - ``colour``: ``BLACK`` or ``WHITE``;
 - ``name``, ``other``, ``black``, ``white``, ``old``: a player's name as given (the default names
-  ``black`` and ``white`` are shown in the face's language);
+  ``black``, ``white``, ``person`` and ``computer`` are shown in the face's language);
 - ``result``: a record's result (D1), like ``36-28`` or ``white resigned``;
 - ``reason``: a ``Reason`` (the session's own, or the engine's), else an English text from
   elsewhere (the board, the opponent) shown as it is;

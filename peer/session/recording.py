@@ -230,12 +230,14 @@ class Recording(State):
         if old is None:
             old = self._load(gid) if gid else None
         self.resumed_end = old is not None and old.status in ENDED
-        if old is not None:         # the names the record knows (our --name, if given, replaces ours)
+        # the names the record knows (our --name, if given, replaces ours); a colour is no name, only
+        # what a side wrote for the other before it knew its name
+        if old is not None and getattr(old, self.me) != self.me:
             self.recorded_name = getattr(old, self.me)
             if not self.name_given:
                 self.my_name = self.recorded_name
-            if not self.them.name_known:
-                self.them.name, self.them.name_known = getattr(old, self.other), True
+        if old is not None and getattr(old, self.other) != self.other and not self.them.name_known:
+            self.them.name, self.them.name_known = getattr(old, self.other), True
         names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record_now.black, self.record_now.white = names["black"], names["white"]
