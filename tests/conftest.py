@@ -2,3 +2,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+import pytest
+
+# The modules whose tests play whole games between processes, run the conformance kit, kill
+# programs at random or go through network shares: nine tenths of the full run's time.  They
+# carry the marker ``games``; ``python -m pytest -m "not games"`` is the quick loop of README.
+GAMES = {"test_interop", "test_comm_hostile", "test_comm_procs", "test_comm_netfs", "test_comm_trouble",
+         "test_peer_restart", "test_peer_records", "test_peer_trouble", "test_peer_protocol",
+         "test_peer_attacks", "test_peer_games", "test_peer_window", "test_peer_chaos", "test_trouble_kinds",
+         "test_peer_screen", "test_peer_hostile", "test_peer_clocks"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__ in GAMES:
+            item.add_marker(pytest.mark.games)
