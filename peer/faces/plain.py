@@ -106,6 +106,12 @@ def _can_encode(s: str, stream: TextIO) -> bool:
         return False
 
 
+def clock(seconds: float) -> str:
+    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
 class Screen:
     def __init__(self, lang: str = "en", colour: bool = False, stream: TextIO | None = None) -> None:
         self.lang = lang
@@ -179,6 +185,8 @@ class Screen:
             kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
         elif event.what == "hint":
             kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {v:+d}" for m, v in kw["moves"])
+        elif event.what == "time_used":
+            kw.update(b=clock(kw["b"]), w=clock(kw["w"]))
         elif event.what == "adopted_mine":
             kw["move"] = describe(kw["move"], kw.pop("size"), self)
         return kw
