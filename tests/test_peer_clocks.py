@@ -19,7 +19,7 @@ from peer.record import Records
 from peer.faces.plain import Screen
 from peer.session import Session
 from peerfakes import FakeBoard
-from peertools import board_folder, final_line, finish, player
+from peertools import ROOT, board_folder, final_line, finish, player
 
 TIMES = re.compile(r"^Time used: black (\d+):(\d\d), white (\d+):(\d\d)$", re.M)
 PACED = ["--ai", "random", "--time", "0.05", "--pace", "0.5"]
@@ -192,3 +192,56 @@ def test_a_game_time_budget_goes_on_from_the_time_used(tmp_path):
     s._commit(Game(8).position.legal_moves()[0], 2500)      # a ply of 2.5 s
     assert me.clock.left == 7.5 and Records(board.folder).clock("g-1", "black") == 52_500
     assert board.moves_sent() == 1 and board.sent[-1][1].endswith(" t=2500")
+
+
+def pexpect_eof():
+    import pexpect
+    return pexpect.EOF
+
+
+USED = re.compile(r"used (\d+):(\d\d)")
+
+
+def used_shown(text):
+    """The ``used M:SS`` a face shows for each player, black's first, in seconds."""
+    return [int(m[1]) * 60 + int(m[2]) for m in USED.finditer(text)]
+
+
+@pytest.mark.parametrize("face", ["live", "window"])
+def test_the_live_screen_and_the_window_show_the_clocks_restored(tmp_path, face):
+    """Black leaves a paced game and comes back as a person (its clock then stands still) on the
+    live screen or in the window: both players' time used is what it was."""
+    board = tmp_path / "b"
+    b, w = paced_until(board, 16)
+    try:
+        left = times(leave(b))[-1]
+        assert left[0] >= 3 and left[1] >= 3, left
+        if face == "live":
+            from test_peer_screen import Terminal
+            t = Terminal("black", board, "--lang", "en")
+            lines = t.wait_for(lambda lines: len(used_shown("\n".join(lines))) == 2
+                               and "black to play" in "\n".join(lines), seconds=60)
+            shown = used_shown("\n".join(lines))
+            t.proc.send("quit\r")
+            t.proc.expect(pexpect_eof(), timeout=30)
+        else:
+            from windowtools import Driven, start_display
+            display, name = start_display()
+            try:
+                me = Driven(name, [ROOT / "black.py", "--board", board, "--lang", "en"], tmp_path / "b.json",
+                            tmp_path / "b.out")
+                s = me.wait("our turn, the clocks shown", lambda s: "*" in s["squares"]
+                            and len(used_shown(" ".join(p[2] for p in s["players"]))) == 2, timeout=60)
+                shown = used_shown(" ".join(p[2] for p in s["players"]))
+                me.click_button("quit")
+                code, out = me.finish()
+                assert code == 0, out
+            finally:
+                display.terminate()
+                display.wait()
+    finally:
+        for p in (b, w):
+            if p.poll() is None:
+                p.kill()
+    # black's from its file, white's from white's greeting (white may have played one more ply)
+    assert close(shown[0], left[0]) and close(shown[1], left[1]), (shown, left)
