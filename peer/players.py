@@ -115,6 +115,7 @@ class Clock:
 
     def __init__(self, per_move: float = 1.0, per_game: float | None = None) -> None:
         self.per_move = per_move
+        self.per_game = per_game
         self.left = per_game
 
     def for_move(self, position: Position) -> float:
@@ -123,9 +124,11 @@ class Clock:
         my_moves_left = max(1, (position.empties() + 1) // 2)
         return max(0.01, min(self.left / my_moves_left * 1.5, self.left * 0.5))
 
-    def spent(self, seconds: float) -> None:
-        if self.left is not None:
-            self.left = max(0.0, self.left - seconds)
+    def used(self, seconds: float) -> None:
+        """This side has used ``seconds`` in the game so far (the session's count, which goes on
+        after a restart: docs/PROTOCOL.md D7); a budget for the whole game is what is left of it."""
+        if self.per_game is not None:
+            self.left = max(0.0, self.per_game - seconds)
 
 
 class Computer(Player):
@@ -150,7 +153,6 @@ class Computer(Player):
         background about the position after it, until it is asked for its next move."""
         t = time.monotonic()
         move = self.strategy.next_move(position, self.clock.for_move(position))
-        self.clock.spent(time.monotonic() - t)
         rest = self.pace - (time.monotonic() - t)
         if rest > 0:
             time.sleep(rest)
@@ -250,11 +252,7 @@ class External(Player):
 
     def choose(self, position: Position) -> Tuple[int, str]:
         """(move, problem): on a time-out, crash or bad answer, a fallback move and the reason."""
-        limit = self.clock.for_move(position)
-        t = time.monotonic()
-        answer = self._ask(position, limit)
-        self.clock.spent(time.monotonic() - t)
-        return answer
+        return self._ask(position, self.clock.for_move(position))
 
     def _ask(self, position: Position, limit: float) -> Tuple[int, str]:
         deadline = time.monotonic() + limit

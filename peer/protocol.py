@@ -25,6 +25,7 @@ VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "resul
 
 # Move numbers and times of more than 9 digits are junk (int() of 5,000 digits raises).
 _MOVE = re.compile(r"\s*([A-Za-z][0-9]{1,2}|pass|PASS|Pass)\s*(?:#([0-9]{1,9}))?\s*(?:t=([0-9]{1,9}))?\s*")
+_MS = re.compile(r"[0-9]{1,9}")     # a time used (D7), digits as a move's t= (P3)
 _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _PLY = re.compile(r"pass|[a-z][0-9]{1,2}")
 _TRANSCRIPT = re.compile(r"(?:pass|[a-z][0-9]{1,2})*")
@@ -75,6 +76,16 @@ def parse_size(text: object) -> int | None:
         return engine.parse_size(text)
     except ValueError:
         return None
+
+
+def parse_used(text: object) -> int | None:
+    """A side's time used (D7: a greeting's ``used``, a clock file's ``used:``): milliseconds, 1 to
+    9 ASCII digits; None for anything else (empty, signed, spaced, a fraction, longer).
+
+    >>> parse_used("52318"), parse_used("-5"), parse_used("1e9"), parse_used("1234567890"), parse_used(None)
+    (52318, None, None, None, None)
+    """
+    return int(text) if isinstance(text, str) and _MS.fullmatch(text) else None
 
 
 def replay(moves: object, size: int) -> Game:

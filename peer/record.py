@@ -21,13 +21,14 @@ from comm.text import visible
 
 from engine import Game
 
-from .protocol import game_id_problem, parse_size, replay
+from .protocol import game_id_problem, parse_size, parse_used, replay
 
 log = logging.getLogger("peer")
 
 MAGIC = "cardstand-game 1"
 KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "result")
 ACK_MAGIC = "cardstand-ack 1"
+CLOCK_MAGIC = "cardstand-clock 1"      # D7: one side's time used in a game
 MAC_MAGIC = "cardstand-game-mac 1"     # D4: what a record's MAC is computed over starts so
 
 # D1: the status of a game.  ``playing`` is unfinished (resumed by a restart, H5); ``over`` and
@@ -215,8 +216,8 @@ def n_squares(size: int) -> int:
 class Records:
     """The records folder of one board.
 
-    Only ``records/<valid id>.game``, ``records/<valid id>.ack-<colour>`` and
-    ``records/current`` are ever opened, and
+    Only ``records/<valid id>.game``, ``records/<valid id>.ack-<colour>``,
+    ``records/<valid id>.clock-<colour>`` and ``records/current`` are ever opened, and
     never through a link: a ``records`` folder that is a symbolic link (or not a
     folder) is not used at all, and a record file that is a link is not read.
     With ``secret`` (the shared secret, D4) records are signed when saved and a
@@ -340,6 +341,34 @@ class Records:
         lines = (text or "").split("\n")
         ws = " \t\r"     # ASCII white space only (D3), as interop/js
         return lines[0].strip(ws) == ACK_MAGIC and f"game: {gid}" in (line.strip(ws) for line in lines[1:])
+
+    # -- D7: the time one side has used in a game -------------------------------------------
+    # Kept apart from the game record for the same reason as the acknowledgement: only
+    # ``colour``'s side writes its file.
+    def save_clock(self, gid: str, colour: str, ms: int) -> None:
+        """Note that ``colour``'s side has used ``ms`` milliseconds in game ``gid`` (D7)."""
+        rel = self._rel(gid, f"clock-{colour}")
+        self.root.ensure_dir("records")
+        self.root.replace(rel, fsops.record(f"{CLOCK_MAGIC}\ngame: {gid}\nused: {max(0, int(ms))}"),
+                          durable=False)
+
+    def clock(self, gid: str, colour: str) -> int:
+        """The milliseconds ``colour``'s side has used in game ``gid`` as its file says (D7); 0 when
+        the file is missing, unreadable, not a regular file, names another game or says anything
+        odd: it never stops a game."""
+        try:
+            text = self._read(self._rel(gid, f"clock-{colour}"))
+        except (OSError, ValueError) as e:
+            log.info("time used by %s in %s not read: %s", colour, gid, e)
+            return 0
+        first, fields = fsops.parse_record(text or "")
+        ws = " \t\r"     # ASCII white space only, as D3
+        used = parse_used(fields.get("used", "").strip(ws))
+        if first.strip(ws) != CLOCK_MAGIC or fields.get("game", "").strip(ws) != gid or used is None:
+            if text:
+                log.info("time used by %s in %s: the file is not a clock of that game: counted as 0", colour, gid)
+            return 0
+        return used
 
     def current(self) -> Record | None:
         """The latest game on this board, or None (a damaged or untrusted record, a bad id or none

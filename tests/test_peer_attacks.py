@@ -162,7 +162,8 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
     assert [line.partition(": ")[0] for line in raw[1:-1]] == [
         "id", "size", "black", "white", "date", "mode", "moves", "status", "result"]
     assert rec.id == gid and rec.result == f"{script} resigned" and Game.from_transcript(rec.moves).moves == g.moves
-    assert set(os.listdir(board / "records")) == {"current", f"{gid}.game", f"{gid}.ack-{victim}"}
+    assert set(os.listdir(board / "records")) - {f"{gid}.clock-{victim}"} == {"current", f"{gid}.game",
+                                                                         f"{gid}.ack-{victim}"}   # (D7: its time used)
     assert not Path("/tmp/cardstand-x.game").exists()
 
 

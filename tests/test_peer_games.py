@@ -159,7 +159,7 @@ def test_game_time_budget_is_shared_out_and_kept(tmp_path):
     c = Clock(per_game=10.0)
     first = c.for_move(Position.start())
     assert 0 < first < 1.0
-    c.spent(9.9)
+    c.used(9.9)
     assert c.for_move(Position.start()) <= 0.05 + 1e-9
     resource = pytest.importorskip("resource")
 

@@ -202,7 +202,8 @@ def _check_output(out, top, before):
     assert {k: after.get(k) for k in outside} == {k: before.get(k) for k in outside}
     for name in os.listdir(Path(top) / "b" / "records") if (Path(top) / "b" / "records").exists() else ():
         gid, _, kind = name.rpartition(".")
-        assert name == "current" or (kind in ("game", "ack-black", "ack-white") and protocol.valid_game_id(gid)), name
+        assert name == "current" or (kind in ("game", "ack-black", "ack-white", "clock-black", "clock-white")
+                                     and protocol.valid_game_id(gid)), name
 
 
 RUNS = st.sampled_from(["bound", "bound", "bound", "member-new", "foreign"])

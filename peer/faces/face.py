@@ -9,19 +9,13 @@ from typing import Any, Callable, Iterable, TextIO, Union
 
 from ..players import EOF_LINE, Lines
 from ..session.view import Side, View
-from .plain import ERRORS, Screen, wants_colour
+from .plain import ERRORS, Screen, clock, wants_colour
 
 # what a signal is given to (a function, or signal.SIG_DFL / SIG_IGN; None: not set from Python)
 Handler = Union[Callable[[int, FrameType | None], Any], int, None]
 
 MESSAGES_KEPT = 500
 CHAT_KEYS = frozenset({"chat"})
-
-
-def clock(seconds: float) -> str:
-    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
-    s = int(seconds)
-    return f"{s // 60}:{s % 60:02d}"
 
 
 def state_text(side: Side, screen: Screen) -> str:

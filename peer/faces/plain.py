@@ -107,6 +107,12 @@ def _can_encode(s: str, stream: TextIO) -> bool:
         return False
 
 
+def clock(seconds: float) -> str:
+    """``1:05`` for 65 seconds (``61:40`` past the hour: a game is not longer)."""
+    s = int(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
 class Screen:
     def __init__(self, lang: str = "en", colour: bool = False, stream: TextIO | None = None) -> None:
         self.lang = lang
@@ -190,6 +196,8 @@ class Screen:
         elif event.what == "bad_move":
             kw["reason"] = kw["reason"] if self.names_square(event.fields["reason"]) else \
                 self.t("move_reason", move=kw["move"], reason=kw["reason"])
+        elif event.what == "time_used":
+            kw.update(b=clock(kw["b"]), w=clock(kw["w"]))
         elif event.what == "adopted_mine":
             kw["move"] = describe(kw["move"], kw.pop("size"), self)
         return kw

@@ -219,6 +219,7 @@ TEXTS = {
     "live_left_now": ("left the game", "中断中"),
     "live_absent_now": ("not on the board yet", "まだ来ていません"),
     "live_used": ("used {t}", "消費 {t}"),
+    "time_used": ("Time used: black {b}, white {w}", "消費時間: 黒 {b}、白 {w}"),
     "live_left_time": (", {t} left", "、残り {t}"),
     "live_per_move": (", {secs} s a move", "、1手 {secs} 秒"),
     "live_turn": ("Move {n}: {colour} to play", "{n} 手目: {colour}の番"),

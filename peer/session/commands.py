@@ -155,6 +155,8 @@ class Commands(State):
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
         the board is gone: nothing could be said or written)."""
         gone = self.board.problem in AWAY
+        if self.game is not None and self.mode is not None:
+            self._say_times()
         try:
             if not gone:
                 self._control("bye", retry=False)

@@ -174,6 +174,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self._handshake()
             names = {self.me: self.my_name, self.other: self.them.name}
             self.say("game_on", black=names["black"], white=names["white"], size=self.size)
+            if any(self.clocks.ms):
+                self._say_times()       # D7: the clocks go on from before the restart
             self.clocks.start()
             self._show()
             return self._play()

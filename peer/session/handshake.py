@@ -155,6 +155,8 @@ class Handshake(State):
     def _hello(self: "Session", verb: str = "hello") -> str:
         fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name, "kind": self.player.kind}
         fields.update(self.role.hello_fields(self))
+        if "game" in fields:
+            fields["used"] = self.clocks.ms[self.colour]    # D7: our time used in that game
         return protocol.control(verb, **fields)
 
     def _greeting(self: "Session", msg: Msg) -> tuple[Problem | None, Game | None]:
@@ -203,6 +205,15 @@ class Handshake(State):
                      colour=1 - self.colour, name=self.them.name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
+
+    def _take_clock(self: "Session", msg: Msg) -> None:
+        """D7: a greeting for the game we play carries the sender's time used in it; without one
+        (a program that keeps no clock) or with one that is not a count, ours stays as it is."""
+        used = protocol.parse_used(msg.get("used"))
+        if used is not None:
+            self.clocks.set(1 - self.colour, used)
+        elif "used" in msg.fields:
+            log.info("a greeting's used=%r is not a time used: ignored", visible(msg.get("used"), 20))
 
     def _take_name(self: "Session", msg: Msg) -> None:
         name = (msg.get("name") or self.other)[:NAME_LIMIT]
@@ -297,6 +308,7 @@ class Handshake(State):
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
             self._conflict()
+        self._take_clock(msg)
         self.them.bound_run = msg.run
         return True
 
@@ -331,6 +343,7 @@ class Handshake(State):
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):
             self._conflict()
+        self._take_clock(msg)
         self.them.bound_run = msg.run
         self.send(self._hello("welcome"))
 

@@ -23,23 +23,25 @@ class Moves(State):
     """Mixed into ``Session``: the game itself, once the handshake is done."""
 
     # -- plies -----------------------------------------------------------------------------
-    def _apply(self: "Session", move: int, by_me: bool, seconds: float | None = None) -> None:
-        """Play ``move`` on our board and save the record; ``seconds``: the mover's thinking time
-        (None: measured here, from when the turn began)."""
+    def _apply(self: "Session", move: int, by_me: bool, ms: int | None = None) -> None:
+        """Play ``move`` on our board and save the record; ``ms``: the mover's thinking time in
+        milliseconds (None: measured here, from when the turn began).  Our own time used is kept
+        on the board too (D7)."""
         pos = self.game_now.position
-        if seconds is None:
-            seconds = self.clocks.thinking()
-        self.clocks.passed(pos.turn, seconds)
+        self.clocks.passed(pos.turn, self.clocks.thinking_ms() if ms is None else ms)
         self.game_now.play(move)
         self._save()
+        if by_me:
+            self._save_clock()
 
     def _my_move(self: "Session") -> None:
         pos = self.game_now.position
         if pos.must_pass():
             self.say("you_pass")
-            self._apply(PASS, True)
+            ms = self.clocks.thinking_ms()     # sent, so that both sides count the same (D7)
+            self._apply(PASS, True, ms)
             if self.mode == "full":
-                self.send(protocol.move("pass", len(self.game_now.moves)))
+                self.send(protocol.move("pass", len(self.game_now.moves), ms))
             self._show()
             return
         if self.player.kind == "human":
@@ -49,14 +51,14 @@ class Moves(State):
         self._check_input_only(every=True)     # a quit typed while it thought: the move is not sent
         if problem:
             self.say("engine_failed", reason=problem, move=notation.square_name(move, self.size))
-        self._commit(move, (time.monotonic() - t) * 1000)
+        self._commit(move, int((time.monotonic() - t) * 1000))
 
-    def _commit(self: "Session", move: int, think_ms: float | None = None) -> None:
+    def _commit(self: "Session", move: int, think_ms: int | None = None) -> None:
         """G1: apply our move, save the record, then send it, with ``think_ms`` (None: the time
-        since our turn began)."""
+        since our turn began), the figure both sides add to our time used (D7)."""
         if think_ms is None:
-            think_ms = self.clocks.thinking() * 1000
-        self._apply(move, True, think_ms / 1000)
+            think_ms = self.clocks.thinking_ms()
+        self._apply(move, True, think_ms)
         text = notation.square_name(move, self.size)
         if self.mode == "full":
             self.send(protocol.move(text, len(self.game_now.moves), think_ms))
@@ -99,7 +101,7 @@ class Moves(State):
             with open(self.stats, "a", encoding="ascii") as f:
                 f.write(f"{overhead:.3f}\n")
         t = msg.fields.get("t")
-        self._apply(sq, False, t / 1000 if isinstance(t, int) else None)
+        self._apply(sq, False, t if isinstance(t, int) else None)
         if sq == PASS:
             self.say("they_pass", name=self.them.name)
         else:
@@ -151,6 +153,12 @@ class Moves(State):
             self.say("over_resigned", result=self.record_now.result, b=b, w=w, **verdict)
         else:
             self.say("over", b=b, w=w, **verdict)
+        self._say_times()
+
+    def _say_times(self: "Session") -> None:
+        """The time each side has used in the game (D7: a restart's included)."""
+        b, w = self.clocks.used
+        self.say("time_used", b=b, w=w)
 
     def _send_end(self: "Session") -> None:
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""

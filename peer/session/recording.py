@@ -57,6 +57,24 @@ class Recording(State):
                     self.say("record_failed", reason=(e.strerror or str(e)) if isinstance(e, OSError) else e)
             self.save_failed = str(e)
 
+    def _save_clock(self: "Session") -> None:
+        """D7: our time used in this game, noted on the board at the end of each of our turns (a
+        restart continues from it); a failure is logged, never stops the game (the record's
+        save has told the person of a board that cannot be written)."""
+        self._budget()
+        if self.held is not None or self.gid is None:
+            return
+        try:
+            self.records.save_clock(self.gid, self.me, self.clocks.ms[self.colour])
+        except (OSError, ValueError) as e:
+            log.warning("could not note the time used in game %s: %s", self.gid, e)
+
+    def _budget(self: "Session") -> None:
+        """A budget for the whole game (``--game-time``) is what is left of it after the time this
+        side has used in the game, a restart's included (D7)."""
+        if self.player.clock is not None:
+            self.player.clock.used(self.clocks.used[self.colour])
+
     def _load(self: "Session", gid: str) -> Record | None:
         """The record of ``gid`` on this board, or None.  A record that cannot be trusted (D4) or
         that contradicts its own moves (D1, D5) is reported, set aside and not used (D6)."""
@@ -238,6 +256,11 @@ class Recording(State):
                 self.my_name = self.recorded_name
         if old is not None and getattr(old, self.other) != self.other and not self.them.name_known:
             self.them.name, self.them.name_known = getattr(old, self.other), True
+        # D7: our time used in this game continues from what we noted on the board; the
+        # opponent's comes with its greeting (until then: none)
+        self.clocks.set(self.colour, self.records.clock(gid, self.me))
+        self.clocks.set(1 - self.colour, 0)
+        self._budget()
         names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record_now.black, self.record_now.white = names["black"], names["white"]

@@ -41,7 +41,7 @@ class Side:
     me: bool                    # the side of this program
     state: str                  # "thinking", "waiting", "gone", "left", "absent" (not joined yet)
     since: Optional[float]      # seconds in that state, when known
-    used: float                 # seconds thought in this run (its moves' times)
+    used: float                 # seconds thought in this game (its moves' times; D7: across restarts)
     left: Optional[float] = None    # seconds left of a budget for the whole game (ours, --game-time)
     per_move: Optional[float] = None    # seconds a move, when a computer has a limit per move
 
