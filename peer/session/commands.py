@@ -118,21 +118,21 @@ class Commands(State):
             return self.say("not_your_turn", name=self.them.name)
         try:
             pos.play(cmd)
-            sq = notation.parse_square(cmd, self.size)
+            sq = notation.parse_square(cmd, pos.size)
         except IllegalMove as e:
             return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
         self._commit(sq)
 
     def _hint(self: "Session", pos: Position) -> tuple[tuple[int, int], ...]:
         """The best moves and the disc difference each leads to: ((square, value), ...)."""
-        best = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
-        best = tuple((m, round(v) + 0) for v, m, _ in best)      # (+ 0: never "-0")
+        analysed = strategies.analyse(pos, HINT_SECONDS)[:HINT_MOVES]
+        best = tuple((m, round(v) + 0) for v, m, _ in analysed)      # (+ 0: never "-0")
         self.hints = (self.gid, len(self.game_now.moves), best)
         return best
 
     def _legal_text(self: "Session") -> str:
         pos = self.game_now.position
-        return " ".join(notation.square_name(m, self.size) for m in pos.legal_moves()) or "-"
+        return " ".join(notation.square_name(m, pos.size) for m in pos.legal_moves()) or "-"
 
     def _leave(self: "Session") -> NoReturn:
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
