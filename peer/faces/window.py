@@ -283,7 +283,12 @@ class Window(Face):
             return
         x0, y0, cell, n = self._geometry
         x, y = math.floor((event.x - x0) / cell), math.floor((event.y - y0) / cell)
-        if 0 <= x < n and 0 <= y < n:
+        if not (0 <= x < n and 0 <= y < n):
+            return
+        if self._shown is not None and self._shown.ended:
+            # (said here: the session may be waiting for the opponent's result, or have finished)
+            self.say("already_over")
+        else:
             self.enter(notation.square_name(y * n + x, n), echo=False)   # the session says what it did
 
     def hint(self) -> None:
@@ -488,8 +493,8 @@ class Window(Face):
         return None
 
     def _banner(self, v: View) -> dict[str, str]:
-        """What the strip above the board says: the end (and a pass just before it), a pass,
-        whose turn; why a game never started."""
+        """What the strip above the board says: the end (the result, as the panel says it), a
+        pass, whose turn; why a game never started."""
         pos = v.position
         passed = self._passed(v) if pos is not None else None
         if pos is None and self.finished:
@@ -500,8 +505,6 @@ class Window(Face):
             text, kind = self.t("live_not_started"), ""
         elif v.ended:
             text, kind = self.t("live_over", result=result_text(v, self)), "over"
-            if passed:
-                text += " · " + passed
         elif passed:
             text, kind = passed, "pass"
         elif v.colour is not None and pos.turn == v.colour and self.human:
