@@ -114,6 +114,8 @@ class Commands(State):
             return self._resign()
         if cmd == "yes":
             return self.say("unknown", cmd=text)
+        if self._ended():           # (a move while the end is being acknowledged, G6)
+            return self.say("already_over")
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
         try:
