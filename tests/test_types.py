@@ -3,7 +3,7 @@
 
 mypy runs once for the whole suite (the stub of the compiled core is checked against the core
 itself in test_engine_types.py).  Its cache goes to a fresh temporary folder: every run is a cold
-one, which takes about 6 seconds (2 cores), and nothing is left in the work tree."""
+one (6 s on two idle cores, 12 s on busy ones), and nothing is left in the work tree."""
 import re
 import subprocess
 import sys
