@@ -100,7 +100,8 @@ class Window(Face):
         self._leaving = False       # quit asked from the window: it closes when the session has left
         self._shown: View | None = None          # the View drawn
         self._shown_key: tuple[Any, ...] | None = None
-        self._geometry: tuple[float, float, float, int] | None = None   # (x0, y0, cell, size) of the board on the canvas
+        # (x0, y0, cell, size) of the board on the canvas
+        self._geometry: tuple[float, float, float, int] | None = None
         self._flip: tuple[int, int] | None = None           # (mask, frame) while discs turn over
         self._resign_armed: tuple[float, float] | None = None   # (since, until): the resign button was clicked once
         self._hint_asked: tuple[int, ...] | None = None     # the moves a hint was asked after (until it is shown)
