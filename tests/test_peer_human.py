@@ -1,4 +1,6 @@
 """A person at a (pseudo-)terminal: typos, hint, chat, resign, quit."""
+import os
+import signal
 import time
 
 import pytest
@@ -7,7 +9,7 @@ pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-te
 
 from peer.record import Records  # noqa: E402
 
-from peertools import finish, human, player  # noqa: E402
+from peertools import board_folder, finish, human, player  # noqa: E402
 
 
 def test_typos_hint_chat_and_resign(tmp_path):
@@ -203,3 +205,32 @@ def test_a_solved_hint_is_exact_and_shows_every_move_of_the_best_value(tmp_path)
     j.sendline("終了")
     j.expect(pexpect.EOF)
     finish(w)
+
+
+def test_a_move_typed_after_the_end_says_the_game_is_over(tmp_path):
+    """On 4x4 against greedy, white's a1 c1 a3 d3 leave black no move and c4 ends the game; a move
+    typed while white waits for black's result (G6: black is stopped) says the game is over."""
+    board = board_folder(tmp_path / "b")
+    b = player("black", board, "--ai", "greedy", "--size", "4", "--time", "0.05")
+    h = human("white", board, "--lang", "en")
+    try:
+        for move in ("a1", "c1", "a3", "d3"):
+            h.expect("Your move")
+            h.sendline(move)
+        h.expect("black has no legal move and passes")
+        h.expect("Your move")
+        os.kill(b.pid, signal.SIGSTOP)
+        h.sendline("c4")
+        h.expect(r"Game over: black 2 - white 11\.")
+        h.sendline("b4")
+        assert h.expect(["The game is over\\.", "It is not your turn"]) == 0
+        os.kill(b.pid, signal.SIGCONT)
+        h.expect("Game record: ")
+        h.expect(pexpect.EOF)
+        rb, ob = finish(b)
+        assert rb == 0, ob
+    finally:
+        if b.poll() is None:
+            os.kill(b.pid, signal.SIGCONT)
+            b.kill()
+        h.close(force=True)

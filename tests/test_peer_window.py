@@ -99,7 +99,7 @@ def passed(s, words):
 
 
 def check_the_end(s, board, size, over, words):
-    """The window shows the record's final position, its moves, and the result (and a pass
+    """The window shows the record's final position, its moves, and the result (only: not a pass
     just before it)."""
     rec = recorded(board, "the end", lambda r: r.status == "over")
     final = rec.game()
@@ -107,7 +107,7 @@ def check_the_end(s, board, size, over, words):
     assert [line.split()[-1] for line in s["moves"]] == [
         words["pass"] if m < 0 else notation.square_name(m, size) for m in final.moves]
     end = over.format(*final.position.discs())
-    assert s["banner"] == (end + " · " + passed(s, words) if passed(s, words) else end)
+    assert s["banner"] == end and s["turn"] == end
     return final
 
 
@@ -197,6 +197,53 @@ def test_a_whole_game_in_japanese_on_6x6(tmp_path, display):
         me.kill()
         if black.poll() is None:
             black.kill()
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", {"over": "Game over: black 2 - white 11", "passed": "black has no legal move and passes",
+            "not_yours": "It is not your turn", "is_over": "The game is over."}),
+    ("ja", {"over": "対局終了: 黒 2 - 白 11", "passed": "黒は打てる場所がないのでパス",
+            "not_yours": "今はあなたの番ではありません", "is_over": "対局はもう終わっています。"})])
+def test_after_the_end_the_strip_shows_the_result_and_a_click_says_the_game_is_over(tmp_path, display, lang, words):
+    """On 4x4 against greedy, white's a1 c1 a3 d3 leave black no move (it passes) and c4 ends the
+    game.  The strip says the result, not the pass; a click on the board says the game is over,
+    both while the session waits for the opponent's result (G6: black is stopped) and after."""
+    board = board_folder(tmp_path / "b")     # (made before both players start)
+    black = player("black", board, "--ai", "greedy", "--size", "4", "--time", "0.05")
+    me = Driven(display, [ROOT / "white.py", "--board", board, "--lang", lang], tmp_path / "w.json", tmp_path / "w.out")
+    try:
+        for ply, move in ((2, "a1"), (4, "c1"), (6, "a3"), (8, "d3"), (10, "c4")):
+            s = me.wait(f"our move {ply}", lambda s: "*" in s["squares"] and len(s["moves"]) == ply - 1)
+            if ply == 4:
+                assert s["banner"] == {"en": "Your turn (white): click a square",
+                                       "ja": "あなたの番です（白）。マスをクリックしてください"}[lang]
+            if ply == 10:
+                assert s["banner"] == words["passed"]       # (black's pass, announced until the end)
+                os.kill(black.pid, signal.SIGSTOP)          # the opponent will not answer the end
+            me.click_square(move)
+        s = me.wait("the end", lambda s: len(s["moves"]) == 10 and s["banner"].startswith(words["over"][:4]))
+        assert s["moves"][8].split()[-1] in ("pass", "パス")
+        assert s["banner"] == words["over"] and s["turn"] == words["over"]
+        assert not s["finished"]        # (the session waits for black's result)
+        me.click_square("b4")
+        s = me.wait("the game is over", lambda s: words["is_over"] in s["messages"])
+        assert not any(words["not_yours"] in m for m in s["messages"])
+        recorded(board, "the end", lambda r: r.status == "over")
+        os.kill(black.pid, signal.SIGCONT)
+        s = me.wait("the session done", lambda s: s["finished"])
+        me.click_square("b4")
+        s = me.wait("the game is over again", lambda s: s["messages"].count(words["is_over"]) == 2)
+        assert s["banner"] == words["over"] and not any(words["not_yours"] in m for m in s["messages"])
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        out, _ = black.communicate(timeout=30)
+        assert black.returncode == 0, out
+    finally:
+        if black.poll() is None:
+            os.kill(black.pid, signal.SIGCONT)
+            black.kill()
+        me.kill()
 
 
 def test_resign_takes_a_second_click(tmp_path, display):

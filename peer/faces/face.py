@@ -64,7 +64,7 @@ class Face(Screen):
     is closed, ``_close(result)`` ends that loop from any thread, ``refresh()`` asks for a redraw."""
 
     # leave as quit does (SIGHUP: the terminal closed; SIGBREAK: Windows' Ctrl+Break, or its console closed)
-    signals = ("SIGTERM", "SIGHUP", "SIGBREAK")
+    signals: tuple[str, ...] = ("SIGTERM", "SIGHUP", "SIGBREAK")
     leaving = "leaving"                 # what is said when leaving is asked for
 
     def __init__(self, lang: str = "en", colour: bool = True, human: bool = True) -> None:

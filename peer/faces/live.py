@@ -7,7 +7,7 @@ terminals, with resizing); the plain line-by-line ``Screen`` stays for pipes, ``
 ``NO_COLOR``.
 """
 import functools
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
 
 from engine import BLACK, WHITE
 
@@ -15,6 +15,14 @@ from .face import Face, player_label, result_text, state_text
 from ..players import describe
 from ..session.view import View
 from .plain import cwidth, wrap
+
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.buffer import Buffer
+    from prompt_toolkit.filters import Condition
+    from prompt_toolkit.key_binding import KeyPressEvent
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
+    from prompt_toolkit.layout import Dimension
 
 Line = List[Tuple[str, str]]     # a line of (style, text) fragments
 SIDE_MIN = 30           # columns the players' panel needs beside the board (else it goes below)
@@ -39,7 +47,7 @@ MONO = {"last": "reverse", "flip": "underline", "legal": "bold", "turn": "bold",
         "error": "bold", "typed": "", "chat": "", "dim": "", "rule": ""}
 
 
-def fit(text, columns):
+def fit(text: str, columns: int) -> str:
     """``text`` cut to ``columns`` (with … when cut)."""
     if cwidth(text) <= columns:
         return text
@@ -50,15 +58,15 @@ def fit(text, columns):
 
 # -- drawing a View: pure functions of it, the screen's words, and the width -------------------
 
-def board_lines(view, screen):
+def board_lines(view: View, screen: Face) -> List[Line]:
     """The board as lines of (style, text) fragments, coordinates around it."""
     n = view.size
     pos = view.position
     legal = pos.legal_moves_mask() if pos is not None and view.show_legal else 0
     last = view.last_square
-    out = [[("class:coord", "     " + " ".join(chr(ord("a") + x) for x in range(n)))]]
+    out: List[Line] = [[("class:coord", "     " + " ".join(chr(ord("a") + x) for x in range(n)))]]
     for y in range(n):
-        row = [("class:coord", f"{y + 1:>3} "), ("class:board", " ")]
+        row: Line = [("class:coord", f"{y + 1:>3} "), ("class:board", " ")]
         for x in range(n):
             sq = y * n + x
             c = pos.colour_at(sq) if pos is not None else None
@@ -183,11 +191,11 @@ def frame(view: View, screen: Face, columns: int, rows: int) -> Tuple[List[Line]
 
 
 @functools.lru_cache(maxsize=2048)
-def _wrapped(text, width):
+def _wrapped(text: str, width: int) -> Tuple[str, ...]:
     return tuple(wrap(text, width))
 
 
-def message_lines(messages, width):
+def message_lines(messages: List[Tuple[str, str]], width: int) -> List[Tuple[str, str]]:
     """``messages`` ((style, text), oldest first) wrapped to ``width``: (style, line) pairs."""
     return [("class:" + style if style else "", line) for style, text in messages for line in _wrapped(text, width)]
 
@@ -195,54 +203,55 @@ def message_lines(messages, width):
 class LiveScreen(Face):
     """The live face in a terminal (prompt_toolkit)."""
 
-    def __init__(self, lang="en", colour=True, human=True, watching=False):
+    def __init__(self, lang: str = "en", colour: bool = True, human: bool = True, watching: bool = False) -> None:
         super().__init__(lang, colour=colour, human=human)
         self.watching = watching    # a game followed from the board (watch, demo): nothing to type for it
         self.closed = False         # (watching) Ctrl+C or quit asked to stop
-        self.app = None
-        self._frame_at = (None, None)    # (render counter, frame): the screen laid out for that render
+        self.app: "Application[str] | None" = None
+        # (render counter, frame): the screen laid out for that render
+        self._frame_at: Tuple[int, Tuple[List[Line], bool, bool]] | None = None
 
-    def refresh(self):
+    def refresh(self) -> None:
         app = self.app
         if app is not None:
             app.invalidate()
 
     # -- the layout -------------------------------------------------------------------------
-    def _frame(self):
+    def _frame(self) -> Tuple[List[Line], bool, bool]:
         """This frame laid out (see ``frame``): once per render (the heights and the contents
         are asked for separately), from one view of the session."""
         from prompt_toolkit.application import get_app
         app = get_app()
         if self.view is None:
             return [], True, True
-        if self._frame_at[0] != app.render_counter:
+        if self._frame_at is None or self._frame_at[0] != app.render_counter:
             size = app.output.get_size()
             self._frame_at = (app.render_counter, frame(self.view(), self, size.columns, size.rows))
         return self._frame_at[1]
 
-    def _top_lines(self):
+    def _top_lines(self) -> List[Line]:
         return self._frame()[0]
 
-    def _top_height(self):
+    def _top_height(self) -> "Dimension":
         from prompt_toolkit.layout import Dimension
         return Dimension.exact(len(self._top_lines()))
 
-    def _top(self):
+    def _top(self) -> "StyleAndTextTuples":
         return _joined(self._top_lines())
 
-    def _message_lines(self):
+    def _message_lines(self) -> List[Tuple[str, str]]:
         from prompt_toolkit.application import get_app
         size = get_app().output.get_size()
         with self._lock:
             shown = self.messages[-size.rows:]
         return message_lines(shown, size.columns - 1)
 
-    def _messages(self):
+    def _messages(self) -> "StyleAndTextTuples":
         """The messages, the window scrolled to the end of the last one (a cursor marker in the
         same fragments: one snapshot, whatever arrives or resizes meanwhile)."""
         return _joined([[fragment] for fragment in self._message_lines()]) + [("[SetCursorPosition]", "")]
 
-    def _typed(self, buffer):
+    def _typed(self, buffer: "Buffer") -> bool:
         if self.watching and buffer.text.strip().lower() in ("q", "quit"):
             self.interrupt()
         elif self.watching:
@@ -251,14 +260,14 @@ class LiveScreen(Face):
             self.enter(buffer.text)
         return False        # the line empties (it is in the history)
 
-    def interrupt(self):
+    def interrupt(self) -> None:
         if self.watching:
             self.closed = True
             self._close("done")
         else:
             super().interrupt()
 
-    def _application(self):
+    def _application(self) -> "Application[str]":
         from prompt_toolkit.application import Application
         from prompt_toolkit.buffer import Buffer
         from prompt_toolkit.history import InMemoryHistory
@@ -276,15 +285,15 @@ class LiveScreen(Face):
 
         @keys.add("c-c")
         @keys.add("c-d", filter=_empty(buffer))
-        def _leave(event):
+        def _leave(event: "KeyPressEvent") -> None:
             self.interrupt()
 
         @keys.add("c-z")
-        def _nothing(event):
+        def _nothing(event: "KeyPressEvent") -> None:
             pass        # (not a character to type; suspending would leave the game unattended)
 
         @keys.add(Keys.BracketedPaste)
-        def _paste(event):
+        def _paste(event: "KeyPressEvent") -> None:
             """Pasted lines are typed lines: each whole one is entered, the rest stays to edit."""
             text = event.data.replace("\r\n", "\n").replace("\r", "\n")
             *whole, rest = text.split("\n")
@@ -296,7 +305,7 @@ class LiveScreen(Face):
                     self.enter(line)
             buffer.insert_text(rest)
 
-        def rule():
+        def rule() -> "StyleAndTextTuples":
             from prompt_toolkit.application import get_app
             key = "live_watching_keys" if self.watching else "live_keys" if self.human else "live_keys_computer"
             return [("class:rule", fit(self.t(key), get_app().output.get_size().columns))]
@@ -316,18 +325,18 @@ class LiveScreen(Face):
                            full_screen=True, refresh_interval=0.5,
                            color_depth=None if self.colour else ColorDepth.MONOCHROME)
 
-    def _close(self, result):
+    def _close(self, result: str) -> None:
         app = self.app
         loop = getattr(app, "loop", None)
         if app is None or loop is None:
             return
 
-        def done():
-            if app.is_running and not app.future.done():
+        def done() -> None:
+            if app.is_running and app.future is not None and not app.future.done():
                 app.exit(result=result)
         loop.call_soon_threadsafe(done)
 
-    def _show(self, start):
+    def _show(self, start: Callable[[], None]) -> None:
         self.app = self._application()
         try:
             self.app.run(pre_run=start)
@@ -335,9 +344,9 @@ class LiveScreen(Face):
             self.app = None
 
 
-def _joined(lines):
+def _joined(lines: List[Line]) -> "StyleAndTextTuples":
     """Lines of (style, text) fragments as one fragment list, with newlines between them."""
-    frags = []
+    frags: "StyleAndTextTuples" = []
     for i, line in enumerate(lines):
         if i:
             frags.append(("", "\n"))
@@ -345,6 +354,6 @@ def _joined(lines):
     return frags
 
 
-def _empty(buffer):
+def _empty(buffer: "Buffer") -> "Condition":
     from prompt_toolkit.filters import Condition
     return Condition(lambda: not buffer.text)

@@ -12,6 +12,7 @@ from ..session.view import View, empty_view, record_view
 from .plain import Screen
 
 if TYPE_CHECKING:
+    from .live import LiveScreen
     from .window import Window
 
 
@@ -31,7 +32,7 @@ class _Current:
         return rec
 
 
-def watch_window(board: Path, window: "Window", until_over: bool, secret: bytes | None = None,
+def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, secret: bytes | None = None,
                  alive: Callable[[], bool] | None = None) -> int:
     """``watch --gui`` (and the demo at a terminal): the board's current game in ``window`` (or
     the live screen), followed in a worker thread until it is closed (or, ``until_over``, the

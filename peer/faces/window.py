@@ -13,20 +13,20 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
 from ..players import describe
+from ..session.view import View
 
+NO_TK: str | None = None     # why tkinter cannot be imported (then ``tk`` is not defined)
 try:
     import tkinter as tk
     from tkinter import font as tkfont
-    NO_TK = None
 except ImportError as e:        # a Linux Python without its python3-tk package
-    tk = None
     NO_TK = str(e)
 
 INSTALL = ("Debian and Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install python3-tkinter; "
@@ -66,8 +66,26 @@ class Window(Face):
 
     signals = Face.signals + ("SIGINT",)   # Ctrl+C in the shell that started the window
     leaving = "gui_leaving"
+    # the widgets, made by open()
+    root: "tk.Tk"
+    banner: "tk.Label"
+    canvas: "tk.Canvas"
+    side: "tk.Frame"
+    players: list[tuple["tk.Label", "tk.Label", "tk.Label"]]
+    turn: "tk.Label"
+    last: "tk.Label"
+    moves: "tk.Listbox"
+    button_bar: "tk.Frame"
+    buttons: dict[str, "tk.Button"]
+    bottom: "tk.Frame"
+    text: "tk.Text"
+    entry: "tk.Entry | None"
+    font_bold: "tkfont.Font"
+    font_big: "tkfont.Font"
+    font_banner: "tkfont.Font"
 
-    def __init__(self, lang="en", human=True, mode="play", title="", state_file=None):
+    def __init__(self, lang: str = "en", human: bool = True, mode: str = "play", title: str = "",
+                 state_file: str | os.PathLike[str] | None = None) -> None:
         super().__init__(lang, colour=True, human=human)
         self.discs = ("●", "○")
         self.dot = "·"
@@ -75,29 +93,30 @@ class Window(Face):
         self.title = title
         self.state_file = Path(state_file) if state_file else None
         self.ply = 0                # replay: the move shown
-        self._all_moves = ()        # replay: the whole game's moves
+        self._all_moves: tuple[int, ...] = ()        # replay: the whole game's moves
         self.plies = 0              # replay: how many there are
-        self.root = None
         self.closed = False
         self._closing = False       # the next tick closes the window (it is the main thread's)
         self._leaving = False       # quit asked from the window: it closes when the session has left
-        self._shown = None          # the View drawn
-        self._shown_key = None
-        self._geometry = None       # (x0, y0, cell, size) of the board on the canvas
-        self._flip = None           # (mask, frame) while discs turn over
-        self._resign_armed = None   # (since, until): the resign button was clicked once
-        self._hint_asked = None     # the position a hint was asked for (until it is shown)
+        self._shown: View | None = None          # the View drawn
+        self._shown_key: tuple[Any, ...] | None = None
+        # (x0, y0, cell, size) of the board on the canvas
+        self._geometry: tuple[float, float, float, int] | None = None
+        self._flip: tuple[int, int] | None = None           # (mask, frame) while discs turn over
+        self._resign_armed: tuple[float, float] | None = None   # (since, until): the resign button was clicked once
+        self._hint_asked: tuple[int, ...] | None = None     # the moves a hint was asked after (until it is shown)
         self._resigning = False     # resign and its confirmation were sent: the question is not shown
         self._said_shown = 0
-        self._labels = {}
-        self._dumped = None
-        self._fitted_to = None         # the window's size the layout was fitted to
-        self._buttons_per_row = (0, None)   # (buttons a row, their widths when each fits its longest text)
+        self._labels: dict[str, dict[str, Any]] = {}
+        self._dumped: str | None = None
+        self._fitted_to: tuple[int, int] | None = None         # the window's size the layout was fitted to
+        # (buttons a row, their widths when each fits its longest text)
+        self._buttons_per_row: tuple[int, list[int] | None] = (0, None)
 
     # -- opening ---------------------------------------------------------------------------
-    def open(self):
+    def open(self) -> None:
         """Open the window (raises ``Unavailable`` with the reason and the remedy)."""
-        if tk is None:
+        if NO_TK is not None:
             raise Unavailable(self.t("gui_no_tk", reason=NO_TK, packages=INSTALL))
         try:
             self.root = tk.Tk(className="Cardstand")
@@ -105,7 +124,7 @@ class Window(Face):
             raise Unavailable(self.t("gui_no_display", reason=visible(str(e), 200))) from None
         self._build()
 
-    def _build(self):
+    def _build(self) -> None:
         root = self.root
         root.title(self.title)
         root.geometry("960x680")
@@ -163,6 +182,7 @@ class Window(Face):
         self.moves.configure(yscrollcommand=bar.set)
         buttons = self.button_bar = tk.Frame(side, pady=8)
         buttons.grid(row=6, column=0, sticky="ew")
+        spec: list[tuple[str, str | None, Callable[[], None]]]     # (key, text, command)
         if self.mode == "play":
             spec = [("hint", "gui_hint", self.hint), ("resign", "gui_resign", self.resign),
                     ("quit", "gui_quit", self.close_asked)]
@@ -172,7 +192,7 @@ class Window(Face):
                     ("quit", "gui_close", self.close_asked)]
             self.moves.bind("<<ListboxSelect>>", self._picked)
             for key, n in (("<Left>", -1), ("<Right>", 1), ("<Home>", -10 ** 6), ("<End>", 10 ** 6)):
-                root.bind(key, lambda e, n=n: self.step(n))
+                root.bind(key, self._stepper(n))
         else:
             spec = [("quit", "gui_close", self.close_asked)]
         symbols = {"first": "|<", "back": "<", "next": ">", "end": ">|"}
@@ -191,8 +211,8 @@ class Window(Face):
         self.text = tk.Text(bottom, height=6, wrap="word", state="disabled", takefocus=0,
                             relief="flat", background=root.cget("background"))
         self.text.grid(row=0, column=0, columnspan=3, sticky="ew")
-        for style, colour in MESSAGE_STYLES.items():
-            self.text.tag_configure(style, foreground=colour)
+        for style, fg in MESSAGE_STYLES.items():
+            self.text.tag_configure(style, foreground=fg)
         self.entry = None
         if self.mode == "play":
             tk.Label(bottom, text=self.t("gui_chat")).grid(row=1, column=0, sticky="w")
@@ -259,22 +279,27 @@ class Window(Face):
             self.buttons[key].grid(row=i // per_row, column=i % per_row, padx=2, pady=1, sticky="ew")
 
     # -- what the person does --------------------------------------------------------------
-    def _clicked(self, event):
+    def _clicked(self, event: "tk.Event[tk.Canvas]") -> None:
         if self.mode != "play" or self._geometry is None:
             return
         x0, y0, cell, n = self._geometry
         x, y = math.floor((event.x - x0) / cell), math.floor((event.y - y0) / cell)
-        if 0 <= x < n and 0 <= y < n:
+        if not (0 <= x < n and 0 <= y < n):
+            return
+        if self._shown is not None and self._shown.ended:
+            # (said here: the session may be waiting for the opponent's result, or have finished)
+            self.say("already_over")
+        else:
             self.enter(notation.square_name(y * n + x, n), echo=False)   # the session says what it did
 
-    def hint(self):
+    def hint(self) -> None:
         """One hint at a time: the button is off until it is shown or the game goes on."""
         if self._shown is not None and self._hint_asked != self._shown.moves:
             self._hint_asked = self._shown.moves
             self.buttons["hint"].configure(state="disabled")
             self.enter("hint", echo=False)
 
-    def resign(self):
+    def resign(self) -> None:
         """The first click asks (the button says so for a few seconds); a second one, not in
         the same double click, resigns."""
         now = time.monotonic()
@@ -287,42 +312,47 @@ class Window(Face):
         elif not armed or now >= armed[1]:
             self._arm_resign((now, now + RESIGN_ARMED))
 
-    def _arm_resign(self, armed):
+    def _arm_resign(self, armed: tuple[float, float] | None) -> None:
         self._resign_armed = armed
         b = self.buttons["resign"]
         b.configure(text=self.t("gui_resign_sure" if armed else "gui_resign"),
                     fg="#c62828" if armed else self._button_fg)
 
-    def send(self, *_):
+    def send(self, *_: object) -> None:
         """The chat line is said to the opponent."""
+        assert self.entry is not None, "the chat line is there when playing"
         text = " ".join(self.entry.get().split())     # (a pasted newline is a space)
         if not text:
             return
         self.entry.delete(0, "end")
         self.enter("say " + text, shown=text)
 
-    def replaying(self, moves):
+    def replaying(self, moves: Sequence[int]) -> None:
         """Replay mode: the whole game's ``moves`` are listed, and stepped through."""
         self._all_moves = tuple(moves)
         self.plies = len(moves)
 
-    def step(self, n):
+    def step(self, n: int) -> None:
         """Replay: ``n`` moves on (back when negative)."""
         self.ply = max(0, min(self.plies, self.ply + n))
 
-    def _picked(self, _event):
+    def _stepper(self, n: int) -> Callable[[object], None]:
+        """What a key that steps ``n`` moves does."""
+        return lambda _event: self.step(n)
+
+    def _picked(self, _event: object) -> None:
         chosen = self.moves.curselection()
         if chosen:
             self.ply = chosen[0] + 1
 
-    def close_asked(self):
+    def close_asked(self) -> None:
         """The window's close box or Quit: a game in progress is left as ``quit`` leaves it (the
         window closes once the session has); a second time, at once."""
         if self.mode != "play" or self.finished:
             return self._destroy()
         self.interrupt()
 
-    def interrupt(self):
+    def interrupt(self) -> None:
         """Ctrl+C, SIGTERM, SIGHUP, the close box: playing, leave as ``quit`` does (a second
         time, at once); watching or replaying, close (at the next tick: a signal may come in the
         middle of a drawing)."""
@@ -332,51 +362,52 @@ class Window(Face):
         self._leaving = True
         super().interrupt()
 
-    def say(self, key, **kw):
+    def say(self, key: str, **kw: object) -> None:
         if key == "your_turn" or key == "resign_sure" and self._resigning:
             return          # the banner says it; the window asked already
         super().say(key, **kw)
 
-    def t(self, key, **kw):
+    def t(self, key: str, **kw: object) -> str:
         return super().t(WINDOW_WORDS.get(key, key), **kw)
 
     # -- the main loop -----------------------------------------------------------------------
-    def _show(self, start):
+    def _show(self, start: Callable[[], None]) -> None:
         self.root.after(0, start)
         # (the tick also lets Python's signal handlers run: Tcl waits for events in C, and a
         # signal alone does not wake it)
         self.root.after(0, self._tick)
         self.root.mainloop()
 
-    def _close(self, result):
+    def _close(self, result: str) -> None:
         if result == "forced":
             self._closing = True
 
-    def _finished(self):
+    def _finished(self) -> None:
         pass        # the window stays, showing the end, until it is closed
 
-    def _destroy(self):
+    def _destroy(self) -> None:
         if not self.closed:
             self.closed = True
             self.root.destroy()
 
-    def _tick(self):
+    def _tick(self) -> None:
         if self.closed:
             return
         if self._closing or (self.finished and (self._leaving or self.mode == "watch")):
             return self._destroy()
+        assert self.view is not None, "run() gives the view before the window shows"
         try:
             self._update(self.view())
         finally:
             if not self.closed:
                 self.root.after(TICK_MS, self._tick)
 
-    def _summary(self):
+    def _summary(self) -> None:
         if self.mode == "play":
             super()._summary()
 
     # -- drawing --------------------------------------------------------------------------
-    def _update(self, v):
+    def _update(self, v: View) -> None:
         key = (v.size, v.position, v.moves, v.result, v.show_legal, v.hints)
         if key != self._shown_key:
             prev, self._shown, self._shown_key = self._shown, v, key
@@ -391,7 +422,7 @@ class Window(Face):
         self._fill_messages()
         self._dump()
 
-    def _new_ply(self, prev, v):
+    def _new_ply(self, prev: View | None, v: View) -> None:
         """Plies more than were drawn: the last move's discs turn over."""
         if prev is None or prev.position is None or v.moves[:len(prev.moves)] != prev.moves:
             return
@@ -399,7 +430,7 @@ class Window(Face):
             self._flip = (v.flipped, 1)
             self.root.after(FLIP_MS, self._flip_frame)
 
-    def _flip_frame(self):
+    def _flip_frame(self) -> None:
         if self.closed or self._flip is None:
             return
         mask, frame = self._flip
@@ -410,14 +441,14 @@ class Window(Face):
         else:
             self._dump()
 
-    def _set(self, widget, **options):
+    def _set(self, widget: "tk.Misc", **options: Any) -> None:
         """Configure ``widget`` only when something changed (a label set ten times a second
         redraws ten times a second)."""
         if self._labels.get(str(widget)) != options:
             self._labels[str(widget)] = options
             widget.configure(**options)
 
-    def _fill_panel(self, v):
+    def _fill_panel(self, v: View) -> None:
         pos = v.position
         counts = pos.discs() if pos is not None else ("", "")
         to_move = pos.turn if pos is not None and not v.ended else None
@@ -454,7 +485,7 @@ class Window(Face):
             for key in ("next", "end"):
                 self._set(self.buttons[key], state="normal" if self.ply < self.plies else "disabled")
 
-    def _passed(self, v):
+    def _passed(self, v: View) -> str | None:
         """A pass announced: the text while a pass is one of the last two plies (the player
         who passed sees it on their next turn), else None."""
         for ply in range(len(v.moves), max(0, len(v.moves) - 2), -1):
@@ -462,9 +493,9 @@ class Window(Face):
                 return self.t("gui_passed", colour=self.colour_name(BLACK if ply % 2 else WHITE))
         return None
 
-    def _banner(self, v):
-        """What the strip above the board says: the end (and a pass just before it), a pass,
-        whose turn; why a game never started."""
+    def _banner(self, v: View) -> dict[str, str]:
+        """What the strip above the board says: the end (the result, as the panel says it), a
+        pass, whose turn; why a game never started."""
         pos = v.position
         passed = self._passed(v) if pos is not None else None
         if pos is None and self.finished:
@@ -475,8 +506,6 @@ class Window(Face):
             text, kind = self.t("live_not_started"), ""
         elif v.ended:
             text, kind = self.t("live_over", result=result_text(v, self)), "over"
-            if passed:
-                text += " · " + passed
         elif passed:
             text, kind = passed, "pass"
         elif v.colour is not None and pos.turn == v.colour and self.human:
@@ -489,7 +518,7 @@ class Window(Face):
         bg, fg = BANNER[kind]
         return {"text": text, "bg": bg, "fg": fg}
 
-    def _fill_moves(self, v):
+    def _fill_moves(self, v: View) -> None:
         moves = self._all_moves if self.mode == "replay" else v.moves    # (replay: the whole game)
         entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
                    for i, m in enumerate(moves, 1)]
@@ -504,7 +533,7 @@ class Window(Face):
         else:
             self.moves.see("end")
 
-    def _fill_messages(self):
+    def _fill_messages(self) -> None:
         with self._lock:
             new = min(self.said - self._said_shown, len(self.messages))
             shown = self.messages[len(self.messages) - new:] if new else []
@@ -521,7 +550,7 @@ class Window(Face):
         t.configure(state="disabled")
         t.see("end")
 
-    def _draw(self):
+    def _draw(self) -> None:
         """The board, scaled to the canvas: discs, the last move (a red mark), the discs it
         turned (a yellow ring, after they have turned over), legal moves, hints."""
         c, v = self.canvas, self._shown
@@ -586,7 +615,7 @@ class Window(Face):
             c.create_text(cx, cy, text=f"{value:+.0f}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
 
     # -- what the window shows, for tests and tools ------------------------------------------
-    def shown(self):
+    def shown(self) -> dict[str, Any]:
         """What the window shows now, read back from its widgets: the squares (``B``, ``W``,
         ``*`` a legal move, ``.``) from the canvas, where they and the buttons are on the screen,
         the texts of the banner, the panel, the move list and the messages."""
@@ -613,7 +642,7 @@ class Window(Face):
             x0, y0, cell, n = self._geometry
             board = {"x": rx + x0, "y": ry + y0, "cell": cell, "size": n}
 
-        def centre(widget):
+        def centre(widget: "tk.Button | tk.Entry") -> dict[str, Any]:
             return {"x": widget.winfo_rootx() + widget.winfo_width() // 2,
                     "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
                     "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height(),
@@ -634,7 +663,7 @@ class Window(Face):
             "finished": self.finished,
         }
 
-    def _dump(self):
+    def _dump(self) -> None:
         if self.state_file is None or self._flip is not None or not self.root.winfo_viewable():
             return          # (what is not on the screen yet cannot be clicked)
         text = json.dumps(self.shown(), ensure_ascii=False, indent=1)

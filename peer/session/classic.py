@@ -102,7 +102,7 @@ class Classic(State):
             # A classic program that (re)started dropped what we sent before: repeat our move.
             pos = self.game_now.position
             if pos.turn != self.colour and self.game_now.moves and self.game_now.moves[-1] != PASS:
-                self.send(notation.square_name(self.game_now.moves[-1], self.size))
+                self.send(notation.square_name(self.game_now.moves[-1], pos.size))
         self.them.classic_run = run
         if run is not None:
             self.them.bound_run = run    # a classic game is bound to the opponent's member run

@@ -120,11 +120,13 @@ class Commands(State):
             return self.say("resign_cancelled")
         if cmd in ("yes", "no"):        # (an answer, with no question asked)
             return self.say("unknown", cmd=text)
+        if self._ended():           # (a move while the end is being acknowledged, G6)
+            return self.say("already_over")
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
         try:
             pos.play(cmd)
-            sq = notation.parse_square(cmd, self.size)
+            sq = notation.parse_square(cmd, pos.size)
         except IllegalMove as e:
             return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
         self._commit(sq)
@@ -149,7 +151,7 @@ class Commands(State):
 
     def _legal_text(self: "Session") -> str:
         pos = self.game_now.position
-        return " ".join(notation.square_name(m, self.size) for m in pos.legal_moves()) or "-"
+        return " ".join(notation.square_name(m, pos.size) for m in pos.legal_moves()) or "-"
 
     def _leave(self: "Session") -> NoReturn:
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when

@@ -50,7 +50,7 @@ class Moves(State):
         move, problem = self.player.choose(pos)
         self._check_input_only(every=True)     # a quit typed while it thought: the move is not sent
         if problem:
-            self.say("engine_failed", reason=problem, move=notation.square_name(move, self.size))
+            self.say("engine_failed", reason=problem, move=notation.square_name(move, pos.size))
         self._commit(move, int((time.monotonic() - t) * 1000))
 
     def _commit(self: "Session", move: int, think_ms: int | None = None) -> None:
@@ -59,7 +59,7 @@ class Moves(State):
         if think_ms is None:
             think_ms = self.clocks.thinking_ms()
         self._apply(move, True, think_ms)
-        text = notation.square_name(move, self.size)
+        text = notation.square_name(move, self.game_now.size)
         if self.mode == "full":
             self.send(protocol.move(text, len(self.game_now.moves), think_ms))
         else:
@@ -95,7 +95,7 @@ class Moves(State):
             pos.play(text)
         except IllegalMove as e:
             return self._refuse(msg.text, Reason.illegal(e, text, pos.size))
-        sq = notation.parse_square(text, self.size)
+        sq = notation.parse_square(text, pos.size)
         if self.stats and self.sent_at is not None:
             overhead = (time.monotonic() - self.sent_at) * 1000 - msg.get("t", 0)
             with open(self.stats, "a", encoding="ascii") as f:
@@ -141,6 +141,7 @@ class Moves(State):
         self.end_shown = True
         pos = self.game_now.position
         b, w = pos.discs()
+        winner: int | None      # (None: a draw)
         if self.record_now.status == RESIGNED:
             if self.resumed_end:
                 self.say("ended_resigned", id=self.gid, result=self.record_now.result)

@@ -288,7 +288,7 @@ class Recording(State):
             elif move == PASS:
                 self.say("they_pass", name=self.them.name)
             else:
-                self.say("played", name=self.them.name, move=notation.square_name(move, self.size))
+                self.say("played", name=self.them.name, move=notation.square_name(move, pos.size))
 
     def _refresh_names(self: "Session") -> None:
         self.record_now.black = self.my_name if self.me == "black" else self.them.name
