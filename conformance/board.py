@@ -8,7 +8,7 @@ from typing import Any
 
 from comm import fsops
 
-from .common import check, Fail, other_view, VIEW
+from .common import check, Fail, other_view, VIEW, body_of
 from .decoder import _check_r1, _kit_parse, _run_of, KitBoard, msg_name
 from .hostile import _snapshot
 from .process import Served
@@ -97,7 +97,7 @@ def s_send(cmd: str, d: Path) -> None:
         check(f.get("seq") == "1" and f.get("to") == "kit", f"seq {f.get('seq')!r}, to {f.get('to')!r} (M1)")
         check(data == body.encode("utf-8") and f.get("from") == "impl", "body or sender differ (N3)")
         check(f.get("to-run") == kit.run, "to-run is not the recipient's run (M3)")
-        check(kit.receive().body == body, "kit could not receive it")
+        check(body_of(kit.receive()) == body, "kit could not receive it")
         a = impl.ask(op="send", to="nobody", body="x")
         check(a.get("result") == 0, "send to a member that never joined must fail (M3)")
     finally:
@@ -176,7 +176,7 @@ def s_talk(cmd: str, d: Path) -> None:
         check(kit.receive() is None, "talk sent although a message was waiting")
         a = impl.ask(op="talk", to="kit", body="now")
         check(a.get("result") == 1, f"talk answered {a}")
-        check(kit.receive().body == "now", "kit did not get the message")
+        check(body_of(kit.receive()) == "now", "kit did not get the message")
         check(impl.ask(op="talk", to="", body="").get("result") == -1, "Talk('', '') must give -1")
     finally:
         impl.close()
@@ -302,7 +302,7 @@ def s_lock_held(cmd: str, d: Path) -> None:
         th.join()
         check(a.get("result") == 1, f"send answered {a}")
         check(done >= released["t"], "sent while the lock was held (broke a live lock)")
-        check(kit.receive().body == "after you", "message missing")
+        check(body_of(kit.receive()) == "after you", "message missing")
     finally:
         impl.close()
     # L3: a wait that gives up names the holder it watched (its name and pid at least)
@@ -345,7 +345,7 @@ def s_stale(cmd: str, d: Path) -> None:
         took = time.monotonic() - t
         check(a.get("result") == 1, f"send answered {a}")
         check(0.8 <= took <= 1.0 + 5, f"broke the stale lock after {took:.1f} s (bound 1 s)")
-        check(kit.receive().body == "through", "message missing")
+        check(body_of(kit.receive()) == "through", "message missing")
     finally:
         impl.close()
 
@@ -395,6 +395,6 @@ def s_stale_short(cmd: str, d: Path) -> None:
             check(a.get("result") == 0, f"send answered {a}")
             check(time.monotonic() - t < 2.0 + 8, "0.5 s sends never broke a lock left silent for 2 s")
         check(time.monotonic() - t >= 1.5, f"broke the lock after {time.monotonic() - t:.1f} s (bound 2 s)")
-        check(kit.receive().body == "at last", "message missing")
+        check(body_of(kit.receive()) == "at last", "message missing")
     finally:
         impl.close()

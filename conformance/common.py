@@ -1,6 +1,10 @@
 """What every scenario uses: its verdict (``check``, ``Fail``, ``Skip``) and the two views of the board folder."""
 import uuid
+from typing import TYPE_CHECKING
 from pathlib import Path
+
+if TYPE_CHECKING:
+    from comm import Board, Message
 
 
 class Fail(Exception):
@@ -28,3 +32,15 @@ def check(cond: object, what: str) -> None:
 def _secret() -> str:
     """A fresh shared secret (CARDSTAND_SECRET), not ASCII."""
     return f"conformance {uuid.uuid4().hex[:12]} sécret"
+
+
+def run_of(board: "Board") -> str:
+    """The run of a joined ``board`` (the kit's own, for the messages it frames itself)."""
+    if board.run is None:
+        raise Fail(f"{board.name} has not joined")
+    return board.run
+
+
+def body_of(message: "Message | None") -> str | None:
+    """The body of a received message, or None when none was received."""
+    return None if message is None else message.body

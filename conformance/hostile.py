@@ -11,7 +11,7 @@ from typing import Callable
 
 from comm import fsops
 
-from .common import _secret, check, Fail, other_view, Skip
+from .common import _secret, check, Fail, other_view, Skip, body_of, run_of
 from .decoder import _kit_frame, _kit_mac, _kit_parse, _place, _plain_messages, _run_of, KitBoard, msg_name
 from .process import Served
 
@@ -35,7 +35,7 @@ def s_garbage(cmd: str, d: Path) -> None:
         kbox, run = other_view(box), _run_of(box)
 
         def without(key: bytes, body: str) -> Callable[[int], bytes]:
-            return lambda k: re.sub(rb"\n" + key + rb": [^\n]*", b"", _kit_frame("kit", kit.run, "impl", run, k, body), 1)
+            return lambda k: re.sub(rb"\n" + key + rb": [^\n]*", b"", _kit_frame("kit", run_of(kit), "impl", run, k, body), 1)
         bad = [("a message without from-run", without(b"from-run", "no from-run")),
                ("a message with an empty from-run", lambda k: _kit_frame("kit", "", "impl", run, k, "empty from-run")),
                ("an empty message file", lambda k: b""),
@@ -51,11 +51,11 @@ def s_garbage(cmd: str, d: Path) -> None:
         a = impl.ask(op="recv")
         check(a.get("result") == -1, f"after the last message, recv answered {a}")
         # M1: header keys M1 does not list are ignored, and the order of the lines is free
-        _place(kit, kbox, lambda k: _kit_frame("kit", kit.run, "impl", run, k, "with a new key").replace(
+        _place(kit, kbox, lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "with a new key").replace(
             b"\nseq: ", b"\nfuture: yes\nseq: ", 1))
 
         def reordered(k: int) -> bytes:
-            head, _, body = _kit_frame("kit", kit.run, "impl", run, k, "in another order").partition(b"\n\n")
+            head, _, body = _kit_frame("kit", run_of(kit), "impl", run, k, "in another order").partition(b"\n\n")
             first, *lines = head.split(b"\n")
             return b"\n".join([first, *reversed(lines)]) + b"\n\n" + body
         _place(kit, kbox, reordered)
@@ -182,31 +182,31 @@ def s_mac(cmd: str, d: Path) -> None:
         want = _kit_mac(key, f["from"], f["from-run"], f["to"], f["to-run"], f["seq"], data)
         check(hmac.compare_digest(f["mac"], want), "the mac: line is not HMAC-SHA256 of A2 with the stripped secret")
         check(data.decode("utf-8") == body, "the signed body differs")
-        check(kit.receive().body == body, "the kit could not receive it")
+        check(body_of(kit.receive()) == body, "the kit could not receive it")
 
         box = other_view(d) / "box" / "impl"
         run = _run_of(box)
 
         def good(text: str) -> Callable[[int], bytes]:
-            return lambda k: _kit_frame("kit", kit.run, "impl", run, k, text, key)
+            return lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, text, key)
 
         k = _place(kit, box, good("signed by the kit"))
         a = impl.ask(op="recv")
         check(a.get("result") == 2 and a.get("body") == "signed by the kit", f"a correctly signed message: recv answered {a}")
-        _place(kit, box, lambda k: _kit_frame("kit", kit.run, "impl", run, f"{k:04d}", "zeros", key))
+        _place(kit, box, lambda k: _kit_frame("kit", run_of(kit), "impl", run, f"{k:04d}", "zeros", key))
         a = impl.ask(op="recv")
         check(a.get("result") == 2 and a.get("body") == "zeros", f"a message signed with 'seq: 000N' as written "
               f"(leading zeros): recv answered {a} (M1: its number is the decimal value; A2: the MAC is over "
               "the value exactly as written, never normalised)")
-        copy = _kit_frame("kit", kit.run, "impl", run, k, "signed by the kit", key)
+        copy = _kit_frame("kit", run_of(kit), "impl", run, k, "signed by the kit", key)
         bad = [
-            ("an unsigned message", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "unsigned")),
-            ("a message signed with another secret", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "other", b"not it")),
-            ("a message with a malformed mac", lambda k: _kit_frame("kit", kit.run, "impl", run, k, "short", mac="00ff")),
+            ("an unsigned message", lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "unsigned")),
+            ("a message signed with another secret", lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "other", b"not it")),
+            ("a message with a malformed mac", lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "short", mac="00ff")),
             ("a message whose body was changed after signing",
-             lambda k: _kit_frame("kit", kit.run, "impl", run, k, "d4", mac=_kit_mac(key, "kit", kit.run, "impl", run, k, b"d3"))),
+             lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "d4", mac=_kit_mac(key, "kit", run_of(kit), "impl", run, k, b"d3"))),
             ("a message whose sender was changed after signing",
-             lambda k: _kit_frame("white", kit.run, "impl", run, k, "x", mac=_kit_mac(key, "kit", kit.run, "impl", run, k, b"x"))),
+             lambda k: _kit_frame("white", run_of(kit), "impl", run, k, "x", mac=_kit_mac(key, "kit", run_of(kit), "impl", run, k, b"x"))),
             ("a signed message copied to another number", lambda k: copy),
         ]
         for what, make in bad:
@@ -223,7 +223,7 @@ def s_mac(cmd: str, d: Path) -> None:
     try:
         check(plain.ask(op="init").get("ok"), "init failed")
         pbox = other_view(d) / "box" / "plain"
-        _place(kit, pbox, lambda k: _kit_frame("kit", kit.run, "plain", _run_of(pbox), k, "signed, read plainly", key))
+        _place(kit, pbox, lambda k: _kit_frame("kit", run_of(kit), "plain", _run_of(pbox), k, "signed, read plainly", key))
         a = plain.ask(op="recv")
         check(a.get("result") == 2 and a.get("body") == "signed, read plainly",
               f"without a secret, a signed message must be read (A4): {a}")
@@ -320,7 +320,7 @@ def s_links(cmd: str, d: Path) -> None:
         got = kit.receive()
         if got is None or got.body != "through the links":
             raise Fail("the kit did not get the message")
-        (mine / msg_name(1)).write_bytes(_kit_frame("kit", kit.run, "impl", "r", 1, "damaged")[:-2])
+        (mine / msg_name(1)).write_bytes(_kit_frame("kit", run_of(kit), "impl", "r", 1, "damaged")[:-2])
         check(kit.send("impl", "valid"), f"the kit could not send: {kit.last_error}")
         a = impl.ask(op="recv", timeout=40)
         check(a.get("result") == 2 and a.get("body") == "valid", f"recv answered {a}")
@@ -368,11 +368,11 @@ def s_fifo(cmd: str, d: Path) -> None:
         _fifo(box / msg_name(1))
         (box / msg_name(2)).mkdir()
         (box / msg_name(2) / "inside").write_text("x")
-        _place(kit, other_view(box), lambda k: _kit_frame("kit", kit.run, "impl", run, k, "after the junk"))
+        _place(kit, other_view(box), lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "after the junk"))
         a = impl.ask(op="recv", timeout=10)
         check(a.get("result") == 2 and a.get("body") == "after the junk", f"recv answered {a}")
         check(impl.ask(op="recv", timeout=10).get("result") == -1, "the junk came back as a message")
-        _place(kit, other_view(box), lambda k: _kit_frame("kit", kit.run, "impl", run, k, "and the next"))
+        _place(kit, other_view(box), lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, "and the next"))
         a = impl.ask(op="recv", timeout=10)
         check(a.get("result") == 2 and a.get("body") == "and the next", f"the mailbox is jammed: recv answered {a}")
         kbox = d / "box" / "kit"                             # where its next message to the kit would go
@@ -398,7 +398,7 @@ def s_pointers(cmd: str, d: Path) -> None:
         for head in ("999999999999999", "5000", "99999999999"):
             tail = fsops.read_int(box / "tail")
             fsops.replace_with(kit.tmp, box / "head", fsops.record(str(tail)), durable=False)
-            _place(kit, box, lambda k: _kit_frame("kit", kit.run, "impl", run, k, f"head {head}"))
+            _place(kit, box, lambda k: _kit_frame("kit", run_of(kit), "impl", run, k, f"head {head}"))
             fsops.replace_with(kit.tmp, box / "head", fsops.record(head), durable=False)
             a = impl.ask(op="recv", timeout=10)
             check(a.get("result") == 2 and a.get("body") == f"head {head}", f"with head {head}, recv answered {a}")

@@ -217,7 +217,7 @@ def test_a_move_typed_after_the_end_says_the_game_is_over(tmp_path):
         for move in ("a1", "c1", "a3", "d3"):
             h.expect("Your move")
             h.sendline(move)
-        h.expect("black has no legal move and passes")
+        h.expect("has no legal move and passes")
         h.expect("Your move")
         os.kill(b.pid, signal.SIGSTOP)
         h.sendline("c4")
