@@ -460,6 +460,9 @@ def main(argv: list[str] | None = None, colour: str | None = None) -> int:
             except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
                 print(file=sys.stderr)
                 return 130
+            except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 1
         if cmd != "play":
             print(f"{USAGE}\npython -m peer: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
             return 2

@@ -306,8 +306,10 @@ def test_ctrl_c_in_a_replay_with_delay_is_quiet(tmp_path):
     from peer.record import Record
     game = tmp_path / "g1.game"
     game.write_text(Record(id="g1", size=8, black="a", white="b", moves="f5d6c3d3c4f4", status="playing").text())
+    # (a pytest-xdist worker ignores SIGINT, and a child would inherit that: as at a terminal, it may not)
     p = subprocess.Popen([sys.executable, "-m", "peer", "replay", str(game), "--delay", "5"], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"},
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     for line in p.stdout:       # the first move is shown: the replay sleeps before the next
         if line.startswith("#1 "):
             break
