@@ -8,6 +8,7 @@ import io
 import os
 import re
 import signal
+import sys
 import time
 
 import pytest
@@ -245,3 +246,29 @@ def test_the_live_screen_and_the_window_show_the_clocks_restored(tmp_path, face)
                 p.kill()
     # black's from its file, white's from white's greeting (white may have played one more ply)
     assert close(shown[0], left[0]) and close(shown[1], left[1]), (shown, left)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pexpect's pseudo-terminal is POSIX")
+@pytest.mark.parametrize("how", ["quit", "resign"])
+def test_the_turn_a_person_leaves_or_resigns_on_is_counted(tmp_path, how):
+    """Leaving (or resigning) on one's own turn: the time that turn took is counted and noted."""
+    import pexpect
+    from peertools import human
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.05", "--patience", "5")
+    h = human("black", board, "--lang", "en")
+    try:
+        h.expect("Your move")
+        time.sleep(2.0)                 # thinking about the first move...
+        h.sendline(how)
+        if how == "resign":
+            h.expect(r"\?")
+            h.sendline("yes")
+        h.expect(r"Time used: black (\d+):(\d\d)")
+        assert int(h.match.group(1)) * 60 + int(h.match.group(2)) >= 2
+        h.expect(pexpect.EOF)
+    finally:
+        h.close(force=True)
+        finish(w)
+    gid = Records(board).current_id()
+    assert Records(board).clock(gid, "black") >= 2000

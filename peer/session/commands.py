@@ -158,6 +158,7 @@ class Commands(State):
         the board is gone: nothing could be said or written)."""
         gone = self.board.problem in AWAY
         if self.game is not None and self.mode is not None:
+            self._count_my_turn()
             self._say_times()
         try:
             if not gone:

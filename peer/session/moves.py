@@ -120,6 +120,7 @@ class Moves(State):
         return self.record_now.status in ENDED or self.game_now.position.is_game_over()
 
     def _resign(self: "Session") -> None:
+        self._count_my_turn()
         self.record_now.status, self.record_now.result = RESIGNED, f"{self.me} resigned"
         self._save()
         self.say("you_resigned")

@@ -69,6 +69,16 @@ class Recording(State):
         except (OSError, ValueError) as e:
             log.warning("could not note the time used in game %s: %s", self.gid, e)
 
+    def _count_my_turn(self: "Session") -> None:
+        """Leaving or resigning on our turn: the time this turn has taken is ours too (D7), noted
+        on the board before the times are said (a restart continues from it)."""
+        if self.game is None or self.gid is None:
+            return
+        pos = self.game.position
+        if pos.turn == self.colour and not pos.is_game_over():
+            self.clocks.passed(self.colour, self.clocks.thinking_ms())
+            self._save_clock()
+
     def _budget(self: "Session") -> None:
         """A budget for the whole game (``--game-time``) is what is left of it after the time this
         side has used in the game, a restart's included (D7)."""
