@@ -397,6 +397,8 @@ def bench(argv: list[str]) -> int:
     ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)
+    if args.ai.lower() not in strategies.names():
+        ap.error(f"unknown AI {args.ai!r}; choose from {', '.join(strategies.names())}")
     values = []
     wall = 0.0
     moves = 0
@@ -452,6 +454,9 @@ def main(argv: list[str] | None = None, colour: str | None = None) -> int:
     if colour is None and argv[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0
+    if colour is None and not argv:         # what there is to do, not play's usage
+        print(HELP, file=sys.stderr)
+        return 2
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
         if cmd in COMMANDS:

@@ -343,3 +343,13 @@ def test_the_players_top_help_lists_the_commands_and_color_is_for_play():
     assert r.returncode == 0 and "--color {black,white}" in r.stdout and "python -m peer --help" in r.stdout
     r = subprocess.run([sys.executable, "white.py", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 0 and "--color" not in r.stdout.replace("--no-color", "") and "--name" in r.stdout
+
+
+def test_peer_without_arguments_lists_the_commands_and_bench_checks_its_ai():
+    r = subprocess.run([sys.executable, "-m", "peer"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert all(c in r.stderr for c in ("play", "watch", "replay", "demo", "bench"))
+    r = subprocess.run([sys.executable, "-m", "peer", "bench", "--ai", "nosuch", "--games", "1"],
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2
+    assert_one_line_error(r.stderr, "unknown AI 'nosuch'")
