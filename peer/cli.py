@@ -2,6 +2,7 @@
 import argparse
 import logging
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -383,6 +384,8 @@ def demo(argv: list[str]) -> int:
                 p.kill()
         for f in logs:
             f.close()
+        if args.board:      # (without --board the game's record is in that folder: it stays)
+            shutil.rmtree(logs_at, ignore_errors=True)
 
 
 def _stop_demo(signum: int, frame: object) -> None:
