@@ -272,3 +272,31 @@ def test_the_turn_a_person_leaves_or_resigns_on_is_counted(tmp_path, how):
         finish(w)
     gid = Records(board).current_id()
     assert Records(board).clock(gid, "black") >= 2000
+
+
+def test_a_watcher_shows_the_clocks_of_the_clock_files(tmp_path):
+    """D7: watch (the live screen, the window) and the demo show each side's time used from its
+    clock file, not 0:00."""
+    from peer.faces.records import watch_window
+    from peer.record import Record
+    board = board_folder(tmp_path / "b")
+    records = Records(board)
+    rec = Record(id="g-1", size=8, black="a", white="b", moves="f5d6")
+    records.save(rec)
+    records.save_clock("g-1", "black", 3530)
+    records.save_clock("g-1", "white", 2718)
+
+    class Window:
+        closed = False
+
+        def say(self, *args, **kw):
+            pass
+
+        def run(self, work, view):
+            code = work()
+            self.view = view()
+            return code
+
+    w = Window()
+    assert watch_window(board, w, until_over=True, alive=lambda: False) == 1    # (one look: "the players are gone")
+    assert [side.used for side in w.view.sides] == [3.53, 2.718]

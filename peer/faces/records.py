@@ -48,10 +48,12 @@ def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, s
             if rec is None and not told:
                 window.say("no_game")
                 told = True
-            key = rec and (rec.id, rec.moves, rec.status, rec.result)
+            used = (current.records.clock(rec.id, "black") / 1000, current.records.clock(rec.id, "white") / 1000) \
+                if rec else (0.0, 0.0)      # D7: each side's clock file, written after its turn
+            key = rec and (rec.id, rec.moves, rec.status, rec.result, used)
             if rec and key != seen["key"]:
                 seen["key"] = key           # (read again only when it changes)
-                seen["view"] = record_view(rec, rec.game())
+                seen["view"] = record_view(rec, rec.game(), used=used)
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
                     return 0
             if alive is not None and not alive():

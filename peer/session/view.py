@@ -80,14 +80,17 @@ class View:
         return bool(self.result) or (self.position is not None and self.position.is_game_over())
 
 
-def record_view(rec: Record, game: Game, ply: int | None = None) -> View:
+def record_view(rec: Record, game: Game, ply: int | None = None,
+                used: tuple[float, float] = (0.0, 0.0)) -> View:
     """A record (D1) and its replayed ``game`` as a face draws it, for watching or replaying: the
-    game after ``ply`` plies (None: all of them)."""
+    game after ``ply`` plies (None: all of them); ``used``: the seconds each side has thought, as
+    its clock file says (D7; a watcher reads them)."""
     moves, pos, flipped = played(game, ply)
     ply = len(moves)
     live = rec.status == PLAYING and ply == len(game.moves) and not pos.is_game_over()
     black, white = (Side(name=visible(name, NAME_LIMIT), kind="", me=False,
-                         state="thinking" if live and pos.turn == colour else "waiting", since=None, used=0.0)
+                         state="thinking" if live and pos.turn == colour else "waiting", since=None,
+                         used=used[colour])
                     for colour, name in enumerate((rec.black, rec.white)))
     result = rec.result if ply == len(game.moves) and rec.status != PLAYING else ""
     return View(colour=None, size=rec.size, position=pos, moves=moves, flipped=flipped,
