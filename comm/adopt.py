@@ -42,7 +42,8 @@ def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
     except FileNotFoundError:
         return ""
     except NotADirectoryError:
-        return f"{visible(str(path), 200)} is a file, not a folder: name a new or empty folder for the board"
+        file = next((p for p in (path, *path.parents) if p.is_file()), path)   # (it, or a folder above it)
+        return f"{visible(str(file), 200)} is a file, not a folder: name a new or empty folder for the board"
     except OSError:
         return ""
     if not foreign:

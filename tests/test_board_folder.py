@@ -38,6 +38,7 @@ def test_what_may_be_made_a_board(tmp_path):
     (tmp_path / "cardstand.board").write_text("cardstand-board 1\n")         # a board keeps what it holds
     assert unfit_for_a_board(tmp_path) == ""
     assert "is a file" in unfit_for_a_board(tmp_path / "notes.txt")
+    assert unfit_for_a_board(tmp_path / "notes.txt" / "x").startswith(f"{tmp_path / 'notes.txt'} is a file")
     assert "empty" in unfit_for_a_board("")
     for i in range(5):
         (tmp_path.parent / f"f{i}\x1b").write_text("x")
