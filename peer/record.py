@@ -278,11 +278,12 @@ class Records:
         text = self._read(self._rel(gid), whole=True)
         if text is None:
             return None
+        rec = None
         try:
             rec = Record.parse(text)
             return self._trust(rec, gid)
         except Unusable as e:
-            e.size = rec.size if "rec" in locals() else None  # the size it claims: a guess for the game that goes on (D6)
+            e.size = rec.size if rec is not None else None  # the size it claims: a guess for the game that goes on (D6)
             e.text = text           # what was judged: set aside only while it is still that (D6)
             raise
 

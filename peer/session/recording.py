@@ -8,7 +8,7 @@ from comm import fsops
 from engine import BLACK, PASS, Game, notation
 
 from ..protocol import replay
-from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Untrusted
+from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Unusable, Untrusted
 from .leave import Leave
 from .trouble import UNWRITABLE
 from .state import State
@@ -97,7 +97,7 @@ class Recording(State):
                 log.warning("record of game %s not signed with this side's secret (%s): left alone until "
                             "the opponent shows it has the same secret", gid, e)
                 self.held = (gid, e)
-                self.set_aside = (gid, getattr(e, "size", None) or self.want_size or 8)
+                self.set_aside = (gid, self._claimed_size(e))
         except Damaged as e:
             self._set_record_aside(gid, e)
         except (OSError, ValueError) as e:      # a bad id; a record that cannot be read
@@ -105,10 +105,14 @@ class Recording(State):
             self.say("bad_record", reason=e)
         return None
 
-    def _set_record_aside(self: "Session", gid: str, why: Exception) -> None:
+    def _claimed_size(self: "Session", why: Unusable) -> int:
+        """The size the game of a record not used goes on at (D6): the one it claimed, else ours."""
+        return why.size or self.want_size or 8
+
+    def _set_record_aside(self: "Session", gid: str, why: Unusable) -> None:
         """D6: a record that is not used is moved out of the way (never deleted) and the player told
         why, where it went, and how the game goes on."""
-        judged = getattr(why, "text", None)
+        judged = why.text
         if judged is not None and not self.records.unchanged(gid, judged):
             # rewritten since it was judged (the other side set it aside and wrote its own): judged again
             try:
@@ -122,8 +126,7 @@ class Recording(State):
                 return
         where = self.records.set_aside(gid)
         log.warning("record of game %s set aside (%s): %s", gid, where or "not moved", why)
-        size = getattr(why, "size", None) or self.want_size or 8
-        self.set_aside = (gid, size)
+        self.set_aside = (gid, self._claimed_size(why))
         if where:
             self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
                      reason=why, where=where)
