@@ -309,6 +309,17 @@ class Records:
             return ""
         return str(self.root.path(dest))
 
+    def gone_aside(self, gid: str) -> bool:
+        """Whether the record of ``gid`` is missing and one has been set aside (D6): when
+        ``records/current`` names ``gid``, the other side set it aside first."""
+        try:
+            if self.root.lstat(self._rel(gid)) is not None:
+                return False
+            names = self.root.listdir("records")
+        except (OSError, ValueError):
+            return False
+        return any(n.startswith(f"{gid}.set-aside-") for n in names)
+
     def unchanged(self, gid: str, judged: str) -> bool:
         """Whether the record of ``gid`` still reads ``judged`` (the other side may have set it
         aside and written its own since it was judged)."""

@@ -376,6 +376,20 @@ def test_a_record_that_is_not_a_file_is_said_and_set_aside(tmp_path, what):
     assert rec.id == gid and rec.status == "over" and final_line(ob) == final_line(ow) is not None
 
 
+def test_a_record_the_other_side_set_aside_first_keeps_its_id(tmp_path):
+    """D6: a side that finds ``records/current`` naming a game whose record is already set aside
+    (the other side got there first) goes on under the same id, not a new game."""
+    board = tmp_path / "b"
+    both_leave(board, lambda: plies(board) >= 3, "3 plies")
+    gid = Records(board).current_id()
+    path = Records(board).path(gid)
+    path.rename(path.with_name(f"{gid}.set-aside-0123456789abcdef"))
+    rb, ob, rw, ow = run_pair(board)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    rec = Records(board).current()
+    assert rec.id == gid and rec.status == "over" and final_line(ob) == final_line(ow) is not None
+
+
 def test_a_signed_record_is_played_on_when_neither_side_has_the_secret(tmp_path):
     """D6a: neither side has a secret now: the game of a signed record resumes (its first
     unsigned message releases the record) and is played to its end."""

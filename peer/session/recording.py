@@ -196,6 +196,12 @@ class Recording(State):
         ended without the opponent's ``result`` (G6); None for a new game (an unfinished one that
         is not resumed, ``--new``, is closed as abandoned first)."""
         resume = self._current_record()
+        if resume is None and not self.set_aside:
+            gid = self.records.current_id()
+            if gid is not None and self.records.gone_aside(gid):
+                # D6: the other side set the record aside first; the game goes on under its id
+                log.info("record of game %s was set aside by the other side: going on under its id", gid)
+                self.set_aside = (gid, self.want_size or 8)
         if resume is None:
             if self.set_aside and not self.new:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
