@@ -1,7 +1,8 @@
 """Pure-Python rules core: bitboards as Python ints, every even size 4..26.
 
 Square ``i = y * size + x`` (x: column a.., y: row 1..).  ``P`` holds the
-discs of the side to move, ``O`` the opponent's.  This module is the fallback
+discs of the side to move, ``O`` the opponent's, ``holes`` the squares of a shaped
+board that are not played (a line of flips stops there: it is neither colour).  This module is the fallback
 when the compiled core (``engine._core``) is not built, and the reference the
 compiled core is checked against.
 """
@@ -51,7 +52,7 @@ def geometry(size: int) -> _Geometry:
     return _Geometry(size)
 
 
-def moves(size: int, P: int, O: int) -> int:
+def moves(size: int, P: int, O: int, holes: int = 0) -> int:
     """Mask of the legal moves for the side to move."""
     g = geometry(size)
     found = 0
@@ -69,7 +70,7 @@ def moves(size: int, P: int, O: int) -> int:
             for _ in range(runs):
                 t |= (t >> s) & ok
             found |= (t >> s) & keep
-    return found & ~(P | O) & g.full
+    return found & ~(P | O | holes) & g.full
 
 
 def flips(size: int, P: int, O: int, sq: int) -> int:
@@ -94,21 +95,21 @@ def flips(size: int, P: int, O: int, sq: int) -> int:
     return flipped
 
 
-def perft(size: int, P: int, O: int, depth: int, bulk: bool = False) -> int:
+def perft(size: int, P: int, O: int, depth: int, bulk: bool = False, holes: int = 0) -> int:
     """Leaf positions ``depth`` plies from here; a pass is a ply and a
     finished game is one leaf at every deeper depth."""
     g = geometry(size)
-    return _perft(g, P, O, depth, False, bulk)
+    return _perft(g, P, O, depth, False, bulk, holes)
 
 
-def _perft(g: _Geometry, P: int, O: int, depth: int, passed: bool, bulk: bool) -> int:
+def _perft(g: _Geometry, P: int, O: int, depth: int, passed: bool, bulk: bool, holes: int) -> int:
     if depth == 0:
         return 1
-    m = moves(g.size, P, O)
+    m = moves(g.size, P, O, holes)
     if not m:
         if passed:
             return 1
-        return _perft(g, O, P, depth - 1, True, bulk)
+        return _perft(g, O, P, depth - 1, True, bulk, holes)
     if bulk and depth == 1:
         return m.bit_count()
     size = g.size
@@ -117,7 +118,7 @@ def _perft(g: _Geometry, P: int, O: int, depth: int, passed: bool, bulk: bool) -
         b = m & -m
         m ^= b
         f = flips(size, P, O, b.bit_length() - 1)
-        nodes += _perft(g, O ^ f, P | f | b, depth - 1, False, bulk)
+        nodes += _perft(g, O ^ f, P | f | b, depth - 1, False, bulk, holes)
     return nodes
 
 

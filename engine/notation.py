@@ -56,14 +56,25 @@ def split_transcript(text: object) -> list[str]:
 BLACK_CHARS = "Xx*Bb"
 WHITE_CHARS = "OoWw"
 EMPTY_CHARS = "-._"
+HOLE_CHAR = "#"
 
 
 def parse_text(text: object) -> tuple[int, int, int, bool]:
     """``'XO-...X'`` (size*size cells, then the side to move) -> (size, black, white, black_to_move).
 
     Cells: ``X``/``*``/``B`` black, ``O``/``W`` white, ``-``/``.`` empty; white
-    space anywhere is ignored.  The side to move defaults to black.
+    space anywhere is ignored.  The side to move defaults to black.  A hole (``#``) is refused:
+    ``parse_text_holes`` reads the form of a shaped board.
     """
+    size, black, white, black_to_move, holes = parse_text_holes(text)
+    if holes:
+        raise ValueError(f"bad cell '#' at {square_name((holes & -holes).bit_length() - 1, size)}: use X, O or -")
+    return size, black, white, black_to_move
+
+
+def parse_text_holes(text: object) -> tuple[int, int, int, bool, int]:
+    """As ``parse_text``, with ``#`` for a hole of a shaped board: (size, black, white,
+    black_to_move, holes)."""
     s = re.sub(r"\s+", "", str(text))
     for n in range(4, 27, 2):
         if len(s) in (n * n, n * n + 1):
@@ -71,24 +82,27 @@ def parse_text(text: object) -> tuple[int, int, int, bool]:
     else:
         raise ValueError(f"a position needs size*size cells (16, 36, 64, ... 676) and a side to move; got {len(s)} characters")
     cells, side = s[: n * n], s[n * n:] or "X"
-    black = white = 0
+    black = white = holes = 0
     for i, c in enumerate(cells):
         if c in BLACK_CHARS:
             black |= 1 << i
         elif c in WHITE_CHARS:
             white |= 1 << i
+        elif c == HOLE_CHAR:
+            holes |= 1 << i
         elif c not in EMPTY_CHARS:
-            raise ValueError(f"bad cell {c!r} at {square_name(i, n)}: use X, O or -")
+            raise ValueError(f"bad cell {c!r} at {square_name(i, n)}: use X, O, - or # (a hole)")
     if side in BLACK_CHARS:
         to_move_black = True
     elif side in WHITE_CHARS:
         to_move_black = False
     else:
         raise ValueError(f"bad side to move {side!r}: use X (black) or O (white)")
-    return n, black, white, to_move_black
+    return n, black, white, to_move_black, holes
 
 
-def format_text(size: int, black: int, white: int, black_to_move: bool) -> str:
-    """The text form of a position (see ``parse_text``)."""
-    cells = "".join("X" if black >> i & 1 else "O" if white >> i & 1 else "-" for i in range(size * size))
+def format_text(size: int, black: int, white: int, black_to_move: bool, holes: int = 0) -> str:
+    """The text form of a position (see ``parse_text_holes``)."""
+    cells = "".join("X" if black >> i & 1 else "O" if white >> i & 1 else "#" if holes >> i & 1 else "-"
+                    for i in range(size * size))
     return f"{cells} {'X' if black_to_move else 'O'}"

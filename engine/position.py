@@ -66,7 +66,9 @@ class Position:
     """An immutable Othello position on an even ``size`` x ``size`` board (4..26).
 
     ``player`` and ``opponent`` are bit masks (square ``y * size + x``) of the
-    side to move and the other side; ``turn`` is ``BLACK`` or ``WHITE``.
+    side to move and the other side; ``turn`` is ``BLACK`` or ``WHITE``; ``holes`` the
+    squares of a shaped board that are not played (``engine.shape``): never a move, never a
+    disc, and a line of flips stops there.
 
     >>> p = Position.start()
     >>> [notation.square_name(m) for m in p.legal_moves()]
@@ -75,26 +77,30 @@ class Position:
     (4, 1)
     """
 
-    __slots__ = ("size", "player", "opponent", "turn")
+    __slots__ = ("size", "player", "opponent", "turn", "holes")
 
     size: int
     player: int
     opponent: int
     turn: int
+    holes: int
 
-    def __init__(self, size: int, player: int, opponent: int, turn: int = BLACK) -> None:
+    def __init__(self, size: int, player: int, opponent: int, turn: int = BLACK, holes: int = 0) -> None:
         check_size(size)
         full = (1 << (size * size)) - 1
-        if player < 0 or opponent < 0 or (player | opponent) & ~full:
+        if player < 0 or opponent < 0 or holes < 0 or (player | opponent | holes) & ~full:
             raise ValueError("disc masks do not fit the board")
         if player & opponent:
             raise ValueError("a square holds two discs")
+        if holes & (player | opponent):
+            raise ValueError("a disc is on a hole")
         if turn not in (BLACK, WHITE):
             raise ValueError("turn must be BLACK (0) or WHITE (1)")
         object.__setattr__(self, "size", size)
         object.__setattr__(self, "player", player)
         object.__setattr__(self, "opponent", opponent)
         object.__setattr__(self, "turn", turn)
+        object.__setattr__(self, "holes", holes)
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Position is immutable; play() returns a new one")
@@ -109,21 +115,22 @@ class Position:
         return cls(size, black, white, BLACK)
 
     @classmethod
-    def from_colours(cls, size: int, black: int, white: int, turn: int = BLACK) -> "Position":
-        """From the masks of each colour and the side to move."""
+    def from_colours(cls, size: int, black: int, white: int, turn: int = BLACK, holes: int = 0) -> "Position":
+        """From the masks of each colour (and of the holes) and the side to move."""
         if turn == BLACK:
-            return cls(size, black, white, BLACK)
-        return cls(size, white, black, WHITE)
+            return cls(size, black, white, BLACK, holes)
+        return cls(size, white, black, WHITE, holes)
 
     @classmethod
     def from_text(cls, text: str) -> "Position":
-        """From the common text form: ``size*size`` cells (``X``, ``O``, ``-``) and the side to move."""
-        size, black, white, black_to_move = notation.parse_text(text)
-        return cls.from_colours(size, black, white, BLACK if black_to_move else WHITE)
+        """From the common text form: ``size*size`` cells (``X``, ``O``, ``-``, ``#`` a hole) and
+        the side to move."""
+        size, black, white, black_to_move, holes = notation.parse_text_holes(text)
+        return cls.from_colours(size, black, white, BLACK if black_to_move else WHITE, holes)
 
     def text(self) -> str:
-        """The common text form, e.g. ``'---...XO... X'``."""
-        return notation.format_text(self.size, self.black, self.white, self.turn == BLACK)
+        """The common text form, e.g. ``'---...XO... X'`` (a hole: ``#``)."""
+        return notation.format_text(self.size, self.black, self.white, self.turn == BLACK, self.holes)
 
     def __repr__(self) -> str:
         return f"Position.from_text({self.text()!r})"
@@ -140,7 +147,8 @@ class Position:
             row = []
             for x in range(n):
                 b = 1 << (y * n + x)
-                row.append("X" if black & b else "O" if white & b else "*" if marks & b else ".")
+                row.append("X" if black & b else "O" if white & b else "#" if self.holes & b
+                           else "*" if marks & b else ".")
             lines.append(f"{y + 1:>3} " + " ".join(row))
         b, w = self.discs()
         lines.append(f"X(black) {b}  O(white) {w}  " + (
@@ -157,7 +165,7 @@ class Position:
         return self.opponent if self.turn == BLACK else self.player
 
     def colour_at(self, sq: Move) -> Optional[int]:
-        """``BLACK``, ``WHITE`` or ``None`` for an empty square."""
+        """``BLACK``, ``WHITE`` or ``None`` for an empty square or a hole."""
         b = 1 << self._square(sq)
         if self.black & b:
             return BLACK
@@ -170,11 +178,17 @@ class Position:
         return self.black.bit_count(), self.white.bit_count()
 
     def empties(self) -> int:
-        return self.size * self.size - (self.player | self.opponent).bit_count()
+        """Squares that can still take a disc (holes are not counted)."""
+        return self.size * self.size - (self.player | self.opponent | self.holes).bit_count()
+
+    def is_hole(self, sq: Move) -> bool:
+        """Whether ``sq`` is a hole of a shaped board."""
+        s = self._square(sq)
+        return s != PASS and bool(self.holes >> s & 1)
 
     # -- rules -----------------------------------------------------------------
     def legal_moves_mask(self) -> int:
-        return core.moves(self.size, self.player, self.opponent)
+        return core.moves(self.size, self.player, self.opponent) & ~self.holes
 
     def legal_moves(self) -> list[int]:
         """Legal squares in index order (a1, b1, ... row by row)."""
@@ -204,10 +218,13 @@ class Position:
 
     def must_pass(self) -> bool:
         """The side to move has no move but the game is not over."""
-        return not self.legal_moves_mask() and bool(core.moves(self.size, self.opponent, self.player))
+        return not self.legal_moves_mask() and bool(self._opponent_moves())
 
     def is_game_over(self) -> bool:
-        return not self.legal_moves_mask() and not core.moves(self.size, self.opponent, self.player)
+        return not self.legal_moves_mask() and not self._opponent_moves()
+
+    def _opponent_moves(self) -> int:
+        return core.moves(self.size, self.opponent, self.player) & ~self.holes
 
     def play(self, move: Move) -> "Position":
         """The position after ``move`` (a square index, a name like ``'d3'``, or ``PASS``/``'pass'``).
@@ -220,14 +237,16 @@ class Position:
                 over = self.is_game_over()
                 raise IllegalMove("cannot pass: " + ("the game is over" if over else "there is a legal move"),
                                   "game_over" if over else "must_move")
-            return Position(self.size, self.opponent, self.player, 1 - self.turn)
+            return Position(self.size, self.opponent, self.player, 1 - self.turn, self.holes)
         b = 1 << sq
+        if self.holes & b:
+            raise IllegalMove(f"{notation.square_name(sq, self.size)} is a hole", "hole", sq)
         if (self.player | self.opponent) & b:
             raise IllegalMove(f"{notation.square_name(sq, self.size)} is already taken", "taken", sq)
         f = core.flips(self.size, self.player, self.opponent, sq)
         if not f:
             raise IllegalMove(f"{notation.square_name(sq, self.size)} flips nothing", "flips_nothing", sq)
-        return Position(self.size, self.opponent ^ f, self.player | f | b, 1 - self.turn)
+        return Position(self.size, self.opponent ^ f, self.player | f | b, 1 - self.turn, self.holes)
 
     def winner(self) -> Optional[int]:
         """``BLACK``, ``WHITE`` or ``None`` (a draw); only meaningful once the game is over."""
@@ -242,11 +261,12 @@ class Position:
 
     def hash64(self) -> int:
         """A 64-bit hash of the discs and the side to move, the same on both cores."""
-        return core.hash64(self.size, self.player, self.opponent) ^ (0x5BD1E995 if self.turn else 0)
+        return (core.hash64(self.size, self.player, self.opponent) ^ (0x5BD1E995 if self.turn else 0)
+                ^ (core.hash64(self.size, self.holes, 0) if self.holes else 0))
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Position) and self.size == other.size and self.turn == other.turn
-                and self.player == other.player and self.opponent == other.opponent)
+                and self.player == other.player and self.opponent == other.opponent and self.holes == other.holes)
 
     def __hash__(self) -> int:
         return self.hash64()
