@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from engine import Game
+from engine import BLACK, Game
 from peer.record import Record, Records
 
 from peertools import ROOT, board_folder, final_line, finish, player
@@ -105,7 +105,9 @@ def forged_while_black_away(board, restart, env=None):
         seen_w = collect(w)
         wait_for(lambda: plies(board) >= 4 and plies(board) % 2 == 0, 60, "white's answer")
         leave(b)
-        wait_for(lambda: any("left" in line for line in seen_w), 30, "white told")
+        # (black may have played one more ply before it left: then white answers it first)
+        wait_for(lambda: any("left" in line for line in seen_w)
+                 and Game.from_transcript(raw_moves(board)).position.turn == BLACK, 30, "white told, black to move")
         genuine, forged = forged_ply(board)
         edit(board, moves=forged)
         gid = Records(board).current_id()
