@@ -27,9 +27,9 @@ import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union, cast
 
-from . import book, notation, patterns
+from . import book, loader, notation, patterns
 from . import book as _books  # Best's parameter `book` hides the module
 from .backend import MAX_THREADS, core
 from .backend import compiled as _compiled
@@ -766,27 +766,44 @@ LADDER = ["random", "greedy", "table", "alphabeta", "iterative", "best"]
 
 
 def get(name: str, **options: Any) -> Strategy:
-    """A strategy by name (see ``names()``); ``options`` go to its constructor.  ``threads``
-    goes only to strategies that search on several threads (``best``): the others search on one."""
-    try:
-        cls = STRATEGIES[name.lower()]
-    except (KeyError, AttributeError):
-        raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}") from None
+    """A strategy by name (see ``names()``), or one's own (``FILE.py:CLASS``, ``package.module:CLASS``
+    or a name an installed package announces: ``engine.loader``); ``options`` go to its constructor.
+    ``threads`` goes only to strategies that search on several threads (``best``): the others
+    search on one.  ``ValueError`` (``loader.StrategyError`` for one's own) says why not."""
+    cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
+    if cls is None:
+        if not isinstance(name, str):
+            raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}")
+        try:
+            own = loader.resolve(name)
+        except loader.StrategyError as e:
+            if loader.is_spec(name):
+                raise
+            raise loader.StrategyError(f"{e}; choose from {', '.join(names())}, or FILE.py:CLASS") from None
+        return cast(Strategy, loader.Own(loader.make(own, **options), Greedy(), name))
     if "threads" in options and (options["threads"] is None or not uses_threads(name)):
         del options["threads"]
     return cls(**options)
 
 
+def check(name: str) -> str:
+    """``name`` when ``get`` can make it (one's own class is loaded to see), else ValueError."""
+    if not isinstance(name, str) or name.lower() not in STRATEGIES:
+        get(name)
+    return name
+
+
 def uses_threads(name: object) -> bool:
     """Whether the strategy ``name`` searches on several threads (takes ``threads``; ``best``),
-    and so can ponder; False for an unknown name."""
+    and so can ponder; False for an unknown name and one's own."""
     cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
     return cls is not None and "threads" in inspect.signature(cls).parameters
 
 
 def names() -> list[str]:
-    """The strategies' names, sorted."""
-    return sorted(STRATEGIES)
+    """The built-in strategies' names, sorted, then those installed packages announce."""
+    extra = sorted({ep.name for ep in loader.announced()} - set(STRATEGIES))
+    return sorted(STRATEGIES) + extra
 
 
 def _disc_value(score: int) -> float:

@@ -76,7 +76,8 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                          "on a network share use a subfolder, not the share's root")
     who = ap.add_mutually_exclusive_group()
     who.add_argument("--ai", metavar="NAME",
-                     help=f"a computer plays this side: {', '.join(strategies.names())}")
+                     help=f"a computer plays this side: {', '.join(strategies.names())}, or your "
+                          "own class as FILE.py:CLASS or package.module:CLASS (docs/ai.md)")
     who.add_argument("--engine", metavar="CMD",
                      help="an external program plays this side (one-shot format: reads side, size "
                           "and rows on stdin, writes 'x y')")
@@ -323,8 +324,10 @@ def demo(argv: list[str]) -> int:
     _lang_option(ap)
     args = ap.parse_args(argv)
     for name in (args.black, args.white):
-        if name.lower() not in strategies.names():
-            ap.error(f"unknown AI {name!r}; choose from {', '.join(strategies.names())}")
+        try:
+            strategies.check(name)
+        except ValueError as e:
+            ap.error(str(e))
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
     unfit = unfit_for_a_board(args.board) if args.board is not None else ""
     if unfit:
@@ -400,8 +403,10 @@ def bench(argv: list[str]) -> int:
     ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)
-    if args.ai.lower() not in strategies.names():
-        ap.error(f"unknown AI {args.ai!r}; choose from {', '.join(strategies.names())}")
+    try:
+        strategies.check(args.ai)
+    except ValueError as e:
+        ap.error(str(e))
     values = []
     wall = 0.0
     moves = 0

@@ -11,7 +11,7 @@ import unicodedata
 
 from typing import TYPE_CHECKING, BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
 
-from engine import PASS, Position, notation, oneshot, strategies
+from engine import PASS, Position, loader, notation, oneshot, strategies
 
 if TYPE_CHECKING:
     from .faces.plain import Screen
@@ -132,8 +132,9 @@ class Clock:
 
 
 class Computer(Player):
-    """A built-in AI (``engine.strategies``); at a terminal its ``lines`` are obeyed for say,
-    board and quit."""
+    """A built-in AI (``engine.strategies``) or one's own (``--ai FILE.py:CLASS``: a move that goes
+    wrong is the greedy player's, and the problem is said); at a terminal its ``lines`` are obeyed
+    for say, board and quit."""
 
     clock: Clock
 
@@ -143,7 +144,8 @@ class Computer(Player):
         self.strategy = strategies.get(name, **opts, threads=threads)
         if (threads or ponder) and not strategies.uses_threads(name):
             raise ValueError(f"--threads and --ponder are for --ai best, not {name}")
-        self.name = self.default_name = name.lower()
+        own = isinstance(self.strategy, loader.Own)
+        self.name = self.default_name = self.strategy.name if own else name.lower()
         self.clock = Clock(time_limit, game_time)
         self.pace = pace
         self.ponder = ponder
@@ -158,7 +160,7 @@ class Computer(Player):
             time.sleep(rest)
         if self.ponder:
             self.strategy.ponder(position.play(move))
-        return move, ""
+        return move, getattr(self.strategy, "problem", "")
 
     def rest(self) -> None:
         """Stop thinking in the background (the opponent left: it may not come back soon)."""

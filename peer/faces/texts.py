@@ -203,6 +203,8 @@ TEXTS = {
                       "棋譜を保存できませんでした（対局は続きますが、この伝言台からは再開できません）：{reason}"),
     "engine_failed": ("The external engine failed ({reason}); playing {move} instead.",
                       "外部エンジンが失敗しました（{reason}）。代わりに {move}に打ちます。"),
+    "ai_failed": ("Your AI failed ({reason}); the greedy player plays {move} instead.",
+                  "自作のコンピューターが失敗しました（{reason}）。代わりに「貪欲」が {move}に打ちます。"),
     "thinking": ("thinking", "考慮中"),
     "waiting": ("waiting", "待機中"),
     "gone_state": ("gone?", "応答なし"),

@@ -7,6 +7,7 @@ from comm.text import visible
 from engine import BLACK, PASS, WHITE, IllegalMove, notation
 
 from .. import protocol
+from ..players import External
 from ..protocol import Msg
 from ..record import ENDED, RESIGNED
 from .events import Reason
@@ -50,7 +51,8 @@ class Moves(State):
         move, problem = self.player.choose(pos)
         self._check_input_only(every=True)     # a quit typed while it thought: the move is not sent
         if problem:
-            self.say("engine_failed", reason=problem, move=notation.square_name(move, pos.size))
+            self.say("engine_failed" if isinstance(self.player, External) else "ai_failed", reason=problem,
+                     move=notation.square_name(move, pos.size))
         self._commit(move, int((time.monotonic() - t) * 1000))
 
     def _commit(self: "Session", move: int, think_ms: int | None = None) -> None:
