@@ -1,6 +1,7 @@
 """SPRT match between two NBoard engines: is engine A stronger than engine B?
 
     python bench/sprt.py --engine-a "CMD" --engine-b "CMD" [--time 0.5]
+    python bench/sprt.py --ai-a mybot.py:Corners --ai-b greedy [--time 0.5] ...
         [--elo0 0] [--elo1 20] [--alpha 0.05] [--beta 0.05]
         [--max-games N] [--max-minutes M] [--min-games 20] [--openings FILE | --plies 8] [--seed S]
         [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR]
@@ -70,7 +71,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import notation  # noqa: E402  (the rules, after the path is set)
+from engine import notation, strategies  # noqa: E402  (the rules, after the path is set)
 from engine.game import Game  # noqa: E402
 from engine.notation import PASS  # noqa: E402
 
@@ -590,6 +591,9 @@ def main(argv=None, out=sys.stdout):
                                  epilog="See the module docstring (and docs/benchmarks.md) for the details.")
     ap.add_argument("--engine-a", help="command of engine A (the candidate), an NBoard engine")
     ap.add_argument("--engine-b", help="command of engine B (the reference)")
+    ap.add_argument("--ai-a", metavar="NAME", default=None,
+                    help="engine A is `python -m engine nboard --ai NAME` (a built-in name, FILE.py:CLASS, ...)")
+    ap.add_argument("--ai-b", metavar="NAME", default=None, help="engine B likewise")
     ap.add_argument("--cwd-a", default=None, help="directory engine A starts in")
     ap.add_argument("--cwd-b", default=None, help="directory engine B starts in")
     ap.add_argument("--time", type=_positive(float), default=0.5, help="the engines' seconds per move (default 0.5)")
@@ -627,8 +631,19 @@ def main(argv=None, out=sys.stdout):
                                   f"--opening-depth {args.opening_depth} --max-abs {args.max_abs:g}")
         out.write(f"{len(ops)} openings written to {path} in {time.monotonic() - t:.0f} s\n")
         return 0
+    for side in ("a", "b"):
+        ai = getattr(args, f"ai_{side}")
+        if ai is not None:
+            if getattr(args, f"engine_{side}"):
+                ap.error(f"--ai-{side} and --engine-{side} name the same engine: give one")
+            try:
+                strategies.check(ai)
+            except ValueError as e:
+                ap.error(str(e))
+            setattr(args, f"engine_{side}", shlex.join([sys.executable, "-m", "engine", "nboard", "--ai", ai,
+                                                        "--time", f"{args.time:g}"]))
     if not args.engine_a or not args.engine_b:
-        ap.error("--engine-a and --engine-b are required (or --make-openings)")
+        ap.error("--engine-a and --engine-b (or --ai-a and --ai-b) are required (or --make-openings)")
     if not args.elo0 < args.elo1 or not (0 < args.alpha < 1 and 0 < args.beta < 1):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
     if args.plies is not None and args.plies > 20:

@@ -160,3 +160,10 @@ def test_the_docs_example_runs(tmp_path):
     (tmp_path / "mybot.py").write_text(textwrap.dedent(code))
     ai = strategies.get(str(tmp_path / "mybot.py"))
     assert ai.next_move(Position.start(), 0.5) in Position.start().legal_moves() and ai.problem == ""
+
+
+def test_own_ai_in_an_sprt_match(bots):
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "sprt.py"), "--ai-a", f"{bots / 'mybot.py'}:Corners",
+                        "--ai-b", "random", "--max-games", "2", "--min-games", "2", "--time", "0.05"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0 and "forfeits: 0" in r.stdout, (r.stdout[-800:], r.stderr[-800:])
