@@ -1,12 +1,15 @@
 """Round-robin tournaments between strategies: ``python -m engine tournament NAMES... --games N``."""
+import inspect
+import io
 import math
 import multiprocessing
 import random
 import sys
 import time
-from typing import Optional, TextIO, TypedDict
+from pathlib import Path
+from typing import Optional, Sequence, TextIO, TypedDict, Union
 
-from . import strategies
+from . import loader, strategies
 from .game import Game
 from .notation import PASS, square_name
 
@@ -111,10 +114,11 @@ def elo(score: float, n: int) -> tuple[float, float]:
 
 def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int = 4, seed: int = 1,
         workers: int = 2, out: Optional[str] = None, stream: Optional[TextIO] = None,
-        gauntlet: bool = False) -> tuple[dict[str, Row], list[GameResult]]:
+        gauntlet: bool = False, table: bool = True) -> tuple[dict[str, Row], list[GameResult]]:
     """Every pair plays ``games`` games (half with each colour) from shared random openings.
 
-    ``gauntlet``: only the first name plays, against each of the others.
+    ``gauntlet``: only the first name plays, against each of the others; ``table``: the table is
+    written to ``stream`` at the end (``play`` returns it instead).
     """
     stream = stream or sys.stdout
     for n in names:
@@ -143,8 +147,9 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
             stream.write(f"\r{done}/{len(jobs)} games, about {eta:.0f} s left   ")
             stream.flush()
     stream.write("\n")
-    table = summarize(names, results)
-    print_table(table, results, stream)
+    rows = summarize(names, results)
+    if table:
+        print_table(rows, results, stream)
     if out:
         text = "".join(to_ggf(r, size) + "\n" for r in results)
         try:
@@ -154,7 +159,7 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
             stream.write(f"cannot save the games to {out}: {e.strerror or e}; here they are:\n{text}")
         else:
             stream.write(f"games saved to {out}\n")
-    return table, results
+    return rows, results
 
 
 def summarize(names: list[str], results: list[GameResult]) -> dict[str, Row]:
@@ -182,23 +187,34 @@ def summarize(names: list[str], results: list[GameResult]) -> dict[str, Row]:
     return t
 
 
+def label(name: str) -> str:
+    """How a player is shown in the table: one's own ``path/mybot.py:Corners`` as ``Corners``
+    (``mybot`` for a file alone), a built-in name as it is."""
+    if not loader.is_spec(name):
+        return name
+    target, _, cls = name.rpartition(":") if not name.lower().endswith(".py") else (name, "", "")
+    return cls or Path(target).stem
+
+
 def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO) -> None:
     names = sorted(table, key=lambda n: -table[n]["score"])
-    stream.write(f"{'player':12s} {'games':>5s} {'wins':>5s} {'draws':>5s} {'losses':>6s} "
+    shown = {n: label(n) for n in names}
+    w = max([12] + [len(v) + 1 for v in shown.values()])
+    stream.write(f"{'player':{w}s} {'games':>5s} {'wins':>5s} {'draws':>5s} {'losses':>6s} "
                  f"{'score':>6s} {'discs/game':>10s} {'Elo':>12s}\n")
     for n in names:
         r = table[n]
-        stream.write(f"{n:12s} {r['games']:5d} {r['wins']:5d} {r['draws']:5d} {r['losses']:6d} "
+        stream.write(f"{shown[n]:{w}s} {r['games']:5d} {r['wins']:5d} {r['draws']:5d} {r['losses']:6d} "
                      f"{100 * r['score']:5.1f}% {r['discs'] / max(1, r['games']):+10.1f} "
                      f"{r['elo']:+6.0f} ±{r['elo_err']:3.0f}\n")
     stream.write("pairs (wins-draws-losses of the row against the column):\n")
-    stream.write(" " * 12 + "".join(f"{n[:10]:>11s}" for n in names) + "\n")
+    stream.write(" " * w + "".join(f"{shown[n][:10]:>11s}" for n in names) + "\n")
     for a in names:
         cells = []
         for b in names:
             v = table[a]["vs"].get(b)
             cells.append(f"{v[0]}-{v[1]}-{v[2]}" if v else "-")
-        stream.write(f"{a:12s}" + "".join(f"{c:>11s}" for c in cells) + "\n")
+        stream.write(f"{shown[a]:{w}s}" + "".join(f"{c:>11s}" for c in cells) + "\n")
     worst = max(results, key=lambda r: r["worst_time"], default=None)
     if worst and worst["slowest"]:
         name, empties = worst["slowest"]
@@ -210,3 +226,63 @@ def to_ggf(r: GameResult, size: int) -> str:
     d = r["b"] - r["w"]
     return Game.from_transcript(r["moves"], size=size).to_ggf(
         r["black"], r["white"], f"{d:+d}.000" if d else "0.000", place="cardstand tournament")
+
+
+Entrant = Union[str, type]
+"""A player in ``play``: a strategy's name (``"best"``, ``"mybot.py:Corners"``) or a class."""
+
+
+class Table:
+    """What ``play`` returns: ``rows`` (each player's games, wins, score, Elo... by name, as
+    ``engine tournament`` prints them) and ``results`` (every game); ``str(table)`` is the table."""
+
+    def __init__(self, rows: dict[str, Row], results: list[GameResult]) -> None:
+        self.rows = rows
+        self.results = results
+
+    def ranking(self) -> list[str]:
+        """The names, best score first."""
+        return sorted(self.rows, key=lambda n: -self.rows[n]["score"])
+
+    def __str__(self) -> str:
+        out = io.StringIO()
+        print_table(self.rows, self.results, out)
+        return out.getvalue()
+
+
+def entrant_name(player: Entrant) -> str:
+    """The name ``strategies.get`` knows ``player`` by: a class becomes ``FILE.py:CLASS`` (its
+    file is loaded again in each worker process)."""
+    if isinstance(player, str):
+        return player
+    if not isinstance(player, type):
+        raise ValueError(f"a tournament's players are names or classes, not {player!r}")
+    try:
+        path = inspect.getfile(player)
+    except (TypeError, OSError):
+        raise ValueError(f"class {player.__name__} has no file: give its name or write it in a .py file") from None
+    return f"{path}:{player.__qualname__}"
+
+
+def play(players: Sequence[Entrant], games: int = 2, seconds: float = 0.1, size: int = 8, plies: int = 4,
+         seed: int = 1, workers: int = 2, gauntlet: bool = False,
+         progress: Optional[TextIO] = sys.stderr) -> Table:
+    """Play a round robin (every pair ``games`` games, half with each colour, from shared random
+    openings of ``plies`` moves) or a ``gauntlet`` (the first player against each other one) and
+    return the table.  ``progress``: where the running count of games goes (None: nowhere).
+
+    A script's own classes play as they are (their file is loaded in each worker)::
+
+        from engine import tournament
+        from mybot import Corners
+        table = tournament.play([Corners, "greedy", "best"], games=4, seconds=0.1)
+        print(table)                    # the table ``python -m engine tournament`` prints
+        print(table.ranking()[0])       # the winner's name
+    """
+    names = [entrant_name(p) for p in players]
+    if len(set(names)) != len(names) or len(names) < 2:
+        raise ValueError("a tournament needs two players at least, each once")
+    rows, results = run(names, games, seconds, size=size, plies=plies, seed=seed, workers=workers,
+                        stream=progress if progress is not None else io.StringIO(), gauntlet=gauntlet,
+                        table=False)
+    return Table(rows, results)

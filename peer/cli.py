@@ -25,6 +25,7 @@ from .faces.plain import Screen, wants_colour
 from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
 from .record import PLAYING, Records, load_file
+from . import samples
 from .session import Session
 
 if TYPE_CHECKING:
@@ -444,7 +445,8 @@ def bench(argv: list[str]) -> int:
 COMMANDS = {"demo": "two computer players in two processes, shown as they play",
             "watch": "show a live game on a board folder, read-only",
             "replay": "replay a recorded game (or export it as GGF)",
-            "bench": "measure the messaging overhead per move"}
+            "bench": "measure the messaging overhead per move",
+            "samples": "copy the sample programs (your first AI, a tournament...) into a folder"}
 USAGE = ("usage: python -m peer [play] --color {black,white} [options]   (or python black.py / white.py)\n"
          + "".join(f"       python -m peer {c:7s} ... {what}\n" for c, what in COMMANDS.items())
          + "       python -m peer COMMAND --help    the options of each")
@@ -453,8 +455,18 @@ HELP = ("usage: python -m peer [COMMAND] [options]\n\n"
         "commands:\n"
         "  play     play one side of a game (the default command): --color black or white, or start\n"
         "           python black.py / python white.py, which need no --color\n"
-        + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench"))
+        + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench", "samples"))
         + "\nThe options of each: python -m peer COMMAND --help (play: python -m peer play --help).")
+
+
+def black() -> int:
+    """The ``cardstand-black`` command: ``black.py`` for an installed package."""
+    return main(colour="black")
+
+
+def white() -> int:
+    """The ``cardstand-white`` command."""
+    return main(colour="white")
 
 
 def main(argv: list[str] | None = None, colour: str | None = None) -> int:
@@ -469,7 +481,8 @@ def main(argv: list[str] | None = None, colour: str | None = None) -> int:
         cmd = argv.pop(0)
         if cmd in COMMANDS:
             try:
-                return {"demo": demo, "watch": watch, "replay": replay, "bench": bench}[cmd](argv)
+                return {"demo": demo, "watch": watch, "replay": replay, "bench": bench,
+                        "samples": samples.main}[cmd](argv)
             except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
                 print(file=sys.stderr)
                 return 130
