@@ -21,7 +21,7 @@ board = ot.SetBoard()               # 8x8, the four discs in the middle / 初期
 me, you = 0, 1                      # 0 = black / 黒, 1 = white / 白
 
 
-def place(bw, y, x):
+def place(bw: int, y: int, x: int) -> None:
     """Put a disc of colour bw on (y, x) and turn the flanked discs / 石を置いて挟んだ石を返す."""
     global board
     dl = ot.GetDirLength(board, y, x, bw)
@@ -29,7 +29,7 @@ def place(bw, y, x):
     board[y][x] = bw
 
 
-def choose(legal):
+def choose(legal: list[list[int]]) -> list[int]:
     """Which legal square to play / どの合法手を打つか."""
     return legal[-1]
 

@@ -19,7 +19,7 @@ board = ot.SetBoard()
 me, you = 1, 0
 
 
-def place(bw, y, x):
+def place(bw: int, y: int, x: int) -> None:
     global board
     dl = ot.GetDirLength(board, y, x, bw)
     board = ot.RevDirLength(board, y, x, bw, dl)

@@ -4,11 +4,13 @@
     python first_ai.py                       plays it against `random` / random と対戦
     python black.py --ai first_ai.py:FirstAI plays it on the board / 伝言台で対戦
 """
-from engine import PASS, strategies
+from typing import Optional
+
+from engine import PASS, Position, strategies
 
 
 class FirstAI(strategies.Strategy):
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()          # squares: a1 = 0, b1 = 1, ... / マスの番号
         if not moves:
             return PASS                         # no move: pass / 打てない: パス

@@ -4,7 +4,9 @@
     python table_ai.py                         plays it against `greedy` / greedy と対戦
     python white.py --ai table_ai.py:TableAI   on the board / 伝言台で
 """
-from engine import PASS, strategies
+from typing import Optional
+
+from engine import PASS, Position, strategies
 
 # Corners are worth much, the squares next to them are dangerous (8x8).
 # 角は高く、角の隣は危険（8x8 用）。
@@ -21,15 +23,15 @@ WEIGHTS = [
 
 
 class TableAI(strategies.Strategy):
-    def __init__(self, weights=None):
+    def __init__(self, weights: Optional[list[int]] = None) -> None:
         self.weights = list(weights or WEIGHTS)
 
-    def value(self, square, size):
+    def value(self, square: int, size: int) -> int:
         """The weight of a square; on other sizes the nearest 8x8 square's / 他のサイズでは近いマス."""
         y, x = divmod(square, size)
         return self.weights[(y * 8 // size) * 8 + x * 8 // size]
 
-    def next_move(self, position, time_limit=None):
+    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
         moves = position.legal_moves()
         if not moves:
             return PASS

@@ -13,14 +13,14 @@ from engine import PASS, Game
 from table_ai import WEIGHTS, TableAI
 
 # the 10 different squares of a symmetric 8x8 table / 対称な 8x8 の表で異なる 10 マス
-GROUPS = {}
+GROUPS: dict[tuple[int, int], list[int]] = {}
 for sq in range(64):
     y, x = divmod(sq, 8)
     y, x = min(y, 7 - y), min(x, 7 - x)
     GROUPS.setdefault((min(y, x), max(y, x)), []).append(sq)
 
 
-def play(black, white, opening):
+def play(black: TableAI, white: TableAI, opening: str) -> int:
     """Disc difference for black after a game from `opening` / 黒から見た石差."""
     game = Game.from_transcript(opening)
     players = [black, white]
@@ -31,12 +31,12 @@ def play(black, white, opening):
     return b - w
 
 
-def match(new, old, openings):
+def match(new: TableAI, old: TableAI, openings: list[str]) -> int:
     """new's total disc difference over each opening played with both colours / 両色で対戦."""
     return sum(play(new, old, o) - play(old, new, o) for o in openings)
 
 
-def main(rounds=20, seed=1):
+def main(rounds: int = 20, seed: int = 1) -> list[int]:
     rng = random.Random(seed)
     weights = list(WEIGHTS)
     openings = ["f5d6", "f5f6", "f5f4", "f5d6c3d3c4", "f5d6c5f4e3"]
