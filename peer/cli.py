@@ -459,6 +459,34 @@ HELP = ("usage: python -m peer [COMMAND] [options]\n\n"
         + "\nThe options of each: python -m peer COMMAND --help (play: python -m peer play --help).")
 
 
+def start_screen(gui: bool) -> int:
+    """``python -m peer`` alone at a terminal (or ``--gui`` alone): ask what the options set, then
+    play; without a terminal (a script), what there is to do (exit 2), never a question."""
+    from .faces import start
+    lang = texts.default_lang()
+    if gui:
+        try:
+            choices = start.StartForm(lang).run()
+        except (ImportError, RuntimeError) as e:
+            print(f"python -m peer --gui: no window can be opened here ({e}); "
+                  f"run python -m peer at a terminal to be asked there", file=sys.stderr)
+            return 2
+    elif sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            choices = start.ask_terminal(lang=lang)
+        except KeyboardInterrupt:
+            print(file=sys.stderr)
+            return 130
+    else:
+        print(HELP, file=sys.stderr)
+        return 2
+    if choices is None:
+        return 1
+    if gui:
+        print(f"{start.word('starting', choices.lang)}  {choices.command()}")
+    return play(choices.argv())
+
+
 def black() -> int:
     """The ``cardstand-black`` command: ``black.py`` for an installed package."""
     return main(colour="black")
@@ -474,9 +502,8 @@ def main(argv: list[str] | None = None, colour: str | None = None) -> int:
     if colour is None and argv[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0
-    if colour is None and not argv:         # what there is to do, not play's usage
-        print(HELP, file=sys.stderr)
-        return 2
+    if colour is None and argv in ([], ["--gui"]):
+        return start_screen(gui=bool(argv))
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
         if cmd in COMMANDS:

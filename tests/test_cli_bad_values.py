@@ -61,6 +61,7 @@ BAD = {
     "peer watch": ([], {"--lang": CHOICE}),
     "peer replay": (["x.game"], {"--delay": NONNEG + ["3601"], "--lang": CHOICE}),
     "peer bench": ([], {"--games": POSITIVE + ["10001"], "--size": SIZE}),
+    "peer samples": ([], {}),
     "comm status": ([], {}),
     "comm echo": (["--board", "b"], {"--name": NAME, "--count": WHOLE, "--stale-after": SECONDS}),
     "comm serve": (["--board", "b", "--name", "n"], {"--name": NAME, "--stale-after": SECONDS,

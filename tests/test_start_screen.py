@@ -1,0 +1,121 @@
+"""The start screen: ``python -m peer`` alone at a terminal asks what the options set, in English
+or Japanese, then plays; ``--gui`` alone asks in a window; a script is never asked."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from peer.faces import start
+from peertools import ROOT, default_sigint, final_line, finish, player
+
+pexpect = pytest.importorskip("pexpect", reason="pexpect needs a POSIX pseudo-terminal")
+
+
+def asked(cwd, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", LANG="C.UTF-8")
+    env.pop("LC_ALL", None)
+    return pexpect.spawn(sys.executable, ["-m", "peer", *args], env=env, cwd=str(cwd), encoding="utf-8",
+                         timeout=30, dimensions=(40, 400), preexec_fn=default_sigint)
+
+
+def test_a_learner_starts_a_game_by_answering(tmp_path):
+    board = tmp_path / "b"
+    p = asked(tmp_path)
+    p.expect(r"Language / 言語: 1 English, 2 日本語 \[default: 1\]: ")
+    p.sendline("")
+    p.expect(r"Board folder: .* \[default: " + str(tmp_path / "cardstand") + r"\]: ")
+    p.sendline(str(board))
+    p.expect(r"Your colour: 1 black \(moves first\), 2 white \[default: 1\]: ")
+    p.sendline("3")
+    p.expect("Type one of the numbers shown.")
+    p.sendline("2")
+    p.expect(r"Who plays it: 1 you, 2 a computer player, 3 your own AI \(a .py file\) \[default: 1\]: ")
+    p.sendline("2")
+    p.expect(r"6 best +the strongest")
+    p.expect(r"Which computer player \(number or name\) \[default: 6\]: ")
+    p.sendline("cleverest")
+    p.expect("Not a computer player")
+    p.sendline("2")
+    p.expect(r"Board size, even 4..26 \(empty: the one black proposes\): ")
+    p.sendline("")
+    p.expect(r"Seconds per move for the computer \[default: 1\]: ")
+    p.sendline("0.1")
+    p.expect("Starting. Next time you can type:  python -m peer play --color white --board "
+             + str(board) + " --lang en --ai greedy --time 0.1")
+    b = player("black", board, "--ai", "random", "--time", "0.1")
+    rb, ob = finish(b)
+    p.expect(pexpect.EOF, timeout=120)
+    p.close()
+    assert rb == 0 and p.exitstatus == 0, ob[-600:]
+    assert final_line(ob) in p.before, p.before[-600:]
+    assert "greedy (white O)" in ob
+
+
+def test_in_japanese_and_a_folder_that_is_not_a_board_is_refused(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "essay.txt").write_text("mine")
+    p = asked(tmp_path)
+    p.expect(r"\[default: 1\]: ")
+    p.sendline("2")
+    p.expect(r"伝言台のフォルダー.*\[既定: ")
+    p.sendline(str(tmp_path / "mine"))
+    p.expect("essay.txt")          # said why, and asked again
+    p.expect(r"伝言台のフォルダー")
+    p.sendeof()
+    p.expect("開始しませんでした。")
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 1
+    assert [x.name for x in (tmp_path / "mine").iterdir()] == ["essay.txt"]
+
+
+def test_a_script_is_never_asked(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "peer"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "commands:" in r.stderr and "Language" not in r.stdout + r.stderr
+
+
+def test_the_choices_are_the_play_options():
+    c = start.Choices(lang="ja", board="b d", colour="black", ai="mybot.py:Corners", size=10, time=0.5)
+    assert c.argv() == ["--color", "black", "--board", "b d", "--lang", "ja", "--ai", "mybot.py:Corners",
+                        "--time", "0.5", "--size", "10"]
+    assert c.command() == "python -m peer play --color black --board 'b d' --lang ja --ai mybot.py:Corners " \
+                          "--time 0.5 --size 10"
+    assert start.parse_size("7") is None and start.parse_size("10") == 10 and start.parse_size("٨") is None
+    assert start.parse_time("0") is None and start.parse_time("nan") is None and start.parse_time("2") == 2
+    assert start.parse_ai("1") == "random" and start.parse_ai("BEST") == "best" and start.parse_ai("9") is None
+
+
+def test_the_window_asks_the_same(tmp_path, monkeypatch):
+    from windowtools import start_display
+    proc, display = start_display()
+    try:
+        monkeypatch.setenv("DISPLAY", display)
+        monkeypatch.chdir(tmp_path)
+        form = start.StartForm("en")
+        form.build()
+        form.root.update()
+        assert form.labels["board"].cget("text").startswith("Board folder")
+        form.lang_var.set("ja")
+        form._relabel()
+        assert form.start_button.cget("text") == "開始" and form.root.title() == "伝言台オセロ: 新しい対局"
+        (tmp_path / "mine").mkdir()
+        (tmp_path / "mine" / "essay.txt").write_text("mine")
+        form.board_var.set(str(tmp_path / "mine"))
+        form.start_button.invoke()
+        assert "essay.txt" in form.error.cget("text") and form.result is None
+        form.board_var.set(str(tmp_path / "b"))
+        form.who_var.set("ai")
+        form.ai_var.set("table - x")
+        form.colour_var.set("white")
+        form.size_var.set("7")
+        form.start_button.invoke()
+        assert form.error.cget("text") == "大きさは 4〜26 の偶数です。"
+        form.size_var.set("")
+        form.start_button.invoke()
+        assert form.result == start.Choices(lang="ja", board=str(tmp_path / "b"), colour="white", ai="table",
+                                            size=None, time=1.0, gui=True)
+    finally:
+        proc.terminate()
+        proc.wait()
