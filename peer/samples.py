@@ -1,6 +1,6 @@
 """``python -m peer samples [FOLDER]``: copy the sample programs into a folder of one's own.
 
-The samples (``peer/sample_programs/``) run as they are from the folder they are copied to: the
+The samples (``peer/sample-programs/``) run as they are from the folder they are copied to: the
 tutorial's classic black and white, a first AI, a weighted table, minimax, a tournament and a
 table tuned by self-play, commented in English and Japanese.
 """
@@ -9,7 +9,7 @@ import shutil
 import sys
 from pathlib import Path
 
-SOURCE = Path(__file__).with_name("sample_programs")
+SOURCE = Path(__file__).with_name("sample-programs")
 DEFAULT = "cardstand-samples"
 
 
