@@ -131,6 +131,7 @@ class Own:
         self.name = str(getattr(strategy, "name", "") or type(strategy).__name__)
         self.problem = ""
         self.problems = 0
+        self.nodes = 0
         self._thinking: Optional[threading.Thread] = None
 
     def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:

@@ -136,6 +136,9 @@ class NBoardEngine:
         start = time.monotonic()
         m = self.strategy.next_move(pos, self.seconds)
         spent = time.monotonic() - start
+        problem = getattr(self.strategy, "problem", "")     # one's own AI that failed: greedy moved
+        if problem:
+            self.complain(f"{problem}; the greedy player's move instead")
         self.say(f"=== {_move_name(m, pos.size)}")
         self.say(f"nodestats {self.strategy.nodes} {spent:.2f}")
         self.say("status")

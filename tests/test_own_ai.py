@@ -187,3 +187,13 @@ def test_a_tournament_from_a_script_takes_classes(bots, monkeypatch):
     assert all(r["games"] == 2 for r in table.rows.values()) and "Corners" in str(table)
     with pytest.raises(ValueError):
         tournament.play(["random"], games=2)
+
+
+def test_own_ai_behind_the_nboard_protocol(bots):
+    r = engine_cmd("nboard", "--ai", f"{bots / 'raises.py'}:Bot", "--time", "0.2",
+                   stdin="nboard 2\nset game (;GM[Othello]PC[x]TY[8];)\nping 1\ngo\nquit\n")
+    assert r.returncode == 0, r.stderr[-800:]
+    assert "pong 1" in r.stdout and "=== " in r.stdout and "Traceback" not in r.stderr
+    assert "raises.py, line 3: ZeroDivisionError" in r.stderr       # said, and the greedy move given
+    answer = next(line for line in r.stdout.splitlines() if line.startswith("=== "))
+    assert answer.split()[1].split("/")[0].lower() in ("d3", "c4", "f5", "e6")
