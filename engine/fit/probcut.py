@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Optional, TextIO, Union
 
 from .. import patterns
+from ..cliargs import whole
+from . import jobs
 from ..position import Position
 from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage
 
@@ -61,19 +63,25 @@ def measure(position: Position, max_depth: int) -> Optional[list[int]]:
     return values
 
 
+def _measure_job(args: tuple[int, int, int]) -> Optional[list[int]]:
+    P, O, max_depth = args
+    patterns.install()
+    return measure(Position(8, P, O), max_depth)
+
+
 def fit(count: int = 150, max_depth: int = 10, seed: int = 1, out: Union[str, Path] = TABLE,
-        stream: TextIO = sys.stdout) -> Union[str, Path]:
-    """Fit the table on ``count`` positions searched to ``max_depth``; write it to ``out``."""
+        stream: TextIO = sys.stdout, workers: int = 1, cluster: Optional[str] = None,
+        journal: Optional[Union[str, Path]] = None) -> Union[str, Path]:
+    """Fit the table on ``count`` positions searched to ``max_depth`` (a job each: ``engine.fit.jobs``
+    on ``workers`` local processes or the Dask ``cluster``, kept in ``journal``); write it to ``out``."""
     positions = sample_positions(count, seed)
     diffs: dict[tuple[int, int], list[int]] = {}
-    for i, p in enumerate(positions, 1):
-        values = measure(p, max_depth)
+    measured = jobs.run(_measure_job, [(p.player, p.opponent, max_depth) for p in positions], cluster=cluster,
+                        workers=workers, journal=journal, label=f"probcut depth {max_depth}", progress=stream)
+    for p, values in zip(positions, measured):
         if values is not None:
             for d in range(MIN_DEPTH, max_depth + 1):
                 diffs.setdefault((stage(p.empties()), d), []).append(values[d] - values[d // 2])
-        stream.write(f"\r{i}/{len(positions)} positions searched to depth {max_depth}")
-        stream.flush()
-    stream.write("\n")
     lines = [f"# ProbCut table: python -m engine.fit.probcut fit --positions {count} --depth {max_depth} "
              f"--seed {seed}",
              "# stage 0: 40+ empties, 1: 25-39, 2: fewer; bias and sigma of (value at depth d) - "
@@ -100,6 +108,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                    help=f"deepest depth fitted, {MIN_DEPTH}..{MAX_DEPTH} (default 10)")
     f.add_argument("--seed", type=int, default=1)
     f.add_argument("--out", default=str(TABLE), help="where to write the table (default: the shipped one)")
+    f.add_argument("--workers", type=whole(1, 256), default=1, help="local processes (default 1)")
+    f.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="search on a Dask cluster: tcp://HOST:8786, or local:N (docs/training.md)")
+    f.add_argument("--journal", default=None, metavar="DIR",
+                   help="keep each position's values here; the same command again resumes")
     sub.add_parser("show", help="print the installed table")
     args = ap.parse_args(argv)
     if args.cmd == "fit":
@@ -109,9 +122,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
             ap.error(f"--out: cannot write a file there: {out}")
         try:
-            fit(args.positions, args.depth, args.seed, out)
+            fit(args.positions, args.depth, args.seed, out, workers=args.workers, cluster=args.cluster,
+                journal=args.journal)
         except OSError as e:
             print(f"error: cannot write {out}: {e}", file=sys.stderr)
+            return 2
+        except (jobs.JournalError, RuntimeError) as e:
+            print(f"error: {e}", file=sys.stderr)
             return 2
         return 0
     print(TABLE.read_text(encoding="ascii"), end="")

@@ -27,11 +27,12 @@ import argparse
 import random
 import sys
 import time
-from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from .. import patterns
+from ..cliargs import whole
+from . import jobs
 from ..position import Position
 
 if TYPE_CHECKING:
@@ -91,19 +92,16 @@ def _batch(args: tuple[list[int], int, int, str, Union[str, Path]]) -> list[tupl
 
 
 def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers: int = 2, evaluation: str = "full",
-             out: Optional[Union[str, Path]] = None, weights: Union[str, Path] = patterns.WEIGHTS) -> Data:
-    """Play ``games`` self-play games on ``workers`` processes; their positions (saved to ``out``)."""
+             out: Optional[Union[str, Path]] = None, weights: Union[str, Path] = patterns.WEIGHTS,
+             cluster: Optional[str] = None, journal: Optional[Union[str, Path]] = None, batch: int = 100) -> Data:
+    """Play ``games`` self-play games in batches of ``batch`` (``engine.fit.jobs``: on ``workers`` local
+    processes, or on the Dask ``cluster``; kept in ``journal`` to resume); their positions (saved
+    to ``out``).  The same for a seed wherever they are played."""
     import numpy as np
     seeds = [seed * 1_000_003 + g for g in range(games)]
-    chunks = [(seeds[i:i + 100], depth, exact, evaluation, weights) for i in range(0, games, 100)]
-    rows: list[tuple[int, ...]] = []
-    start = time.monotonic()
-    with get_context("spawn").Pool(workers) as pool:
-        for k, part in enumerate(pool.imap(_batch, chunks), 1):
-            rows.extend(part)
-            if k % 20 == 0 or k == len(chunks):
-                print(f"  {min(k * 100, games)}/{games} games, {len(rows)} positions, "
-                      f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    chunks = [(seeds[i:i + batch], depth, exact, evaluation, str(weights)) for i in range(0, games, batch)]
+    rows: list[list[int]] = [r for part in jobs.run(_batch, chunks, cluster=cluster, workers=workers,
+                                                    journal=journal, label="self-play") for r in part]
     data: Data = {
         "game": np.array([r[0] for r in rows], dtype=np.int64),
         "P": np.array([r[1] for r in rows], dtype=np.uint64),
@@ -201,7 +199,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--depth", type=int, default=6, help="search depth of the self-play (default 6)")
     ap.add_argument("--exact", type=int, default=14, help="solve exactly from this many empties (default 14)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=whole(1, 256), default=2, help="local processes (default 2)")
+    ap.add_argument("--cluster", default=None, metavar="ADDRESS",
+                    help="play on a Dask cluster: tcp://HOST:8786, or local:N (docs/training.md)")
+    ap.add_argument("--journal", type=Path, default=None, metavar="DIR",
+                    help="keep each batch's games here as they finish; the same command again resumes")
     ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
                     help="generate: evaluation of the self-play search (patterns: --weights)")
     ap.add_argument("--weights", type=Path, default=patterns.WEIGHTS,
@@ -213,9 +215,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--out", type=Path, default=patterns.WEIGHTS)
     a = ap.parse_args(argv)
     try:
-        import numpy as np
+        import numpy  # noqa: F401
     except ImportError:
         ap.error("training needs numpy: pip install -e '.[train]'")
+    try:
+        return _steps(a, ap)
+    except (jobs.JournalError, RuntimeError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
+    import numpy as np
 
     def fit_and_save(data: Data) -> None:
         print(f"fitting {len(data['label'])} positions", file=sys.stderr)
@@ -224,17 +235,19 @@ def main(argv: Optional[list[str]] = None) -> int:
 
     if a.step == "generate":
         generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
-                 a.weights)
+                 a.weights, a.cluster, a.journal)
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
         fit_and_save(_joined([dict(np.load(f)) for f in a.data]))
     else:
         print("round 1: self-play with the hand-written evaluation", file=sys.stderr)
-        first = generate(a.games, a.seed, a.depth, a.exact, a.workers, "full")
+        first = generate(a.games, a.seed, a.depth, a.exact, a.workers, "full", cluster=a.cluster,
+                         journal=a.journal / "round1" if a.journal else None)
         fit_and_save(first)
         print("round 2: self-play with the first fit", file=sys.stderr)
-        second = generate(a.games2, a.seed + 1, a.depth, a.exact, a.workers, "patterns", weights=a.out)
+        second = generate(a.games2, a.seed + 1, a.depth, a.exact, a.workers, "patterns", weights=a.out,
+                          cluster=a.cluster, journal=a.journal / "round2" if a.journal else None)
         fit_and_save(_joined([first, second]))
     return 0
 

@@ -1,0 +1,180 @@
+"""Training work spread over processes, or over machines: the same jobs on a local pool (the
+default, nothing to set up) or on a Dask cluster when given its address.
+
+A *job* is a top-level function and one argument; its result must depend on that argument only
+(every seed is derived from the run's seed and the job's index), so a run gives the same results
+whoever computes them and in whatever order.  With a *journal* (a folder) each result is kept
+as it arrives, one file a job written whole (scratch file and rename), and a run started again
+with the same journal takes what is there and computes only the rest: a crash, a Ctrl+C or a
+lost machine costs the jobs that were running, never the finished ones.  A journal remembers
+what run it belongs to and refuses another's.
+
+Where the jobs run (``cluster``):
+
+- ``None``: a pool of ``workers`` processes on this machine;
+- ``"local:N"``: a Dask cluster of N worker processes started here for the run (needs
+  ``pip install 'cardstand-othello[cluster]'``; what the tests use);
+- ``"tcp://HOST:8786"``: the Dask scheduler of a cluster of several machines, each worker with
+  this project installed (docs/training.md says how to start one).
+
+Dask rather than Ray: pure Python wheels on every platform this project runs on, a scheduler and
+workers started with one command each and joined over plain TCP, and futures that map onto these
+jobs as they are; Ray brings a large native runtime and object store that these jobs do not need.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
+
+MAX_JOB_FILE = 256 << 20    # bytes of one job's result file read back at most
+
+
+class JournalError(ValueError):
+    """A journal folder that cannot be used for this run (another run's, or unreadable)."""
+
+
+class Journal:
+    """The results of one run's jobs, kept in ``folder`` (made if missing): ``run.json`` names
+    the run (``fingerprint``), ``job-NNNNNN.json`` holds job N's result as JSON."""
+
+    def __init__(self, folder: str | os.PathLike[str], fingerprint: str) -> None:
+        self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise JournalError(f"{self.folder} is a file, not a journal folder")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        head = self.folder / "run.json"
+        if head.exists():
+            try:
+                known = json.loads(head.read_text(encoding="utf-8"))["fingerprint"]
+            except (OSError, ValueError, KeyError, TypeError):
+                raise JournalError(f"{head} is not a journal's run file") from None
+            if known != fingerprint:
+                raise JournalError(f"{self.folder} is the journal of another run (other jobs or options): "
+                                   f"give a new folder, or the options of that run")
+        else:
+            self._write(head, {"fingerprint": fingerprint})
+
+    def done(self) -> dict[int, Any]:
+        """The results kept so far, by job index (a file that is damaged is computed again)."""
+        out: dict[int, Any] = {}
+        for p in self.folder.glob("job-*.json"):
+            try:
+                index = int(p.stem[4:])
+                if p.stat().st_size > MAX_JOB_FILE:
+                    continue
+                out[index] = json.loads(p.read_text(encoding="utf-8"))["result"]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return out
+
+    def put(self, index: int, result: Any) -> None:
+        self._write(self.folder / f"job-{index:06d}.json", {"result": result})
+
+    def _write(self, path: Path, value: Any) -> None:
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(scratch, "w", encoding="utf-8") as f:
+            json.dump(value, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(scratch, path)
+
+
+def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> str:
+    """What identifies a run: its label, its function and every job's argument."""
+    h = hashlib.sha256(f"{label}\n{fn.__module__}.{fn.__qualname__}\n".encode())
+    for a in args:
+        h.update(repr(a).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str] = None, workers: int = 2,
+        journal: Optional[str | os.PathLike[str]] = None, label: str = "jobs",
+        progress: Optional[TextIO] = sys.stderr) -> list[Any]:
+    """``[fn(a) for a in args]``, computed as the module's docstring says; results in the order
+    of ``args`` (JSON values: what a journal keeps is what is returned, kept or not).  Progress
+    lines go to ``progress`` (None: nowhere).  An exception in a job stops the run (the results
+    already in the journal stay)."""
+    if workers < 1:
+        raise ValueError("workers must be 1 or more")
+    book = Journal(journal, fingerprint(label, fn, args)) if journal is not None else None
+    results: dict[int, Any] = book.done() if book is not None else {}
+    results = {i: r for i, r in results.items() if 0 <= i < len(args)}
+    todo = [i for i in range(len(args)) if i not in results]
+    start = time.monotonic()
+    where = cluster or f"{workers} local process(es)"
+    if progress is not None:
+        kept = f", {len(results)} kept from the journal" if results else ""
+        progress.write(f"{label}: {len(args)} jobs on {where}{kept}\n")
+        progress.flush()
+    finished = 0
+    for index, result in _compute(fn, args, todo, cluster, workers):
+        result = json.loads(json.dumps(result))     # the same values whether kept or not
+        results[index] = result
+        if book is not None:
+            book.put(index, result)
+        finished += 1
+        if progress is not None and (finished == len(todo) or finished % max(1, len(todo) // 20) == 0):
+            took = time.monotonic() - start
+            left = took / finished * (len(todo) - finished)
+            progress.write(f"{label}: {len(results)}/{len(args)} done, {took:.0f} s, about {left:.0f} s left\n")
+            progress.flush()
+    return [results[i] for i in range(len(args))]
+
+
+def _compute(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluster: Optional[str],
+             workers: int) -> Iterator[tuple[int, Any]]:
+    if not todo:
+        return
+    if cluster is None:
+        if workers == 1:
+            for i in todo:
+                yield i, fn(args[i])
+            return
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(fn, args[i]): i for i in todo}
+            try:
+                for f in concurrent.futures.as_completed(futures):
+                    yield futures[f], f.result()
+            finally:
+                for f in futures:
+                    f.cancel()
+        return
+    yield from _dask(fn, args, todo, cluster)
+
+
+def _dask(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluster: str) -> Iterator[tuple[int, Any]]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise RuntimeError("a Dask cluster needs dask's distributed package: "
+                           "pip install 'cardstand-othello[cluster]' (or pip install distributed)") from None
+    local = None
+    if cluster.startswith("local:"):
+        n = cluster[len("local:"):]
+        if not n.isdigit() or not 1 <= int(n) <= 256:
+            raise ValueError(f"--cluster local:N takes N from 1 to 256 (not {n!r})")
+        local = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(local)
+    else:
+        try:
+            client = Client(cluster, timeout=30)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
+    try:
+        futures = [client.submit(fn, args[i], key=f"cardstand-{fn.__name__}-{i}-{os.getpid()}-{time.time_ns()}",
+                                 pure=False) for i in todo]
+        index = {f.key: i for f, i in zip(futures, todo)}
+        for f in as_completed(futures):
+            yield index[f.key], f.result()
+    finally:
+        client.close()
+        if local is not None:
+            local.close()

@@ -1,0 +1,68 @@
+"""Training work on a local pool or a Dask cluster (engine.fit.jobs): the same results for a
+seed wherever they are computed, resumable from a journal after a crash."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine.fit import jobs, probcut, weights
+from peertools import ROOT
+
+np = pytest.importorskip("numpy")
+SMALL = dict(depth=2, exact=8, batch=1)
+
+
+def same(a, b):
+    return a.keys() == b.keys() and all(a[k].shape == b[k].shape and (a[k] == b[k]).all() for k in a)
+
+
+def test_self_play_is_the_same_on_one_process_two_and_a_two_worker_cluster(tmp_path):
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    one = weights.generate(6, seed=5, workers=1, **SMALL)
+    two = weights.generate(6, seed=5, workers=2, **SMALL)
+    cluster = weights.generate(6, seed=5, cluster="local:2", **SMALL)
+    assert len(one["label"]) > 100 and same(one, two) and same(one, cluster)
+    assert not same(one, weights.generate(6, seed=6, workers=1, **SMALL))
+
+
+def test_probcut_labels_on_a_cluster_match_the_local_ones():
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    positions = probcut.sample_positions(6, 3)
+    args = [(p.player, p.opponent, 3) for p in positions]
+    local = jobs.run(probcut._measure_job, args, workers=2, progress=None)
+    assert local == jobs.run(probcut._measure_job, args, cluster="local:2", progress=None)
+    assert all(v is None or len(v) == 4 for v in local)
+
+
+def test_a_journal_resumes_after_a_kill_and_refuses_another_run(tmp_path):
+    journal = tmp_path / "j"
+    argv = [sys.executable, "-m", "engine.fit.weights", "generate", "--games", "12", "--seed", "7", "--depth", "6",
+            "--exact", "12", "--workers", "1", "--journal", str(journal), "--data", str(tmp_path / "a.npz")]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(journal.glob("job-*.json"))) < 1 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert journal.is_dir()
+    r = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-800:]
+    assert "kept from the journal" in r.stderr
+    whole = weights.generate(12, seed=7, depth=6, exact=12, workers=1)
+    assert same(dict(np.load(tmp_path / "a.npz")), whole)
+    other = argv[:argv.index("--seed") + 1] + ["8"] + argv[argv.index("--seed") + 2:]
+    r = subprocess.run(other, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "journal of another run" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_damaged_job_file_is_computed_again(tmp_path):
+    args = [(p.player, p.opponent, 2) for p in probcut.sample_positions(3, 1)]
+    first = jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
+    (tmp_path / "job-000001.json").write_text("{garbage")
+    assert jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None) == first
+    with pytest.raises(jobs.JournalError):
+        jobs.run(probcut._measure_job, args[:2], workers=1, journal=tmp_path, progress=None)
