@@ -19,7 +19,6 @@ reason, never a traceback and never a hang.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 import inspect
 import os
@@ -110,8 +109,10 @@ def make(cls: type, **options: Any) -> Any:
     return obj
 
 
-def announced() -> list[importlib.metadata.EntryPoint]:
-    """The strategies installed packages announce (entry-point group ``cardstand.strategies``)."""
+def announced() -> list[Any]:
+    """The strategies installed packages announce (entry-point group ``cardstand.strategies``:
+    ``importlib.metadata.EntryPoint``s)."""
+    import importlib.metadata     # (only when asked: it costs a start-up some 30 ms)
     try:
         return list(importlib.metadata.entry_points(group=GROUP))
     except Exception:       # noqa: BLE001 - a broken distribution must not stop the built-in ones
