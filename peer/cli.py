@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import comm
-from comm.adopt import unfit_for_a_board
+from comm.adopt import why_unfit
 from comm.text import visible
 from engine import BLACK, WHITE, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
@@ -24,6 +24,7 @@ from .faces.face import Face, on_signals
 from .faces.plain import Screen, wants_colour
 from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
+from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
 from .session import Session
 
@@ -139,13 +140,16 @@ def play(argv: list[str], colour: str | None = None) -> int:
     player: Player
     try:
         if (args.threads or args.ponder) and args.ai is None:
-            raise ValueError("--threads and --ponder are for --ai best, not for a person or --engine")
+            raise Explained("threads_not_ai")
         if args.time is not None and args.game_time is not None:
-            raise ValueError("--time and --game-time are two ways to give the thinking time: give one")
-        unfit = unfit_for_a_board(args.board)
+            raise Explained("time_twice")
+        unfit = _unfit(args.board)
         if unfit:
-            raise ValueError(unfit)
+            screen.say("cannot_play", reason=screen.reason(unfit))
+            return 2
         if args.ai is not None:
+            if args.ai.lower() not in strategies.names():
+                raise Explained("unknown_ai", name=args.ai, names=", ".join(strategies.names()))
             player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
                               game_time=args.game_time, threads=args.threads, ponder=args.ponder)
         elif args.engine is not None:
@@ -153,7 +157,7 @@ def play(argv: list[str], colour: str | None = None) -> int:
         else:
             player = Human(lines=False)
     except ValueError as e:
-        screen.say("cannot_play", reason=e)
+        screen.say("cannot_play", reason=screen.reason(e))
         return 2
     secret = _load_secret(args, screen)
     if secret is False:
@@ -185,6 +189,12 @@ def play(argv: list[str], colour: str | None = None) -> int:
             on_signals(Face.signals, old)
     player.lines = face.lines
     return face.run(session.run, session.view)
+
+
+def _unfit(board: str) -> Reason | None:
+    """Why ``board`` should not be made a board (``comm.adopt.why_unfit``), or None."""
+    why = why_unfit(board)
+    return Reason(f"unfit_{why.code}", why.text, why.fields) if why else None
 
 
 def _interrupt() -> NoReturn:
@@ -254,8 +264,8 @@ def _load_secret(args: argparse.Namespace, screen: Screen) -> bytes | None | Lit
     it cannot be used (said why)."""
     try:
         return comm.load_secret(args.secret_file)
-    except comm.InvalidArgument as e:
-        screen.say("secret_problem", reason=e)
+    except comm.SecretProblem as e:
+        screen.say("secret_problem", reason=screen.reason(Reason(f"secret_{e.code}", str(e), e.fields)))
         return False
 
 
@@ -290,7 +300,7 @@ def replay(argv: list[str]) -> int:
         rec = load_file(args.file, secret)
         rec.game()
     except (OSError, ValueError) as e:
-        print(screen.t("cannot_replay", file=file, reason=visible(e, 300)), file=sys.stderr)
+        print(screen.t("cannot_replay", file=file, reason=visible(screen.reason(e), 300)), file=sys.stderr)
         return 2
     if args.ggf:
         print(rec.ggf())
@@ -326,9 +336,9 @@ def demo(argv: list[str]) -> int:
         if name.lower() not in strategies.names():
             ap.error(f"unknown AI {name!r}; choose from {', '.join(strategies.names())}")
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
-    unfit = unfit_for_a_board(args.board) if args.board is not None else ""
+    unfit = _unfit(args.board) if args.board is not None else None
     if unfit:
-        screen.say("cannot_play", reason=unfit)
+        screen.say("cannot_play", reason=screen.reason(unfit))
         return 2
     logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
     board = Path(args.board) if args.board else logs_at / "board"

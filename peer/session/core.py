@@ -14,7 +14,7 @@ from ..record import Records
 from .classic import Classic
 from .clocks import Clocks
 from .commands import Commands
-from .events import Event, Listener
+from .events import Event, Listener, Reason
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
@@ -140,7 +140,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.player.rest()      # no pondering on a position the opponent left
             return self.say("left", name=self.them.name)
         if k == "refused":
-            return self.say("they_refused", name=self.them.name, move=msg.get("move"), reason=msg.get("reason"))
+            return self.say("they_refused", name=self.them.name, move=msg.get("move"),
+                            reason=Reason.read(msg.get("reason")))
         if k == "refuse":
             self._refused_by_them(msg)
         if k in ("hello", "welcome"):

@@ -131,7 +131,7 @@ class Handshake(State):
 
     def _refused_by_them(self: "Session", msg: Msg) -> NoReturn:
         """The other side refused the game (H4): shown, the record closed (D1), exit code 3."""
-        self.say("cannot_play", reason=msg.get("reason"))
+        self.say("cannot_play", reason=Reason.read(msg.get("reason")))
         self._close_refused(None, msg.get("reason"))
         raise Leave(3)
 
