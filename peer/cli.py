@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn
 
 import comm
 from comm.adopt import why_unfit
@@ -340,32 +340,43 @@ def demo(argv: list[str]) -> int:
     if unfit:
         screen.say("cannot_play", reason=screen.reason(unfit))
         return 2
-    logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
-    board = Path(args.board) if args.board else logs_at / "board"
-    extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
-    logs = [open(logs_at / f"{c}.log", "w") for c in ("black", "white")]
-    procs: list[subprocess.Popen[bytes]] = []
     on_signals(("SIGTERM", "SIGHUP", "SIGBREAK"), _stop_demo)     # they stop the players too
+    logs_at: Path | None = None
+    logs: list[IO[str]] = []
+    procs: list[subprocess.Popen[bytes]] = []
     try:
+        logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
+        board = Path(args.board) if args.board else logs_at / "board"
+        extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
+        logs += [open(logs_at / f"{c}.log", "w") for c in ("black", "white")]
+        # the players read nothing from the terminal (the keys are the watcher's), and a Ctrl+C
+        # there is the demo's: it stops them
+        alone: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
+        if sys.platform == "win32":
+            alone["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        else:
+            alone["start_new_session"] = True
         procs += [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
-                                   stdout=logs[0], stderr=subprocess.STDOUT),
+                                   stdout=logs[0], **alone),
                   subprocess.Popen(_player_cmd("white", board, args.white, extra),     # (each named by its AI)
-                                   stdout=logs[1], stderr=subprocess.STDOUT)]
+                                   stdout=logs[1], **alone)]
 
         def alive() -> bool:
             return any(p.poll() is None for p in procs)
 
+        stopped = False         # by the person watching (q, Ctrl+C on the live screen)
         if live_terminal():
             from .faces.live import LiveScreen
             face = LiveScreen(screen.lang, screen.colour, human=False, watching=True)
             code = watch_window(board, face, until_over=True, alive=alive)
+            stopped = face.closed
         else:
             code = follow(board, screen, until_over=True, timeout=600, alive=alive)
         rec = Records(board).current()
         ended = rec is not None and rec.status != PLAYING
         for p in procs:                 # after the end they leave by themselves; else they are stopped
             try:
-                p.wait(timeout=60 if ended else 1)
+                p.wait(timeout=60 if ended else 0 if stopped else 1)
             except subprocess.TimeoutExpired:
                 p.terminate()
                 p.wait(timeout=10)
@@ -380,6 +391,8 @@ def demo(argv: list[str]) -> int:
             path = Records(board).path(rec.id)
             screen.say("record", path=path)
             screen.line(f"python -m peer replay {path}")
+        if stopped:
+            return 0
         return code if all(p.returncode == 0 for p in procs) else 1
     except KeyboardInterrupt:
         return 130
@@ -394,7 +407,7 @@ def demo(argv: list[str]) -> int:
                 p.kill()
         for f in logs:
             f.close()
-        if args.board:      # (without --board the game's record is in that folder: it stays)
+        if logs_at is not None and args.board:  # (without --board the game's record is in that folder: it stays)
             shutil.rmtree(logs_at, ignore_errors=True)
 
 
