@@ -344,6 +344,7 @@ def demo(argv: list[str]) -> int:
     logs_at: Path | None = None
     logs: list[IO[str]] = []
     procs: list[subprocess.Popen[bytes]] = []
+    named = False       # a record in the temporary folder was named to the person
     try:
         logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
         board = Path(args.board) if args.board else logs_at / "board"
@@ -391,6 +392,7 @@ def demo(argv: list[str]) -> int:
             path = Records(board).path(rec.id)
             screen.say("record", path=path)
             screen.line(f"python -m peer replay {path}")
+            named = True
         if stopped:
             return 0
         return code if all(p.returncode == 0 for p in procs) else 1
@@ -407,7 +409,7 @@ def demo(argv: list[str]) -> int:
                 p.kill()
         for f in logs:
             f.close()
-        if logs_at is not None and args.board:  # (without --board the game's record is in that folder: it stays)
+        if logs_at is not None and (args.board or not named):   # (a record named there stays)
             shutil.rmtree(logs_at, ignore_errors=True)
 
 

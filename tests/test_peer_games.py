@@ -144,10 +144,13 @@ def test_errors_go_to_stderr(tmp_path):
 def test_demo_runs_two_processes(tmp_path):
     import subprocess
     import sys
+    import os
+    (tmp_path / "tmp").mkdir()
     r = subprocess.run([sys.executable, "-m", "peer", "demo", "--pace", "0", "--time", "0.05", "--no-color",
                         "--board", str(tmp_path / "demo"), "--size", "6"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")))
     assert r.returncode == 0, r.stdout + r.stderr
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))       # its players' logs: removed
     assert "over" in r.stdout and "Game record" in r.stdout
     rec = Records(tmp_path / "demo").current()
     assert (rec.black, rec.white) == ("alphabeta", "greedy")     # each side named by its AI
