@@ -303,6 +303,31 @@ def test_the_board_stays_whole_in_a_small_terminal(tmp_path, lang):
         w.communicate(timeout=30)
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_long_message_in_a_small_terminal_keeps_its_start(tmp_path, lang):
+    """At 40x12 the messages have one line: a hint there shows its moves (its first line, cut
+    with …), not the end of its explanation; a larger terminal shows it whole."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", lang, rows=12, cols=40)
+    hint = r"(Hint|ヒント): [a-h][1-8] ~[+-]\d+"
+    try:
+        t.wait_for(lambda lines: board_rows(lines) == list(range(1, 9)))
+        t.proc.send("hint\r")
+        lines = t.wait_for(lambda lines: any(re.search(hint, line) for line in lines))
+        said = next(line for line in lines if re.search(hint, line))
+        assert said.endswith("…") and lines[-1].startswith(">"), t.shown()
+        assert board_rows(lines) == list(range(1, 9)), t.shown()
+        t.resize(40, 100)
+        t.wait_for("読み切っていない見込み" if lang == "ja" else "discs ahead at the end with best play")
+        t.proc.send("quit\r")
+        t.proc.expect(pexpect.EOF)
+    finally:
+        t.proc.close(force=True)
+        w.terminate()
+        w.communicate(timeout=30)
+
+
 def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     """At a terminal the demo is watched on the live screen (the board in place, the players by
     their AI's name, whose turn); at the end the final board and the record stay on the terminal."""

@@ -584,7 +584,7 @@ class Window(Face):
         legal = pos.legal_moves_mask() if v.show_legal else 0
         last = v.last_square
         flipping, frame = self._flip or (0, 0)
-        hinted = {sq for sq, _ in v.hints}
+        hinted = {h.square for h in v.hints}
         r = cell * 0.41
         for sq in range(n * n):
             cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
@@ -610,9 +610,9 @@ class Window(Face):
                 c.create_oval(cx - r - 1, cy - r - 1, cx + r + 1, cy + r + 1, outline=COLOURS["flip"],
                               width=max(2, int(cell * 0.05)), tags=("flip",))
         hint_font = ("TkDefaultFont", -max(9, int(cell * 0.32)), "bold")
-        for sq, value in v.hints:
+        for sq, value, exact in v.hints:
             cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
-            c.create_text(cx, cy, text=f"{value:+.0f}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
+            c.create_text(cx, cy, text=f"{'' if exact else '~'}{value:+d}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
 
     # -- what the window shows, for tests and tools ------------------------------------------
     def shown(self) -> dict[str, Any]:
