@@ -365,6 +365,8 @@ TEXTS = {
     "gui_send": ("Send", "送信"),
     "gui_chat": ("Chat:", "チャット:"),
     "gui_moves": ("Moves", "棋譜"),
+    "gui_moves_hidden": ("Moves: hidden (make the window taller to see them)",
+                         "棋譜: ウィンドウを高くすると表示されます"),
     "gui_your_turn": ("Your turn ({colour}): click a square", "あなたの番です（{colour}）。マスをクリックしてください"),
     "gui_to_play": ("{name} ({colour}) to play", "{name}（{colour}）の番です"),
     "gui_passed": ("{colour} has no legal move and passes", "{colour}は打てる場所がないのでパス"),
