@@ -276,14 +276,19 @@ class Recording(State):
         if old is not None and getattr(old, self.other) != self.other and not self.them.name_known:
             self.them.name, self.them.name_known = getattr(old, self.other), True
         # D7: our time used in this game continues from what we noted on the board; the
-        # opponent's comes with its greeting (until then: none)
-        self.clocks.set(self.colour, self.records.clock(gid, self.me))
+        # opponent's comes with its greeting (until then: none).  A game that goes on from no
+        # plies (its record set aside, D6) starts its time again with them.
+        noted = self.records.clock(gid, self.me)
+        anew = not moves
+        self.clocks.set(self.colour, 0 if anew else noted)
         self.clocks.set(1 - self.colour, 0)
         self._budget()
         names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record_now.black, self.record_now.white = names["black"], names["white"]
         self._save()
+        if anew and noted:
+            self._save_clock()
 
     def _adopt(self: "Session", theirs: Game) -> bool:
         """Take the other side's game when ours is a prefix of it; False if they conflict (H5).
