@@ -24,6 +24,7 @@ from .faces.face import Face, on_signals
 from .faces.plain import Screen, wants_colour
 from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
+from .protocol import NAME_LIMIT
 from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
 from .session import Session
@@ -85,9 +86,9 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                                                "white refuses a different one if given); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
-    ap.add_argument("--name", help="your name as the other side sees it (default: the --ai's name, like "
-                                   "greedy; else person, or computer for --engine); a resumed game keeps "
-                                   "the name in its record unless this is given")
+    ap.add_argument("--name", help=f"your name as the other side sees it, at most {NAME_LIMIT} characters "
+                                   "(default: the --ai's name, like greedy; else person, or computer for "
+                                   "--engine); a resumed game keeps the name in its record unless this is given")
     _lang_option(ap)
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
@@ -143,6 +144,8 @@ def play(argv: list[str], colour: str | None = None) -> int:
             raise Explained("threads_not_ai")
         if args.time is not None and args.game_time is not None:
             raise Explained("time_twice")
+        if args.name is not None and len(args.name) > NAME_LIMIT:
+            raise Explained("name_too_long", n=len(args.name), limit=NAME_LIMIT)
         unfit = _unfit(args.board)
         if unfit:
             screen.say("cannot_play", reason=screen.reason(unfit))

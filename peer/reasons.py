@@ -36,6 +36,7 @@ PROBLEMS = {
     "threads_not_ai": "--threads and --ponder are for --ai best, not for a person or --engine",
     "threads_not_best": "--threads and --ponder are for --ai best, not {name}",
     "time_twice": "--time and --game-time are two ways to give the thinking time: give one",
+    "name_too_long": "--name is {n} characters long; a name holds at most {limit}",
     "unknown_ai": "unknown AI '{name}'; choose from {names}",
     "no_engine_command": "--engine needs a command",
     "engine_unquoted": "the --engine command has a quote that is not closed, or ends with a backslash: {command}",

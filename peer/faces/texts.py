@@ -186,10 +186,11 @@ TEXTS = {
     "busy_here": ("its process runs on this computer", "このコンピュータでプロセスが動いています"),
     "busy_seen": ("last sign of life {secs} s ago", "最後の応答は {secs} 秒前"),
     "busy_machine": (", machine {m}", "、マシン {m}"),
-    "replaced": ("Another run of {colour} has joined this board and taken over ({reason}): this one stops and "
-                 "sends nothing more.",
-                 "別の{colour}のプログラムがこの伝言台に参加して引き継ぎました（{reason}）。こちらは何も送らずに"
-                 "終了します。"),
+    "replaced": ("Another run of {colour} has joined this board and taken over (pid {pid} on {host}): this one "
+                 "stops and sends nothing more.",
+                 "別の{colour}のプログラム（{host}の pid {pid}）がこの伝言台に参加して引き継ぎました。こちらは何も"
+                 "送らずに終了します。"),
+    "name_too_long": (PROBLEMS["name_too_long"], "--name が {n} 文字あります。名前は {limit} 文字までです"),
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
     "demo_player_failed": ("The {colour} player stopped with exit code {code}: {said}",

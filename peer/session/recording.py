@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from comm import fsops
 from engine import BLACK, PASS, Game, notation
 
-from ..protocol import replay
+from ..protocol import NAME_LIMIT, replay
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Unusable, Untrusted
 from .leave import Leave
 from .trouble import UNWRITABLE
@@ -270,11 +270,11 @@ class Recording(State):
         # the names the record knows (our --name, if given, replaces ours); a colour is no name, only
         # what a side wrote for the other before it knew its name
         if old is not None and getattr(old, self.me) != self.me:
-            self.recorded_name = getattr(old, self.me)
+            self.recorded_name = getattr(old, self.me)[:NAME_LIMIT]     # (a record is from the board)
             if not self.name_given:
                 self.my_name = self.recorded_name
         if old is not None and getattr(old, self.other) != self.other and not self.them.name_known:
-            self.them.name, self.them.name_known = getattr(old, self.other), True
+            self.them.name, self.them.name_known = getattr(old, self.other)[:NAME_LIMIT], True
         # D7: our time used in this game continues from what we noted on the board; the
         # opponent's comes with its greeting (until then: none).  A game that goes on from no
         # plies (its record set aside, D6) starts its time again with them.
