@@ -62,6 +62,13 @@ def test_start_up_errors_are_told_in_japanese(tmp_path):
         assert not english_words(said.replace(str(tmp_path), "")), (args, said)
         assert en.stderr.startswith(("Cannot play: ", "Cannot use the shared secret: ")) and shown in en.stderr, en.stderr
         assert english_words(en.stderr.replace(str(tmp_path), "")) - {"Cannot", "play", "use", "the", "shared"}
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "cardstand.board").write_text("somebody else's file")
+    for lang, said in (("ja", "cardstand の伝言台の目印ではありません"), ("en", "is not a cardstand board marker")):
+        foreign = run(theirs, "--ai", "random", lang=lang)
+        assert foreign.returncode == 2 and said in foreign.stderr, foreign.stderr
+    assert not english_words(foreign_ja := run(theirs, "--ai", "random").stderr.replace(str(theirs), "")), foreign_ja
     empty = run(tmp_path / "nb", env={"CARDSTAND_SECRET": " "})
     assert empty.returncode == 2 and "CARDSTAND_SECRET の共有秘密鍵が空です" in empty.stderr, empty.stderr
 

@@ -341,6 +341,10 @@ TEXTS = {
                           "name a new or empty folder, and a board is made there",
                           "{folder}は伝言台ではなく（cardstand.board がありません）、ほかのファイル（{shown}）が"
                           "あります。新しいフォルダか空のフォルダを指定すれば、そこに伝言台を作ります"),
+    "board_not_a_marker": ("{marker} is not a cardstand board marker: choose another folder",
+                           "{marker}は cardstand の伝言台の目印ではありません。別のフォルダを指定してください"),
+    "board_other_version": ("{folder} is a board of protocol version {version}; this program speaks version {mine}",
+                            "{folder}はプロトコルのバージョン {version}の伝言台です（このプログラムは {mine}）"),
     "secret_missing": ("cannot read the secret file {file}: no such file",
                        "秘密鍵ファイル {file}を読めません: そのファイルはありません"),
     "secret_not_a_file": ("cannot read the secret file {file}: not a regular file",
