@@ -517,6 +517,8 @@ class Window(Face):
         full = player_label(side, colour, self)
         key = (full, width)
         if key not in self._elided:
+            if len(self._elided) > 64:      # (a window resized at length: widths come and go)
+                self._elided.clear()
             measure, label = self.font_bold.measure, full
             name = side.name
             for n in range(len(name) - 1, 0, -1):
