@@ -20,12 +20,12 @@ import atexit
 import os
 
 from .board import (FAILED, MAX_BODY, MAX_UNREAD, NOTHING, RECEIVED, SENT, VERSION, Board,
-                    BoardError, InvalidArgument, MemberBusy, Message, Rejected, TalkResult, check_name,
-                    load_secret)
+                    BoardError, InvalidArgument, MemberBusy, Message, Rejected, SecretProblem, TalkResult,
+                    check_name, load_secret)
 from .lease import Lease, LockLost, LockTimeout
 
 __all__ = ["Init", "Quiet", "Talk", "SendMessage", "RecvMessage", "WipeMessage", "LastError",
-           "Board", "BoardError", "MemberBusy", "InvalidArgument", "LockTimeout", "LockLost", "Lease", "Message",
+           "Board", "BoardError", "MemberBusy", "InvalidArgument", "SecretProblem", "LockTimeout", "LockLost", "Lease", "Message",
            "TalkResult", "Rejected", "load_secret", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD",
            "VERSION", "check_name"]
 

@@ -8,6 +8,7 @@ right for a board, wrong for a folder of someone's own files named by mistake (`
 """
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from .text import visible
 
@@ -19,14 +20,29 @@ HOUSEKEEPING = frozenset({"desktop.ini", "thumbs.db", "readme.md", "readme.txt"}
 SHOWN = 3
 
 
+class Unfit(NamedTuple):
+    """Why a folder should not be made a board: ``text`` in English, and for a program that words
+    it itself ``code`` (``empty_name``, ``a_file``, ``not_a_board``) with its ``fields``: ``file``
+    (the file in the way), ``folder``, ``shown`` (a few of the names it holds, made visible)."""
+    code: str
+    text: str
+    fields: dict[str, str]
+
+
 def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
-    """Why ``folder`` should not be made a board, or '' when it may: it is missing (it will be
+    """``why_unfit``'s text, or '' when ``folder`` may be made a board."""
+    why = why_unfit(folder)
+    return why.text if why else ""
+
+
+def why_unfit(folder: "str | os.PathLike[str]") -> Unfit | None:
+    """Why ``folder`` should not be made a board, or None when it may: it is missing (it will be
     made), empty, already a board (its marker is there, whatever else it holds), or holds only a
     board's own names, hidden names (``.gitignore``), a README and ``*.tmp`` files (the scratch
     of the marker another program's Init is writing; S1 never cleans the folder itself).  Reads
     the folder's listing only; a folder that cannot be listed is left for ``Init`` to report."""
     if not os.fspath(folder):
-        return "the board folder's name is empty: name a folder (the default is ./cardstand)"
+        return Unfit("empty_name", "the board folder's name is empty: name a folder (the default is ./cardstand)", {})
     path = Path(folder)
     foreign: list[str] = []
     try:
@@ -34,20 +50,22 @@ def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
             for entry in entries:
                 name = entry.name
                 if name == MARKER:
-                    return ""
+                    return None
                 if name in BOARD_NAMES or name.startswith(".") or name.lower() in HOUSEKEEPING \
                         or name.endswith(".tmp"):     # (the scratch of a marker another Init is writing)
                     continue
                 foreign.append(name)
     except FileNotFoundError:
-        return ""
+        return None
     except NotADirectoryError:
-        file = next((p for p in (path, *path.parents) if p.is_file()), path)   # (it, or a folder above it)
-        return f"{visible(str(file), 200)} is a file, not a folder: name a new or empty folder for the board"
+        file = visible(str(next((p for p in (path, *path.parents) if p.is_file()), path)), 200)  # (it, or above it)
+        return Unfit("a_file", f"{file} is a file, not a folder: name a new or empty folder for the board",
+                     {"file": file})
     except OSError:
-        return ""
+        return None
     if not foreign:
-        return ""
+        return None
     shown = ", ".join(visible(n, 40) for n in sorted(foreign)[:SHOWN]) + (", ..." if len(foreign) > SHOWN else "")
-    return (f"{visible(str(path), 200)} is not a board (it has no {MARKER}) and holds other files ({shown}): "
-            "name a new or empty folder, and a board is made there")
+    where = visible(str(path), 200)
+    return Unfit("not_a_board", f"{where} is not a board (it has no {MARKER}) and holds other files ({shown}): "
+                 "name a new or empty folder, and a board is made there", {"folder": where, "shown": shown})

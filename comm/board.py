@@ -24,10 +24,10 @@ from .errors import BoardError, MemberBusy, Replaced
 from .lease import LockTimeout
 from .member import IDENTITY_EVERY, MAX_UNREAD
 from .membership import CLOSE_WAIT, Membership
-from .message import (MAX_BODY, VERSION, InvalidArgument, Message, Rejected, check_name, encode_body, frame,
-                      is_device_name, load_secret, mac, member_mac, msg_name, unframe)
+from .message import (MAX_BODY, VERSION, InvalidArgument, Message, Rejected, SecretProblem, check_name, encode_body,
+                      frame, is_device_name, load_secret, mac, member_mac, msg_name, unframe)
 
-__all__ = ["Board", "BoardError", "MemberBusy", "Replaced", "InvalidArgument", "Message", "Rejected",
+__all__ = ["Board", "BoardError", "MemberBusy", "Replaced", "InvalidArgument", "SecretProblem", "Message", "Rejected",
            "TalkResult", "RECEIVED", "SENT", "FAILED", "NOTHING", "MAX_BODY", "MAX_UNREAD", "VERSION",
            "CLOSE_WAIT", "check_name", "is_device_name", "load_secret", "frame", "unframe", "mac",
            "member_mac", "msg_name"]

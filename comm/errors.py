@@ -5,7 +5,18 @@ from .text import visible
 
 
 class BoardError(OSError):
-    """The board folder cannot be used (missing, unreadable, foreign)."""
+    """The board folder cannot be used (missing, unreadable, foreign).  For a program that words it
+    itself, some say why as a ``code`` with raw ``fields``: ``not_a_marker`` (``marker``: the
+    file), ``other_version`` (``folder``, ``version``, ``mine``); else ``code`` is ''."""
+
+    code = ""
+    fields: Mapping[str, object] = {}
+
+    @classmethod
+    def coded(cls, code: str, text: str, **fields: object) -> "BoardError":
+        e = cls(None, text)
+        e.code, e.fields = code, fields
+        return e
 
     def __str__(self) -> str:
         return self.strerror if self.strerror and self.errno is None else super().__str__()

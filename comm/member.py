@@ -141,6 +141,12 @@ class Member:
         return fsops.record_fields(text)
 
 
+    @property
+    def replaced_by(self) -> dict[str, str]:
+        """The member record (``pid``, ``host``...) of the run that took this name over (I6), as
+        read from the board; empty while this run has its name."""
+        return dict(self._replaced_by or {})
+
     def _taken_by(self) -> dict[str, str] | None:
         """The member record of the run that has taken this name (I6), or None.  With a secret,
         only a record signed with it counts (A6): a planted one is logged and ignored."""

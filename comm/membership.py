@@ -235,10 +235,12 @@ class Membership(Mailbox):
         words = re.split(r"[ \t\r\n]+", text.strip(" \t\r\n"))
         if len(data) > MARKER_LIMIT or len(words) != 2 or words[0] != "cardstand-board" \
                 or not re.fullmatch(r"[0-9]{1,9}", words[1]):
-            raise BoardError(None, f"{marker} is not a cardstand board marker: choose another folder")
+            raise BoardError.coded("not_a_marker", f"{marker} is not a cardstand board marker: choose another folder",
+                                   marker=str(marker))
         if int(words[1]) != VERSION:
-            raise BoardError(None, f"{self.folder} is a board of protocol version {words[1][:20]}; "
-                                   f"this program speaks version {VERSION}")
+            raise BoardError.coded("other_version", f"{self.folder} is a board of protocol version {words[1][:20]}; "
+                                   f"this program speaks version {VERSION}",
+                                   folder=str(self.folder), version=words[1][:20], mine=VERSION)
 
     def _clean_scratch(self) -> None:
         cleanup.clean_scratch(self.root)

@@ -27,6 +27,18 @@ class InvalidArgument(ValueError):
     """A name or body that the board refuses; nothing was changed."""
 
 
+class SecretProblem(InvalidArgument):
+    """The shared secret cannot be used (A1).  For a program that words it itself: ``code``, one of
+    ``missing``, ``not_a_file``, ``unreadable``, ``too_long``, ``empty_file``, ``empty_variable``,
+    and ``fields``: ``file`` (the secret file as given), ``cause`` (the system's words, for
+    ``unreadable``), ``limit`` (bytes, for ``too_long``)."""
+
+    def __init__(self, code: str, text: str, **fields: object) -> None:
+        super().__init__(text)
+        self.code = code
+        self.fields = fields
+
+
 class Message(NamedTuple):
     sender: str
     body: str
@@ -93,30 +105,36 @@ def load_secret(secret_file: str | os.PathLike[str] | None = None,
                 environ: Mapping[str, str] | None = None) -> bytes | None:
     """The shared secret (A1): the file's content if ``secret_file`` is given, else the
     ``CARDSTAND_SECRET`` environment variable, without surrounding white space; None when
-    neither is given.  Raises ``InvalidArgument`` for an empty or unreadable secret."""
+    neither is given.  Raises ``SecretProblem`` (an ``InvalidArgument``) for an empty or unreadable
+    secret."""
     if secret_file is not None:
+        file = os.fspath(secret_file)
         if not os.path.isfile(secret_file):     # a folder, a device (/dev/zero), a FIFO
-            raise InvalidArgument(f"cannot read the secret file {secret_file}: "
-                                  f"{'no such file' if not os.path.exists(secret_file) else 'not a regular file'}")
+            missing = not os.path.exists(secret_file)
+            raise SecretProblem("missing" if missing else "not_a_file",
+                                f"cannot read the secret file {file}: "
+                                f"{'no such file' if missing else 'not a regular file'}", file=file)
         try:
             with open(secret_file, "rb") as f:
                 raw = f.read(MAX_SECRET + 1)
         except OSError as e:
-            raise InvalidArgument(f"cannot read the secret file {secret_file}: {e.strerror or e}") from None
+            cause = e.strerror or str(e)
+            raise SecretProblem("unreadable", f"cannot read the secret file {file}: {cause}",
+                                file=file, cause=cause) from None
         if len(raw) > MAX_SECRET:
-            raise InvalidArgument(f"the secret file {secret_file} is longer than {MAX_SECRET} bytes: "
-                                  "not a secret file")
+            raise SecretProblem("too_long", f"the secret file {file} is longer than {MAX_SECRET} bytes: "
+                                "not a secret file", file=file, limit=MAX_SECRET)
         raw = raw.removeprefix(b"\xef\xbb\xbf")      # the BOM Windows Notepad writes
-        where = f"the secret file {secret_file}"
+        empty = SecretProblem("empty_file", f"the shared secret in the secret file {file} is empty", file=file)
     else:
         value = (os.environ if environ is None else environ).get("CARDSTAND_SECRET")
         if value is None:
             return None
         raw = value.encode("utf-8", "surrogateescape")
-        where = "CARDSTAND_SECRET"
+        empty = SecretProblem("empty_variable", "the shared secret in CARDSTAND_SECRET is empty")
     key = raw.strip(b" \t\r\n")
     if not key:
-        raise InvalidArgument(f"the shared secret in {where} is empty")
+        raise empty
     return key
 
 

@@ -10,12 +10,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn
 
 import comm
-from comm.adopt import unfit_for_a_board
+from comm.adopt import why_unfit
 from comm.text import visible
-from engine import BLACK, WHITE, strategies
+from engine import BLACK, WHITE, loader, strategies
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.options import size_option, threads_option
 
@@ -24,6 +24,8 @@ from .faces.face import Face, on_signals
 from .faces.plain import Screen, wants_colour
 from .faces.records import follow, replay_lines, replay_window, watch_window
 from .players import Computer, External, Human, LineInput, Player, live_terminal
+from .protocol import NAME_LIMIT
+from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
 from . import samples
 from .session import Session
@@ -86,9 +88,9 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                                                "white refuses a different one if given); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
-    ap.add_argument("--name", help="your name as the other side sees it (default: the --ai's name, like "
-                                   "greedy; else person, or computer for --engine); a resumed game keeps "
-                                   "the name in its record unless this is given")
+    ap.add_argument("--name", help=f"your name as the other side sees it, at most {NAME_LIMIT} characters "
+                                   "(default: the --ai's name, like greedy; else person, or computer for "
+                                   "--engine); a resumed game keeps the name in its record unless this is given")
     _lang_option(ap)
     ap.add_argument("--time", type=_time, default=None, metavar="SECONDS",
                     help="thinking time per move for --ai / --engine (default 1 s; 10 s for --engine)")
@@ -141,13 +143,22 @@ def play(argv: list[str], colour: str | None = None) -> int:
     player: Player
     try:
         if (args.threads or args.ponder) and args.ai is None:
-            raise ValueError("--threads and --ponder are for --ai best, not for a person or --engine")
+            raise Explained("threads_not_ai")
         if args.time is not None and args.game_time is not None:
-            raise ValueError("--time and --game-time are two ways to give the thinking time: give one")
-        unfit = unfit_for_a_board(args.board)
+            raise Explained("time_twice")
+        if args.name is not None and len(args.name) > NAME_LIMIT:
+            raise Explained("name_too_long", n=len(args.name), limit=NAME_LIMIT)
+        unfit = _unfit(args.board)
         if unfit:
-            raise ValueError(unfit)
+            screen.say("cannot_play", reason=screen.reason(unfit))
+            return 2
         if args.ai is not None:
+            if not loader.is_spec(args.ai) and args.ai.lower() not in strategies.names():
+                raise Explained("unknown_ai", name=args.ai, names=", ".join(strategies.names()))
+            try:
+                strategies.check(args.ai)
+            except loader.StrategyError as e:
+                raise Explained("own_ai", detail=str(e)) from None
             player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
                               game_time=args.game_time, threads=args.threads, ponder=args.ponder)
         elif args.engine is not None:
@@ -155,7 +166,7 @@ def play(argv: list[str], colour: str | None = None) -> int:
         else:
             player = Human(lines=False)
     except ValueError as e:
-        screen.say("cannot_play", reason=e)
+        screen.say("cannot_play", reason=screen.reason(e))
         return 2
     secret = _load_secret(args, screen)
     if secret is False:
@@ -187,6 +198,12 @@ def play(argv: list[str], colour: str | None = None) -> int:
             on_signals(Face.signals, old)
     player.lines = face.lines
     return face.run(session.run, session.view)
+
+
+def _unfit(board: str) -> Reason | None:
+    """Why ``board`` should not be made a board (``comm.adopt.why_unfit``), or None."""
+    why = why_unfit(board)
+    return Reason(f"unfit_{why.code}", why.text, why.fields) if why else None
 
 
 def _interrupt() -> NoReturn:
@@ -256,8 +273,8 @@ def _load_secret(args: argparse.Namespace, screen: Screen) -> bytes | None | Lit
     it cannot be used (said why)."""
     try:
         return comm.load_secret(args.secret_file)
-    except comm.InvalidArgument as e:
-        screen.say("secret_problem", reason=e)
+    except comm.SecretProblem as e:
+        screen.say("secret_problem", reason=screen.reason(Reason(f"secret_{e.code}", str(e), e.fields)))
         return False
 
 
@@ -292,7 +309,7 @@ def replay(argv: list[str]) -> int:
         rec = load_file(args.file, secret)
         rec.game()
     except (OSError, ValueError) as e:
-        print(screen.t("cannot_replay", file=file, reason=visible(e, 300)), file=sys.stderr)
+        print(screen.t("cannot_replay", file=file, reason=visible(screen.reason(e), 300)), file=sys.stderr)
         return 2
     if args.ggf:
         print(rec.ggf())
@@ -330,36 +347,48 @@ def demo(argv: list[str]) -> int:
         except ValueError as e:
             ap.error(str(e))
     screen = Screen(args.lang or texts.default_lang(), wants_colour(args.no_color))
-    unfit = unfit_for_a_board(args.board) if args.board is not None else ""
+    unfit = _unfit(args.board) if args.board is not None else None
     if unfit:
-        screen.say("cannot_play", reason=unfit)
+        screen.say("cannot_play", reason=screen.reason(unfit))
         return 2
-    logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
-    board = Path(args.board) if args.board else logs_at / "board"
-    extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
-    logs = [open(logs_at / f"{c}.log", "w") for c in ("black", "white")]
-    procs: list[subprocess.Popen[bytes]] = []
     on_signals(("SIGTERM", "SIGHUP", "SIGBREAK"), _stop_demo)     # they stop the players too
+    logs_at: Path | None = None
+    logs: list[IO[str]] = []
+    procs: list[subprocess.Popen[bytes]] = []
+    named = False       # a record in the temporary folder was named to the person
     try:
+        logs_at = Path(tempfile.mkdtemp(prefix="cardstand-demo-"))
+        board = Path(args.board) if args.board else logs_at / "board"
+        extra = ["--pace", str(args.pace), "--time", str(args.time), "--new"]
+        logs += [open(logs_at / f"{c}.log", "w") for c in ("black", "white")]
+        # the players read nothing from the terminal (the keys are the watcher's), and a Ctrl+C
+        # there is the demo's: it stops them
+        alone: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
+        if sys.platform == "win32":
+            alone["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        else:
+            alone["start_new_session"] = True
         procs += [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
-                                   stdout=logs[0], stderr=subprocess.STDOUT),
+                                   stdout=logs[0], **alone),
                   subprocess.Popen(_player_cmd("white", board, args.white, extra),     # (each named by its AI)
-                                   stdout=logs[1], stderr=subprocess.STDOUT)]
+                                   stdout=logs[1], **alone)]
 
         def alive() -> bool:
             return any(p.poll() is None for p in procs)
 
+        stopped = False         # by the person watching (q, Ctrl+C on the live screen)
         if live_terminal():
             from .faces.live import LiveScreen
             face = LiveScreen(screen.lang, screen.colour, human=False, watching=True)
             code = watch_window(board, face, until_over=True, alive=alive)
+            stopped = face.closed
         else:
             code = follow(board, screen, until_over=True, timeout=600, alive=alive)
         rec = Records(board).current()
         ended = rec is not None and rec.status != PLAYING
         for p in procs:                 # after the end they leave by themselves; else they are stopped
             try:
-                p.wait(timeout=60 if ended else 1)
+                p.wait(timeout=60 if ended else 0 if stopped else 1)
             except subprocess.TimeoutExpired:
                 p.terminate()
                 p.wait(timeout=10)
@@ -374,6 +403,9 @@ def demo(argv: list[str]) -> int:
             path = Records(board).path(rec.id)
             screen.say("record", path=path)
             screen.line(f"python -m peer replay {path}")
+            named = True
+        if stopped:
+            return 0
         return code if all(p.returncode == 0 for p in procs) else 1
     except KeyboardInterrupt:
         return 130
@@ -388,7 +420,7 @@ def demo(argv: list[str]) -> int:
                 p.kill()
         for f in logs:
             f.close()
-        if args.board:      # (without --board the game's record is in that folder: it stays)
+        if logs_at is not None and (args.board or not named):   # (a record named there stays)
             shutil.rmtree(logs_at, ignore_errors=True)
 
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, BinaryIO, Literal, Optional, TextIO, Tuple, Un
 
 from engine import PASS, Position, loader, notation, oneshot, strategies
 
+from .reasons import Explained
+
 if TYPE_CHECKING:
     from .faces.plain import Screen
 
@@ -143,7 +145,7 @@ class Computer(Player):
         opts = {"seed": seed} if name.lower() in ("random", "best") and seed is not None else {}
         self.strategy = strategies.get(name, **opts, threads=threads)
         if (threads or ponder) and not strategies.uses_threads(name):
-            raise ValueError(f"--threads and --ponder are for --ai best, not {name}")
+            raise Explained("threads_not_best", name=name)
         own = isinstance(self.strategy, loader.Own)
         self.name = self.default_name = self.strategy.name if own else name.lower()
         self.clock = Clock(time_limit, game_time)
@@ -246,9 +248,12 @@ class External(Player):
     def __init__(self, command: str, time_limit: float = 10.0, fallback: str = "greedy",
                  game_time: float | None = None) -> None:
         self.command = command
-        self.argv = shlex.split(command, posix=os.name != "nt")
+        try:
+            self.argv = shlex.split(command, posix=os.name != "nt")
+        except ValueError:
+            raise Explained("engine_unquoted", command=command) from None
         if not self.argv:
-            raise ValueError("--engine needs a command")
+            raise Explained("no_engine_command")
         self.clock = Clock(time_limit, game_time)
         self.fallback = strategies.get(fallback)
 

@@ -29,7 +29,7 @@ _MS = re.compile(r"[0-9]{1,9}")     # a time used (D7), digits as a move's t= (P
 _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _PLY = re.compile(r"pass|[a-z][0-9]{1,2}")
 _TRANSCRIPT = re.compile(r"(?:pass|[a-z][0-9]{1,2})*")
-NAME_LIMIT = 64             # a name from the board is cut to this many characters
+NAME_LIMIT = 64             # characters of a name: --name is refused over it, a name from the board cut to it
 SAY_LIMIT = 1000            # characters of one value in a message line (a name, a chat line, a reason)
 
 from .reasons import REASONS  # noqa: F401  (what protocol.REASONS always meant)

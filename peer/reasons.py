@@ -1,6 +1,15 @@
-"""The session's own refusal reasons in the English that goes on the wire (a face shows them
-in its own language: ``faces.texts`` uses these as its English column).  No imports: the
-check for a missing dependency (``installed``) reads the texts before anything else loads."""
+"""Reasons in English, as they go on the wire and in logs, with the code and raw fields a screen
+words them from (``peer.faces.texts`` uses these texts as its English column).  Only the standard
+library: the check for a missing dependency (``installed``) reads the texts before anything else
+loads."""
+import re
+import string
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from engine import IllegalMove
+
 # The session's reasons for ``refuse`` and ``refused`` (H4, G2), as they go on the board: in
 # English, whatever the language of either screen (``peer.faces.texts`` says them on a screen).  The
 # engine's reasons for an illegal move are its ``IllegalMove`` messages.
@@ -21,3 +30,89 @@ REASONS = {
     "other_secret": "{other} plays with a different shared secret (its messages fail the MAC check); "
                     "give both sides the same CARDSTAND_SECRET or --secret-file",
 }
+
+# Why a player cannot start ("Cannot play: ..."), and why a game record is not used (D4, D5).
+PROBLEMS = {
+    "threads_not_ai": "--threads and --ponder are for --ai best, not for a person or --engine",
+    "threads_not_best": "--threads and --ponder are for --ai best, not {name}",
+    "time_twice": "--time and --game-time are two ways to give the thinking time: give one",
+    "name_too_long": "--name is {n} characters long; a name holds at most {limit}",
+    "unknown_ai": "unknown AI '{name}'; choose from {names}",
+    "own_ai": "your AI cannot be used: {detail}",
+    "no_engine_command": "--engine needs a command",
+    "engine_unquoted": "the --engine command has a quote that is not closed, or ends with a backslash: {command}",
+    "rec_not_record": "not a cardstand game record",
+    "rec_no_id": "damaged game record: no id",
+    "rec_bad_id": "damaged game record: bad game id '{id}'",
+    "rec_bad_size": "damaged game record: bad size '{size}'",
+    "rec_other_id": "damaged game record: it says id '{id}', its name '{name}'",
+    "rec_unsigned": "it is not signed: it was written without the shared secret",
+    "rec_no_line": "its signature cannot be checked: no '{line}' line",
+    "rec_bad_mac": "its signature does not match: it was changed, or written with another secret",
+    "rec_no_replay": "its moves do not replay: {reason}",
+    "rec_not_over": "it says the game is over, but after {n} plies {colour} can still move",
+    "rec_wrong_result": "its result '{result}' is not what its moves give ({b}-{w})",
+    "rec_not_resigned": "it says a side resigned, but its result is '{result}'",
+    "rec_not_regular": "it is {what}",
+    "rec_too_big": "too big for a game record",
+    "rec_folder": "a folder, not a game record",
+}
+ENGLISH = {**REASONS, **PROBLEMS}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why something was refused: ``code`` says it to a screen (a key of ``peer.faces.texts`` with
+    ``fields``), ``english`` to the other side and the logs (the wire is English, always)."""
+
+    code: str
+    english: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def own(cls, code: str, **fields: Any) -> "Reason":
+        """One of this program's reasons (``REASONS``, ``PROBLEMS``)."""
+        return cls(code, ENGLISH[code].format(**fields), fields)
+
+    @classmethod
+    def illegal(cls, e: "IllegalMove", move: str, size: int) -> "Reason":
+        """The engine's refusal of ``move`` (as sent or typed) on a board of ``size``."""
+        code = f"illegal_{e.reason}" if e.reason else ""
+        return cls(code, str(e), {"square": move, "size": size})
+
+    @classmethod
+    def read(cls, english: object) -> "Reason | str":
+        """A reason that came in English (from the other side): the ``Reason`` it is, when it is one
+        of ``REASONS`` (its fields are text as read); else the text as it is."""
+        text = str(english)
+        for code, pattern in _READ.items():
+            m = pattern.fullmatch(text)
+            if m:
+                return cls(code, text, m.groupdict())
+        return text
+
+    def __str__(self) -> str:
+        return self.english
+
+
+def _pattern(template: str) -> "re.Pattern[str]":
+    """A regular expression that reads ``template``'s text back into its fields."""
+    out, seen = "", set()
+    for literal, name, _, _ in string.Formatter().parse(template):
+        out += re.escape(literal)
+        if name:
+            out += f"(?P={name})" if name in seen else f"(?P<{name}>.+?)"
+            seen.add(name)
+    return re.compile(out, re.S)
+
+
+_READ = {code: _pattern(t) for code, t in REASONS.items()}
+
+
+class Explained(ValueError):
+    """A ``ValueError`` that a screen can put in its own words: its ``reason`` (its text: the
+    English of ``PROBLEMS``)."""
+
+    def __init__(self, code: str, **fields: Any) -> None:
+        self.reason = Reason.own(code, **fields)
+        super().__init__(self.reason.english)

@@ -22,6 +22,7 @@ from comm.text import visible
 from engine import Game
 
 from .protocol import game_id_problem, parse_size, parse_used, replay
+from .reasons import Explained
 
 log = logging.getLogger("peer")
 
@@ -47,8 +48,9 @@ _UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _MAC = re.compile("[0-9a-f]{64}")
 
 
-class Unusable(ValueError):
-    """A record that is not used; ``size``: the board size it claims, when it was read that far."""
+class Unusable(Explained):
+    """A record that is not used (its ``reason``: a ``rec_*`` code of ``peer.reasons``); ``size``: the
+    board size it claims, when it was read that far."""
 
     size: int | None = None
     text: str | None = None     # the record as it was judged (D6: set aside only while it still reads so)
@@ -121,15 +123,15 @@ class Record:
         # a CR before a line's end (edited on Windows) is dropped: a CR in a value is written \r
         first, fields = fsops.parse_record(text)
         if first.strip(" \t\r") != MAGIC:     # ASCII white space only (D1), as interop/js
-            raise Damaged("not a cardstand game record")
+            raise Damaged("rec_not_record")
         f = {k: unescape(v) for k, v in fields.items()}
         if "id" not in f:
-            raise Damaged("damaged game record: no id")
+            raise Damaged("rec_no_id")
         if game_id_problem(f["id"]):
-            raise Damaged(f"damaged game record: bad game id {f['id'][:80]!r}")
+            raise Damaged("rec_bad_id", id=f["id"][:80])
         size = parse_size(f.get("size", "8"))
         if size is None:
-            raise Damaged(f"damaged game record: bad size {f['size'][:20]!r}")
+            raise Damaged("rec_bad_size", size=f["size"][:20])
         return cls(id=f["id"], size=size, black=f.get("black", "black"),
                    white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
                    moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""),
@@ -139,13 +141,13 @@ class Record:
         """D4: ``Untrusted`` unless the record read carries the MAC of its nine lines under
         ``secret`` (every key present, the values exactly as written)."""
         if not self.mac:
-            raise Untrusted("it is not signed: it was written without the shared secret")
+            raise Untrusted("rec_unsigned")
         missing = [k for k in KEYS if k not in self.written]
         if missing:
-            raise Untrusted(f"its signature cannot be checked: no {missing[0]!r} line")
+            raise Untrusted("rec_no_line", line=missing[0])
         lines = "".join(f"{k}: {self.written[k]}\n" for k in KEYS)
         if not _MAC.fullmatch(self.mac) or not hmac.compare_digest(self.mac, record_mac(secret, lines)):
-            raise Untrusted("its signature does not match: it was changed, or written with another secret")
+            raise Untrusted("rec_bad_mac")
 
     def game(self) -> Game:
         """The moves replayed on a board (``ValueError``, ``IllegalMove``, for a damaged record:
@@ -159,17 +161,16 @@ class Record:
         try:
             g = self.game()
         except ValueError as e:
-            raise Damaged(f"its moves do not replay: {e}") from None
+            raise Damaged("rec_no_replay", reason=e) from None
         pos = g.position
         if self.status == OVER:
             if not pos.is_game_over():
-                raise Damaged(f"it says the game is over, but after {len(g.moves)} plies "
-                              f"{('black', 'white')[pos.turn]} can still move")
+                raise Damaged("rec_not_over", n=len(g.moves), colour=("black", "white")[pos.turn])
             b, w = pos.discs()
             if self.result.strip() != f"{b}-{w}":
-                raise Damaged(f"its result {self.result[:20]!r} is not what its moves give ({b}-{w})")
+                raise Damaged("rec_wrong_result", result=self.result[:20], b=b, w=w)
         elif self.status == RESIGNED and self.result not in ("black resigned", "white resigned"):
-            raise Damaged(f"it says a side resigned, but its result is {self.result[:40]!r}")
+            raise Damaged("rec_not_resigned", result=self.result[:40])
         return g
 
     def ggf(self) -> str:
@@ -249,13 +250,13 @@ class Records:
             data = self.root.read(rel, MAX_RECORD + 1 if whole else SMALL_READ, strict=True)
         except fsops.NotRegular as e:
             if whole:       # a game record made a folder, a link, a FIFO: damaged, set aside (D6)
-                raise Damaged(f"it is {e.strerror}") from None
+                raise Damaged("rec_not_regular", what=e.strerror) from None
             if rel not in self._warned:
                 self._warned.add(rel)
                 log.warning("%s: not used (%s)", self.root.path(rel), e)
             return None
         if data is not None and whole and len(data) > MAX_RECORD:
-            raise Damaged("too big for a game record")
+            raise Damaged("rec_too_big")
         return None if data is None else data.decode("utf-8", "replace")
 
     def save(self, record: Record) -> None:
@@ -289,7 +290,7 @@ class Records:
 
     def _trust(self, rec: Record, gid: str) -> Record:
         if rec.id != gid:
-            raise Damaged(f"damaged game record: it says id {rec.id!r}, its name {gid!r}")
+            raise Damaged("rec_other_id", id=rec.id, name=gid)
         if self.secret:
             rec.check_mac(self.secret)
         rec.verify()
@@ -409,13 +410,14 @@ def load_file(path: str | os.PathLike[str], secret: bytes | None = None) -> Reco
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except IsADirectoryError:       # (Windows cannot open a folder)
-        raise ValueError("a folder, not a game record") from None
+        raise Explained("rec_folder") from None
     except OSError as e:
         raise ValueError(e.strerror or str(e)) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError("a folder, not a game record" if stat.S_ISDIR(os.fstat(fd).st_mode)
-                             else "not a regular file")
+            if stat.S_ISDIR(os.fstat(fd).st_mode):
+                raise Explained("rec_folder")
+            raise Explained("rec_not_regular", what="not a regular file")
         with os.fdopen(fd, "rb") as f:
             fd = -1
             data = f.read(MAX_RECORD + 1)
@@ -423,7 +425,7 @@ def load_file(path: str | os.PathLike[str], secret: bytes | None = None) -> Reco
         if fd >= 0:
             os.close(fd)
     if len(data) > MAX_RECORD:
-        raise Damaged("too big for a game record")
+        raise Damaged("rec_too_big")
     rec = Record.parse(data.decode("utf-8", "replace"))
     if secret:
         rec.check_mac(secret)

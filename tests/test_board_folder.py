@@ -84,20 +84,24 @@ def test_the_demo_says_why_its_players_stopped(tmp_path):
     board = tmp_path / "theirs"
     board.mkdir()
     (board / "cardstand.board").write_text("somebody else's file")
+    (tmp_path / "tmp").mkdir()
     out = subprocess.run([sys.executable, "-m", "peer", "demo", "--board", str(board), "--lang", "en"],
-                         capture_output=True, text=True, timeout=60, cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
+                         capture_output=True, text=True, timeout=60, cwd=ROOT,
+                         env=dict(os.environ, NO_COLOR="1", TMPDIR=str(tmp_path / "tmp")))
     said = out.stdout + out.stderr
     assert out.returncode == 1, said
     for colour in ("black", "white"):
         assert f"The {colour} player stopped with exit code 2: Cannot play:" in said and "not a cardstand" in said
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))       # the players' logs: removed
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM to a child is POSIX")
 def test_a_stopped_demo_stops_its_players(tmp_path):
     import signal
+    (tmp_path / "tmp").mkdir()
     p = subprocess.Popen([sys.executable, "-m", "peer", "demo", "--time", "0.3", "--pace", "0.5", "--board",
                           str(tmp_path / "b")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         cwd=ROOT, env=dict(os.environ, NO_COLOR="1"))
+                         cwd=ROOT, env=dict(os.environ, NO_COLOR="1", TMPDIR=str(tmp_path / "tmp")))
     players = [tmp_path / "b" / "box" / colour for colour in ("black", "white")]
     deadline = time.monotonic() + 30
     while not all((m / "alive").exists() for m in players):     # both players run
@@ -110,6 +114,7 @@ def test_a_stopped_demo_stops_its_players(tmp_path):
     while any((m / "alive").exists() for m in players) and time.monotonic() < deadline:
         time.sleep(0.1)             # (a player that leaves removes its alive record, I6)
     assert not any((m / "alive").exists() for m in players)
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))       # the players' logs: removed
 
 
 def test_a_folder_another_init_is_making_a_board_may_be_joined(tmp_path):

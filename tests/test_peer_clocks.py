@@ -113,12 +113,13 @@ def test_one_side_restarts_and_both_show_the_same_clocks(tmp_path):
 
 @pytest.mark.parametrize("forged", ["garbage", "huge", "negative", "folder"])
 def test_a_forged_clock_file_counts_as_nothing_and_the_game_goes_on(tmp_path, forged):
-    """White's clock file made odd while white is away: white's time starts from 0 again, black
-    takes that from white's greeting, and both finish the game showing the same clocks."""
+    """White's clock file made odd while white is away: it counts as 0, and white's time comes
+    back from black's greeting (black's count of it, the larger); both finish the game showing
+    the same clocks."""
     board = tmp_path / "b"
     b, w = paced_until(board, 10)
     try:
-        leave(w)
+        left_w = times(leave(w))[-1]
         clock = board / "records" / f"{Records(board).current().id}.clock-white"
         assert Records(board).clock(Records(board).current().id, "white") > 0
         clock.unlink()
@@ -141,8 +142,29 @@ def test_a_forged_clock_file_counts_as_nothing_and_the_game_goes_on(tmp_path, fo
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert "Traceback" not in ob + ow
     resumed = times(ow)[0]
-    assert resumed[1] == 0 and resumed[0] >= 2, resumed    # white from nothing, black's from its greeting
+    assert close(resumed[1], left_w[1]) and resumed[0] >= 2, (resumed, left_w)     # both from black's greeting
     assert times(ob)[-1] == times(ow)[-1], (times(ob), times(ow))
+    gid = Records(board).current().id
+    assert Records(board).clock(gid, "white") >= 1000 * left_w[1]                  # noted again
+
+
+def test_a_game_set_aside_starts_its_clocks_again(tmp_path):
+    """D6, D7: a game whose record is set aside goes on from no plies: its clocks start from 0
+    (the old clock files do not count) and each side writes its file anew."""
+    from peer.record import Record
+    board = board_folder(tmp_path / "b")
+    records = Records(board)
+    records.save(Record(id="g-1", moves="f5d6", status="over", result="3-2"))     # damaged (D5)
+    records.save_clock("g-1", "black", 500_000)
+    records.save_clock("g-1", "white", 400_000)
+    b, w = player("black", board, *FAST, "--seed", 3), player("white", board, *FAST, "--seed", 4)
+    rb, ob = finish(b, timeout=120)
+    rw, ow = finish(w, timeout=120)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert records.current().id == "g-1" and records.current().status == "over"
+    end_b, end_w = times(ob)[-1], times(ow)[-1]
+    assert end_b == end_w and max(end_b) < 60, (times(ob), times(ow))
+    assert records.clock("g-1", "black") < 60_000 and records.clock("g-1", "white") < 60_000
 
 
 def test_clock_files_are_read_strictly(tmp_path):
@@ -186,13 +208,16 @@ def test_a_game_time_budget_goes_on_from_the_time_used(tmp_path):
     Records(board.folder).save_clock("g-1", "black", 50_000)
     me = Computer("random", game_time=60.0)
     s = Session(board.folder, BLACK, me, Screen("en", stream=io.StringIO()), board=board)
-    s._start_game("g-1", 8)
+    s._start_game("g-1", 8, "f5d6")     # (a game with plies: one without starts its clocks at 0)
     s.mode = "full"
     assert me.clock.left == 10.0
     assert s.view().sides[BLACK].used == 50.0 and s.view().sides[BLACK].left == 10.0
-    s._commit(Game(8).position.legal_moves()[0], 2500)      # a ply of 2.5 s
+    s._commit(s.game.position.legal_moves()[0], 2500)      # a ply of 2.5 s
     assert me.clock.left == 7.5 and Records(board.folder).clock("g-1", "black") == 52_500
     assert board.moves_sent() == 1 and board.sent[-1][1].endswith(" t=2500")
+    Records(board.folder).save_clock("g-2", "black", 50_000)
+    s._start_game("g-2", 8)             # no plies: the time starts again, and is noted so
+    assert me.clock.left == 60.0 and s.view().sides[BLACK].used == 0 and Records(board.folder).clock("g-2", "black") == 0
 
 
 def pexpect_eof():

@@ -144,10 +144,13 @@ def test_errors_go_to_stderr(tmp_path):
 def test_demo_runs_two_processes(tmp_path):
     import subprocess
     import sys
+    import os
+    (tmp_path / "tmp").mkdir()
     r = subprocess.run([sys.executable, "-m", "peer", "demo", "--pace", "0", "--time", "0.05", "--no-color",
                         "--board", str(tmp_path / "demo"), "--size", "6"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, TMPDIR=str(tmp_path / "tmp")))
     assert r.returncode == 0, r.stdout + r.stderr
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))       # its players' logs: removed
     assert "over" in r.stdout and "Game record" in r.stdout
     rec = Records(tmp_path / "demo").current()
     assert (rec.black, rec.white) == ("alphabeta", "greedy")     # each side named by its AI
@@ -238,3 +241,26 @@ def test_a_side_without_a_name_is_called_by_its_ai_and_a_new_game_renames_nobody
     rw, ow = finish(w)
     assert "対局開始: 人間（黒 X）対 random（白 O）、4×4の盤" in ow, ow
     assert Records(board).current().black == "person"
+
+
+def test_a_name_is_at_most_64_characters_everywhere(tmp_path):
+    """One limit (NAME_LIMIT): a longer --name is refused at the option check, in the screen's
+    language, before anything is written; a name of 64 characters is the same in the greeting, the
+    record and on both screens."""
+    import subprocess
+    import sys
+    from peer.protocol import NAME_LIMIT
+    board = tmp_path / "b"
+    for lang, said in (("en", f"Cannot play: --name is 65 characters long; a name holds at most {NAME_LIMIT}"),
+                       ("ja", f"対局できません: --name が 65 文字あります。名前は {NAME_LIMIT} 文字までです")):
+        r = subprocess.run([sys.executable, "-m", "peer", "--color", "black", "--board", str(board), "--name", "n" * 65,
+                            "--lang", lang], capture_output=True, text=True, encoding="utf-8", timeout=60)
+        assert r.returncode == 2 and r.stderr.strip() == said, r.stderr
+    assert not board.exists()
+    name = "é" + "n" * (NAME_LIMIT - 1)
+    b = player("black", board, "--ai", "random", "--name", name)
+    w = player("white", board, "--ai", "random")
+    (rb, ob), (rw, ow) = finish(b), finish(w)
+    assert rb == rw == 0, (ob[-800:], ow[-800:])
+    assert f"Game on: {name} (black X) vs random (white O)" in ob + ow and ow.count(name) >= 1
+    assert Records(board).current().black == name

@@ -338,7 +338,8 @@ def test_one_live_run_per_colour_and_take_over(tmp_path):
         b2 = player("black", board, *RANDOM, "--seed", 5, "--take-over")
         rb, ob = finish(b, timeout=60)
         assert rb == 6, ob[-800:]
-        assert "Another run of black has joined this board and taken over" in ob and "Traceback" not in ob
+        assert f"Another run of black has joined this board and taken over (pid {b2.pid} on " in ob, ob[-800:]
+        assert ob.count("has joined this board") == 1 and "Traceback" not in ob       # said once, not nested
         rb2, ob2 = finish(b2)
         rw, ow = finish(w)
     finally:

@@ -303,10 +303,37 @@ def test_the_board_stays_whole_in_a_small_terminal(tmp_path, lang):
         w.communicate(timeout=30)
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_long_message_in_a_small_terminal_keeps_its_start(tmp_path, lang):
+    """At 40x12 the messages have one line: a hint there shows its moves (its first line, cut
+    with …), not the end of its explanation; a larger terminal shows it whole."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", lang, rows=12, cols=40)
+    hint = r"(Hint|ヒント): [a-h][1-8] ~[+-]\d+"
+    try:
+        t.wait_for(lambda lines: board_rows(lines) == list(range(1, 9)))
+        t.proc.send("hint\r")
+        lines = t.wait_for(lambda lines: any(re.search(hint, line) for line in lines))
+        said = next(line for line in lines if re.search(hint, line))
+        assert said.endswith("…") and lines[-1].startswith(">"), t.shown()
+        assert board_rows(lines) == list(range(1, 9)), t.shown()
+        t.resize(40, 100)
+        t.wait_for("読み切っていない見込み" if lang == "ja" else "discs ahead at the end with best play")
+        t.proc.send("quit\r")
+        t.proc.expect(pexpect.EOF)
+    finally:
+        t.proc.close(force=True)
+        w.terminate()
+        w.communicate(timeout=30)
+
+
 def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     """At a terminal the demo is watched on the live screen (the board in place, the players by
     their AI's name, whose turn); at the end the final board and the record stay on the terminal."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1")
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1",
+               TMPDIR=str(tmp_path / "tmp"))
     env.pop("NO_COLOR", None)
     proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "4", "--pace", "0.3", "--time", "0.05",
                                           "--lang", "en", "--board", str(tmp_path / "b")],
@@ -323,3 +350,31 @@ def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     assert proc.exitstatus == 0
     t.stream.feed(proc.before or "")
     assert "Game record:" in t.shown() and "python -m peer replay" in t.shown(), t.shown()
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))        # the players' logs are gone
+
+
+@pytest.mark.parametrize("key", ["q\r", "\x03"])
+def test_the_demo_stops_at_q_and_ctrl_c(tmp_path, key):
+    """q (and Ctrl+C) on the demo's live screen stop it at once: the players are stopped (they
+    leave the board), the record is named, and nothing is left in the temporary folder."""
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1",
+               TMPDIR=str(tmp_path / "tmp"))
+    env.pop("NO_COLOR", None)
+    board = tmp_path / "b"
+    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--pace", "0.5", "--time", "0.05", "--lang", "en",
+                                          "--board", str(board)],
+                         env=env, cwd=str(ROOT), encoding="utf-8", timeout=30, dimensions=(24, 80))
+    t = Terminal.__new__(Terminal)
+    t.proc, t.screen = proc, pyte.Screen(80, 24)
+    t.stream = pyte.Stream(t.screen)
+    t.wait_for("Move 3: black to play")
+    proc.send(key)
+    started = time.monotonic()
+    proc.expect(pexpect.EOF, timeout=20)
+    proc.close()
+    assert proc.exitstatus == 0 and time.monotonic() - started < 15
+    t.stream.feed(proc.before or "")
+    assert "Game record:" in t.shown(), t.shown()
+    assert not any((board / "box" / c / "alive").exists() for c in ("black", "white"))    # they left (I6)
+    assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))

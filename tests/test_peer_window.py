@@ -129,7 +129,7 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
             if len(g.moves) >= 10 and "hint" not in done:
                 me.click_button("hint")
                 s = me.wait("a hint on the board", lambda s: s["hints"])
-                assert set(s["hints"]) <= legal_squares(s) and all(v[0] in "+-0" for v in s["hints"].values())
+                assert set(s["hints"]) <= legal_squares(s) and all(re.fullmatch(r"~?[+-]\d+", v) for v in s["hints"].values())
                 assert any(m.startswith("Hint: ") for m in s["messages"])
                 me.screenshot("window-en-hint")      # (the README's picture)
                 done.add("hint")

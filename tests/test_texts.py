@@ -13,7 +13,8 @@ from peer.faces.plain import Screen
 # square), names of things on the disk and in the environment, and abbreviations
 TYPED = {w for words in WORDS.values() for w in words if w.isascii()} | {
     "new", "size", "take-over", "secret-file", "CARDSTAND_SECRET", "Ctrl", "Ctrl-C", "A-Z", "a-z", "ID", "MAC",
-    "pid", "run", "cardstand", "Enter", "gui", "tkinter", "Python", "ssh", "-X", "Windows", "records"}
+    "pid", "run", "cardstand", "Enter", "gui", "tkinter", "Python", "ssh", "-X", "Windows", "records", "AI", "threads",
+    "ponder", "ai", "best", "time", "game-time", "engine", "name"}
 
 
 def _placeholders(s):

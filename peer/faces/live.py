@@ -195,9 +195,18 @@ def _wrapped(text: str, width: int) -> Tuple[str, ...]:
     return tuple(wrap(text, width))
 
 
-def message_lines(messages: List[Tuple[str, str]], width: int) -> List[Tuple[str, str]]:
-    """``messages`` ((style, text), oldest first) wrapped to ``width``: (style, line) pairs."""
-    return [("class:" + style if style else "", line) for style, text in messages for line in _wrapped(text, width)]
+def message_lines(messages: List[Tuple[str, str]], width: int, height: Optional[int] = None) -> List[Tuple[str, str]]:
+    """``messages`` ((style, text), oldest first) wrapped to ``width``: (style, line) pairs, shown
+    from the end.  When the last message takes more than ``height`` lines, its first ones end the
+    list (the last of them cut with …): what a message says first is what matters (a hint's moves)."""
+    lines = [("class:" + style if style else "", line) for style, text in messages for line in _wrapped(text, width)]
+    if messages and height is not None and height > 0:
+        last = len(_wrapped(messages[-1][1], width))
+        if last > height:
+            kept = lines[-last:][:height]
+            kept[-1] = (kept[-1][0], fit(kept[-1][1] + " …", width))
+            lines[-last:] = kept
+    return lines
 
 
 class LiveScreen(Face):
@@ -242,9 +251,11 @@ class LiveScreen(Face):
     def _message_lines(self) -> List[Tuple[str, str]]:
         from prompt_toolkit.application import get_app
         size = get_app().output.get_size()
+        top, rule, keys = self._frame()
         with self._lock:
             shown = self.messages[-size.rows:]
-        return message_lines(shown, size.columns - 1)
+        # (the messages have the rows the top, the rules and a one-line input leave)
+        return message_lines(shown, size.columns - 1, size.rows - len(top) - rule - keys - 1)
 
     def _messages(self) -> "StyleAndTextTuples":
         """The messages, the window scrolled to the end of the last one (a cursor marker in the

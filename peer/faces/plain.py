@@ -12,7 +12,8 @@ from engine import BLACK, WHITE, Position, notation
 
 from ..players import describe
 from ..protocol import NAME_LIMIT, SAY_LIMIT
-from ..session.events import Event, Reason
+from ..reasons import Explained, Reason
+from ..session.events import Event
 from ..session.view import View
 from . import texts
 
@@ -150,11 +151,17 @@ class Screen:
         return isinstance(reason, Reason) and reason.code in texts.TEXTS and texts.names(reason.code, "square")
 
     def reason(self, reason: object) -> str:
-        """A ``Reason`` in this screen's language; anything else (from the board, the opponent,
-        the system) as it is."""
+        """A ``Reason`` (or an ``Explained`` error's) in this screen's language; anything else (from
+        the board, the opponent, the system) as it is."""
+        if isinstance(reason, Explained):
+            reason = reason.reason
         if not isinstance(reason, Reason) or reason.code not in texts.TEXTS:
             return str(reason)
         fields = self._named(dict(reason.fields))
+        if fields.get("colour") in COLOURS:
+            fields["colour"] = self.t(fields["colour"])
+        if "reason" in fields:
+            fields["reason"] = self.reason(fields["reason"])
         if reason.code.startswith("illegal_"):
             size = fields["size"]
             fields.update(square=visible(fields["square"], 8), last=notation.square_name(size * size - 1, size))

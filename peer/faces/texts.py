@@ -2,7 +2,7 @@
 import locale
 import os
 
-from ..reasons import REASONS
+from ..reasons import PROBLEMS, REASONS
 
 TEXTS = {
     "waiting_join": ("Waiting for {other} to join the board {board} ...",
@@ -186,10 +186,11 @@ TEXTS = {
     "busy_here": ("its process runs on this computer", "このコンピュータでプロセスが動いています"),
     "busy_seen": ("last sign of life {secs} s ago", "最後の応答は {secs} 秒前"),
     "busy_machine": (", machine {m}", "、マシン {m}"),
-    "replaced": ("Another run of {colour} has joined this board and taken over ({reason}): this one stops and "
-                 "sends nothing more.",
-                 "別の{colour}のプログラムがこの伝言台に参加して引き継ぎました（{reason}）。こちらは何も送らずに"
-                 "終了します。"),
+    "replaced": ("Another run of {colour} has joined this board and taken over (pid {pid} on {host}): this one "
+                 "stops and sends nothing more.",
+                 "別の{colour}のプログラム（{host}の pid {pid}）がこの伝言台に参加して引き継ぎました。こちらは何も"
+                 "送らずに終了します。"),
+    "name_too_long": (PROBLEMS["name_too_long"], "--name が {n} 文字あります。名前は {limit} 文字までです"),
     "bye": ("You left the game; start the same command again to resume.",
             "対局を中断しました。同じコマンドで再開できます。"),
     "demo_player_failed": ("The {colour} player stopped with exit code {code}: {said}",
@@ -305,6 +306,60 @@ TEXTS = {
                     "白は {theirs}×{theirs}の盤を希望、黒の提案は {mine}×{mine}です"),
     "size_proposed": (REASONS["size_proposed"],
                       "黒の提案は {theirs}×{theirs}の盤、白の希望は {mine}×{mine}です"),
+    # -- why a player cannot start, why a game record is not used (peer.reasons.PROBLEMS) -----------
+    "threads_not_ai": (PROBLEMS["threads_not_ai"],
+                       "--threads と --ponder は --ai best のためのものです（人間や --engine には使えません）"),
+    "threads_not_best": (PROBLEMS["threads_not_best"],
+                         "--threads と --ponder は --ai best のためのものです（{name}には使えません）"),
+    "time_twice": (PROBLEMS["time_twice"],
+                   "--time と --game-time はどちらも考慮時間の指定です。どちらか一つにしてください"),
+    "unknown_ai": (PROBLEMS["unknown_ai"], "'{name}' という AI はありません。次から選んでください: {names}"),
+    "own_ai": (PROBLEMS["own_ai"], "自作のコンピューターを使えません: {detail}"),
+    "no_engine_command": (PROBLEMS["no_engine_command"], "--engine には実行するコマンドを指定してください"),
+    "engine_unquoted": (PROBLEMS["engine_unquoted"],
+                        "--engine のコマンドに閉じていない引用符があるか、最後がバックスラッシュです: {command}"),
+    "rec_not_record": (PROBLEMS["rec_not_record"], "cardstand の棋譜ではありません"),
+    "rec_no_id": (PROBLEMS["rec_no_id"], "棋譜が壊れています: 対局 ID がありません"),
+    "rec_bad_id": (PROBLEMS["rec_bad_id"], "棋譜が壊れています: 対局 ID '{id}' が不正です"),
+    "rec_bad_size": (PROBLEMS["rec_bad_size"], "棋譜が壊れています: 盤の大きさ '{size}' が不正です"),
+    "rec_other_id": (PROBLEMS["rec_other_id"],
+                     "棋譜が壊れています: 中身の対局 ID は '{id}' ですが、ファイル名は '{name}' です"),
+    "rec_unsigned": (PROBLEMS["rec_unsigned"], "署名がありません（共有秘密鍵なしで書かれました）"),
+    "rec_no_line": (PROBLEMS["rec_no_line"], "署名を確かめられません（'{line}' の行がありません）"),
+    "rec_bad_mac": (PROBLEMS["rec_bad_mac"], "署名が合いません（書き換えられたか、別の共有秘密鍵で書かれました）"),
+    "rec_no_replay": (PROBLEMS["rec_no_replay"], "手順を再現できません（{reason}）"),
+    "rec_not_over": (PROBLEMS["rec_not_over"], "終局と書かれていますが、{n} 手目のあと{colour}にはまだ打てる場所があります"),
+    "rec_wrong_result": (PROBLEMS["rec_wrong_result"], "結果 '{result}' が手順から出る結果（{b}-{w}）と違います"),
+    "rec_not_resigned": (PROBLEMS["rec_not_resigned"], "投了と書かれていますが、結果が '{result}' です"),
+    "rec_not_regular": (PROBLEMS["rec_not_regular"], "普通のファイルではありません（{what}）"),
+    "rec_too_big": (PROBLEMS["rec_too_big"], "棋譜にしては大きすぎます"),
+    "rec_folder": (PROBLEMS["rec_folder"], "フォルダです（棋譜ではありません）"),
+    # the board folder and the shared secret (comm.adopt.why_unfit, comm.SecretProblem: their English)
+    "unfit_empty_name": ("the board folder's name is empty: name a folder (the default is ./cardstand)",
+                         "伝言台のフォルダ名が空です。フォルダを指定してください（省略すると ./cardstand）"),
+    "unfit_a_file": ("{file} is a file, not a folder: name a new or empty folder for the board",
+                     "{file}はファイルで、フォルダではありません。伝言台には新しいフォルダか空のフォルダを指定して"
+                     "ください"),
+    "unfit_not_a_board": ("{folder} is not a board (it has no cardstand.board) and holds other files ({shown}): "
+                          "name a new or empty folder, and a board is made there",
+                          "{folder}は伝言台ではなく（cardstand.board がありません）、ほかのファイル（{shown}）が"
+                          "あります。新しいフォルダか空のフォルダを指定すれば、そこに伝言台を作ります"),
+    "board_not_a_marker": ("{marker} is not a cardstand board marker: choose another folder",
+                           "{marker}は cardstand の伝言台の目印ではありません。別のフォルダを指定してください"),
+    "board_other_version": ("{folder} is a board of protocol version {version}; this program speaks version {mine}",
+                            "{folder}はプロトコルのバージョン {version}の伝言台です（このプログラムは {mine}）"),
+    "secret_missing": ("cannot read the secret file {file}: no such file",
+                       "秘密鍵ファイル {file}を読めません: そのファイルはありません"),
+    "secret_not_a_file": ("cannot read the secret file {file}: not a regular file",
+                          "秘密鍵ファイル {file}を読めません: 普通のファイルではありません"),
+    "secret_unreadable": ("cannot read the secret file {file}: {cause}",
+                          "秘密鍵ファイル {file}を読めません（{cause}）"),
+    "secret_too_long": ("the secret file {file} is longer than {limit} bytes: not a secret file",
+                        "{file}は {limit} バイトより長いので、秘密鍵ファイルではありません"),
+    "secret_empty_file": ("the shared secret in the secret file {file} is empty",
+                          "秘密鍵ファイル {file}の共有秘密鍵が空です"),
+    "secret_empty_variable": ("the shared secret in CARDSTAND_SECRET is empty",
+                              "CARDSTAND_SECRET の共有秘密鍵が空です"),
     # -- the window (peer.faces.window) -------------------------------------------------------------
     "gui_title": ("Othello: {colour} on {board}", "オセロ: {colour}（{board}）"),
     "gui_watch_title": ("Othello: watching {board}", "オセロ: {board}を観戦"),
@@ -318,6 +373,8 @@ TEXTS = {
     "gui_send": ("Send", "送信"),
     "gui_chat": ("Chat:", "チャット:"),
     "gui_moves": ("Moves", "棋譜"),
+    "gui_moves_hidden": ("Moves: hidden (make the window taller to see them)",
+                         "棋譜: ウィンドウを高くすると表示されます"),
     "gui_your_turn": ("Your turn ({colour}): click a square", "あなたの番です（{colour}）。マスをクリックしてください"),
     "gui_to_play": ("{name} ({colour}) to play", "{name}（{colour}）の番です"),
     "gui_passed": ("{colour} has no legal move and passes", "{colour}は打てる場所がないのでパス"),

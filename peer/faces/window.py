@@ -12,6 +12,7 @@ import math
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -20,7 +21,7 @@ from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
 from ..players import describe
-from ..session.view import View
+from ..session.view import Side, View
 
 NO_TK: str | None = None     # why tkinter cannot be imported (then ``tk`` is not defined)
 try:
@@ -52,6 +53,7 @@ WINDOW_WORDS = {"to_leave_human": "gui_to_leave", "to_leave_terminal": "gui_to_l
                 "to_leave_computer": "gui_to_leave", "watching": "gui_watching",
                 "computer_plays": "gui_computer_plays"}
 MESSAGE_LINES = 500     # lines the message box keeps
+MOVES_LEAST = 3         # lines the move list needs to be shown (else a note says where it went)
 
 
 class Unavailable(Exception):
@@ -75,6 +77,7 @@ class Window(Face):
     turn: "tk.Label"
     last: "tk.Label"
     moves: "tk.Listbox"
+    moves_title: "tk.Label"
     button_bar: "tk.Frame"
     buttons: dict[str, "tk.Button"]
     bottom: "tk.Frame"
@@ -110,6 +113,7 @@ class Window(Face):
         self._labels: dict[str, dict[str, Any]] = {}
         self._dumped: str | None = None
         self._fitted_to: tuple[int, int] | None = None         # the window's size the layout was fitted to
+        self._elided: dict[tuple[str, int], str] = {}       # (a player's label, pixels): the label that fits
         # (buttons a row, their widths when each fits its longest text)
         self._buttons_per_row: tuple[int, list[int] | None] = (0, None)
 
@@ -170,7 +174,9 @@ class Window(Face):
         self.turn.grid(row=2, column=0, sticky="ew")
         self.last = tk.Label(side, anchor="w")
         self.last.grid(row=3, column=0, sticky="ew")
-        tk.Label(side, text=self.t("gui_moves"), anchor="w").grid(row=4, column=0, sticky="ew", pady=(8, 0))
+        self.moves_title = tk.Label(side, text=self.t("gui_moves"), anchor="w", justify="left",
+                                    wraplength=SIDE_WIDTH - 30)
+        self.moves_title.grid(row=4, column=0, sticky="ew", pady=(8, 0))
         box = tk.Frame(side)
         box.grid(row=5, column=0, sticky="nsew")
         box.rowconfigure(0, weight=1)
@@ -180,6 +186,8 @@ class Window(Face):
         bar = tk.Scrollbar(box, command=self.moves.yview)
         bar.grid(row=0, column=1, sticky="ns")
         self.moves.configure(yscrollcommand=bar.set)
+        box.bind("<Configure>", lambda e: self._moves_room(e.height, bar))
+        box.bind("<Unmap>", lambda e: self._moves_room(0, bar))     # (no room at all: grid unmaps it)
         buttons = self.button_bar = tk.Frame(side, pady=8)
         buttons.grid(row=6, column=0, sticky="ew")
         spec: list[tuple[str, str | None, Callable[[], None]]]     # (key, text, command)
@@ -248,7 +256,24 @@ class Window(Face):
             self._set(name, wraplength=side - 80)
             self._set(state, wraplength=side - 30)
         self._set(self.turn, wraplength=side - 30)
+        self._set(self.moves_title, wraplength=side - 30)
         self._fit_buttons(side - 20)
+        self._scroll_messages()
+
+    def _moves_room(self, height: int, bar: "tk.Scrollbar") -> None:
+        """The move list shown when its place is ``MOVES_LEAST`` lines high or more; else hidden,
+        its title saying so (a list a few pixels high shows nothing)."""
+        line = tkfont.nametofont(self.moves.cget("font")).metrics("linespace")
+        room = height >= MOVES_LEAST * line
+        if room == bool(self.moves.winfo_manager()):
+            return
+        if room:
+            self.moves.grid()
+            bar.grid()
+        else:
+            self.moves.grid_remove()
+            bar.grid_remove()
+        self.moves_title.configure(text=self.t("gui_moves" if room else "gui_moves_hidden"))
 
     def _fit_buttons(self, width: int) -> None:
         """The buttons in ``width`` pixels: in one row, each as wide as its longest text (nothing
@@ -454,7 +479,7 @@ class Window(Face):
         to_move = pos.turn if pos is not None and not v.ended else None
         for colour, (name, count, state) in zip((BLACK, WHITE), self.players):
             side = v.sides[colour]
-            self._set(name, text=player_label(side, colour, self),
+            self._set(name, text=self._label(side, colour, int(name.cget("wraplength"))),
                       font=self.font_bold if to_move == colour else "TkDefaultFont")
             self._set(count, text=str(counts[colour]))
             if v.colour is not None:
@@ -484,6 +509,24 @@ class Window(Face):
                 self._set(self.buttons[key], state="normal" if self.ply > 0 else "disabled")
             for key in ("next", "end"):
                 self._set(self.buttons[key], state="normal" if self.ply < self.plies else "disabled")
+
+    def _label(self, side: Side, colour: int, width: int) -> str:
+        """A player's label (``player_label``) with its name cut (…) until the label fits in one
+        line of ``width`` pixels, or the name in half of that: a long name never pushes the
+        panel's buttons out of the window."""
+        full = player_label(side, colour, self)
+        key = (full, width)
+        if key not in self._elided:
+            if len(self._elided) > 64:      # (a window resized at length: widths come and go)
+                self._elided.clear()
+            measure, label = self.font_bold.measure, full
+            name = side.name
+            for n in range(len(name) - 1, 0, -1):
+                if measure(label) <= width or measure(name[:n + 1]) <= width // 2:
+                    break
+                label = player_label(replace(side, name=name[:n] + "…"), colour, self)
+            self._elided[key] = label
+        return self._elided[key]
 
     def _passed(self, v: View) -> str | None:
         """A pass announced: the text while a pass is one of the last two plies (the player
@@ -548,7 +591,17 @@ class Window(Face):
         if extra > 0:
             t.delete("1.0", f"{extra + 1}.0")
         t.configure(state="disabled")
+        self._scroll_messages()
+
+    def _scroll_messages(self) -> None:
+        """The end of the messages in view; but a last message longer than the box is shown from
+        its start (what it says first is what matters: a hint's moves)."""
+        t = self.text
         t.see("end")
+        last = f"{int(t.index('end-1c').split('.')[0]) - 1}.0"
+        lines = t.count(last, "end", "displaylines")
+        if lines and lines[0] > int(t.cget("height")):
+            t.yview(last)
 
     def _draw(self) -> None:
         """The board, scaled to the canvas: discs, the last move (a red mark), the discs it
@@ -584,7 +637,7 @@ class Window(Face):
         legal = pos.legal_moves_mask() if v.show_legal else 0
         last = v.last_square
         flipping, frame = self._flip or (0, 0)
-        hinted = {sq for sq, _ in v.hints}
+        hinted = {h.square for h in v.hints}
         r = cell * 0.41
         for sq in range(n * n):
             cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
@@ -610,9 +663,9 @@ class Window(Face):
                 c.create_oval(cx - r - 1, cy - r - 1, cx + r + 1, cy + r + 1, outline=COLOURS["flip"],
                               width=max(2, int(cell * 0.05)), tags=("flip",))
         hint_font = ("TkDefaultFont", -max(9, int(cell * 0.32)), "bold")
-        for sq, value in v.hints:
+        for sq, value, exact in v.hints:
             cx, cy = x0 + (sq % n + 0.5) * cell, y0 + (sq // n + 0.5) * cell
-            c.create_text(cx, cy, text=f"{value:+.0f}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
+            c.create_text(cx, cy, text=f"{'' if exact else '~'}{value:+d}", fill=COLOURS["hint"], font=hint_font, tags=("hint", f"sq{sq}"))
 
     # -- what the window shows, for tests and tools ------------------------------------------
     def shown(self) -> dict[str, Any]:
@@ -658,6 +711,9 @@ class Window(Face):
             "buttons": {k: centre(b) for k, b in self.buttons.items()},
             "entry": centre(self.entry) if self.entry is not None else None,
             "messages": self.text.get("1.0", "end").splitlines()[-40:],
+            "messages_seen": self.text.get("@0,0", f"@{self.text.winfo_width()},{self.text.winfo_height()} lineend"),
+            "moves_height": self.moves.winfo_height() if self.moves.winfo_ismapped() else 0,
+            "moves_title": self.moves_title.cget("text"),
             "window": {"x": self.root.winfo_rootx(), "y": self.root.winfo_rooty(),
                        "width": self.root.winfo_width(), "height": self.root.winfo_height()},
             "finished": self.finished,

@@ -7,6 +7,7 @@ from engine import IllegalMove, Position, notation, strategies
 from ..players import EndOfInput, Line, normalise
 from ..protocol import SAY_LIMIT
 from .events import Reason
+from .view import Hint
 from .leave import Leave
 from .state import State
 from .trouble import AWAY
@@ -35,10 +36,8 @@ class Commands(State):
     """Mixed into ``Session``: a person's lines, read without ever blocking the game."""
 
     resign_asked = False
-    # (game, ply, ((square, value), ...)): the last hint, for the faces
-    hints: tuple[str | None, int, tuple[tuple[int, int], ...]] = (None, -1, ())
-    # the same, with whether each value is exact: a hint asked again in that position repeats it
-    hint_moves: tuple[str | None, int, tuple[tuple[int, int, bool], ...]] = (None, -1, ())
+    # (game, ply, hints): the last hint, for the faces; asked again in that position, it is repeated
+    hints: tuple[str | None, int, tuple[Hint, ...]] = (None, -1, ())
 
     def _human_turn(self: "Session") -> None:
         if not self.prompted:
@@ -131,22 +130,21 @@ class Commands(State):
             return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
         self._commit(sq)
 
-    def _hint(self: "Session", pos: Position) -> tuple[tuple[int, int, bool], ...]:
+    def _hint(self: "Session", pos: Position) -> tuple[Hint, ...]:
         """The best moves and the disc difference each leads to, and whether that is exact (solved
-        to the end) or an estimate: ((square, value, exact), ...), best first.  The best
+        to the end) or an estimate, best first.  The best
         ``HINT_MOVES`` and every other move of the same value as the last of them (a tie is never
         cut).  Asked again in the same position, the same hint (an estimate would vary a little)."""
         here = (self.gid, len(self.game_now.moves))
-        if self.hint_moves[:2] == here:
-            return self.hint_moves[2]
+        if self.hints[:2] == here:
+            return self.hints[2]
         end = pos.empties()
         values = [(round(v) + 0, m, d >= end) for v, m, d in strategies.analyse(pos, HINT_SECONDS)]
         values.sort(key=lambda t: -t[0])     # (rounded: two moves of one value in discs tie)
         shown = values[:HINT_MOVES]
         shown += [t for t in values[HINT_MOVES:] if t[0] == shown[-1][0]]
-        best = tuple((m, v, exact) for v, m, exact in shown)       # (+ 0 above: never "-0")
-        self.hint_moves = (*here, best)
-        self.hints = (*here, tuple((m, v) for m, v, _ in best))
+        best = tuple(Hint(m, v, exact) for v, m, exact in shown)       # (+ 0 above: never "-0")
+        self.hints = (*here, best)
         return best
 
     def _legal_text(self: "Session") -> str:

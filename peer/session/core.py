@@ -14,7 +14,8 @@ from ..record import Records
 from .classic import Classic
 from .clocks import Clocks
 from .commands import Commands
-from .events import Event, Listener
+from .events import Event, Listener, Reason
+from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave
 from .moves import Moves
@@ -88,10 +89,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.end_shown = False      # the end of this game was shown
         self.resumed_end = False    # this run offers again a game that ended unacknowledged (G6)
         self.asked_new = None       # white with --new: the game it closed (its hello says new=1, H2)
-        self.set_aside = None       # (id, size) of the game whose record was set aside (D6)
-        self.held = None            # (id, Untrusted) of a record left alone until the secret is shared (D6a)
-        self.secret_shared = False  # a message signed with our secret came from the opponent
-        self.hold_unsigned = False  # no secret, a signed record: not written until the opponent shows none (D6a)
+        self.keeping = Keeping()    # whether the record can be used and written (D6, D6a)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
 
@@ -140,7 +138,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.player.rest()      # no pondering on a position the opponent left
             return self.say("left", name=self.them.name)
         if k == "refused":
-            return self.say("they_refused", name=self.them.name, move=msg.get("move"), reason=msg.get("reason"))
+            return self.say("they_refused", name=self.them.name, move=msg.get("move"),
+                            reason=Reason.read(msg.get("reason")))
         if k == "refuse":
             self._refused_by_them(msg)
         if k in ("hello", "welcome"):
@@ -160,7 +159,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self._busy(e)           # P1: one live run per colour (I6)
             return 2
         except comm.BoardError as e:
-            self.say("cannot_play", reason=e)
+            self.say("cannot_play", reason=Reason(f"board_{e.code}", str(e), e.fields) if e.code else e)
             return 2
         presence = threading.Thread(target=self._presence_loop, name="presence", daemon=True)
         self.board.beat("waiting")

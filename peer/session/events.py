@@ -14,35 +14,9 @@ them in its own language (``peer.faces.plain.Screen.words``).  The fields that n
 - ``view``: the ``View`` to draw (``board``).
 """
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Protocol
+from typing import Any, Dict, Protocol
 
-from engine import IllegalMove
-
-from .. import protocol
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Why something was refused: ``code`` says it to a screen (a key of ``peer.faces.texts`` with
-    ``fields``), ``english`` to the other side (the wire is English, always)."""
-
-    code: str
-    english: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def own(cls, code: str, **fields: Any) -> "Reason":
-        """One of the session's reasons (``protocol.REASONS``)."""
-        return cls(code, protocol.REASONS[code].format(**fields), fields)
-
-    @classmethod
-    def illegal(cls, e: IllegalMove, move: str, size: int) -> "Reason":
-        """The engine's refusal of ``move`` (as sent or typed) on a board of ``size``."""
-        code = f"illegal_{e.reason}" if e.reason else ""
-        return cls(code, str(e), {"square": move, "size": size})
-
-    def __str__(self) -> str:
-        return self.english
+from ..reasons import Reason  # noqa: F401  (an event's ``reason``: the session imports it from here)
 
 
 @dataclass(frozen=True)

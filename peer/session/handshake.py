@@ -131,7 +131,7 @@ class Handshake(State):
 
     def _refused_by_them(self: "Session", msg: Msg) -> NoReturn:
         """The other side refused the game (H4): shown, the record closed (D1), exit code 3."""
-        self.say("cannot_play", reason=msg.get("reason"))
+        self.say("cannot_play", reason=Reason.read(msg.get("reason")))
         self._close_refused(None, msg.get("reason"))
         raise Leave(3)
 
@@ -155,8 +155,8 @@ class Handshake(State):
     def _hello(self: "Session", verb: str = "hello") -> str:
         fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name, "kind": self.player.kind}
         fields.update(self.role.hello_fields(self))
-        if "game" in fields:
-            fields["used"] = self.clocks.ms[self.colour]    # D7: our time used in that game
+        if "game" in fields:    # D7: each side's time used in that game, ours and as we count theirs
+            fields.update(used=self.clocks.ms[self.colour], other_used=self.clocks.ms[1 - self.colour])
         return protocol.control(verb, **fields)
 
     def _greeting(self: "Session", msg: Msg) -> tuple[Problem | None, Game | None]:
@@ -207,13 +207,19 @@ class Handshake(State):
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
 
     def _take_clock(self: "Session", msg: Msg) -> None:
-        """D7: a greeting for the game we play carries the sender's time used in it; without one
-        (a program that keeps no clock) or with one that is not a count, ours stays as it is."""
-        used = protocol.parse_used(msg.get("used"))
-        if used is not None:
-            self.clocks.set(1 - self.colour, used)
-        elif "used" in msg.fields:
-            log.info("a greeting's used=%r is not a time used: ignored", visible(msg.get("used"), 20))
+        """D7: a greeting for the game we play carries the sender's time used in it (``used``) and
+        ours as the sender counts it (``other_used``): each count is the larger of ours and the
+        greeting's, so a clock file lost on one side is restored from the other (ours noted
+        again); a value that is missing (a program that keeps no clock) or not a count changes
+        nothing."""
+        for key, colour in (("used", 1 - self.colour), ("other_used", self.colour)):
+            used = protocol.parse_used(msg.get(key))
+            if used is not None and used > self.clocks.ms[colour]:
+                self.clocks.set(colour, used)
+                if colour == self.colour:
+                    self._save_clock()
+            elif used is None and key in msg.fields:
+                log.info("a greeting's %s=%r is not a time used: ignored", key, visible(msg.get(key), 20))
 
     def _take_name(self: "Session", msg: Msg) -> None:
         name = (msg.get("name") or self.other)[:NAME_LIMIT]

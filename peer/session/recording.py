@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from comm import fsops
 from engine import BLACK, PASS, Game, notation
 
-from ..protocol import replay
+from ..protocol import NAME_LIMIT, replay
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Unusable, Untrusted
 from .leave import Leave
 from .trouble import UNWRITABLE
@@ -33,7 +33,7 @@ class Recording(State):
     """Mixed into ``Session``: ``self.record`` mirrors ``self.game`` on the board."""
 
     def _save(self: "Session") -> None:
-        if self.held is not None or self.hold_unsigned:     # D6a: the board keeps what we cannot judge yet
+        if not self.keeping.writes:
             log.info("record of game %s not written: whether the opponent has the secret is not known yet",
                      self.gid)
             return
@@ -62,7 +62,7 @@ class Recording(State):
         restart continues from it); a failure is logged, never stops the game (the record's
         save has told the person of a board that cannot be written)."""
         self._budget()
-        if self.held is not None or self.gid is None:
+        if self.keeping.held is not None or self.gid is None:
             return
         try:
             self.records.save_clock(self.gid, self.me, self.clocks.ms[self.colour])
@@ -91,13 +91,13 @@ class Recording(State):
         try:
             return self.records.load(gid)
         except Untrusted as e:
-            if self.secret_shared:
+            if self.keeping.secret_shared:
                 self._set_record_aside(gid, e)
             else:       # D6a: our own secret may be the wrong one; the opponent's first message tells
                 log.warning("record of game %s not signed with this side's secret (%s): left alone until "
                             "the opponent shows it has the same secret", gid, e)
-                self.held = (gid, e)
-                self.set_aside = (gid, self._claimed_size(e))
+                self.keeping.held = (gid, e)
+                self.keeping.set_aside = (gid, self._claimed_size(e))
         except Damaged as e:
             self._set_record_aside(gid, e)
         except (OSError, ValueError) as e:      # a bad id; a record that cannot be read
@@ -126,7 +126,7 @@ class Recording(State):
                 return
         where = self.records.set_aside(gid)
         log.warning("record of game %s set aside (%s): %s", gid, where or "not moved", why)
-        self.set_aside = (gid, self._claimed_size(why))
+        self.keeping.set_aside = (gid, self._claimed_size(why))
         if where:
             self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
                      reason=why, where=where)
@@ -134,10 +134,10 @@ class Recording(State):
     def _secret_shared(self: "Session") -> None:
         """D6a: a message signed with this side's secret came from the opponent, so both have it:
         a record that is not signed with it is set aside now, and the record written."""
-        if self.secret_shared:
+        if self.keeping.secret_shared:
             return
-        self.secret_shared = True
-        held, self.held = self.held, None
+        self.keeping.secret_shared = True
+        held, self.keeping.held = self.keeping.held, None
         if held is not None:
             self._set_record_aside(*held)
             if self.game is not None and not self.game.moves:
@@ -156,13 +156,13 @@ class Recording(State):
         if rec is not None and rec.status == PLAYING and rec.mac:
             log.info("record of game %s is signed and this side has no secret: not written until the "
                      "opponent shows it has none either", rec.id)
-            self.hold_unsigned = True
+            self.keeping.hold_unsigned = True
 
     def _nobody_signs(self: "Session") -> None:
         """D6a: an unsigned message came from the opponent and this side has no secret either: the
         record is written again (unsigned, as both sides write it)."""
-        if self.hold_unsigned:
-            self.hold_unsigned = False
+        if self.keeping.hold_unsigned:
+            self.keeping.hold_unsigned = False
             if self.record is not None:
                 self._save()
 
@@ -196,18 +196,18 @@ class Recording(State):
         ended without the opponent's ``result`` (G6); None for a new game (an unfinished one that
         is not resumed, ``--new``, is closed as abandoned first)."""
         resume = self._current_record()
-        if resume is None and not self.set_aside:
+        if resume is None and not self.keeping.set_aside:
             gid = self.records.current_id()
             if gid is not None and self.records.gone_aside(gid):
                 # D6: the other side set the record aside first; the game goes on under its id
                 log.info("record of game %s was set aside by the other side: going on under its id", gid)
-                self.set_aside = (gid, self.want_size or 8)
+                self.keeping.set_aside = (gid, self.want_size or 8)
         if resume is None:
-            if self.set_aside and not self.new:
+            if self.keeping.set_aside and not self.new:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
-                gid, size = self.set_aside
+                gid, size = self.keeping.set_aside
                 if not (self.want_size and size != self.want_size):
-                    if self.held is None:       # (a held record: said once the secret is shared)
+                    if self.keeping.held is None:       # (a held record: said once the secret is shared)
                         self.say("recover", id=gid, colour=1 - self.colour)
                     return Record(id=gid, size=size)
             return None
@@ -270,20 +270,25 @@ class Recording(State):
         # the names the record knows (our --name, if given, replaces ours); a colour is no name, only
         # what a side wrote for the other before it knew its name
         if old is not None and getattr(old, self.me) != self.me:
-            self.recorded_name = getattr(old, self.me)
+            self.recorded_name = getattr(old, self.me)[:NAME_LIMIT]     # (a record is from the board)
             if not self.name_given:
                 self.my_name = self.recorded_name
         if old is not None and getattr(old, self.other) != self.other and not self.them.name_known:
-            self.them.name, self.them.name_known = getattr(old, self.other), True
+            self.them.name, self.them.name_known = getattr(old, self.other)[:NAME_LIMIT], True
         # D7: our time used in this game continues from what we noted on the board; the
-        # opponent's comes with its greeting (until then: none)
-        self.clocks.set(self.colour, self.records.clock(gid, self.me))
+        # opponent's comes with its greeting (until then: none).  A game that goes on from no
+        # plies (its record set aside, D6) starts its time again with them.
+        noted = self.records.clock(gid, self.me)
+        anew = not moves
+        self.clocks.set(self.colour, 0 if anew else noted)
         self.clocks.set(1 - self.colour, 0)
         self._budget()
         names = {self.me: self.my_name, self.other: self.them.name}
         self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
         self.record_now.black, self.record_now.white = names["black"], names["white"]
         self._save()
+        if anew and noted:
+            self._save_clock()
 
     def _adopt(self: "Session", theirs: Game) -> bool:
         """Take the other side's game when ours is a prefix of it; False if they conflict (H5).

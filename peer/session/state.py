@@ -1,5 +1,6 @@
 """What the session knows, declared once for the modules whose rules share it (each is set in
-``Session.__init__``; the opponent's state is ``them``, the clocks ``clocks``)."""
+``Session.__init__``; the opponent's state is ``them``, the clocks ``clocks``, the record's
+trust ``keeping``)."""
 import threading
 from typing import TYPE_CHECKING
 
@@ -8,9 +9,10 @@ from engine import Game
 
 from ..players import Player
 from ..protocol import Msg
-from ..record import Record, Records, Untrusted
+from ..record import Record, Records
 from .clocks import Clocks
 from .events import Listener
+from .keeping import Keeping
 from .opponent import Opponent
 
 if TYPE_CHECKING:
@@ -53,10 +55,7 @@ class State:
     end_shown: bool             # the end of this game was shown
     resumed_end: bool           # this run offers again a game that ended unacknowledged (G6)
     asked_new: str | None       # white with --new: the game it closed (its hello says new=1, H2)
-    set_aside: tuple[str, int] | None   # (id, size) of the game whose record was set aside (D6)
-    held: "tuple[str, Untrusted] | None"    # a record left alone until the secret is shared (D6a)
-    secret_shared: bool         # a message signed with our secret came from the opponent (D6a)
-    hold_unsigned: bool         # no secret, a signed record: not written until the opponent shows none (D6a)
+    keeping: Keeping            # whether the record can be used and written (D6, D6a)
     sending_stopped: bool       # I6: this run was replaced: it sends nothing more
     stop: threading.Event
 

@@ -165,7 +165,9 @@ class Trouble(State):
     def _replaced(self: "Session") -> NoReturn:
         """I6: another run of our colour joined and took the name over: this run stops, sending
         nothing (its messages would be taken for the new run's)."""
-        self.say("replaced", colour=self.colour, reason=self.board.last_error)
+        by = self.board.replaced_by
+        self.say("replaced", colour=self.colour, pid=visible(by.get("pid") or "?", 20),
+                 host=visible(by.get("host") or "?", 64))
         self.sending_stopped = True
         raise Leave(6)
 

@@ -2,7 +2,7 @@
 screen and a window.  Faces draw a ``View``; they never reach into the session."""
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence, Tuple
 
 from comm.text import visible
 from engine import PASS, Game, Position
@@ -46,6 +46,13 @@ class Side:
     per_move: Optional[float] = None    # seconds a move, when a computer has a limit per move
 
 
+class Hint(NamedTuple):
+    """A move a hint shows: the disc difference it leads to, solved to the end (``exact``) or not."""
+    square: int
+    value: int
+    exact: bool
+
+
 @dataclass(frozen=True)
 class View:
     """The game as a face draws it; ``position`` is None until the game starts."""
@@ -57,7 +64,7 @@ class View:
     sides: Tuple[Side, Side]    # black, white
     show_legal: bool            # legal moves marked (a person's turn)
     result: str = ""            # the record's result (D1) once the game has ended
-    hints: Tuple[Tuple[int, float], ...] = ()   # (square, disc difference) asked for this position
+    hints: Tuple[Hint, ...] = ()   # asked for this position, best first
 
     @property
     def last(self) -> int | None:
