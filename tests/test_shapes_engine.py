@@ -1,0 +1,226 @@
+"""The engine on shaped boards (issue 26): every built-in shape and one's own, on every core,
+against the plain oracle of ``tests/naive.py``; the strategies and the solver on them."""
+import random
+
+import pytest
+
+import naive
+from engine import Position, Shape, backend, perft, strategies
+from engine.notation import PASS
+from engine.position import BLACK
+from engine.shape import builtin
+
+compiled = backend.compiled
+pure = backend.pure
+needs_compiled = pytest.mark.skipif(compiled is None, reason="compiled core not built")
+
+SHAPES = list(builtin())
+
+# From each start, depths 1..6: found by the pure core when shapes came (engine/_pure.py), kept
+# here so that a change to every core at once is still seen.
+PINNED = {
+    "Square-8": [4, 12, 56, 244, 1396, 8200],
+    "X": [2, 4, 8, 22, 56, 162],
+    "T": [12, 132, 1392, 13423, 125522, 1137467],
+}
+
+ORACLE_LEAVES = 130_000   # the oracle counts the deepest of depths 5 and 6 within this many leaves
+PURE_LEAVES = 40_000      # the pure core, every depth within this many
+DEEPER_LEAVES = 300_000   # bitboard against mailbox past depth 6 while the last depth stays within this
+
+# One's own boards on the mailbox core: holes and starts of their own.
+SIX = """
+#.....
+..#...
+.XOX..
+..OX..
+...O..
+.....#
+"""
+TEN = """
+##......##
+#........#
+...#..#...
+....XO....
+...XOXO...
+....OX....
+...#..#...
+..........
+#........#
+##......##
+"""
+
+
+def _oracle_board(p: Position) -> list:
+    return naive.from_masks(p.size, p.black, p.white, p.holes)
+
+
+def _random_position(shape: Shape, empties: int, rng: random.Random) -> Position:
+    """A position of a random game on ``shape`` with at most ``empties`` empties (or its end)."""
+    p = shape.start()
+    while p.empties() > empties and not p.is_game_over():
+        moves = p.legal_moves()
+        p = p.play(rng.choice(moves) if moves else PASS)
+    return p
+
+
+@needs_compiled
+@pytest.mark.parametrize("name", SHAPES)
+def test_perft_on_every_shape_bitboard_mailbox_pure_and_oracle_agree(name):
+    shape = Shape.named(name)
+    p = shape.start()
+    args = (8, p.player, p.opponent)
+    counts = []
+    for d in range(7):
+        n = compiled.perft(*args, d, holes=shape.holes)
+        assert compiled.perft(*args, d, bulk=True, holes=shape.holes) == n, d
+        assert compiled.perft(*args, d, mailbox=True, holes=shape.holes) == n, d
+        if n <= PURE_LEAVES:
+            assert pure.perft(*args, d, holes=shape.holes) == n, d
+        counts.append(n)
+    if name in PINNED:
+        assert counts[1:] == PINNED[name]
+    depth = max(d for d in (5, 6) if counts[d] <= ORACLE_LEAVES)
+    assert naive.perft(_oracle_board(p), 0, depth) == counts[depth]
+    d = 7
+    while counts[-1] <= DEEPER_LEAVES and d <= 9:
+        n = compiled.perft(*args, d, holes=shape.holes)
+        assert compiled.perft(*args, d, mailbox=True, holes=shape.holes) == n, d
+        counts.append(n)
+        d += 1
+    assert perft(p, 6) == counts[6]   # engine.perft takes the position's holes
+
+
+def test_a_finished_game_is_one_leaf_whatever_depth_remains():
+    # Square-4's games end within 12 moves and their passes: past that, every count is the
+    # number of games
+    shape = Shape.named("Square-4")
+    p = shape.start()
+    games = naive.perft(_oracle_board(p), 0, 64)
+    assert perft(p, 30) == perft(p, 64) == games
+    assert pure.perft(8, p.player, p.opponent, 64, holes=shape.holes) == games
+
+
+@pytest.mark.parametrize("picture,depth", [(SIX, 6), (TEN, 5)])
+def test_own_shapes_of_other_sizes_on_the_mailbox_core(picture, depth):
+    shape = Shape.parse(picture, "own")
+    p = shape.start()
+    args = (shape.size, p.player, p.opponent)
+    n = naive.perft(_oracle_board(p), 0, depth)
+    assert pure.perft(*args, depth, holes=shape.holes) == n
+    assert perft(p, depth) == n
+    if compiled is not None:
+        assert compiled.perft(*args, depth, holes=shape.holes) == n
+        assert compiled.perft(*args, depth, bulk=True, holes=shape.holes) == n
+        assert compiled.perft(*args, depth + 1, holes=shape.holes) == pure.perft(*args, depth + 1,
+                                                                                   holes=shape.holes)
+
+
+def test_moves_agree_with_the_oracle_along_random_games_and_never_a_hole():
+    rng = random.Random(26)
+    shapes = [Shape.named(n) for n in SHAPES] + [Shape.parse(SIX), Shape.parse(TEN)]
+    for shape in shapes:
+        p = shape.start()
+        n = shape.size
+        while not p.is_game_over():
+            board = _oracle_board(p)
+            me = 0 if p.turn == BLACK else 1
+            want = sum(1 << (y * n + x) for y in range(n) for x in range(n) if naive.flips(board, n, x, y, me))
+            assert p.legal_moves_mask() == want
+            assert pure.moves(n, p.player, p.opponent, holes=p.holes) == want
+            if compiled is not None:
+                assert compiled.moves(n, p.player, p.opponent, holes=p.holes) == want
+                assert compiled.moves(n, p.player, p.opponent, mailbox=True, holes=p.holes) == want
+            assert not want & shape.holes
+            moves = p.legal_moves()
+            p = p.play(rng.choice(moves) if moves else PASS)
+        assert p.empties() == p.size ** 2 - (p.black | p.white | p.holes).bit_count()
+
+
+SOLVE_CASES = [("Heart", 1), ("T", 2), ("Cross", 3), ("Inside", 4), ("Square-6", 5), ("Clover", 6),
+               ("Torus", 7), ("x", 8)]
+
+
+@pytest.mark.parametrize("name,seed", SOLVE_CASES)
+def test_solve_agrees_with_plain_minimax_on_shapes(name, seed):
+    p = _random_position(Shape.named(name), 8, random.Random(seed))
+    want = naive.solve(_oracle_board(p), 0 if p.turn == BLACK else 1)
+    score, move, _, complete = strategies.solve(p)
+    assert complete and score == want
+    if p.legal_moves():
+        assert move in p.legal_moves()
+        assert -naive.solve(_oracle_board(p.play(move)), 1 if p.turn == BLACK else 0) == want
+
+
+def test_solve_on_an_own_shape_of_another_size_uses_the_mailbox_board():
+    shape = Shape.parse(SIX, "six")
+    for seed in range(4):
+        p = _random_position(shape, 9, random.Random(seed))
+        want = naive.solve(_oracle_board(p), 0 if p.turn == BLACK else 1)
+        score, move, _, complete = strategies.solve(p)
+        assert complete and score == want
+        assert move in p.legal_moves() or (move == -1 and not p.legal_moves())
+
+
+def test_the_python_solver_takes_holes_too(monkeypatch):
+    positions = [_random_position(Shape.named(n), 9, random.Random(s)) for n, s in SOLVE_CASES[:4]]
+    want = [strategies.solve(p)[0] for p in positions]
+    monkeypatch.setattr(strategies, "compiled", None)
+    assert [strategies.solve(p)[0] for p in positions] == want
+
+
+@needs_compiled
+def test_a_searcher_kept_across_shapes_forgets_the_other_boards_positions():
+    # the same discs on two boards that differ by a hole: the hash table must not answer
+    # the second board's search with the first board's values
+    rng = random.Random(3)
+    p = _random_position(Shape.named("Cross"), 13, rng)
+    empty = [sq for sq in range(64) if not (p.black | p.white | p.holes) >> sq & 1]
+    q = Position(8, p.player, p.opponent, p.turn, p.holes | (1 << empty[-1]))
+    fresh = [compiled.solve(8, x.player, x.opponent, holes=x.holes)[0] for x in (p, q)]
+    kept = compiled.Searcher(16, 1)
+    again = [kept.solve(8, x.player, x.opponent, holes=x.holes)[0] for x in (p, q, p)]
+    assert again == fresh + fresh[:1]
+    assert kept.search(8, q.player, q.opponent, 4, 0.0, "simple", q.holes)[1] in q.legal_moves()
+
+
+FAST = ["random", "greedy", "unselfish", "slowstarter", "table", "minmax", "negamax"]
+
+
+@pytest.mark.parametrize("strategy", strategies.names())
+def test_every_strategy_plays_every_shape_legally(strategy):
+    ai = strategies.get(strategy, threads=1, **({"seed": 1} if strategy in ("random", "best") else {}))
+    rng = random.Random(strategy)
+    for name in SHAPES:
+        shape = Shape.named(name)
+        if strategy in FAST:   # whole games
+            p = shape.start()
+            while not p.is_game_over():
+                m = ai.next_move(p, 0.01)
+                assert m in p.legal_moves() or (m == PASS and p.must_pass()), (name, m)
+                p = p.play(m)
+            continue
+        for empties in (99, 30, 9):
+            p = _random_position(shape, empties, rng)
+            if p.is_game_over():
+                continue
+            m = ai.next_move(p, 0.01)
+            assert m in p.legal_moves() or (m == PASS and p.must_pass()), (name, empties, m)
+
+
+@pytest.mark.games
+@pytest.mark.parametrize("name", SHAPES)
+def test_best_beats_greedy_on_every_shape(name):
+    # two games, one with each colour, 0.2 s a move: best loses neither and wins one at least
+    # (Two is a draw from the start with perfect play: black cannot win it against a good reply)
+    shape = Shape.named(name)
+    margins = []
+    for best_black in (True, False):
+        best, greedy = strategies.get("best", threads=1, seed=1), strategies.get("greedy")
+        p = shape.start()
+        while not p.is_game_over():
+            ai = best if (p.turn == BLACK) == best_black else greedy
+            p = p.play(ai.next_move(p, 0.2))
+        black, white = p.discs()
+        margins.append(black - white if best_black else white - black)
+    assert min(margins) >= 0 and max(margins) > 0, margins
