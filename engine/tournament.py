@@ -9,14 +9,15 @@ from typing import Optional, TextIO, TypedDict
 from . import strategies
 from .game import Game
 from .notation import PASS, square_name
+from .shape import Shape
 
 
 MAX_GAMES = 100_000     # games per pair
 OPENING_TRIES = 10_000  # random openings tried before giving up
 MAX_WORKERS = 256
 
-Job = tuple[str, str, str, float, int, int]
-"""One game to play: black's name, white's, the opening, seconds per move, board size, seed."""
+Job = tuple[str, str, str, float, Shape, int]
+"""One game to play: black's name, white's, the opening, seconds per move, the board, seed."""
 
 
 class GameResult(TypedDict):
@@ -54,12 +55,15 @@ def check_opening(plies: int, size: int) -> None:
                          f"(not {plies})")
 
 
-def random_opening(rng: random.Random, plies: int, size: int = 8) -> str:
-    """A random legal start of ``plies`` moves (no game ends within it); ValueError when
-    ``check_opening`` refuses ``plies``, or when none was found in ``OPENING_TRIES`` tries."""
+def random_opening(rng: random.Random, plies: int, size: int = 8, shape: Optional[Shape] = None) -> str:
+    """A random legal start of ``plies`` moves (no game ends within it) on the plain board of
+    ``size`` or on ``shape``; ValueError when ``check_opening`` refuses ``plies``, or when none
+    was found in ``OPENING_TRIES`` tries."""
+    board = shape or Shape.square(size)
+    size = board.size
     check_opening(plies, size)
     for _ in range(OPENING_TRIES):
-        g = Game(size)
+        g = Game.on(board)
         for _ in range(plies):
             moves = g.position.legal_moves()
             if not moves:
@@ -69,19 +73,26 @@ def random_opening(rng: random.Random, plies: int, size: int = 8) -> str:
             if not g.position.is_game_over():
                 return g.transcript(passes=True)
     raise ValueError(f"no random opening of {plies} plies without a pass found in {OPENING_TRIES} tries "
-                     f"on {size}x{size}: choose a shorter --opening")
+                     f"on {_board_name(board)}: choose a shorter --opening")
+
+
+def _board_name(shape: Shape) -> str:
+    n = shape.size
+    if shape.is_plain():
+        return f"{n}x{n}"
+    return f"{shape.name or 'a shape'} ({n}x{n}, {shape.holes.bit_count()} holes)"
 
 
 def play_game(job: Job) -> GameResult:
-    """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict.
+    """One game: (black name, white name, opening, seconds per move, board, seed) -> result dict.
     Each player searches on one thread: the games run side by side in ``workers`` processes."""
-    black, white, opening, seconds, size, seed = job
+    black, white, opening, seconds, shape, seed = job
     players = [strategies.get(black, threads=1), strategies.get(white, threads=1)]
     for i, p in enumerate(players):
         rng = getattr(p, "rng", None)   # the players that draw at random
         if isinstance(rng, random.Random):
             rng.seed(seed * 2 + i)
-    g = Game.from_transcript(opening, size=size)
+    g = Game.from_transcript(opening, start=shape.start())
     worst = 0.0
     slowest: Optional[tuple[str, int]] = None
     while not g.position.is_game_over():
@@ -111,12 +122,15 @@ def elo(score: float, n: int) -> tuple[float, float]:
 
 def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int = 4, seed: int = 1,
         workers: int = 2, out: Optional[str] = None, stream: Optional[TextIO] = None,
-        gauntlet: bool = False) -> tuple[dict[str, Row], list[GameResult]]:
-    """Every pair plays ``games`` games (half with each colour) from shared random openings.
+        gauntlet: bool = False, shape: Optional[Shape] = None) -> tuple[dict[str, Row], list[GameResult]]:
+    """Every pair plays ``games`` games (half with each colour) from shared random openings,
+    on the plain board of ``size`` or on ``shape``.
 
     ``gauntlet``: only the first name plays, against each of the others.
     """
     stream = stream or sys.stdout
+    board = shape or Shape.square(size)
+    size = board.size
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
     check_opening(plies, size)
@@ -129,10 +143,10 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
         pairs = [(names[0], b) for b in names[1:]]
     for a, b in pairs:
         for k in range(0, games, 2):
-            opening = random_opening(rng, plies, size)
-            jobs.append((a, b, opening, seconds, size, len(jobs)))
+            opening = random_opening(rng, plies, shape=board)
+            jobs.append((a, b, opening, seconds, board, len(jobs)))
             if k + 1 < games:
-                jobs.append((b, a, opening, seconds, size, len(jobs)))
+                jobs.append((b, a, opening, seconds, board, len(jobs)))
     results: list[GameResult] = []
     start = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -144,9 +158,10 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
             stream.flush()
     stream.write("\n")
     table = summarize(names, results)
+    stream.write(f"board: {_board_name(board)}\n")
     print_table(table, results, stream)
     if out:
-        text = "".join(to_ggf(r, size) + "\n" for r in results)
+        text = "".join(to_ggf(r, board) + "\n" for r in results)
         try:
             with open(out, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -206,7 +221,7 @@ def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO
                      f"({name}, {empties} empties)\n")
 
 
-def to_ggf(r: GameResult, size: int) -> str:
+def to_ggf(r: GameResult, shape: Shape) -> str:
     d = r["b"] - r["w"]
-    return Game.from_transcript(r["moves"], size=size).to_ggf(
+    return Game.from_transcript(r["moves"], start=shape.start()).to_ggf(
         r["black"], r["white"], f"{d:+d}.000" if d else "0.000", place="cardstand tournament")

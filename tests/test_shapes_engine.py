@@ -5,7 +5,7 @@ import random
 import pytest
 
 import naive
-from engine import Position, Shape, backend, perft, strategies
+from engine import Game, Position, Shape, backend, perft, strategies
 from engine.notation import PASS
 from engine.position import BLACK
 from engine.shape import builtin
@@ -224,3 +224,129 @@ def test_best_beats_greedy_on_every_shape(name):
         black, white = p.discs()
         margins.append(black - white if best_black else white - black)
     assert min(margins) >= 0 and max(margins) > 0, margins
+
+
+# -- command line, one-shot format, games, GGF, tournaments ------------------------------------
+
+def test_perft_command_on_a_shape_by_name_and_by_file(capsys, tmp_path):
+    from engine.__main__ import main
+    assert main(["perft", "6", "--shape", "heart", "--all"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "perft on Heart (8x8, 24 holes), compiled core" or "pure-python" in out[0]
+    assert [int(line.split()[2].replace(",", "")) for line in out[1:]] == [4, 12, 56, 231, 1239, 6448]
+    own = tmp_path / "six.txt"
+    own.write_text(SIX, encoding="utf-8")
+    assert main(["perft", "5", "--shape", str(own)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("perft on six (6x6, 3 holes)")
+    assert int(out[1].split()[2].replace(",", "")) == naive.perft(_oracle_board(Shape.parse(SIX).start()), 0, 5)
+
+
+@pytest.mark.parametrize("spec,picture,reason", [
+    ("Hexagon", None, "no shape is named 'Hexagon'"),
+    ("missing.txt", None, "no such file"),
+    ("odd.txt", "X.O\n.O.\nX..\n", "a board is even"),
+    ("ragged.txt", "....\n.XO.\n.OX\n....\n", "not a rectangle"),
+    ("nodiscs.txt", "....\n....\n....\n....\n", "the start has no black disc"),
+    ("nowhite.txt", "....\n.XX.\n.XX.\n....\n", "the start has no white disc"),
+    ("stuck.txt", "X..O\n....\n....\n....\n", "neither side can move"),
+    ("letter.txt", "....\n.XO.\n.OZ.\n....\n", "use '#' (a hole)"),
+])
+@pytest.mark.parametrize("command", [["perft", "3"], ["tournament", "random", "greedy"]])
+def test_a_bad_shape_is_one_line_and_exit_2(spec, picture, reason, command, tmp_path, monkeypatch, capsys):
+    from engine.__main__ import main
+    monkeypatch.chdir(tmp_path)
+    if picture is not None:
+        (tmp_path / spec).write_text(picture, encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        main(command + ["--shape", spec])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"python -m engine {command[0]}: error: argument --shape: ")
+    assert reason in last and "Traceback" not in err
+
+
+def test_a_disc_on_a_hole_cannot_be_drawn_but_is_refused_from_masks_and_ggf():
+    # a picture has one mark a square, so only the masks and the GGF can put a disc on a hole
+    with pytest.raises(ValueError, match="both a hole and a disc"):
+        Shape(4, 1 << 5, 1 << 5 | 1 << 10, 1 << 6)
+    g = Game.on(Shape.named("Heart"))
+    text = g.to_ggf().replace("HO[", "HO[d4 ")
+    with pytest.raises(ValueError, match="hole"):
+        Game.from_ggf(text)
+
+
+def test_perft_and_tournament_refuse_both_size_and_shape(capsys):
+    from engine.__main__ import main
+    for command in (["perft", "3"], ["tournament", "random", "greedy"]):
+        with pytest.raises(SystemExit) as e:
+            main(command + ["--size", "8", "--shape", "Heart"])
+        assert e.value.code == 2
+        assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_one_shot_request_sends_a_hole_as_hash_and_the_move_command_never_plays_one(monkeypatch, capsys):
+    import io
+
+    from engine import oneshot
+    from engine.__main__ import main
+    p = _random_position(Shape.named("X"), 20, random.Random(4))
+    text = oneshot.format_request(p)
+    assert text.split()[4] == "#" and text.split().count("#") == 32   # c1 is a hole of X
+    assert oneshot.parse_request(text) == p
+    with pytest.raises(ValueError, match="use 0, 1, -1 or #"):
+        oneshot.parse_request(text.replace("#", "H", 1))
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["move", "--ai", "greedy"]) == 0
+    x, y = map(int, capsys.readouterr().out.split())
+    assert y * 8 + x in p.legal_moves()
+
+
+def test_solve_command_takes_a_position_whose_first_square_is_a_hole(capsys):
+    from engine.__main__ import main
+    p = _random_position(Shape.named("Heart"), 10, random.Random(2))
+    assert p.text().startswith("#")
+    assert main(["solve", p.text(), "--json"]) == 0
+    import json
+    got = json.loads(capsys.readouterr().out)
+    assert got["complete"] and got["score"] == naive.solve(_oracle_board(p), 0 if p.turn == BLACK else 1)
+
+
+def test_game_on_a_shape_replays_its_transcript_and_ggf_keeps_the_holes():
+    shape = Shape.named("Torus")
+    g = Game.on(shape)
+    rng = random.Random(9)
+    while not g.position.is_game_over():
+        moves = g.position.legal_moves()
+        g.play(rng.choice(moves) if moves else PASS)
+    assert Game.from_transcript(g.transcript(), start=shape.start()).position == g.position
+    text = g.to_ggf("a", "b", "+2.000")
+    holes = text[text.index("HO[") + 3:].split("]")[0].split()
+    assert len(holes) == shape.holes.bit_count() and "a1" in holes
+    again = Game.from_ggf(text)
+    assert again.start == shape.start() and again.moves == g.moves and again.position == g.position
+    # without the tag, a reader sees the plain board: the same moves make the same discs (up to
+    # a pass the holes forced, which may be illegal there)
+    head = Game.on(shape)
+    for m in g.moves[:g.moves.index(PASS) if PASS in g.moves else None]:
+        head.play(m)
+    plain = Game.from_ggf(head.to_ggf().replace("HO[", "XX["))
+    assert plain.start.holes == 0 and plain.moves == head.moves
+    assert (plain.position.black, plain.position.white) == (head.position.black, head.position.white)
+    with pytest.raises(ValueError, match="not a square|off the"):
+        Game.from_ggf(text.replace("HO[a1", "HO[z9"))
+
+
+def test_a_tournament_on_a_shape_says_which_and_saves_its_holes(tmp_path):
+    import io
+
+    from engine import tournament
+    out = tmp_path / "games.ggf"
+    stream = io.StringIO()
+    table, results = tournament.run(["random", "greedy"], 2, 0.01, plies=2, workers=1, out=str(out),
+                                    stream=stream, shape=Shape.named("Diamond"))
+    assert "board: Diamond (8x8, 24 holes)" in stream.getvalue()
+    assert table["random"]["games"] == table["greedy"]["games"] == 2
+    for line in out.read_text(encoding="utf-8").splitlines():
+        assert Game.from_ggf(line).start == Shape.named("Diamond").start()
