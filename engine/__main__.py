@@ -337,14 +337,16 @@ def parser() -> argparse.ArgumentParser:
                    help="runs per figure, 1..1000; the median is shown (default 3)")
     mv = sub.add_parser("move", help="one-shot: read a position on stdin, print the move as 'x y'",
                         description="stdin: side to move (1 black, -1 white), board size, then the rows "
-                                    "of cells (0 empty, 1 black, -1 white). stdout: 'x y', 0-based column "
+                                    "of cells (0 empty, 1 black, -1 white, # a hole of a shaped board). "
+                                    "stdout: 'x y', 0-based column "
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default 1)")
     mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
-                        description="Each line of an .obf file: 64 cells (X black, O white, - empty), a "
+                        description="Each line of an .obf file: 64 cells (X black, O white, - empty, # a hole "
+                                    "of a shaped board), a "
                                     "space, the side to move, then optionally ';' and known 'move:score' "
                                     "pairs, which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
