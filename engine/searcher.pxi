@@ -124,6 +124,7 @@ cdef class Searcher:
     cdef uint64_t* busy
     cdef uint64_t mask
     cdef uint64_t holes    # of the last search: the table holds positions of that board
+    cdef bint used         # a search has written to the table since it was made or cleared
     cdef int gen
     cdef int halt
     cdef int cancel
@@ -151,6 +152,7 @@ cdef class Searcher:
         self.selective = True
         self.gen = 0
         self.holes = 0
+        self.used = False
         self.halt = 0
         self.cancel = 0
 
@@ -179,14 +181,19 @@ cdef class Searcher:
         """Forget everything in the hash table."""
         with self.lock:
             memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+            self.used = False
 
     cdef int _begin(self, int size, double seconds, int evaluation, uint64_t holes) noexcept:
         """A new search: its generation, no halt, each thread's Search; returns the threads.
         ``holes``: 8x8 only (the mailbox board has its holes in its cells)."""
         cdef int k, threads = self.threads if size == 8 else 1
         if size == 8 and holes != self.holes:
-            memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+            if self.used:   # (a new table is zeroed already: touching it all would cost its pages)
+                memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+                self.used = False
             self.holes = holes
+        if size == 8:
+            self.used = True
         self.gen = (self.gen + 1) & 0xFF
         self.halt = 0
         for k in range(threads):
