@@ -55,8 +55,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     board = _board(args)
     start = board.start()
     n2 = board.size
-    shown = f"{n2}x{n2}" if board.is_plain() else f"{board.name or 'a shape'} ({n2}x{n2}, {board.holes.bit_count()} holes)"
-    print(f"perft on {shown}, {core.NAME} core"
+    print(f"perft on {board.describe()}, {core.NAME} core"
           f"{', bulk counting' if args.bulk else ''}")
     total = 0.0
     for d in range(1, args.depth + 1) if args.all else [args.depth]:

@@ -73,14 +73,7 @@ def random_opening(rng: random.Random, plies: int, size: int = 8, shape: Optiona
             if not g.position.is_game_over():
                 return g.transcript(passes=True)
     raise ValueError(f"no random opening of {plies} plies without a pass found in {OPENING_TRIES} tries "
-                     f"on {_board_name(board)}: choose a shorter --opening")
-
-
-def _board_name(shape: Shape) -> str:
-    n = shape.size
-    if shape.is_plain():
-        return f"{n}x{n}"
-    return f"{shape.name or 'a shape'} ({n}x{n}, {shape.holes.bit_count()} holes)"
+                     f"on {board.describe()}: choose a shorter --opening")
 
 
 def play_game(job: Job) -> GameResult:
@@ -158,7 +151,7 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
             stream.flush()
     stream.write("\n")
     table = summarize(names, results)
-    stream.write(f"board: {_board_name(board)}\n")
+    stream.write(f"board: {board.describe()}\n")
     print_table(table, results, stream)
     if out:
         text = "".join(to_ggf(r, board) + "\n" for r in results)
