@@ -350,3 +350,17 @@ def test_a_tournament_on_a_shape_says_which_and_saves_its_holes(tmp_path):
     assert table["random"]["games"] == table["greedy"]["games"] == 2
     for line in out.read_text(encoding="utf-8").splitlines():
         assert Game.from_ggf(line).start == Shape.named("Diamond").start()
+
+
+def test_the_examples_of_the_engine_docs_run():
+    import doctest
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "engine.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert any("Shape.named" in b for b in blocks)
+    for i, block in enumerate(blocks):
+        test = doctest.DocTestParser().get_doctest(block, {}, f"docs/engine.md block {i + 1}", "docs/engine.md", 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test, out=lambda s: print(s, end=""))
+        assert runner.failures == 0, f"docs/engine.md block {i + 1}"
