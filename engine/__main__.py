@@ -421,7 +421,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.cmd == "tournament":
         from .tournament import check_opening
         try:
-            check_opening(args.opening, _board(args).size)
+            check_opening(args.opening, _board(args).size, _board(args))
         except ValueError as e:
             ap.error(str(e))
     try:

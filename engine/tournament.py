@@ -43,16 +43,19 @@ class Row(TypedDict):
     elo_err: float
 
 
-def max_opening(size: int) -> int:
-    """The longest random opening on a ``size`` board: a move on every square but one."""
-    return size * size - 5
+def max_opening(size: int, shape: Optional[Shape] = None) -> int:
+    """The longest random opening on the plain ``size`` board (or on ``shape``): a move on every
+    empty square of the start but one."""
+    return (shape or Shape.square(size)).start().empties() - 1
 
 
-def check_opening(plies: int, size: int) -> None:
-    """ValueError unless ``plies`` random opening moves can be played on a ``size`` board."""
-    if not 0 <= plies <= max_opening(size):
-        raise ValueError(f"--opening must be from 0 to {max_opening(size)} plies on a {size}x{size} board "
-                         f"(not {plies})")
+def check_opening(plies: int, size: int, shape: Optional[Shape] = None) -> None:
+    """ValueError unless ``plies`` random opening moves can be played on the plain ``size``
+    board (or on ``shape``)."""
+    board = shape or Shape.square(size)
+    if not 0 <= plies <= max_opening(size, board):
+        raise ValueError(f"--opening must be from 0 to {max_opening(size, board)} plies on a "
+                         f"{board.describe()} board (not {plies})")
 
 
 def random_opening(rng: random.Random, plies: int, size: int = 8, shape: Optional[Shape] = None) -> str:
@@ -60,8 +63,7 @@ def random_opening(rng: random.Random, plies: int, size: int = 8, shape: Optiona
     ``size`` or on ``shape``; ValueError when ``check_opening`` refuses ``plies``, or when none
     was found in ``OPENING_TRIES`` tries."""
     board = shape or Shape.square(size)
-    size = board.size
-    check_opening(plies, size)
+    check_opening(plies, board.size, board)
     for _ in range(OPENING_TRIES):
         g = Game.on(board)
         for _ in range(plies):
@@ -123,10 +125,9 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
     """
     stream = stream or sys.stdout
     board = shape or Shape.square(size)
-    size = board.size
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
-    check_opening(plies, size)
+    check_opening(plies, board.size, board)
     if not 1 <= games <= MAX_GAMES or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"need 1 <= games <= {MAX_GAMES} and 1 <= workers <= {MAX_WORKERS}")
     rng = random.Random(seed)

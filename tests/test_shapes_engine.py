@@ -364,3 +364,14 @@ def test_the_examples_of_the_engine_docs_run():
         runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
         runner.run(test, out=lambda s: print(s, end=""))
         assert runner.failures == 0, f"docs/engine.md block {i + 1}"
+
+
+def test_a_tournament_opening_must_fit_the_shape(capsys):
+    from engine import tournament
+    from engine.__main__ import main
+    x = Shape.named("X")
+    assert tournament.max_opening(8, x) == 27 and tournament.max_opening(8) == 59
+    with pytest.raises(SystemExit) as e:
+        main(["tournament", "random", "greedy", "--shape", "X", "--opening", "28"])
+    assert e.value.code == 2
+    assert "--opening must be from 0 to 27 plies on a X (8x8, 32 holes) board" in capsys.readouterr().err
