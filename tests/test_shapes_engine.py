@@ -191,8 +191,8 @@ FAST = ["random", "greedy", "unselfish", "slowstarter", "table", "minmax", "nega
 def test_every_strategy_plays_every_shape_legally(strategy):
     ai = strategies.get(strategy, threads=1, **({"seed": 1} if strategy in ("random", "best") else {}))
     rng = random.Random(strategy)
-    for name in SHAPES:
-        shape = Shape.named(name)
+    for shape in [Shape.named(n) for n in SHAPES] + [Shape.parse(SIX, "six"), Shape.parse(TEN, "ten")]:
+        name = shape.name
         if strategy in FAST:   # whole games
             p = shape.start()
             while not p.is_game_over():
