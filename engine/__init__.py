@@ -9,7 +9,6 @@ Knows no folder and no screen.  ``python -m engine --help`` lists the commands.
 """
 
 
-from . import _pure
 from .backend import core
 from .game import Game
 from .notation import DIRECTIONS, PASS, parse_square, square_name
@@ -22,9 +21,7 @@ __all__ = ["BLACK", "WHITE", "PASS", "DIRECTIONS", "Game", "IllegalMove", "Posit
 
 def perft(position: Position, depth: int, bulk: bool = False) -> int:
     """Leaf positions ``depth`` plies below ``position`` (a pass is a ply; a finished game is one leaf)."""
-    if position.holes:
-        return _pure.perft(position.size, position.player, position.opponent, depth, bulk, position.holes)
-    return core.perft(position.size, position.player, position.opponent, depth, bulk)
+    return core.perft(position.size, position.player, position.opponent, depth, bulk, holes=position.holes)
 
 
 def core_name() -> str:

@@ -9,8 +9,9 @@ from typing import Iterator, Optional
 from . import backend
 from .backend import Core
 from .cliargs import number, output_file, seconds, whole
-from .options import size_option, threads_option
+from .options import shape_option, size_option, threads_option
 from .position import Position
+from .shape import Shape
 
 PUBLISHED = [1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284,
              212258800, 1939886636]
@@ -44,19 +45,26 @@ def _core_for(args: argparse.Namespace) -> Core:
     return backend.core
 
 
+def _board(args: argparse.Namespace) -> Shape:
+    """The board of ``--shape``, else the plain one of ``--size``."""
+    return args.shape or Shape.square(args.size or 8)
+
+
 def cmd_perft(args: argparse.Namespace) -> int:
     core = _core_for(args)
-    start = Position.start(args.size)
-    print(f"perft on {args.size}x{args.size}, {core.NAME} core"
+    board = _board(args)
+    start = board.start()
+    n2 = board.size
+    print(f"perft on {board.describe()}, {core.NAME} core"
           f"{', bulk counting' if args.bulk else ''}")
     total = 0.0
     for d in range(1, args.depth + 1) if args.all else [args.depth]:
         t = time.perf_counter()
-        n = core.perft(args.size, start.player, start.opponent, d, args.bulk)
+        n = core.perft(n2, start.player, start.opponent, d, args.bulk, holes=start.holes)
         dt = time.perf_counter() - t
         total += dt
         check = ""
-        if args.size == 8 and d < len(PUBLISHED):
+        if n2 == 8 and board.is_plain() and d < len(PUBLISHED):
             check = "  ok" if n == PUBLISHED[d] else f"  MISMATCH: published {PUBLISHED[d]}"
         rate = f"{n / dt:,.0f} leaves/s" if dt > 0 else "-"
         print(f"depth {d:2d}: {n:>14,}  {dt:8.3f} s  {rate}{check}")
@@ -152,7 +160,7 @@ def _obf_lines(source: str) -> Iterator[tuple[str, str, dict[str, int]]]:
         lines, label = [source], "position"
     for i, line in enumerate(lines, 1):
         line = line.strip()
-        if not line or line.startswith(("#", "%")):
+        if not line or line.startswith("%") or (line.startswith("#") and not _is_board(line)):
             continue
         board, _, rest = line.partition(";")
         expected = {}
@@ -164,6 +172,15 @@ def _obf_lines(source: str) -> Iterator[tuple[str, str, dict[str, int]]]:
                 except ValueError:
                     pass
         yield f"{label}:{i}", board.strip(), expected
+
+
+def _is_board(line: str) -> bool:
+    """Whether a line starting with '#' is a position (a hole in a1), not a comment."""
+    words = line.split(";")[0].split()
+    from .notation import BLACK_CHARS, EMPTY_CHARS, HOLE_CHAR, WHITE_CHARS
+    cells = words[0] if words else ""
+    return (len(cells) in {n * n for n in range(4, 27, 2)}
+            and set(cells) <= set(BLACK_CHARS) | set(WHITE_CHARS) | set(EMPTY_CHARS) | {HOLE_CHAR})
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -221,8 +238,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def cmd_tournament(args: argparse.Namespace) -> int:
     from . import tournament
     try:
-        tournament.run(args.names, args.games, args.time, size=args.size, plies=args.opening,
-                       seed=args.seed, workers=args.workers, out=args.out, gauntlet=args.gauntlet)
+        tournament.run(args.names, args.games, args.time, plies=args.opening, seed=args.seed,
+                       workers=args.workers, out=args.out, gauntlet=args.gauntlet, shape=_board(args))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -276,6 +293,15 @@ def cmd_book(args: argparse.Namespace) -> int:
     return 0
 
 
+def _board_options(p: argparse.ArgumentParser) -> None:
+    board = p.add_mutually_exclusive_group()
+    # default None, not 8: argparse takes "--size 8" for the default and lets --shape by
+    board.add_argument("--size", type=size_option, default=None, help="even board size 4..26 (default 8)")
+    board.add_argument("--shape", type=shape_option, default=None, metavar="NAME|FILE",
+                       help="a shaped board: a built-in name (Heart, X, Torus, ...; any case when only one "
+                            "name matches) or a picture file ('#' hole, 'X' black, 'O' white, '.' empty)")
+
+
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m engine`` and its subcommands."""
     from . import tournament
@@ -286,6 +312,7 @@ def parser() -> argparse.ArgumentParser:
                                  epilog="examples:\n  python -m engine info\n"
                                         "  python -m engine perft 9\n"
                                         "  python -m engine perft 6 --size 6 --all\n"
+                                        "  python -m engine perft 6 --shape Heart --all\n"
                                         "  python -m engine bench\n"
                                         "  python -m engine solve tests/data/fforum-1-19.obf\n"
                                         "  python -m engine tournament random greedy best --games 4\n"
@@ -296,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
     p = sub.add_parser("perft", help="count leaf positions from the start position")
     p.add_argument("depth", type=whole(0, MAX_DEPTH), help=f"plies to search, 0..{MAX_DEPTH} (a pass counts as a ply)")
-    p.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
+    _board_options(p)
     p.add_argument("--bulk", action="store_true", help="count the last ply without making its moves")
     p.add_argument("--pure", action="store_true", help="use the pure-Python core")
     p.add_argument("--all", action="store_true", help="print every depth from 1")
@@ -309,14 +336,16 @@ def parser() -> argparse.ArgumentParser:
                    help="runs per figure, 1..1000; the median is shown (default 3)")
     mv = sub.add_parser("move", help="one-shot: read a position on stdin, print the move as 'x y'",
                         description="stdin: side to move (1 black, -1 white), board size, then the rows "
-                                    "of cells (0 empty, 1 black, -1 white). stdout: 'x y', 0-based column "
+                                    "of cells (0 empty, 1 black, -1 white, # a hole of a shaped board). "
+                                    "stdout: 'x y', 0-based column "
                                     "and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default 1)")
     mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
     so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
-                        description="Each line of an .obf file: 64 cells (X black, O white, - empty), a "
+                        description="Each line of an .obf file: 64 cells (X black, O white, - empty, # a hole "
+                                    "of a shaped board), a "
                                     "space, the side to move, then optionally ';' and known 'move:score' "
                                     "pairs, which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
@@ -333,7 +362,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--games", type=whole(1, tournament.MAX_GAMES), default=10,
                    help=f"games per pair, 1..{tournament.MAX_GAMES}, colours alternating (default 10)")
     t.add_argument("--time", type=seconds, default=0.5, help="seconds per move (default 0.5)")
-    t.add_argument("--size", type=size_option, default=8, help="even board size 4..26 (default 8)")
+    _board_options(t)
     t.add_argument("--opening", type=whole(0, tournament.max_opening(26)), default=4,
                    help="random plies before the players start, at most the board's squares - 5 "
                         "(59 on 8x8; default 4)")
@@ -392,7 +421,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.cmd == "tournament":
         from .tournament import check_opening
         try:
-            check_opening(args.opening, args.size)
+            check_opening(args.opening, _board(args).size, _board(args))
         except ValueError as e:
             ap.error(str(e))
     try:

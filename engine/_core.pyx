@@ -7,7 +7,11 @@ precomputed rays.  Every other even size (4..26) uses a mailbox board in C
 pure-Python core, so the three can be checked against one another.
 
 The Python-facing functions take and return masks as Python ints, square
-``i = y * size + x``, exactly like ``engine._pure``.
+``i = y * size + x``, exactly like ``engine._pure``.  ``holes`` (a mask) are
+the squares a shaped board lacks: on the 8x8 bitboard they are masked out of
+every move and every count of empties (and the final score's); on the
+mailbox board they are wall cells.  Either way a hole holds neither colour,
+so a line of flips stops there with no code of its own.
 
 One concern a file, included in this order (one C module, so the compiler
 inlines across them as before): ``board8.pxi``, ``mailbox.pxi``,
@@ -44,24 +48,26 @@ cdef int _check(int size) except -1:
     return 0
 
 
-cdef int _check_position(int size, P, O) except -1:
+cdef int _check_position(int size, P, O, holes=0) except -1:
     _check(size)
-    if P < 0 or O < 0 or (P | O) >> (size * size):
-        raise ValueError(f"discs outside the {size}x{size} board")
+    if P < 0 or O < 0 or holes < 0 or (P | O | holes) >> (size * size):
+        raise ValueError(f"discs or holes outside the {size}x{size} board")
     if P & O:
         raise ValueError("a square holds discs of both colours (the masks overlap)")
+    if holes & (P | O):
+        raise ValueError("a disc on a hole (the masks overlap)")
     return 0
 
 
-def moves(int size, P, O, bint mailbox=False):
-    """Mask of the legal moves for the side to move."""
+def moves(int size, P, O, bint mailbox=False, holes=0):
+    """Mask of the legal moves for the side to move (never a hole)."""
     cdef Mailbox b
     cdef int out[MAXN * MAXN]
     cdef int count, j
     _check(size)
     if size == 8 and not mailbox:
-        return moves8(P, O)
-    _mb_load(&b, size, P, O)
+        return moves8(P, O) & ~(<uint64_t>holes)
+    _mb_load(&b, size, P, O, holes)
     count = _mb_moves(&b, 1, out)
     found = 0
     for j in range(count):
@@ -89,20 +95,21 @@ def flips(int size, P, O, int sq, bint mailbox=False):
     return _mb_mask(&b, 1) & O
 
 
-def perft(int size, P, O, int depth, bint bulk=False, bint mailbox=False):
+def perft(int size, P, O, int depth, bint bulk=False, bint mailbox=False, holes=0):
     """Leaf positions ``depth`` plies from here (see ``engine._pure.perft``)."""
     cdef Mailbox b
-    cdef uint64_t p8, o8, nodes
-    _check(size)
+    cdef uint64_t p8, o8, free8, nodes
+    _check_position(size, P, O, holes)
     if depth < 0:
         raise ValueError("depth must be >= 0")
     if size == 8 and not mailbox:
         p8 = P
         o8 = O
+        free8 = ~(<uint64_t>holes)
         with nogil:
-            nodes = perft8(p8, o8, depth, False, bulk)
+            nodes = perft8(p8, o8, free8, depth, False, bulk)
         return nodes
-    _mb_load(&b, size, P, O)
+    _mb_load(&b, size, P, O, holes)
     with nogil:
         nodes = _mb_perft(&b, 1, depth, False, bulk)
     return nodes
@@ -120,23 +127,24 @@ def hash64(int size, P, O):
     return h
 
 
-def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64, int threads=1):
+def solve(int size, P, O, double seconds=0.0, int alpha=-64, int beta=64, int threads=1, holes=0):
     """Exact result for the side to move: ``(score, move, nodes, complete)``; see
     ``Searcher.solve`` (this one starts with an empty hash table)."""
-    return Searcher(TT_BITS, threads).solve(size, P, O, seconds, alpha, beta)
+    return Searcher(TT_BITS, threads).solve(size, P, O, seconds, alpha, beta, holes)
 
 
 def search(int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full", int hash_bits=20,
-           int threads=1):
+           int threads=1, holes=0):
     """Iterative deepening under a time limit: ``(score, move, nodes, depth)``; see
     ``Searcher.search`` (this one starts with an empty hash table of 2**hash_bits entries)."""
-    return Searcher(hash_bits, threads).search(size, P, O, max_depth, seconds, evaluation)
+    return Searcher(hash_bits, threads).search(size, P, O, max_depth, seconds, evaluation, holes)
 
 
-def evaluate(P, O, evaluation="full"):
+def evaluate(P, O, evaluation="full", holes=0):
     """An 8x8 midgame evaluation of (P, O) for the side to move (P); see ``search``."""
+    cdef uint64_t h = holes
     if evaluation == "patterns":
         if PAT_W == NULL:
             raise RuntimeError("no pattern weights installed (engine.patterns.install())")
-        return eval_patterns8(P, O)
-    return eval_simple8(P, O) if evaluation == "simple" else eval8(P, O)
+        return eval_patterns8(P, O, h)
+    return eval_simple8(P, O, h) if evaluation == "simple" else eval8(P, O, h)

@@ -54,9 +54,11 @@ cdef inline uint64_t flips8(uint64_t P, uint64_t O, int sq) noexcept nogil:
             | _flip_down(P, O, r[6]) | _flip_down(P, O, r[7]))
 
 
-cdef inline uint64_t _perft8_last(uint64_t P, uint64_t O, bint bulk) noexcept nogil:
-    """Leaves one ply below (P, O): the last ply, inlined into its parent."""
-    cdef uint64_t m = moves8(P, O), nodes = 0, f
+cdef inline uint64_t _perft8_last(uint64_t P, uint64_t O, uint64_t free, bint bulk) noexcept nogil:
+    """Leaves one ply below (P, O): the last ply, inlined into its parent.  ``free``: the
+    squares that are not holes (a hole is neither colour, so lines of flips stop there
+    by themselves; only the moves need the mask)."""
+    cdef uint64_t m = moves8(P, O) & free, nodes = 0, f
     cdef int sq
     if m == 0:
         return 1  # a pass or the end of the game: one leaf either way
@@ -72,26 +74,26 @@ cdef inline uint64_t _perft8_last(uint64_t P, uint64_t O, bint bulk) noexcept no
     return nodes
 
 
-cdef uint64_t perft8(uint64_t P, uint64_t O, int depth, bint passed, bint bulk) noexcept nogil:
+cdef uint64_t perft8(uint64_t P, uint64_t O, uint64_t free, int depth, bint passed, bint bulk) noexcept nogil:
     cdef uint64_t m, f, nodes = 0
     cdef int sq
     if depth == 0:
         return 1
     if depth == 1 and not passed:
-        return _perft8_last(P, O, bulk)
-    m = moves8(P, O)
+        return _perft8_last(P, O, free, bulk)
+    m = moves8(P, O) & free
     if m == 0:
         if passed:
             return 1
-        return perft8(O, P, depth - 1, True, bulk)
+        return perft8(O, P, free, depth - 1, True, bulk)
     while m:
         sq = bits_ctz(m)
         m &= m - 1
         f = flips8(P, O, sq)
         if depth == 2:
-            nodes += _perft8_last(O ^ f, P | f | ((<uint64_t>1) << sq), bulk)
+            nodes += _perft8_last(O ^ f, P | f | ((<uint64_t>1) << sq), free, bulk)
         else:
-            nodes += perft8(O ^ f, P | f | ((<uint64_t>1) << sq), depth - 1, False, bulk)
+            nodes += perft8(O ^ f, P | f | ((<uint64_t>1) << sq), free, depth - 1, False, bulk)
     return nodes
 
 

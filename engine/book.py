@@ -71,15 +71,16 @@ def _table() -> dict[Key, dict[int, Optional[str]]]:
 
 
 def book_moves(position: Position) -> dict[int, Optional[str]]:
-    """Book moves from ``position`` (8x8): ``{square: opening name or None}``."""
-    if position.size != 8:
+    """Book moves from ``position`` (the plain 8x8 board): ``{square: opening name or None}``."""
+    if position.size != 8 or position.holes:
         return {}
     return dict(_table().get((position.player, position.opponent), {}))
 
 
 def opening_name(game: Game) -> Optional[str]:
-    """The name of the longest book opening that ``game`` (a ``Game`` on 8x8) followed, or None."""
-    if game.size != 8:
+    """The name of the longest book opening that ``game`` (a ``Game`` on the plain 8x8 board)
+    followed, or None."""
+    if game.size != 8 or game.start.holes:
         return None
     best: Optional[tuple[int, str]] = None
     for sym in symmetries(8):
@@ -188,8 +189,8 @@ class LearnedBook:
 
     def moves(self, position: Position) -> dict[int, float]:
         """``{square: value in discs}`` for ``position`` (in its own squares), or ``{}`` if it is not
-        in the book under any symmetry."""
-        if position.size != 8:
+        in the book under any symmetry (a board with holes never is)."""
+        if position.size != 8 or position.holes:
             return {}
         P, O, i = canonical_form(position.player, position.opponent)
         stored = self.entries.get((P, O))

@@ -3,19 +3,19 @@
 
 # -- exact solver (8x8)
 
-cdef inline int _solve_last1(uint64_t P, uint64_t O, int sq) noexcept nogil:
+cdef inline int _solve_last1(uint64_t P, uint64_t O, int sq, int squares) noexcept nogil:
     """One empty square left: whoever can play it does; the other side is final."""
     cdef uint64_t b = (<uint64_t>1) << sq
     cdef uint64_t f = flips8(P, O, sq)
     cdef int p
     if f:
         p = bits_count(P | f | b)
-        return 2 * p - 64
+        return 2 * p - squares
     f = flips8(O, P, sq)
     if f:
         p = bits_count(P & ~f)
-        return 2 * p - 64
-    return final_score(P, O)
+        return 2 * p - squares
+    return final_score(P, O, squares)
 
 
 cdef int _solve2(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int x1, int x2,
@@ -27,18 +27,18 @@ cdef int _solve2(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int x1,
     if NEIGH[x1] & O:
         f = flips8(P, O, x1)
         if f:
-            best = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x1), x2)
+            best = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x1), x2, s.squares)
             if best >= beta:
                 return best
     if NEIGH[x2] & O:
         f = flips8(P, O, x2)
         if f:
-            v = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x2), x1)
+            v = -_solve_last1(O ^ f, P | f | ((<uint64_t>1) << x2), x1, s.squares)
             return v if v > best else best
     if best > -INF:
         return best
     if passed:
-        return final_score(P, O)
+        return final_score(P, O, s.squares)
     return -_solve2(s, O, P, -beta, -alpha, x1, x2, True)
 
 
@@ -78,7 +78,7 @@ cdef int _solve3(Search* s, uint64_t P, uint64_t O, int alpha, int beta, int x1,
     if best > -INF:
         return best
     if passed:
-        return final_score(P, O)
+        return final_score(P, O, s.squares)
     return -_solve3(s, O, P, -beta, -alpha, x1, x2, x3, True)
 
 
@@ -97,7 +97,7 @@ cdef inline int _solve3_start(Search* s, uint64_t P, uint64_t O, int alpha, int 
 
 cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint passed) noexcept nogil:
     """The last few empties: try each empty square directly (odd regions first), no move generation."""
-    cdef uint64_t E = ~(P | O), e, f, b, odd
+    cdef uint64_t E = ~(P | O | s.holes), e, f, b, odd
     cdef int best = -INF, v, sq, n
     cdef bint moved = False
     if _tick(s):
@@ -111,8 +111,8 @@ cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bi
             sq = bits_ctz(E)
             return _solve2(s, P, O, alpha, beta, sq, bits_ctz(E & (E - 1)), passed)
         if n == 1:
-            return _solve_last1(P, O, bits_ctz(E))
-        return final_score(P, O)
+            return _solve_last1(P, O, bits_ctz(E), s.squares)
+        return final_score(P, O, s.squares)
     odd = _odd_regions(E)
     e = odd
     while True:
@@ -142,7 +142,7 @@ cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bi
                     return best
     if not moved:
         if passed:
-            return final_score(P, O)
+            return final_score(P, O, s.squares)
         return -_solve_small(s, O, P, -beta, -alpha, True)
     return best
 
@@ -162,7 +162,7 @@ cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash
         np = O ^ f
         no = P | f | b
         k = _mid(s, np, no, depth, -INF, INF, False)
-        reply = moves8(np, no)
+        reply = moves8(np, no) & ~s.holes
         k += SOLVE_EVAL_MOBILITY * (bits_count(reply) + bits_count(reply & DEF_CORNERS))
         if sq == hash_move:
             k = -INF
@@ -202,13 +202,13 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
         return 0
     if empties >= SOLVE_STABLE_EMPTIES:
         # stability cutoff: the opponent's stable discs cap our score
-        v = 64 - 2 * bits_count(_edge_stable(O))
+        v = s.squares - 2 * bits_count(_edge_stable(O))
         if v <= alpha:
             return v
-    moves = moves8(P, O)
+    moves = moves8(P, O) & ~s.holes
     if moves == 0:
         if passed:
-            return final_score(P, O)
+            return final_score(P, O, s.squares)
         return -_solve(s, O, P, -beta, -alpha, True, empties)
     if empties >= SOLVE_TT_EMPTIES:
         if _load(s, P, O, &e) and e.kind == KIND_EXACT:
@@ -229,10 +229,10 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     if empties >= SOLVE_EVAL_EMPTIES:
         n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
     elif empties >= SOLVE_ORDER_EMPTIES:
-        n = _order(P, O, moves, hash_move, sqs, fl)
+        n = _order(P, O, s.holes, moves, hash_move, sqs, fl)
     else:
         n = 0
-        odd = _odd_regions(~(P | O)) & moves
+        odd = _odd_regions(~(P | O | s.holes)) & moves
         while odd or moves:
             if odd:
                 sqs[n] = bits_ctz(odd)

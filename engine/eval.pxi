@@ -2,11 +2,13 @@
 # Included by engine/_core.pyx, in the order listed there.
 
 # -- midgame evaluation (8x8): corners, X/C-squares, mobility, potential mobility, stable edges, parity
+# Every evaluation takes the holes H of a shaped board: no move and no empty square is counted
+# on a hole.  Otherwise the patterns and the square weights see a hole as an empty square.
 
-cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
-    cdef uint64_t E = ~(P | O)
+cdef int eval8(uint64_t P, uint64_t O, uint64_t H) noexcept nogil:
+    cdef uint64_t E = ~(P | O | H)
     cdef int score = 0
-    cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
+    cdef int mp = bits_count(moves8(P, O) & ~H), mo = bits_count(moves8(O, P) & ~H)
     cdef int corner, x, c, i
     # corners and the squares next to an empty corner
     cdef int cs[4]
@@ -22,7 +24,7 @@ cdef int eval8(uint64_t P, uint64_t O) noexcept nogil:
             score += 30
         elif (O >> corner) & 1:
             score -= 30
-        else:
+        elif not (H >> corner) & 1:   # next to a corner that is a hole, a square is no X or C
             score -= 15 * (bits_count(P & xs[i]) - bits_count(O & xs[i]))
             score -= 5 * (bits_count(P & cc[i]) - bits_count(O & cc[i]))
     score += 8 * (mp - mo)
@@ -46,7 +48,7 @@ cdef void _init_w8() noexcept nogil:
 _init_w8()
 
 
-cdef int eval_simple8(uint64_t P, uint64_t O) noexcept nogil:
+cdef int eval_simple8(uint64_t P, uint64_t O, uint64_t H) noexcept nogil:
     """Square weights and mobility only: the evaluation of the weaker search levels."""
     cdef int score = 0, sq
     cdef uint64_t b = P
@@ -59,7 +61,7 @@ cdef int eval_simple8(uint64_t P, uint64_t O) noexcept nogil:
         sq = bits_ctz(b)
         b &= b - 1
         score -= W8[sq]
-    return score + 8 * (bits_count(moves8(P, O)) - bits_count(moves8(O, P)))
+    return score + 8 * (bits_count(moves8(P, O) & ~H) - bits_count(moves8(O, P) & ~H))
 
 
 # -- trained pattern evaluation: the layout and its meaning are in engine/patterns.py
@@ -90,10 +92,10 @@ cdef inline int _eval_patterns_pext(const int16_t* w, uint64_t P, uint64_t O) no
     return total
 
 
-cdef int eval_patterns8(uint64_t P, uint64_t O) noexcept nogil:
+cdef int eval_patterns8(uint64_t P, uint64_t O, uint64_t H) noexcept nogil:
     cdef const int16_t* w = PAT_W + PAT_STAGE_OF[64 - bits_count(P | O)] * PAT_STAGE_SIZE
     cdef int i, k, idx, total = 0
-    cdef int mp = bits_count(moves8(P, O)), mo = bits_count(moves8(O, P))
+    cdef int mp = bits_count(moves8(P, O) & ~H), mo = bits_count(moves8(O, P) & ~H)
     cdef int digit[64]
     cdef const int* sqs
     if BITS_HAVE_PEXT:

@@ -98,7 +98,8 @@ cdef uint64_t _mb_perft(Mailbox* b, int me, int depth, bint passed, bint bulk) n
     return nodes
 
 
-cdef void _mb_load(Mailbox* b, int n, object P, object O):
+cdef void _mb_load(Mailbox* b, int n, object P, object O, object holes=0):
+    """The board of (P, O); a hole is a wall cell: never played, and a line of flips stops there."""
     cdef int sq, at
     b.n = n
     memset(b.cell, WALL, CELLS)
@@ -108,6 +109,8 @@ cdef void _mb_load(Mailbox* b, int n, object P, object O):
             b.cell[at] = 1
         elif (O >> sq) & 1:
             b.cell[at] = 2
+        elif (holes >> sq) & 1:
+            b.cell[at] = WALL
         else:
             b.cell[at] = EMPTY
 

@@ -26,7 +26,7 @@ cdef void _mb_weights(int n) noexcept nogil:
 
 
 cdef int _mb_score(Mailbox* b, int me) noexcept nogil:
-    """Final disc difference for ``me``, empties to the winner."""
+    """Final disc difference for ``me``, empties to the winner (a hole is no empty)."""
     cdef int x, y, c, p = 0, o = 0, e = 0
     for y in range(b.n):
         for x in range(b.n):
@@ -35,7 +35,7 @@ cdef int _mb_score(Mailbox* b, int me) noexcept nogil:
                 p += 1
             elif c == EMPTY:
                 e += 1
-            else:
+            elif c == 3 - me:
                 o += 1
     if p > o:
         return p - o + e
@@ -53,7 +53,7 @@ cdef int _mb_eval(Mailbox* b, int me) noexcept nogil:
             c = b.cell[at]
             if c == me:
                 score += MB_W[at]
-            elif c != EMPTY:
+            elif c == 3 - me:
                 score -= MB_W[at]
     return score + 8 * (_mb_moves(b, me, buf) - _mb_moves(b, 3 - me, buf))
 

@@ -15,8 +15,8 @@ cdef int PC_BIAS[PC_STAGES][PC_MAX_DEPTH + 1]    # mean of (deep - shallow)
 cdef int PC_T100 = 0     # 0: no table installed
 
 
-cdef inline int _pc_stage(uint64_t P, uint64_t O) noexcept nogil:
-    cdef int empties = 64 - bits_count(P | O)
+cdef inline int _pc_stage(Search* s, uint64_t P, uint64_t O) noexcept nogil:
+    cdef int empties = s.squares - bits_count(P | O)
     return 0 if empties >= 40 else (1 if empties >= 25 else 2)
 
 
@@ -46,7 +46,7 @@ PROBCUT_MAX_DEPTH = PC_MAX_DEPTH
 cdef inline int _probcut(Search* s, uint64_t P, uint64_t O, int depth, int beta, bint passed) noexcept nogil:
     """At a null-window node (beta - 1, beta): 1 when a shallow search says the node fails high,
     -1 when it says it fails low, 0 when it cannot tell."""
-    cdef int stage = _pc_stage(P, O)
+    cdef int stage = _pc_stage(s, P, O)
     cdef int sigma = PC_SIGMA[stage][depth], bias = PC_BIAS[stage][depth], margin, bound
     cdef int shallow = depth // 2
     if sigma == 0:
@@ -71,16 +71,16 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
     cdef TTData e
     if _tick(s):
         return 0
-    moves = moves8(P, O)
+    moves = moves8(P, O) & ~s.holes
     if moves == 0:
         if passed:
-            d = final_score(P, O)
+            d = final_score(P, O, s.squares)
             return WIN + d if d > 0 else (-WIN + d if d < 0 else 0)
         return -_mid(s, O, P, depth, -beta, -alpha, True)
     if depth <= 0:
         if s.evaluation == EVAL_PATTERNS:
-            return eval_patterns8(P, O)
-        return eval_simple8(P, O) if s.evaluation == EVAL_SIMPLE else eval8(P, O)
+            return eval_patterns8(P, O, s.holes)
+        return eval_simple8(P, O, s.holes) if s.evaluation == EVAL_SIMPLE else eval8(P, O, s.holes)
     if _load(s, P, O, &e) and e.kind == KIND_MID:
         if e.depth >= depth:
             if e.lower >= beta:
@@ -102,7 +102,7 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
         if v < 0:
             return alpha
     if depth >= 2:
-        n = _order(P, O, moves, hash_move, sqs, fl)
+        n = _order(P, O, s.holes, moves, hash_move, sqs, fl)
     else:
         n = 0
         while moves:

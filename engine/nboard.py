@@ -18,6 +18,10 @@ stdout.  Understood (everything else is ignored, as the protocol asks):
     quit                stop (end of input also stops)
 
 Evaluations are in discs for the side to move (exact in solved endgames).
+Shaped boards: the protocol and the GUIs know no holes, so there is no
+``--shape`` here; the board is the GGF's.  A GGF written by ``Game.to_ggf``
+for a shaped game carries its holes in our own ``HO`` tag, and is played
+with them.
 A command that does not fit the game (an illegal move, a broken GGF) leaves
 the position unchanged and is reported on stderr and in a ``status`` line.
 """

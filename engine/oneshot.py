@@ -1,7 +1,8 @@
 """The common one-shot format for external move programs.
 
 Request (stdin): the side to move (``1`` black, ``-1`` white), the board size,
-then ``size`` rows of ``size`` cells (``0`` empty, ``1`` black, ``-1`` white),
+then ``size`` rows of ``size`` cells (``0`` empty, ``1`` black, ``-1`` white, ``#`` a
+hole of a shaped board: never played, and a line of flips stops there),
 whitespace-separated.  Answer (stdout): ``x y``, 0-based column and row.
 """
 from .position import BLACK, WHITE, Position, parse_size
@@ -15,7 +16,7 @@ def format_request(position: Position) -> str:
         row = []
         for x in range(n):
             c = position.colour_at(y * n + x)
-            row.append("1" if c == BLACK else "-1" if c == WHITE else "0")
+            row.append("1" if c == BLACK else "-1" if c == WHITE else "#" if position.is_hole(y * n + x) else "0")
         rows.append(" ".join(row))
     side = "1" if position.turn == BLACK else "-1"
     return f"{side}\n{n}\n" + "\n".join(rows) + "\n"
@@ -33,15 +34,17 @@ def parse_request(text: str) -> Position:
     cells = words[2:]
     if len(cells) != n * n:
         raise ValueError(f"expected {n * n} cells, got {len(cells)}")
-    black = white = 0
+    black = white = holes = 0
     for i, c in enumerate(cells):
         if c == "1":
             black |= 1 << i
         elif c == "-1":
             white |= 1 << i
+        elif c == "#":
+            holes |= 1 << i
         elif c != "0":
-            raise ValueError(f"cell {i} is {c!r}: use 0, 1 or -1")
-    return Position.from_colours(n, black, white, BLACK if side == "1" else WHITE)
+            raise ValueError(f"cell {i} is {c[:10]!r}: use 0, 1, -1 or # (a hole)")
+    return Position.from_colours(n, black, white, BLACK if side == "1" else WHITE, holes)
 
 
 def parse_answer(text: str, size: int) -> int:

@@ -1,4 +1,5 @@
-"""The engine's own option types for command lines (``argparse``'s ``type=``): board size, threads.
+"""The engine's own option types for command lines (``argparse``'s ``type=``): board size, shape,
+threads.
 
 Used by ``python -m engine`` and by the players' command line; the generic checks
 (numbers, times, output files) are in ``engine.cliargs``.  The rules behind them
@@ -9,6 +10,7 @@ import argparse
 
 from .backend import MAX_THREADS
 from .position import parse_size
+from .shape import Shape, ShapeError
 
 
 def size_option(text: str) -> int:
@@ -16,6 +18,14 @@ def size_option(text: str) -> int:
     try:
         return parse_size(text)
     except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def shape_option(text: str) -> Shape:
+    """``--shape``: a built-in shape's name (any case when unambiguous), else a picture file."""
+    try:
+        return Shape.find(text)
+    except ShapeError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 

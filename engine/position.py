@@ -188,7 +188,7 @@ class Position:
 
     # -- rules -----------------------------------------------------------------
     def legal_moves_mask(self) -> int:
-        return core.moves(self.size, self.player, self.opponent) & ~self.holes
+        return core.moves(self.size, self.player, self.opponent, holes=self.holes)
 
     def legal_moves(self) -> list[int]:
         """Legal squares in index order (a1, b1, ... row by row)."""
@@ -224,7 +224,7 @@ class Position:
         return not self.legal_moves_mask() and not self._opponent_moves()
 
     def _opponent_moves(self) -> int:
-        return core.moves(self.size, self.opponent, self.player) & ~self.holes
+        return core.moves(self.size, self.opponent, self.player, holes=self.holes)
 
     def play(self, move: Move) -> "Position":
         """The position after ``move`` (a square index, a name like ``'d3'``, or ``PASS``/``'pass'``).

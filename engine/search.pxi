@@ -61,6 +61,8 @@ cdef struct Search:      # one thread's search; the hash table is shared by the 
     int* halt            # set when another thread of the same search has finished
     int* cancel          # set by Searcher.stop()
     uint64_t* busy       # the positions threads are searching now (BUSY_SIZE words; NULL: one thread)
+    uint64_t holes       # 8x8: the squares that are no part of the board (a shaped board)
+    int squares          # 8x8: the squares that can take a disc (64 less the holes)
 
 cdef uint64_t DEF_CORNERS = 0x8100000000000081ULL
 
@@ -118,9 +120,10 @@ cdef inline bint _tick(Search* s) noexcept nogil:
     return s.aborted
 
 
-cdef inline int final_score(uint64_t P, uint64_t O) noexcept nogil:
+cdef inline int final_score(uint64_t P, uint64_t O, int squares) noexcept nogil:
+    """The disc difference for P at the end, empties to the winner (``squares``: 64 less the holes)."""
     cdef int p = bits_count(P), o = bits_count(O)
-    cdef int e = 64 - p - o
+    cdef int e = squares - p - o
     if p > o:
         return p - o + e
     if p < o:
@@ -201,8 +204,10 @@ cdef inline void _insert(int* keys, int* sqs, uint64_t* flips, int n, int k, int
     flips[i] = f
 
 
-cdef int _order(uint64_t P, uint64_t O, uint64_t moves, int hash_move, int* sqs, uint64_t* flips) noexcept nogil:
-    """Moves sorted fastest-first: fewest replies for the opponent (corners count double)."""
+cdef int _order(uint64_t P, uint64_t O, uint64_t H, uint64_t moves, int hash_move, int* sqs,
+                uint64_t* flips) noexcept nogil:
+    """Moves sorted fastest-first: fewest replies for the opponent (corners count double);
+    ``H``: the holes."""
     cdef int keys[32]
     cdef int n = 0, i, j, sq, k
     cdef uint64_t f, b, reply
@@ -211,9 +216,9 @@ cdef int _order(uint64_t P, uint64_t O, uint64_t moves, int hash_move, int* sqs,
         moves &= moves - 1
         b = (<uint64_t>1) << sq
         f = flips8(P, O, sq)
-        reply = moves8(O ^ f, P | f | b)
+        reply = moves8(O ^ f, P | f | b) & ~H
         k = 4 * (bits_count(reply) + bits_count(reply & DEF_CORNERS)) \
-            + bits_count(_neighbours(P | f | b) & ~(P | O | b))
+            + bits_count(_neighbours(P | f | b) & ~(P | O | b | H))
         if sq == hash_move:
             k = -100
         elif b & DEF_CORNERS:

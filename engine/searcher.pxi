@@ -3,17 +3,17 @@
 
 cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int alpha, int beta, int* out_move) noexcept nogil:
     """One full-window (alpha, beta) search of the root; the best move goes to out_move."""
-    cdef uint64_t moves = moves8(P, O), fl[32]
+    cdef uint64_t moves = moves8(P, O) & ~s.holes, fl[32]
     cdef int sqs[32]
     cdef int n, i, v, best = -INF, hash_move = -1, k, nd = 0
-    cdef int empties = 64 - bits_count(P | O)
+    cdef int empties = s.squares - bits_count(P | O)
     cdef int deferred[32]
     cdef uint64_t cP, cO, h = 0
     cdef bint split = s.busy != NULL
     cdef TTData e
     if _load(s, P, O, &e):
         hash_move = e.move
-    n = _order(P, O, moves, hash_move, sqs, fl)
+    n = _order(P, O, s.holes, moves, hash_move, sqs, fl)
     out_move[0] = sqs[0] if n else -1
     k = 0
     while True:
@@ -72,6 +72,8 @@ cdef void _init_search(Search* s, double seconds) noexcept nogil:
     s.halt = &NO_FLAG
     s.cancel = &NO_FLAG
     s.busy = NULL
+    s.holes = 0
+    s.squares = 64
     s.deadline = bits_now() + seconds if seconds > 0 else 0
 
 
@@ -86,7 +88,7 @@ cdef void _work_solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, in
 cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth, double start, double seconds,
                        int* score, int* move, int* depth) noexcept nogil:
     """One thread's iterative deepening.  The main thread (id 0) decides when to stop."""
-    cdef int d, v, m, empties = 64 - bits_count(P | O)
+    cdef int d, v, m, empties = s.squares - bits_count(P | O)
     depth[0] = 0
     for d in range(1, max_depth + 1):
         v = _root8(s, P, O, d, False, -INF, INF, &m)
@@ -114,11 +116,15 @@ cdef class Searcher:
     release the GIL.  ``stop()`` (from any thread) ends the running search
     at once with its best so far, as if its time were up; every search
     started before ``clear_stop()`` returns at once too.  8x8 only uses the
-    table and the threads; other sizes search on one thread.
+    table and the threads; other sizes search on one thread.  A search on
+    other holes than the last one's starts with an empty table (the table
+    knows positions by their discs only).
     """
     cdef bits_tt_entry* tt
     cdef uint64_t* busy
     cdef uint64_t mask
+    cdef uint64_t holes    # of the last search: the table holds positions of that board
+    cdef bint used         # a search has written to the table since it was made or cleared
     cdef int gen
     cdef int halt
     cdef int cancel
@@ -145,6 +151,8 @@ cdef class Searcher:
         self.threads = threads
         self.selective = True
         self.gen = 0
+        self.holes = 0
+        self.used = False
         self.halt = 0
         self.cancel = 0
 
@@ -173,14 +181,26 @@ cdef class Searcher:
         """Forget everything in the hash table."""
         with self.lock:
             memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+            self.used = False
 
-    cdef int _begin(self, int size, double seconds, int evaluation) noexcept:
-        """A new search: its generation, no halt, each thread's Search; returns the threads."""
+    cdef int _begin(self, int size, double seconds, int evaluation, uint64_t holes) noexcept:
+        """A new search: its generation, no halt, each thread's Search; returns the threads.
+        ``holes``: 8x8 only (the mailbox board has its holes in its cells)."""
         cdef int k, threads = self.threads if size == 8 else 1
+        if size == 8 and holes != self.holes:
+            if self.used:   # (a new table is zeroed already: touching it all would cost its pages)
+                memset(self.tt, 0, (self.mask + 1) * sizeof(bits_tt_entry))
+                self.used = False
+            self.holes = holes
+        if size == 8:
+            self.used = True
         self.gen = (self.gen + 1) & 0xFF
         self.halt = 0
         for k in range(threads):
             self._prepare(k, seconds, evaluation)
+            if size == 8:
+                self.work[k].holes = holes
+                self.work[k].squares = 64 - bits_count(holes)
         return threads
 
     cdef void _prepare(self, int k, double seconds, int evaluation) noexcept:
@@ -237,9 +257,10 @@ cdef class Searcher:
         for t in workers:
             t.join()
 
-    def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64):
+    def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64, holes=0):
         """Exact result for the side to move: ``(score, move, nodes, complete)``.
 
+        ``holes``: the squares of a shaped board that are no part of it.
         ``score`` is the final disc difference with empties to the winner,
         exact when it lies inside (alpha, beta) (otherwise a bound); ``move``
         the best square (-1: must pass); ``complete`` is False when
@@ -250,19 +271,21 @@ cdef class Searcher:
         cdef Mailbox b
         cdef Search* s
         cdef int score, move = -1, n2 = size * size, k, threads
-        cdef uint64_t p8, o8, nodes = 0
-        _check_position(size, P, O)
+        cdef uint64_t p8, o8, h8 = 0, nodes = 0
+        _check_position(size, P, O, holes)
         _check_seconds(seconds)
         if alpha >= beta:
             raise ValueError("alpha must be below beta")
+        if size == 8:
+            h8 = holes
         with self.lock:
-            threads = self._begin(size, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL)
+            threads = self._begin(size, seconds, EVAL_PATTERNS if PAT_W != NULL else EVAL_FULL, h8)
             s = &self.work[0]
             if size == 8:
                 p8, o8 = P, O
-                if moves8(p8, o8) == 0:
-                    score = -_solve(s, o8, p8, -beta, -alpha, True, 64 - bits_count(p8 | o8)) \
-                        if moves8(o8, p8) else final_score(p8, o8)
+                if (moves8(p8, o8) & ~h8) == 0:
+                    score = -_solve(s, o8, p8, -beta, -alpha, True, s.squares - bits_count(p8 | o8)) \
+                        if moves8(o8, p8) & ~h8 else final_score(p8, o8, s.squares)
                     return score, -1, s.nodes, not s.aborted
                 self._run(self._helper_solve, (p8, o8, alpha, beta), threads)
                 nodes = sum(self.thread_nodes)
@@ -270,13 +293,13 @@ cdef class Searcher:
                     if not self.work[k].aborted:
                         return self.scores[k], self.moves_[k], nodes, True
                 return self.scores[0], self.moves_[0], nodes, False
-            _mb_load(&b, size, P, O)
+            _mb_load(&b, size, P, O, holes)
             _mb_weights(size)
             with nogil:
                 score = _mb_search(s, &b, 1, n2, alpha, beta, False, True, &move)
             return score, _mb_square(&b, move), s.nodes, not s.aborted
 
-    def search(self, int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full"):
+    def search(self, int size, P, O, int max_depth=60, double seconds=1.0, evaluation="full", holes=0):
         """Iterative deepening under a time limit: ``(score, move, nodes, depth)``.
 
         Scores are evaluation units for the side to move (a won game: 10000
@@ -286,13 +309,14 @@ cdef class Searcher:
         ``engine.patterns.install()``).  A new depth is not started after
         40% of ``seconds``; a depth cut off by the clock is dropped.
         ``seconds`` 0: no limit (until ``max_depth`` or ``stop()``).
+        ``holes``: the squares of a shaped board that are no part of it.
         """
         cdef Mailbox b
         cdef Search* s
         cdef int score = 0, move = -1, d, v, m, done = 0, threads
-        cdef uint64_t p8, o8, nodes = 0
+        cdef uint64_t p8, o8, h8 = 0, nodes = 0
         cdef double start = bits_now()
-        _check_position(size, P, O)
+        _check_position(size, P, O, holes)
         kinds = {"full": EVAL_FULL, "simple": EVAL_SIMPLE, "patterns": EVAL_PATTERNS}
         if evaluation not in kinds:
             raise ValueError(f"evaluation must be one of {', '.join(kinds)}: {evaluation!r}")
@@ -301,19 +325,21 @@ cdef class Searcher:
         if max_depth < 1:
             raise ValueError("max_depth must be >= 1")
         _check_seconds(seconds)
+        if size == 8:
+            h8 = holes
         with self.lock:
-            threads = self._begin(size, seconds, kinds[evaluation])
+            threads = self._begin(size, seconds, kinds[evaluation], h8)
             s = &self.work[0]
             if size == 8:
                 p8, o8 = P, O
-                if moves8(p8, o8) == 0:
+                if (moves8(p8, o8) & ~h8) == 0:
                     return 0, -1, 0, 0
                 self._run(self._helper_search, (p8, o8, max_depth, start, seconds), threads)
                 nodes = sum(self.thread_nodes)
                 if self.depths[0] == 0:
                     return 0, -1, nodes, 0
                 return self.scores[0], self.moves_[0], nodes, self.depths[0]
-            _mb_load(&b, size, P, O)
+            _mb_load(&b, size, P, O, holes)
             _mb_weights(size)
             for d in range(1, max_depth + 1):
                 with nogil:

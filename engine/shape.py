@@ -206,6 +206,13 @@ class Shape:
         """How many squares can hold a disc."""
         return self.size * self.size - self.holes.bit_count()
 
+    def describe(self) -> str:
+        """``"8x8"`` for a plain board, else ``"Heart (8x8, 24 holes)"``: what a table heads."""
+        n = self.size
+        if self.is_plain():
+            return f"{n}x{n}"
+        return f"{self.name or 'a shape'} ({n}x{n}, {self.holes.bit_count()} holes)"
+
     def __str__(self) -> str:
         if self.name:
             return self.name

@@ -176,11 +176,11 @@ class Table(Strategy):
         return max(moves, key=lambda m: w[m])
 
 
-def _playout(size: int, P: int, O: int, rng: random.Random) -> int:
+def _playout(size: int, P: int, O: int, rng: random.Random, holes: int) -> int:
     """Random game to the end from (P, O); the final disc difference for P's side."""
     sign, passed = 1, False
     while True:
-        m = core.moves(size, P, O)
+        m = core.moves(size, P, O, holes=holes)
         if not m:
             if passed:
                 d = P.bit_count() - O.bit_count()
@@ -216,7 +216,7 @@ class MonteCarlo(Strategy):
         k = 0
         while k < self.max_playouts and (k < len(moves) or time.monotonic() < deadline):
             m, P, O = children[k % len(children)]
-            total[m] -= _playout(n, P, O, self.rng)
+            total[m] -= _playout(n, P, O, self.rng, position.holes)
             count[m] += 1
             k += 1
         return max(moves, key=lambda m: total[m] / max(1, count[m]))
@@ -263,8 +263,9 @@ class MCTS(Strategy):
             while True:
                 P, O = node.P, node.O
                 if node.untried is None:
-                    m = core.moves(n, P, O)
-                    node.untried = list(_bits(m)) if m else ([PASS] if core.moves(n, O, P) else [])
+                    m = core.moves(n, P, O, holes=position.holes)
+                    node.untried = list(_bits(m)) if m else ([PASS] if core.moves(n, O, P, holes=position.holes)
+                                                             else [])
                 if node.untried:
                     mv = node.untried.pop(self.rng.randrange(len(node.untried)))
                     child = _Node(O, P) if mv == PASS else _Node(*_after(n, P, O, mv))
@@ -278,7 +279,7 @@ class MCTS(Strategy):
                            key=lambda ch: ch.wins / (ch.visits + 1e-9) + self.c * math.sqrt(logn / (ch.visits + 1e-9)))
                 path.append(node)
             leaf = path[-1]
-            result = _playout(n, leaf.P, leaf.O, self.rng)  # for the side to move at the leaf
+            result = _playout(n, leaf.P, leaf.O, self.rng, position.holes)  # for the side to move at the leaf
             for node in reversed(path):
                 node.visits += 1
                 # a node's wins count for the player who moved into it (the leaf's opponent first)
@@ -287,13 +288,13 @@ class MCTS(Strategy):
         return max(root.children.items(), key=lambda kv: kv[1].visits)[0]
 
 
-def _evaluate(size: int, P: int, O: int) -> int:
+def _evaluate(size: int, P: int, O: int, holes: int) -> int:
     """A simple evaluation for the Python searches: square weights and mobility."""
     if size == 8 and compiled is not None:
-        return compiled.evaluate(P, O)
+        return compiled.evaluate(P, O, holes=holes)
     w = square_weights(size)
     s = sum(w[i] for i in _bits(P)) - sum(w[i] for i in _bits(O))
-    return s + 8 * (core.moves(size, P, O).bit_count() - core.moves(size, O, P).bit_count())
+    return s + 8 * (core.moves(size, P, O, holes=holes).bit_count() - core.moves(size, O, P, holes=holes).bit_count())
 
 
 def _final(P: int, O: int, size: int) -> int:
@@ -313,6 +314,7 @@ class _TimedSearch(Strategy):
 
     def _start(self, position: Position, time_limit: Optional[float], default: float = 1.0) -> None:
         self.size = position.size
+        self.holes = position.holes
         self.deadline = time.monotonic() + 0.9 * (time_limit or default)
         self.nodes = 0
 
@@ -357,13 +359,13 @@ class MinMax(_TimedSearch):
         """Value for the root player; (P, O) has the side to move first."""
         self._tick()
         n = self.size
-        m = core.moves(n, P, O)
+        m = core.moves(n, P, O, holes=self.holes)
         if not m:
-            if not core.moves(n, O, P):
+            if not core.moves(n, O, P, holes=self.holes):
                 return _final(P, O, n) * (1 if maximising else -1)
             return self._value(O, P, depth, not maximising)
         if depth == 0:
-            return _evaluate(n, P, O) * (1 if maximising else -1)
+            return _evaluate(n, P, O, self.holes) * (1 if maximising else -1)
         values = [self._value(*self._child(P, O, sq), depth - 1, not maximising) for sq in _bits(m)]
         return max(values) if maximising else min(values)
 
@@ -382,13 +384,13 @@ class NegaMax(_TimedSearch):
     def _negamax(self, P: int, O: int, depth: int) -> int:
         self._tick()
         n = self.size
-        m = core.moves(n, P, O)
+        m = core.moves(n, P, O, holes=self.holes)
         if not m:
-            if not core.moves(n, O, P):
+            if not core.moves(n, O, P, holes=self.holes):
                 return _final(P, O, n)
             return -self._negamax(O, P, depth)
         if depth == 0:
-            return _evaluate(n, P, O)
+            return _evaluate(n, P, O, self.holes)
         return max(-self._negamax(*self._child(P, O, sq), depth - 1) for sq in _bits(m))
 
 
@@ -428,13 +430,13 @@ class AlphaBeta(_TimedSearch):
     def _search(self, P: int, O: int, depth: int, alpha: int, beta: int, passed: bool) -> int:
         self._tick()
         n = self.size
-        m = core.moves(n, P, O)
+        m = core.moves(n, P, O, holes=self.holes)
         if not m:
             if passed:
                 return _final(P, O, n)
             return -self._search(O, P, depth, -beta, -alpha, True)
         if depth <= 0:
-            return _evaluate(n, P, O)
+            return _evaluate(n, P, O, self.holes)
         for sq in _bits(m):
             v = -self._search(*self._child(P, O, sq), depth - 1, -beta, -alpha, False)
             if v > alpha:
@@ -458,7 +460,7 @@ def c_search(position: Position, seconds: float, depth: int = 60, evaluation: st
             evaluation = "full"
         searcher = searcher or compiled.Searcher(20, 1)
         score, move, _, _ = searcher.search(position.size, position.player, position.opponent, depth,
-                                            seconds, evaluation)
+                                            seconds, evaluation, position.holes)
         return score, move
     return None, AlphaBeta(depth=min(depth, 6)).next_move(position, seconds)
 
@@ -527,7 +529,7 @@ def solve(position: Position, seconds: float = 0.0, threads: int = 1,
     if compiled is not None:
         patterns.install()  # the solver orders its moves with them
         searcher = searcher or compiled.Searcher(20, threads)
-        return searcher.solve(position.size, position.player, position.opponent, seconds)
+        return searcher.solve(position.size, position.player, position.opponent, seconds, holes=position.holes)
     nodes = 0
     deadline = time.monotonic() + seconds if seconds else None
     n = position.size
@@ -537,10 +539,10 @@ def solve(position: Position, seconds: float = 0.0, threads: int = 1,
         nodes += 1
         if deadline and nodes & 255 == 0 and time.monotonic() > deadline:
             raise _Timeout
-        m = core.moves(n, P, O)
+        m = core.moves(n, P, O, holes=position.holes)
         if not m:
             if passed:
-                return Position(n, P, O).final_score(), -1
+                return Position(n, P, O, holes=position.holes).final_score(), -1
             return -negamax(O, P, -beta, -alpha, True)[0], -1
         best, best_move = -999, -1
         for sq in _bits(m):
@@ -575,9 +577,10 @@ def solve_within(position: Position, seconds: float, threads: int = 1,
     start = time.monotonic()
     evaluation = "patterns" if patterns.install() else "full"
     guess, guess_move, guess_nodes, _ = searcher.search(8, position.player, position.opponent, 60,
-                                                        0.2 * seconds, evaluation)
+                                                        0.2 * seconds, evaluation, position.holes)
     left = max(0.001, seconds - (time.monotonic() - start))
-    score, move, nodes, complete = searcher.solve(8, position.player, position.opponent, left)
+    score, move, nodes, complete = searcher.solve(8, position.player, position.opponent, left,
+                                                  holes=position.holes)
     if complete:
         return score, move, nodes + guess_nodes, True
     return round(_disc_value(guess)), guess_move, nodes + guess_nodes, False
@@ -706,7 +709,7 @@ class Best(Strategy):
         if self.searcher is not None and position.size == 8 and empties <= self.solve_empties:
             window = (-64, 64) if empties <= self.exact_empties else (-1, 1)
             score, move, self.nodes, complete = self.searcher.solve(8, position.player, position.opponent,
-                                                                    0.5 * limit, *window)
+                                                                    0.5 * limit, *window, position.holes)
             if complete and move >= 0 and (score >= 0 or window[0] == -64):
                 return move
         elif empties <= min(self.exact_empties, 14):
@@ -731,7 +734,8 @@ class Best(Strategy):
             P, O = O, P
         evaluation = self.evaluation if patterns.install() else "full"
         worker = threading.Thread(target=self.searcher.search,
-                                  args=(8, P, O, self.depth, PONDER_SECONDS, evaluation), name="ponder",
+                                  args=(8, P, O, self.depth, PONDER_SECONDS, evaluation, position.holes),
+                                  name="ponder",
                                   daemon=True)
         self._pondering = worker
         worker.start()
@@ -832,20 +836,21 @@ def analyse(position: Position, seconds: float = 1.0, depth: int = 60) -> list[t
     for m in moves:
         child = position.play(m)
         if compiled is None:
-            out.append((-_evaluate(size, child.player, child.opponent) / 10.0, m, min(1, position.empties() - 1)))
+            out.append((-_evaluate(size, child.player, child.opponent, child.holes) / 10.0, m,
+                        min(1, position.empties() - 1)))
             continue
         if exact:
-            score, _, _, done = compiled.solve(size, child.player, child.opponent, share)
+            score, _, _, done = compiled.solve(size, child.player, child.opponent, share, holes=child.holes)
             if done:
                 out.append((-float(score), m, position.empties()))
                 continue
         evaluation = "patterns" if size == 8 and patterns.install() else "full"
         if child.legal_moves_mask():
             score, _, _, reached = compiled.search(size, child.player, child.opponent,
-                                                   max(1, depth - 1), share, evaluation)
+                                                   max(1, depth - 1), share, evaluation, holes=child.holes)
         else:  # the opponent must pass: search from our side again
             score, _, _, reached = compiled.search(size, child.opponent, child.player,
-                                                   max(1, depth - 1), share, evaluation)
+                                                   max(1, depth - 1), share, evaluation, holes=child.holes)
             score = -score
         # (never the end: a midgame search that reached it is still an estimate, with ProbCut)
         out.append((-_disc_value(score), m, min(reached + 1, position.empties() - 1)))

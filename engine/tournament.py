@@ -12,14 +12,15 @@ from typing import Optional, Sequence, TextIO, TypedDict, Union
 from . import loader, strategies
 from .game import Game
 from .notation import PASS, square_name
+from .shape import Shape
 
 
 MAX_GAMES = 100_000     # games per pair
 OPENING_TRIES = 10_000  # random openings tried before giving up
 MAX_WORKERS = 256
 
-Job = tuple[str, str, str, float, int, int]
-"""One game to play: black's name, white's, the opening, seconds per move, board size, seed."""
+Job = tuple[str, str, str, float, Shape, int]
+"""One game to play: black's name, white's, the opening, seconds per move, the board, seed."""
 
 
 class GameResult(TypedDict):
@@ -45,24 +46,29 @@ class Row(TypedDict):
     elo_err: float
 
 
-def max_opening(size: int) -> int:
-    """The longest random opening on a ``size`` board: a move on every square but one."""
-    return size * size - 5
+def max_opening(size: int, shape: Optional[Shape] = None) -> int:
+    """The longest random opening on the plain ``size`` board (or on ``shape``): a move on every
+    empty square of the start but one."""
+    return (shape or Shape.square(size)).start().empties() - 1
 
 
-def check_opening(plies: int, size: int) -> None:
-    """ValueError unless ``plies`` random opening moves can be played on a ``size`` board."""
-    if not 0 <= plies <= max_opening(size):
-        raise ValueError(f"--opening must be from 0 to {max_opening(size)} plies on a {size}x{size} board "
-                         f"(not {plies})")
+def check_opening(plies: int, size: int, shape: Optional[Shape] = None) -> None:
+    """ValueError unless ``plies`` random opening moves can be played on the plain ``size``
+    board (or on ``shape``)."""
+    board = shape or Shape.square(size)
+    if not 0 <= plies <= max_opening(size, board):
+        raise ValueError(f"--opening must be from 0 to {max_opening(size, board)} plies on a "
+                         f"{board.describe()} board (not {plies})")
 
 
-def random_opening(rng: random.Random, plies: int, size: int = 8) -> str:
-    """A random legal start of ``plies`` moves (no game ends within it); ValueError when
-    ``check_opening`` refuses ``plies``, or when none was found in ``OPENING_TRIES`` tries."""
-    check_opening(plies, size)
+def random_opening(rng: random.Random, plies: int, size: int = 8, shape: Optional[Shape] = None) -> str:
+    """A random legal start of ``plies`` moves (no game ends within it) on the plain board of
+    ``size`` or on ``shape``; ValueError when ``check_opening`` refuses ``plies``, or when none
+    was found in ``OPENING_TRIES`` tries."""
+    board = shape or Shape.square(size)
+    check_opening(plies, board.size, board)
     for _ in range(OPENING_TRIES):
-        g = Game(size)
+        g = Game.on(board)
         for _ in range(plies):
             moves = g.position.legal_moves()
             if not moves:
@@ -72,19 +78,19 @@ def random_opening(rng: random.Random, plies: int, size: int = 8) -> str:
             if not g.position.is_game_over():
                 return g.transcript(passes=True)
     raise ValueError(f"no random opening of {plies} plies without a pass found in {OPENING_TRIES} tries "
-                     f"on {size}x{size}: choose a shorter --opening")
+                     f"on {board.describe()}: choose a shorter --opening")
 
 
 def play_game(job: Job) -> GameResult:
-    """One game: (black name, white name, opening, seconds per move, size, seed) -> result dict.
+    """One game: (black name, white name, opening, seconds per move, board, seed) -> result dict.
     Each player searches on one thread: the games run side by side in ``workers`` processes."""
-    black, white, opening, seconds, size, seed = job
+    black, white, opening, seconds, shape, seed = job
     players = [strategies.get(black, threads=1), strategies.get(white, threads=1)]
     for i, p in enumerate(players):
         rng = getattr(p, "rng", None)   # the players that draw at random
         if isinstance(rng, random.Random):
             rng.seed(seed * 2 + i)
-    g = Game.from_transcript(opening, size=size)
+    g = Game.from_transcript(opening, start=shape.start())
     worst = 0.0
     slowest: Optional[tuple[str, int]] = None
     while not g.position.is_game_over():
@@ -114,16 +120,19 @@ def elo(score: float, n: int) -> tuple[float, float]:
 
 def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int = 4, seed: int = 1,
         workers: int = 2, out: Optional[str] = None, stream: Optional[TextIO] = None,
-        gauntlet: bool = False, table: bool = True) -> tuple[dict[str, Row], list[GameResult]]:
-    """Every pair plays ``games`` games (half with each colour) from shared random openings.
+        gauntlet: bool = False, shape: Optional[Shape] = None,
+        table: bool = True) -> tuple[dict[str, Row], list[GameResult]]:
+    """Every pair plays ``games`` games (half with each colour) from shared random openings,
+    on the plain board of ``size`` or on ``shape``.
 
     ``gauntlet``: only the first name plays, against each of the others; ``table``: the table is
     written to ``stream`` at the end (``play`` returns it instead).
     """
     stream = stream or sys.stdout
+    board = shape or Shape.square(size)
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
-    check_opening(plies, size)
+    check_opening(plies, board.size, board)
     if not 1 <= games <= MAX_GAMES or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"need 1 <= games <= {MAX_GAMES} and 1 <= workers <= {MAX_WORKERS}")
     rng = random.Random(seed)
@@ -133,10 +142,10 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
         pairs = [(names[0], b) for b in names[1:]]
     for a, b in pairs:
         for k in range(0, games, 2):
-            opening = random_opening(rng, plies, size)
-            jobs.append((a, b, opening, seconds, size, len(jobs)))
+            opening = random_opening(rng, plies, shape=board)
+            jobs.append((a, b, opening, seconds, board, len(jobs)))
             if k + 1 < games:
-                jobs.append((b, a, opening, seconds, size, len(jobs)))
+                jobs.append((b, a, opening, seconds, board, len(jobs)))
     results: list[GameResult] = []
     start = time.monotonic()
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -149,9 +158,10 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
     stream.write("\n")
     rows = summarize(names, results)
     if table:
+        stream.write(f"board: {board.describe()}\n")
         print_table(rows, results, stream)
     if out:
-        text = "".join(to_ggf(r, size) + "\n" for r in results)
+        text = "".join(to_ggf(r, board) + "\n" for r in results)
         try:
             with open(out, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -222,9 +232,9 @@ def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO
                      f"({name}, {empties} empties)\n")
 
 
-def to_ggf(r: GameResult, size: int) -> str:
+def to_ggf(r: GameResult, shape: Shape) -> str:
     d = r["b"] - r["w"]
-    return Game.from_transcript(r["moves"], size=size).to_ggf(
+    return Game.from_transcript(r["moves"], start=shape.start()).to_ggf(
         r["black"], r["white"], f"{d:+d}.000" if d else "0.000", place="cardstand tournament")
 
 
@@ -266,10 +276,11 @@ def entrant_name(player: Entrant) -> str:
 
 def play(players: Sequence[Entrant], games: int = 2, seconds: float = 0.1, size: int = 8, plies: int = 4,
          seed: int = 1, workers: int = 2, gauntlet: bool = False,
-         progress: Optional[TextIO] = sys.stderr) -> Table:
+         progress: Optional[TextIO] = sys.stderr, shape: Union[Shape, str, None] = None) -> Table:
     """Play a round robin (every pair ``games`` games, half with each colour, from shared random
     openings of ``plies`` moves) or a ``gauntlet`` (the first player against each other one) and
-    return the table.  ``progress``: where the running count of games goes (None: nowhere).
+    return the table, on the plain board of ``size`` or on ``shape`` (a ``Shape``, a built-in
+    name or a picture file).  ``progress``: where the running count of games goes (None: nowhere).
 
     A script's own classes play as they are (their file is loaded in each worker)::
 
@@ -282,7 +293,8 @@ def play(players: Sequence[Entrant], games: int = 2, seconds: float = 0.1, size:
     names = [entrant_name(p) for p in players]
     if len(set(names)) != len(names) or len(names) < 2:
         raise ValueError("a tournament needs two players at least, each once")
-    rows, results = run(names, games, seconds, size=size, plies=plies, seed=seed, workers=workers,
+    board = Shape.find(shape) if isinstance(shape, str) else shape
+    rows, results = run(names, games, seconds, size=size, plies=plies, seed=seed, workers=workers, shape=board,
                         stream=progress if progress is not None else io.StringIO(), gauntlet=gauntlet,
                         table=False)
     return Table(rows, results)

@@ -30,6 +30,7 @@ POSITIVE = WHOLE + ["0"]
 SECONDS = ["0", "-1", "nan", "inf", "-inf", "1e400", "abc", ""]
 NONNEG = ["-1", "-0.001", "nan", "inf", "1e400", "abc", ""]
 SIZE = ["0", "7", "28", "-8", "99999999999999999999", "nan", "abc"]
+SHAPE = ["Hexagon", "{tmp}/missing.txt", "{tmp}", ""]   # no such name, no such file, a folder
 THREADS = ["0", "-1", "nan", "99999999999999999999"]
 CHOICE = ["klingon", ""]
 OUT = ["{tmp}", "{tmp}/missing/x", ""]          # a folder, a path in a missing folder, no name
@@ -39,12 +40,12 @@ SHARE = ["foo", "a=b", "=a,b", "a=,b", "a={tmp}/not-mounted,{tmp}/not-mounted"]
 # "CLI subcommand": (the arguments it needs, {option or positional: bad values})
 BAD = {
     "engine info": ([], {}),
-    "engine perft": (["1"], {"depth": WHOLE + ["1000"], "--size": SIZE}),
+    "engine perft": (["1"], {"depth": WHOLE + ["1000"], "--size": SIZE, "--shape": SHAPE}),
     "engine bench": ([], {"--depth": WHOLE + ["13"], "--pure-depth": WHOLE + ["13"], "--repeat": POSITIVE}),
     "engine move": ([], {"--time": SECONDS, "--threads": THREADS}),
     "engine solve": (["x.obf"], {"--time": SECONDS, "--threads": THREADS, "--first": POSITIVE}),
     "engine tournament": (["random", "greedy"],
-                          {"--games": POSITIVE + ["100001"], "--time": SECONDS, "--size": SIZE,
+                          {"--games": POSITIVE + ["100001"], "--time": SECONDS, "--size": SIZE, "--shape": SHAPE,
                            "--opening": WHOLE + ["672"], "--seed": WHOLE, "--workers": POSITIVE + ["257"],
                            "--out": OUT}),
     "engine nboard": ([], {"--time": SECONDS, "--threads": THREADS}),

@@ -182,7 +182,8 @@ def test_a_tournament_from_a_script_takes_classes(bots, monkeypatch):
     monkeypatch.syspath_prepend(str(bots))
     import mybot as module
     from engine import tournament
-    table = tournament.play([module.Corners, "random"], games=2, seconds=0.05, progress=None)
+    table = tournament.play([module.Corners, "random"], games=2, seconds=0.05, progress=None, shape="heart")
+    assert all(len(r["moves"]) > 0 for r in table.results)
     assert sorted(tournament.label(n) for n in table.rows) == ["Corners", "random"]
     assert all(r["games"] == 2 for r in table.rows.values()) and "Corners" in str(table)
     with pytest.raises(ValueError):
