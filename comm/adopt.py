@@ -6,6 +6,7 @@ right for a board, wrong for a folder of someone's own files named by mistake (`
 ``--board /``, ``--board ""``).  A program started by a person calls ``unfit_for_a_board`` before
 ``Init`` and refuses a folder that holds anything but a board's own names (F2c).
 """
+import errno
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -61,8 +62,12 @@ def why_unfit(folder: "str | os.PathLike[str]") -> Unfit | None:
         file = visible(str(next((p for p in (path, *path.parents) if p.is_file()), path)), 200)  # (it, or above it)
         return Unfit("a_file", f"{file} is a file, not a folder: name a new or empty folder for the board",
                      {"file": file})
-    except OSError:
-        return None
+    except OSError as e:
+        if e.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.ELOOP):   # never a folder: say so now
+            shown = visible(str(path), 80)
+            return Unfit("bad_folder_name", f"{shown} cannot be a folder: {e.strerror}", {"folder": shown,
+                                                                                         "why": e.strerror or ""})
+        return None     # (a folder that cannot be listed: Init reports it)
     if not foreign:
         return None
     shown = ", ".join(visible(n, 40) for n in sorted(foreign)[:SHOWN]) + (", ..." if len(foreign) > SHOWN else "")

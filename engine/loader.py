@@ -12,17 +12,22 @@ A class is a strategy when it has a ``next_move(position, time_limit=None)`` met
 ``engine.strategies.Strategy`` is the documented way).  Anything that goes wrong is a
 ``StrategyError`` whose message names the file and line where there is one.
 
-Once loaded, a strategy is not trusted to behave: ``Own`` asks it for a move with a time limit,
-and an exception, an illegal answer or a think that overruns gives the fallback's move and the
-reason, never a traceback and never a hang.
+Once loaded, a strategy is not trusted to behave: ``Own`` plays it in a process of its own and
+asks it for a move with a time limit; an exception, an illegal answer, an exit or a think that
+overruns gives the fallback's move and the reason, never a traceback and never a hang.
 """
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
+import json
+import operator
 import os
+import queue
 import re
+import subprocess
 import sys
 import threading
 import traceback
@@ -35,6 +40,9 @@ from .position import Position
 GROUP = "cardstand.strategies"
 GRACE = 1.0     # seconds a strategy may overrun its time limit before its move is not waited for
 DEFAULT_LIMIT = 10.0    # seconds a move may take when no time limit is given
+LOAD_LIMIT = 30.0       # seconds a strategy's file may take to load and make its class
+NAME_LIMIT = 64         # characters of a strategy's name kept
+MAX_REPLY = 1 << 16     # bytes of one answer from a strategy's process
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -56,8 +64,8 @@ def resolve(name: str) -> type:
             if ep.name.lower() == name.lower():
                 try:
                     cls = ep.load()
-                except Exception as e:      # noqa: BLE001 - someone else's code: any failure is theirs
-                    raise StrategyError(f"strategy {name!r} ({ep.value}) does not load: {_where(e)}") from None
+                except BaseException as e:      # noqa: BLE001 - someone else's code: any failure is theirs
+                    raise StrategyError(f"strategy {name!r} ({ep.value}) does not load: {where(e)}") from None
                 return _check_class(cls, f"{ep.value}")
         raise StrategyError(f"unknown AI {name!r}")
     if name.lower().endswith(".py"):
@@ -69,13 +77,15 @@ def resolve(name: str) -> type:
                                 f"package.module:CLASS)")
     if target.lower().endswith(".py"):
         module = _load_file(Path(target))
-        where = target
+        place = target
     elif MODULE.fullmatch(target):
         try:
             module = importlib.import_module(target)
-        except Exception as e:      # noqa: BLE001
-            raise StrategyError(f"module {target!r} does not load: {_where(e)}") from None
-        where = target
+        except BaseException as e:      # noqa: BLE001 - exit() in a module is its failure too
+            hint = (f" (a module beside the game's folder, or installed; for a file write {target}.py:CLASS)"
+                    if isinstance(e, ModuleNotFoundError) and e.name == target.split(".")[0] else "")
+            raise StrategyError(f"module {target!r} does not load: {where(e)}{hint}") from None
+        place = target
     else:
         raise StrategyError(f"{name!r}: write FILE.py:CLASS or package.module:CLASS")
     if not cls_name:
@@ -83,13 +93,13 @@ def resolve(name: str) -> type:
                  if c.__module__ == module.__name__ and _is_strategy(c)]
         if len(found) != 1:
             names = ", ".join(c.__name__ for c in found)
-            raise StrategyError(f"{where}: {'no strategy class' if not found else 'several strategy classes (' + names + ')'}"
-                                f": name one, as {where}:CLASS")
+            raise StrategyError(f"{place}: {'no strategy class' if not found else 'several strategy classes (' + names + ')'}"
+                                f": name one, as {place}:CLASS")
         return found[0]
     cls = getattr(module, cls_name, None)
     if cls is None:
-        raise StrategyError(f"{where}: no class {cls_name!r} in it")
-    return _check_class(cls, f"{where}:{cls_name}")
+        raise StrategyError(f"{place}: no class {cls_name!r} in it")
+    return _check_class(cls, f"{place}:{cls_name}")
 
 
 def make(cls: type, **options: Any) -> Any:
@@ -98,15 +108,32 @@ def make(cls: type, **options: Any) -> Any:
         params = inspect.signature(cls).parameters
         takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
         kept = {k: v for k, v in options.items() if takes_all or k in params}
-        obj = cls(**kept)
-    except Exception as e:      # noqa: BLE001
-        raise StrategyError(f"{cls.__name__}() fails: {_where(e)}") from None
-    if not getattr(obj, "name", None) or getattr(obj, "name", None) == "strategy":
-        try:
-            obj.name = cls.__name__
-        except Exception:       # noqa: BLE001 - a name is a nicety
-            pass
-    return obj
+        return cls(**kept)
+    except BaseException as e:      # noqa: BLE001 - exit() in a constructor is its failure too
+        raise StrategyError(f"{cls.__name__}() fails: {where(e)}") from None
+
+
+def name_of(strategy: Any, cls: type) -> str:
+    """The name a strategy is shown by: its ``name`` when that is a short text other than the
+    base class's, else its class's name."""
+    try:
+        name = getattr(strategy, "name", None)
+    except BaseException:       # noqa: BLE001 - a property that raises
+        name = None
+    if not isinstance(name, str) or not name.strip() or name == "strategy":
+        name = cls.__name__
+    return " ".join(name.split())[:NAME_LIMIT]
+
+
+def folder_of(spec: str) -> str:
+    """The folder of a ``FILE.py[:CLASS]`` spec's file ('' for a module or a name)."""
+    target = spec if spec.lower().endswith(".py") else spec.rpartition(":")[0]
+    if not target.lower().endswith(".py"):
+        return ""
+    try:
+        return str(Path(target).resolve().parent)
+    except (OSError, RuntimeError):
+        return ""
 
 
 def announced() -> list[Any]:
@@ -120,30 +147,129 @@ def announced() -> list[Any]:
 
 
 class Own:
-    """One's own strategy, guarded: ``next_move`` always returns a legal move.  When the strategy
-    raises, answers what is not a legal move, or has not answered ``GRACE`` seconds after its time
-    limit, the ``fallback``'s move is played and ``problem`` says why ('' after a good move;
-    ``problems`` counts them).  Other attributes are the strategy's own."""
+    """One's own strategy ``spec``, played in a process of its own (``python -m engine.ownchild``):
+    whatever it does there (print, read the input, start threads, hold the interpreter, exit) the
+    game's process goes on.  ``next_move`` always returns a legal move: when the strategy raises,
+    answers what is not a legal move, stops, or has not answered ``GRACE`` seconds after the time
+    limit (then it is stopped, and started again for the next move), the ``fallback``'s move is
+    played and ``problem`` says why ('' after a good move; ``problems`` counts them).
 
-    def __init__(self, strategy: Any, fallback: Any, where: str = "") -> None:
-        self.strategy = strategy
+    Making one loads the file and makes the class at once: ``StrategyError`` says why it cannot."""
+
+    def __init__(self, spec: str, fallback: Any, options: Optional[dict[str, Any]] = None) -> None:
+        self.spec = spec
         self.fallback = fallback
-        self.where = where
-        self.name = str(getattr(strategy, "name", "") or type(strategy).__name__)
+        self.options = {k: v for k, v in (options or {}).items() if isinstance(v, (int, float, str, bool))}
+        self.name = ""
         self.problem = ""
         self.problems = 0
         self.nodes = 0
-        self._thinking: Optional[threading.Thread] = None
+        self._proc: Optional[subprocess.Popen[bytes]] = None
+        self._replies: Optional["queue.Queue[Optional[dict[str, Any]]]"] = None
+        self._start()
 
+    # -- the child ---------------------------------------------------------------------------
+    def _start(self) -> None:
+        env = dict(os.environ)
+        here = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in [env.get("PYTHONPATH", "")] if p])
+        env["PYTHONIOENCODING"] = "utf-8"
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "engine.ownchild", self.spec, json.dumps(self.options)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                    **_own_group())
+        except OSError as e:
+            raise StrategyError(f"{self.spec}: cannot start a process for it: {e.strerror or e}") from None
+        self._proc = proc
+        self._replies = queue.Queue()
+        threading.Thread(target=_read_replies, args=(proc, self._replies), daemon=True,
+                         name=f"replies of {self.spec}").start()
+        reply = self._reply(LOAD_LIMIT)
+        if reply is None or "ready" not in reply:
+            why = (reply or {}).get("failed") or self._gone_why(reply, f"did not load within {LOAD_LIMIT:g} s")
+            self.close()
+            raise StrategyError(str(why))
+        self.name = str(reply["ready"])[:NAME_LIMIT] or "own"
+
+    def _reply(self, wait: float) -> Optional[dict[str, Any]]:
+        """The child's next answer; None when it has ended or said nothing within ``wait`` s."""
+        assert self._replies is not None
+        try:
+            return self._replies.get(timeout=wait)
+        except queue.Empty:
+            return None
+
+    def _gone_why(self, reply: Optional[dict[str, Any]], waited: str) -> str:
+        """Why no answer came: the child ended (``reply`` says its output ended), or ``waited``."""
+        proc = self._proc
+        if reply is not None and reply.get("eof") and proc is not None:
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                return f"{self.spec}: its output ended"
+            return f"{self.spec}: the program stopped (exit code {proc.returncode})"
+        return f"{self.spec}: {waited}"
+
+    def close(self) -> None:
+        """Stop the child (a strategy's process is never left behind)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:       # noqa: BLE001 - at interpreter exit anything may be gone
+            pass
+
+    # -- a move --------------------------------------------------------------------------------
     def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
-        if self._thinking is not None and self._thinking.is_alive():
-            move, problem = self.fallback.next_move(position), "it is still thinking about an earlier move"
-        else:
-            move, problem, self._thinking = guarded_move(self.strategy, position, time_limit,
-                                                         self.fallback.next_move)
-        self.problem = f"{self.name}: {problem}" if problem else ""
+        move, problem = self._ask(position, DEFAULT_LIMIT if time_limit is None else time_limit)
+        if problem:
+            move = self.fallback.next_move(position)
+        self.problem = f"{self.name or self.spec}: {problem}" if problem else ""
         self.problems += bool(problem)
         return move
+
+    def _ask(self, position: Position, limit: float) -> tuple[int, str]:
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            try:
+                self._start()
+            except StrategyError as e:
+                return PASS, f"cannot be started again: {e}"
+        assert self._proc is not None and self._proc.stdin is not None
+        request = {"pos": [position.size, position.player, position.opponent, position.turn, position.holes],
+                   "limit": limit}
+        try:
+            self._proc.stdin.write((json.dumps(request) + "\n").encode())
+            self._proc.stdin.flush()
+        except OSError:
+            self.close()
+            return PASS, "its process has gone"
+        reply = self._reply(limit + GRACE)
+        if reply is None or reply.get("eof"):
+            why = self._gone_why(reply, f"no move within {limit:g} s (stopped; started again for the next move)")
+            self.close()
+            return PASS, why.split(": ", 1)[-1]
+        if "error" in reply:
+            return PASS, str(reply["error"])[:2000]
+        move = reply.get("move")
+        problem = _illegal(position, move)
+        return (move, "") if not problem and isinstance(move, int) else (PASS, problem)
 
     def ponder(self, position: Position) -> None:
         """(one's own strategies do not think in the background)"""
@@ -151,40 +277,28 @@ class Own:
     def stop_pondering(self) -> None:
         """(nothing to stop)"""
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "strategy":
-            raise AttributeError(name)
-        return getattr(self.strategy, name)
+
+def _own_group() -> dict[str, Any]:
+    """The child in a process group of its own: Ctrl+C at the terminal is for the game, which
+    stops the child itself."""
+    if os.name == "nt":
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+    return {"start_new_session": True}
 
 
-def guarded_move(strategy: Any, position: Position, time_limit: Optional[float],
-                 fallback: Callable[[Position], int]) -> tuple[int, str, Optional[threading.Thread]]:
-    """``(move, problem, thread)``: ``strategy``'s move for ``position``, or when it raises, answers
-    what is not a legal move, or has not answered ``GRACE`` seconds after ``time_limit`` (None:
-    ``DEFAULT_LIMIT``), ``fallback``'s move and the reason ('' when nothing went wrong).  A think
-    that overruns is left to finish on its own (a thread cannot be stopped): ``thread`` is it
-    (None when it has finished), and its answer is not used."""
-    box: dict[str, Any] = {}
-
-    def think() -> None:
+def _read_replies(proc: "subprocess.Popen[bytes]", out: "queue.Queue[Optional[dict[str, Any]]]") -> None:
+    assert proc.stdout is not None
+    while True:
+        line = proc.stdout.readline(MAX_REPLY + 1)
+        if not line or len(line) > MAX_REPLY:
+            out.put({"eof": True})
+            return
         try:
-            box["move"] = strategy.next_move(position, time_limit)
-        except BaseException as e:      # noqa: BLE001 - someone else's code: report, never crash
-            box["error"] = e
-
-    limit = DEFAULT_LIMIT if time_limit is None else time_limit
-    worker = threading.Thread(target=think, name=f"strategy {getattr(strategy, 'name', '?')}", daemon=True)
-    worker.start()
-    worker.join(limit + GRACE)
-    if worker.is_alive():
-        return fallback(position), f"no move within {limit:g} s", worker
-    if "error" in box:
-        return fallback(position), _where(box["error"]), None
-    move = box.get("move")
-    problem = _illegal(position, move)
-    if problem or not isinstance(move, int):
-        return fallback(position), problem, None
-    return move, "", None
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.put(value)
 
 
 def _illegal(position: Position, move: object) -> str:
@@ -200,23 +314,38 @@ def _illegal(position: Position, move: object) -> str:
 
 
 def _short(value: object) -> str:
-    s = repr(value)
+    try:
+        s = repr(value)
+    except Exception:       # noqa: BLE001 - a huge int (over 4300 digits), a __repr__ that raises
+        return f"a {type(value).__name__}"
     return s if len(s) <= 40 else s[:37] + "..."
+
+
+def answer(position: Position, move: object) -> dict[str, Any]:
+    """What a strategy's process sends back for ``move`` (``engine.ownchild``): ``{"move": N}`` for
+    a square index or ``PASS`` (any integer type, numpy's too), else ``{"error": why}``."""
+    if isinstance(move, bool):
+        return {"error": f"next_move returned {move}, not a square index"}
+    try:
+        m = int(operator.index(move))    # type: ignore[arg-type]
+    except Exception:       # noqa: BLE001 - whatever it returned
+        return {"error": f"next_move returned {_short(move)}, not a square index"}
+    if m != PASS and not 0 <= m < position.size * position.size:
+        shown = m if -10 ** 9 < m < 10 ** 9 else "a number"
+        return {"error": f"next_move returned {shown}, off the {position.size}x{position.size} board"}
+    return {"move": m}
 
 
 def _is_strategy(cls: type) -> bool:
     return callable(getattr(cls, "next_move", None))
 
 
-def _check_class(cls: object, where: str) -> type:
+def _check_class(cls: object, place: str) -> type:
     if not isinstance(cls, type):
-        raise StrategyError(f"{where} is not a class")
+        raise StrategyError(f"{place} is not a class")
     if not _is_strategy(cls):
-        raise StrategyError(f"{where} is not a strategy: it has no next_move(position, time_limit) method")
+        raise StrategyError(f"{place} is not a strategy: it has no next_move(position, time_limit) method")
     return cls
-
-
-_loaded: dict[Path, Any] = {}
 
 
 def _load_file(path: Path) -> Any:
@@ -224,44 +353,37 @@ def _load_file(path: Path) -> Any:
         real = path.resolve()
     except (OSError, RuntimeError) as e:
         raise StrategyError(f"{path}: {e}") from None
-    if real in _loaded:
-        return _loaded[real]
     if not real.is_file():
         raise StrategyError(f"{path}: {'no such file' if not real.exists() else 'not a file'}")
-    name = f"cardstand_user_{abs(hash(str(real))):x}_{re.sub(r'[^A-Za-z0-9_]', '_', real.stem)}"
-    spec = importlib.util.spec_from_file_location(name, real)
+    name = f"cardstand_user_{re.sub(r'[^A-Za-z0-9_]', '_', real.stem)}"
+    spec = importlib.util.spec_from_file_location(name, real, loader=importlib.machinery.SourceFileLoader(name, str(real)))
     if spec is None or spec.loader is None:
         raise StrategyError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    folder = str(real.parent)
-    sys.path.insert(0, folder)      # (its own helper modules beside it import)
+    sys.path.insert(0, str(real.parent))      # (its own helper modules beside it import)
     try:
         spec.loader.exec_module(module)
-    except BaseException as e:      # noqa: BLE001 - SystemExit and KeyboardInterrupt in a file are its errors too
+    except BaseException as e:      # noqa: BLE001 - exit() and Ctrl+C raised by the file are its errors too
         del sys.modules[name]
-        if isinstance(e, KeyboardInterrupt):
-            raise
-        raise StrategyError(f"{path} does not load: {_where(e)}") from None
-    finally:
-        try:
-            sys.path.remove(folder)
-        except ValueError:
-            pass
-    _loaded[real] = module
+        raise StrategyError(f"{path} does not load: {where(e)}") from None
     return module
 
 
-def _where(e: BaseException) -> str:
+def where(e: BaseException) -> str:
     """``FILE, line N: Kind: message`` for an exception raised in someone's code (the last frame
-    outside this package), or ``Kind: message``."""
-    text = f"{type(e).__name__}: {e}".strip().rstrip(":")
+    outside this package), or ``Kind: message``; at most 500 characters."""
+    try:
+        message = str(e)
+    except Exception:       # noqa: BLE001 - a __str__ that raises
+        message = ""
+    text = f"{type(e).__name__}: {message}".strip().rstrip(":")
     if isinstance(e, SyntaxError) and e.filename:
-        return f"{e.filename}, line {e.lineno}: {type(e).__name__}: {e.msg}"
-    here = os.path.dirname(os.path.abspath(__file__))
-    frames = [f for f in traceback.extract_tb(e.__traceback__)
-              if not os.path.abspath(f.filename).startswith(here) and "importlib" not in f.filename]
-    if frames:
-        f = frames[-1]
-        return f"{f.filename}, line {f.lineno}: {text}"
-    return text
+        text = f"{e.filename}, line {e.lineno}: {type(e).__name__}: {e.msg}"
+    else:
+        here = os.path.dirname(os.path.abspath(__file__)) + os.sep
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if not os.path.abspath(f.filename).startswith(here) and "importlib" not in f.filename]
+        if frames:
+            text = f"{frames[-1].filename}, line {frames[-1].lineno}: {text}"
+    return text if len(text) <= 500 else text[:497] + "..."

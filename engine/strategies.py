@@ -778,22 +778,22 @@ def get(name: str, **options: Any) -> Strategy:
     if cls is None:
         if not isinstance(name, str):
             raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}")
-        try:
-            own = loader.resolve(name)
-        except loader.StrategyError as e:
-            if loader.is_spec(name):
-                raise
-            raise loader.StrategyError(f"{e}; choose from {', '.join(names())}, or FILE.py:CLASS") from None
-        return cast(Strategy, loader.Own(loader.make(own, **options), Greedy(), name))
+        if not loader.is_spec(name) and name.lower() not in {ep.name.lower() for ep in loader.announced()}:
+            raise loader.StrategyError(f"unknown AI {name!r}; choose from {', '.join(names())}, or FILE.py:CLASS")
+        options.pop("threads", None)
+        return cast(Strategy, loader.Own(name, Greedy(), options))
     if "threads" in options and (options["threads"] is None or not uses_threads(name)):
         del options["threads"]
     return cls(**options)
 
 
 def check(name: str) -> str:
-    """``name`` when ``get`` can make it (one's own class is loaded to see), else ValueError."""
+    """``name`` when ``get`` can make it (one's own class is loaded and made, in its own process,
+    to see), else ValueError."""
     if not isinstance(name, str) or name.lower() not in STRATEGIES:
-        get(name)
+        own = get(name)
+        if isinstance(own, loader.Own):
+            own.close()
     return name
 
 

@@ -52,7 +52,7 @@ def test_a_file_and_a_class_are_loaded(bots):
 
 
 def test_a_module_and_a_class_are_loaded(bots, monkeypatch):
-    monkeypatch.syspath_prepend(str(bots))
+    monkeypatch.chdir(bots)         # a module beside where the game is started
     assert strategies.get("mybot:Corners").name == "Corners"
 
 
@@ -62,6 +62,7 @@ def test_an_installed_package_announces_a_strategy(bots, monkeypatch):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: cornerbots\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[cardstand.strategies]\ncorners = mybot:Corners\n")
     monkeypatch.syspath_prepend(str(bots))
+    monkeypatch.setenv("PYTHONPATH", str(bots))     # (as an installed package is, for its process too)
     assert "corners" in strategies.names()
     assert strategies.get("Corners").name == "Corners"
 
@@ -103,10 +104,9 @@ def test_a_move_that_goes_wrong_is_the_fallbacks(bots, name, words):
     assert move == strategies.get("greedy").next_move(pos)
     assert words in ai.problem and ai.problems == 1
     assert time.monotonic() - t < 0.2 + loader.GRACE + 1
-    if name == "sleeps":        # still thinking about the first: not asked again, no wait
-        t = time.monotonic()
-        ai.next_move(pos, 0.2)
-        assert "still thinking" in ai.problem and time.monotonic() - t < 0.5
+    if name == "sleeps":        # stopped, and started again for the next move
+        assert "stopped; started again" in ai.problem
+        assert ai.next_move(pos, 0.2) in pos.legal_moves() and ai.problems == 2
 
 
 def test_a_pass_is_taken_when_there_is_no_move(bots):
@@ -198,3 +198,90 @@ def test_own_ai_behind_the_nboard_protocol(bots):
     assert "raises.py, line 3: ZeroDivisionError" in r.stderr       # said, and the greedy move given
     answer = next(line for line in r.stdout.splitlines() if line.startswith("=== "))
     assert answer.split()[1].split("/")[0].lower() in ("d3", "c4", "f5", "e6")
+
+
+NASTY = {
+    "thread_at_import": "import threading, time\nthreading.Thread(target=time.sleep, args=(1e6,)).start()\n"
+                        + CORNERS,
+    "holds_the_interpreter": "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                             "        x = 3 ** (10 ** 8)\n        return x\n",
+    "huge_int": "class Bot:\n    def next_move(self, position, time_limit=None):\n        return 10 ** 5000\n",
+    "int_subclass": "class I(int):\n    def __eq__(self, o):\n        raise RuntimeError('no')\n    __hash__ = int.__hash__\n"
+                    "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                    "        return I(position.legal_moves()[0])\n",
+    "bad_name": "class Bot:\n    name = property(lambda self: 1 / 0)\n"
+                "    def next_move(self, position, time_limit=None):\n        return position.legal_moves()[0]\n",
+    "long_name": "class Bot:\n    name = 'x' * 100000\n"
+                 "    def next_move(self, position, time_limit=None):\n        return position.legal_moves()[0]\n",
+    "mutates": "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+               "        m = position.legal_moves()[0]\n        object.__setattr__(position, 'player', 0)\n        return m\n",
+    "exits_at_import": "import sys\nsys.exit(0)\n",
+    "exits_in_init": "import sys\nclass Bot:\n    def __init__(self):\n        sys.exit(3)\n"
+                     "    def next_move(self, position, time_limit=None):\n        return -1\n",
+    "prints": "class Bot:\n    def next_move(self, position, time_limit=None):\n        print('x' * 200000)\n"
+              "        return position.legal_moves()[0]\n",
+    "reads_stdin": "import sys\nclass Bot:\n    def next_move(self, position, time_limit=None):\n"
+                   "        sys.stdin.read()\n        return position.legal_moves()[0]\n",
+    "dies": "import os\nclass Bot:\n    def next_move(self, position, time_limit=None):\n        os._exit(5)\n",
+    "lazy_helper": "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                   "        from helper_for_lazy import pick\n        return pick(position)\n",
+}
+
+
+@pytest.fixture
+def nasty(tmp_path):
+    for name, text in NASTY.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    (tmp_path / "helper_for_lazy.py").write_text("def pick(position):\n    return position.legal_moves()[-1]\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("holds_the_interpreter", "no move within 0.2 s"),
+    ("huge_int", "off the 8x8 board"),
+    ("int_subclass", ""),
+    ("bad_name", ""),
+    ("long_name", ""),
+    ("mutates", ""),
+    ("prints", ""),
+    ("reads_stdin", ""),
+    ("dies", "the program stopped (exit code 5)"),
+    ("lazy_helper", ""),
+])
+def test_whatever_ones_own_ai_does_the_game_goes_on(nasty, name, problem):
+    ai = strategies.get(str(nasty / f"{name}.py"))
+    pos = Position.start()
+    t = time.monotonic()
+    move = ai.next_move(pos, 0.2)
+    assert move in pos.legal_moves() and time.monotonic() - t < 0.2 + loader.GRACE + 1
+    assert (problem in ai.problem) if problem else ai.problem == "", ai.problem
+    assert len(ai.name) <= loader.NAME_LIMIT
+    if name == "lazy_helper":
+        assert move == pos.legal_moves()[-1]
+    ai.close()
+
+
+@pytest.mark.parametrize("name, words", [("exits_at_import", "exits_at_import.py, line 2: SystemExit: 0"),
+                                         ("exits_in_init", "Bot() fails: ")])
+def test_an_exit_while_loading_is_a_load_failure(nasty, name, words):
+    with pytest.raises(loader.StrategyError) as e:
+        strategies.get(str(nasty / f"{name}.py"))
+    assert words in str(e.value)
+
+
+def test_a_thread_left_running_by_ones_ai_does_not_keep_the_game_open(nasty):
+    r = engine_cmd("move", "--ai", str(nasty / "thread_at_import.py"), "--time", "0.2",
+                   stdin=oneshot.format_request(Position.start()))
+    assert r.returncode == 0 and len(r.stdout.split()) == 2, r.stderr
+    r = engine_cmd("move", "--ai", str(nasty / "prints.py"), "--time", "0.5",
+                   stdin=oneshot.format_request(Position.start()))
+    assert r.returncode == 0 and r.stdout.strip() in ("3 2", "2 3", "5 4", "4 5"), r.stdout[:200]
+
+
+def test_numpy_integers_are_moves(tmp_path):
+    np = pytest.importorskip("numpy")
+    assert np
+    (tmp_path / "npbot.py").write_text("import numpy as np\nclass Bot:\n    def next_move(self, position, time_limit=None):\n"
+                                       "        return np.int64(position.legal_moves()[0])\n")
+    ai = strategies.get(str(tmp_path / "npbot.py"))
+    assert ai.next_move(Position.start(), 1) == Position.start().legal_moves()[0] and ai.problem == ""

@@ -131,7 +131,10 @@ def board_problem(text: str) -> str:
     """Why ``text`` cannot be the board folder ('' when it can)."""
     if not text.strip():
         return "the folder name is empty"
-    return unfit_for_a_board(text)
+    try:
+        return unfit_for_a_board(text)
+    except (OSError, ValueError) as e:
+        return str(e)
 
 
 def own_problem(text: str) -> str:

@@ -337,6 +337,7 @@ TEXTS = {
     # the board folder and the shared secret (comm.adopt.why_unfit, comm.SecretProblem: their English)
     "unfit_empty_name": ("the board folder's name is empty: name a folder (the default is ./cardstand)",
                          "伝言台のフォルダ名が空です。フォルダを指定してください（省略すると ./cardstand）"),
+    "unfit_bad_folder_name": ("{folder} cannot be a folder: {why}", "{folder} はフォルダーの名前になりません: {why}"),
     "unfit_a_file": ("{file} is a file, not a folder: name a new or empty folder for the board",
                      "{file}はファイルで、フォルダではありません。伝言台には新しいフォルダか空のフォルダを指定して"
                      "ください"),

@@ -1,0 +1,96 @@
+"""The process one's own strategy plays in (``engine.loader.Own`` starts it):
+``python -m engine.ownchild SPEC OPTIONS_JSON``.
+
+It loads ``SPEC`` and makes the class, then answers requests, one JSON object a line on its
+standard input (``{"pos": [size, P, O, turn, holes], "limit": seconds}``), with one JSON object a
+line on its standard output (``{"move": N}`` or ``{"error": why}``); the first line it writes is
+``{"ready": name}`` or ``{"failed": why}``.  The strategy's own prints go to standard error and
+its reads of standard input find nothing: neither can disturb the conversation.  It ends when
+its input ends.
+"""
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from . import loader
+from .position import Position
+
+
+def _channels() -> tuple[TextIO, TextIO]:
+    """The conversation's input and output, kept apart from what the strategy may use."""
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)       # print() and C's printf of the strategy: to standard error
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr
+    return requests, replies
+
+
+def _send(out: TextIO, value: dict[str, Any]) -> None:
+    out.write(json.dumps(value) + "\n")
+    out.flush()
+
+
+def _watch_parent() -> None:
+    """End when the game's process has gone (killed: it could not stop us), even in the middle of
+    a move."""
+    parent = os.getppid()
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def main(argv: list[str]) -> int:
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl+C is for the game, which stops us
+    if os.name != "nt":
+        threading.Thread(target=_watch_parent, daemon=True).start()
+    requests, replies = _channels()
+    if len(argv) != 2:
+        _send(replies, {"failed": "usage: python -m engine.ownchild SPEC OPTIONS_JSON"})
+        return 2
+    spec = argv[0]
+    sys.path.insert(0, os.getcwd())      # package.module:CLASS beside where the game was started
+    try:
+        options = json.loads(argv[1])
+        cls = loader.resolve(spec)
+        folder = loader.folder_of(spec)
+        if folder:
+            sys.path.insert(0, folder)   # (its helper modules, imported later, are found too)
+        strategy = loader.make(cls, **options)
+        name = loader.name_of(strategy, cls)
+    except loader.StrategyError as e:
+        _send(replies, {"failed": str(e)})
+        return 0
+    except BaseException as e:      # noqa: BLE001 - exit() or Ctrl+C raised by the file itself
+        _send(replies, {"failed": f"{spec} does not load: {loader.where(e)}"})
+        return 0
+    _send(replies, {"ready": name})
+    for line in requests:
+        try:
+            request = json.loads(line)
+            size, P, O, turn, holes = request["pos"]
+            position = Position(size, P, O, turn, holes)
+            limit = request.get("limit")
+        except (ValueError, KeyError, TypeError):
+            _send(replies, {"error": "a request that is not one"})
+            continue
+        try:
+            move = strategy.next_move(position, limit)
+            reply = loader.answer(position, move)
+        except BaseException as e:      # noqa: BLE001 - someone else's code: said, never a crash
+            reply = {"error": loader.where(e)}
+        _send(replies, reply)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
