@@ -465,7 +465,12 @@ int main(int argc, char **argv) {
             if (!receive(body, sizeof body)) { pause_ms(50); continue; }
             int sq = parse_square(body);
             if (sq < 0 || !flips(turn, sq / 8, sq % 8, 1)) {    /* G2: a control line, a pass, junk, illegal */
-                printf("ignored from %s: %.40s\n", you, body);
+                printf("ignored from %s: ", you);
+                for (int i = 0; body[i] && i < 40; i++) {           /* P5: only printable ASCII shown as is */
+                    unsigned char ch = (unsigned char)body[i];
+                    if (ch < 0x20 || ch >= 0x7f) printf("\\x%02x", ch); else putchar(ch);
+                }
+                printf("\n");
                 continue;
             }
             printf("%s plays %s\n", you, body);
