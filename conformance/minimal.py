@@ -1,6 +1,7 @@
 """Scenarios of the minimal profile (PROTOCOL.md, "Profiles"): what a peer with only a ``play``
-command must do to play our players safely: the folder, its member record, Quiet, the lock and
-whole games.  (The classic scenarios of ``games`` belong to this profile too.)"""
+command must do to play our players safely, in the order docs/FIRST-PEER.md builds it: the folder
+and its member record, the lock, Quiet, a move each way, whole games.  (The classic scenarios of
+``games`` belong to this profile too.)"""
 import os
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ def _member(box: Path) -> dict[str, str]:
 
 
 def s_minimal_board(cmd: str, d: Path, play_cmd: str) -> None:
-    """F2 R1 I1 I2 M4 M5 I6: a wrong marker is refused; an empty folder is made a board; the member record is a record whose machine is empty (or has an alive record); messages to earlier runs are dropped."""
+    """F2 R1 I1 I1a: a wrong marker is refused; an empty folder is made a board; the member record is a record whose machine is empty (or there is an alive record)."""
     wrong = d / "wrong"
     wrong.mkdir()
     (wrong / "cardstand.board").write_bytes(b"cardstand-board 2\n")
@@ -64,16 +65,18 @@ def s_minimal_board(cmd: str, d: Path, play_cmd: str) -> None:
         named = alive.exists() and f"run: {member['run']}" in alive.read_text("utf-8", "replace")
         check(not member.get("machine") or named,
               f"its member record says machine {member.get('machine')!r} and it keeps no alive record: our black.py "
-              "would judge it ended and wait for ever (minimal profile: machine empty, I6)")
+              "would judge it ended and wait for ever (I1a: machine empty without an alive record)")
     finally:
         _reap(theirs, timeout=1)
-    quiet = d / "quiet"
-    quiet.mkdir()
-    kit = KitBoard(other_view(quiet), "black").join()       # a classic black: Init, Quiet, Talk
-    box = quiet / "box" / "white"
+
+
+def s_minimal_quiet(cmd: str, d: Path, play_cmd: str) -> None:
+    """I2 M4 M5: a move sent to an earlier run of white is dropped at start (Quiet), never taken for black's."""
+    kit = KitBoard(other_view(d), "black").join()       # a classic black: Init, Quiet, Talk
+    box = d / "box" / "white"
     box.mkdir(parents=True)
     old = _place(kit, box, lambda k: _kit_frame("black", run_of(kit), "white", "0123456789abcdef", k, "f5"))
-    theirs = _theirs(play_cmd, quiet, "white")
+    theirs = _theirs(play_cmd, d, "white")
     try:
         _wait_for(lambda: kit.member_run("white") is not None, theirs, 30, "joining as white")
         time.sleep(1.5)
@@ -86,24 +89,35 @@ def s_minimal_board(cmd: str, d: Path, play_cmd: str) -> None:
         kit.close()
 
 
-def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
-    """L1 L3 L4 L5 L6 L2 M1 M2 M3: a silent lock of another computer is broken after L (10 s), a live one (beating) waited for however long it is held; its moves are judged by the kit's own decoder."""
-    kit = KitBoard(other_view(d), "white").join()           # a classic white
-    lock = d / "lock"
+def s_minimal_stale(cmd: str, d: Path, play_cmd: str) -> None:
+    """L1 L3 L4 L5 L6: a silent lock of another computer is broken after L (10 s), not sooner; the lock is released after joining."""
+    (d / "cardstand.board").write_bytes(b"cardstand-board 1\n")     # a board (F2c: a program people start
+    lock = d / "lock"                                               # refuses a folder of other things)
     lock.mkdir()
     (lock / "owner").write_bytes(fsops.record(
         "cardstand-lock 1\ntoken: 0badc0de0badc0de\nname: ghost\nhost: elsewhere\nmachine: elsewhere/boot\npid: 1"))
-    theirs = _theirs(play_cmd, d, "black")
+    theirs = _theirs(play_cmd, d, "white")      # white: after joining it waits, taking no lock
     try:
-        took = _wait_for(lambda: kit.member_run("black") is not None, theirs, 40,
-                         "joining as black past a silent lock (L4 L5: broken after L, 10 s)")
+        took = _wait_for(lambda: (d / "box" / "white" / "member").exists(), theirs, 40,
+                         "joining as white past a silent lock (L4 L5: broken after L, 10 s)")
         check(took >= 8.5, f"it broke a lock that had been silent for only {took:.1f} s (L4: L is 10 s; a shorter "
                            "L breaks the locks of our players, which beat every L/5)")
+        _wait_for(lambda: not (d / "lock").exists(), theirs, 3, "releasing the lock after joining (L6)")
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
+    """L2 L3 M1 M2 M3 P3: a move each way; while the kit holds the lock, beating, for 12 s the implementation waits and then moves; its messages are judged by the kit's own decoder."""
+    kit = KitBoard(other_view(d), "white").join()           # a classic white
+    theirs = _theirs(play_cmd, d, "black")
+    try:
+        _wait_for(lambda: kit.member_run("black") is not None, theirs, 30, "joining as black")
         game = Game(8)
         m = kit.wait(timeout=30)
-        check(m is not None, "black sent no first move")
+        check(m is not None, "black sent no first move within 30 s of joining")
         sq = parse_square(protocol.parse(m.body).get("square") or "", 8)
-        check(game.position.is_legal(sq), f"black's first move {m.body[:40]!r} is not a legal bare square")
+        check(game.position.is_legal(sq), f"black's first move {m.body[:40]!r} is not a legal bare square (P3)")
         game.play(sq)
         reply = game.position.legal_moves()[0]
         game.play(reply)
@@ -123,7 +137,7 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
         m = kit.wait(timeout=20)
         check(m is not None, "no move within 20 s after the lock was released (L3: it waits and takes it)")
         sq = parse_square(protocol.parse(m.body).get("square") or "", 8)
-        check(game.position.is_legal(sq), f"black's second move {m.body[:40]!r} is not legal")
+        check(game.position.is_legal(sq), f"black's second move {m.body[:40]!r} is not legal (G2)")
     finally:
         _reap(theirs, timeout=1)
         kit.close()

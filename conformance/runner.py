@@ -13,7 +13,7 @@ from .common import Fail, Skip, VIEW
 from .games import (
     s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_version)
-from .minimal import s_minimal_board, s_minimal_lock, s_ours
+from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_ours
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
 from .process import _stop_all
 from .restarts import (
@@ -35,8 +35,9 @@ GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_
 
 
 # The profiles of PROTOCOL.md ("Profiles"): full is every scenario above; minimal, for a peer with only a
-# `play` command, its own three and the two classic games.  Every minimal scenario takes the play command.
-MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_lock, s_ours, s_classic_white, s_classic_black]
+# `play` command, its own five (in the order docs/FIRST-PEER.md builds a peer) and the two classic games.  Every minimal scenario takes the play command.
+MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_stale, s_minimal_quiet, s_minimal_lock, s_ours,
+                                     s_classic_white, s_classic_black]
 PROFILES: dict[str, list[Scenario]] = {"full": BOARD_SCENARIOS + GAME_SCENARIOS, "minimal": MINIMAL_SCENARIOS}
 
 

@@ -4,6 +4,7 @@ fail the two mistakes a first peer most easily makes."""
 import io
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def test_the_kit_fails_a_minimal_peer_that_breaks_locks_too_soon(tmp_path):
     source = SOURCE.read_text(encoding="utf-8")
     assert source.count("#define L_STALE 10.0") == 1
     hasty = source.replace("#define L_STALE 10.0", "#define L_STALE 2.0")
-    results, text = kit(build(tmp_path, hasty), tmp_path, only=["minimal_lock"])
+    results, text = kit(build(tmp_path, hasty), tmp_path, only=["minimal_stale"])
     assert not results[0][2] and "silent for only" in results[0][3], text
 
 
@@ -63,3 +64,15 @@ def test_the_documentation_says_how_many_scenarios_the_minimal_profile_runs():
     """(Each has a row with its clauses: tests/test_interop.py checks the rows.)"""
     text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
     assert f"`--profile minimal` runs {len(conformance.MINIMAL_SCENARIOS)} scenarios" in text
+
+
+@pytest.mark.parametrize("peer, player", [
+    pytest.param(f"node {ROOT / 'interop' / 'js' / 'peer.js'}", None, id="javascript",
+                 marks=pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")),
+    pytest.param(f"{sys.executable} -m comm", f"{sys.executable} -m peer play --ai random", id="python")])
+def test_full_peers_pass_the_minimal_profile_too(tmp_path, peer, player):
+    """PROTOCOL.md PR2 and CONFORMANCE.md say so: the minimal profile asks nothing a full peer does not do."""
+    out = io.StringIO()
+    results = conformance.run(peer, player, base=tmp_path, stream=out, profile="minimal")
+    assert len(results) == len(conformance.MINIMAL_SCENARIOS), out.getvalue()
+    assert all(ok for _, _, ok, _ in results), out.getvalue()

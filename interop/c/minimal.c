@@ -5,12 +5,12 @@
  *
  * It plays one game of Othello in classic mode (bare squares, H6) against
  * black.py / white.py or any other peer, then exits 0.  What it does, in the
- * order docs/FIRST-PEER.md builds it:
- *   1. the folder: the marker, box/ tmp/ trash/          (F2)
+ * order docs/FIRST-PEER.md builds it (the kit checks each step: --only minimal_board...):
+ *   1. the folder: the marker, box/ tmp/ trash/, records (F2 R1)
  *   2. the lock: take, wait, break a stale one, release  (L1 L3 L4 L5 L6)
- *   3. join and quiet: the member record, old mail away  (R1 I1 I2)
- *   4. messages: send and receive                        (M1-M5)
- *   5. moves: bare squares, passes never sent            (P3 G1-G4)
+ *   3. reading; joining: the member record, Quiet        (M1 M4 M5 I1 I1a I2)
+ *   4. sending, and receiving from the opponent's run    (M2 M3 L2 H8)
+ *   5. moves: bare squares, passes never sent            (P3 G1-G4 G3a)
  * What it leaves out (heartbeats, handshake, records, secret, links...) is
  * listed in PROTOCOL.md's minimal profile.  C99 and POSIX; the few calls
  * Windows names differently are mapped just below.
