@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from comm import fsops
+from comm import Board, fsops
 from engine import Game, parse_square, square_name
 from peer import protocol
 from peer.record import Records
@@ -107,6 +107,22 @@ def s_minimal_stale(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
+def _bare_move(kit: Board, game: Game, timeout: float, what: str) -> int:
+    """The next message to the kit, which must be a legal bare square (P3) in ``game``; its square."""
+    m = kit.wait(timeout=timeout)
+    if m is None:
+        raise Fail(f"no message: {what}")
+    msg = protocol.parse(m.body)
+    ok = msg.kind == "move" and "n" not in msg.fields and msg.get("square") not in (None, "pass")
+    try:
+        sq = parse_square(msg.get("square") or "", 8) if ok else None
+    except ValueError:
+        sq = None       # a square off the board: i1 on 8x8
+    if sq is None or not game.position.is_legal(sq):
+        raise Fail(f"{what}: {m.body[:40]!r} is not a legal bare square (P3, G2)")
+    return sq
+
+
 def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
     """L2 L3 M1 M2 M3 P3: a move each way; while the kit holds the lock, beating, for 12 s the implementation waits and then moves; its messages are judged by the kit's own decoder."""
     kit = KitBoard(other_view(d), "white").join()           # a classic white
@@ -114,11 +130,7 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
     try:
         _wait_for(lambda: kit.member_run("black") is not None, theirs, 30, "joining as black")
         game = Game(8)
-        m = kit.wait(timeout=30)
-        check(m is not None, "black sent no first move within 30 s of joining")
-        sq = parse_square(protocol.parse(m.body).get("square") or "", 8)
-        check(game.position.is_legal(sq), f"black's first move {m.body[:40]!r} is not a legal bare square (P3)")
-        game.play(sq)
+        game.play(_bare_move(kit, game, 30, "black's first move, within 30 s of joining"))
         reply = game.position.legal_moves()[0]
         game.play(reply)
         box = d / "box" / "black"
@@ -134,10 +146,8 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
                       "it broke a lock that was held and beating (L3 L4: only a silent lock is stale)")
                 check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while it waited")
                 time.sleep(0.5)
-        m = kit.wait(timeout=20)
-        check(m is not None, "no move within 20 s after the lock was released (L3: it waits and takes it)")
-        sq = parse_square(protocol.parse(m.body).get("square") or "", 8)
-        check(game.position.is_legal(sq), f"black's second move {m.body[:40]!r} is not legal (G2)")
+        _bare_move(kit, game, 20, "black's second move, within 20 s after the lock was released (L3: it waits "
+                                  "and takes it)")
     finally:
         _reap(theirs, timeout=1)
         kit.close()
