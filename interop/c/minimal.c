@@ -51,10 +51,10 @@ static void hostname(char *buf, size_t n) { if (gethostname(buf, n) != 0) snprin
 #endif
 
 #define L_STALE 10.0            /* L: a lock whose owner+beat stay the same this long is stale (section 5) */
-#define MAXPATH 4096
+#define MAXPATH 4096            /* every path: the board's (at most 1023 bytes) and a name in it */
 #define MAXMSG 69632            /* the biggest message file (B7) */
 
-static char board[MAXPATH], host[65], me[8], you[8], run[17];
+static char board[1024], host[65], me[8], you[8], run[17];
 
 static void die(int code, const char *fmt, ...) {
     va_list ap;
@@ -68,7 +68,7 @@ static void die(int code, const char *fmt, ...) {
 
 /* A path below the board: at(buf, "box/%s/member", me). */
 static char *at(char *buf, const char *fmt, ...) {
-    char rest[MAXPATH];
+    char rest[2048];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(rest, sizeof rest, fmt, ap);
@@ -191,7 +191,7 @@ static void open_board(void) {
 static char held[17];                           /* the token of the lock we hold, "" when none */
 
 static void remove_lock_folder(const char *dir) {   /* a lock folder holds owner and beat, nothing else */
-    char p[MAXPATH];
+    char p[MAXPATH + 8];
     snprintf(p, sizeof p, "%s/owner", dir); remove(p);
     snprintf(p, sizeof p, "%s/beat", dir); remove(p);
     rmdir(dir);                                 /* if something else is inside, S1 removes it later */
@@ -224,7 +224,7 @@ static void lock(void) {
         if (MKDIR(mine) == 0) {
             snprintf(owner, sizeof owner, "cardstand-lock 1\ntoken: %s\nname: %s\nhost: %s\nmachine: \npid: %d",
                      held, me, host, (int)GETPID());
-            snprintf(path, sizeof path, "%s/owner", mine);
+            at(path, "tmp/lock-%s/owner", held);
             FILE *f = fopen(path, "wb");
             if (f) {
                 fprintf(f, "%-255s\n", owner);
@@ -244,10 +244,8 @@ static void lock(void) {
             at(stale, "tmp/stale-%s", tok);
             if (rename(at(path, "lock"), stale) == 0) {
                 char o[4097] = "", b[4097] = "";
-                snprintf(path, sizeof path, "%s/owner", stale);
-                if (slurp(path, o, 4096) < 0) o[0] = 0;
-                snprintf(path, sizeof path, "%s/beat", stale);
-                if (slurp(path, b, 4096) < 0) b[0] = 0;
+                if (slurp(at(path, "tmp/stale-%s/owner", tok), o, 4096) < 0) o[0] = 0;
+                if (slurp(at(path, "tmp/stale-%s/beat", tok), b, 4096) < 0) b[0] = 0;
                 snprintf(moved, sizeof moved, "%s\n--\n%s", o, b);
                 if (strcmp(moved, seen) == 0) remove_lock_folder(stale);
                 else rename(stale, at(path, "lock"));   /* it changed meanwhile: put it back (or S1 cleans it) */
@@ -426,7 +424,10 @@ static int parse_square(const char *s) {
 int main(int argc, char **argv) {
     const char *colour = NULL;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--board") == 0 && i + 1 < argc) snprintf(board, sizeof board, "%s", argv[++i]);
+        if (strcmp(argv[i], "--board") == 0 && i + 1 < argc) {
+            if (strlen(argv[++i]) >= sizeof board) die(2, "the board's path is too long");
+            strcpy(board, argv[i]);
+        }
         else if (strcmp(argv[i], "--color") == 0 && i + 1 < argc) colour = argv[++i];
         else if (strcmp(argv[i], "play") != 0) die(2, "unknown option %s", argv[i]);
     }
