@@ -1,6 +1,7 @@
 """Conformance kit: check any implementation of docs/PROTOCOL.md from the outside.
 
     python -m conformance --peer "node interop/js/peer.js"
+    python -m conformance --profile minimal --peer ./minimal     # a peer with only "play"
 
 The implementation offers two commands (see docs/CONFORMANCE.md):
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Sequence
 
-from .runner import BOARD_SCENARIOS, GAME_SCENARIOS, run
+from .runner import PROFILES, run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,16 +36,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--board", metavar="DIR", help="make the boards under DIR (e.g. on a network share)")
     ap.add_argument("--board-b", metavar="DIR",
                     help="DIR as a second mount shows it: the kit and our players use this view")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="full",
+                    help="the scenarios of a profile (PROTOCOL.md, Profiles): full (default), or minimal for a peer "
+                    "with only a play command; minimal ends by listing the full clauses it did not check")
     ap.add_argument("--only", nargs="+", metavar="SCENARIO", help="run only these scenarios (the names the "
                     "kit prints, e.g. init game_black)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)  # the kit's own retries are expected, not news
     if args.board_b and not args.board:
         ap.error("--board-b goes with --board")
-    names = [fn.__name__[2:] for fn in BOARD_SCENARIOS + GAME_SCENARIOS]
+    names = [fn.__name__[2:] for fn in PROFILES[args.profile]]
     unknown = [n for n in args.only or () if n not in names]
     if unknown:
-        ap.error(f"no scenario {', '.join(map(repr, unknown))}; the scenarios: {' '.join(names)}")
+        ap.error(f"no scenario {', '.join(map(repr, unknown))} in the {args.profile} profile; its scenarios: "
+                 f"{' '.join(names)}")
     for folder in (args.board, args.board_b):
         if folder is None:
             continue
@@ -64,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, on_term)
     try:
-        results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b)
+        results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b, profile=args.profile)
     except KeyboardInterrupt:
         return stopped.get("code", 130)
     return 0 if results and all(ok for _, _, ok, _ in results) else 1

@@ -120,7 +120,7 @@ def s_cleanup(cmd: str, d: Path) -> None:
                                  "by its own time then)", "trash/0ddba11-recent.msg": " (younger than 7 days)"}
     check(not removed, "init removed " + ", ".join(r + why.get(r, " (a name S1 does not list: F3)") for r in removed))
     stale = sorted(p.name for p in tmp.iterdir() if p.name.startswith("stale-"))
-    check(not stale, f"init left {', '.join(stale)} in tmp/ (S1: what it moves aside it deletes)")
+    check(not stale, f"init left {', '.join(stale)} in tmp/ (S1b: what the clean-up moves aside it deletes; every stale-* here was older than 10 minutes)")
 
 
 def s_names(cmd: str, d: Path) -> None:

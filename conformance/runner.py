@@ -1,5 +1,6 @@
 """Running the scenarios and reporting pass, fail or skip for each."""
 import os
+import re
 import sys
 import tempfile
 import time
@@ -12,6 +13,7 @@ from .common import Fail, Skip, VIEW
 from .games import (
     s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_version)
+from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_ours
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
 from .process import _stop_all
 from .restarts import (
@@ -32,9 +34,34 @@ GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 
 
+# The profiles of PROTOCOL.md ("Profiles"): full is every scenario above; minimal, for a peer with only a
+# `play` command, its own five (in the order docs/FIRST-PEER.md builds a peer) and the two classic games.  Every minimal scenario takes the play command.
+MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_stale, s_minimal_quiet, s_minimal_lock, s_ours,
+                                     s_classic_white, s_classic_black]
+PROFILES: dict[str, list[Scenario]] = {"full": BOARD_SCENARIOS + GAME_SCENARIOS, "minimal": MINIMAL_SCENARIOS}
+
+
+def clauses_of(scenarios: Sequence[Scenario]) -> set[str]:
+    """The clauses a list of scenarios checks, ranges spelt out (``H1-H3`` is H1, H2 and H3)."""
+    out: set[str] = set()
+    for fn in scenarios:
+        for word in (fn.__doc__ or "").partition(": ")[0].split():
+            m = re.fullmatch(r"([A-Z]+)(\d+)-([A-Z]+)?(\d+)", word)
+            if m and (m[3] in (None, m[1])):
+                out.update(f"{m[1]}{i}" for i in range(int(m[2]), int(m[4]) + 1))
+            else:
+                out.add(word)
+    return out
+
+
+def _clause_key(c: str) -> tuple[str, int, str]:
+    m = re.fullmatch(r"([A-Z]*)(\d*)(.*)", c)
+    return (m[1], int(m[2] or 0), m[3]) if m else (c, 0, "")
+
+
 def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, only: Sequence[str] | None = None,
-        stream: TextIO = sys.stdout, base_b: str | Path | None = None) -> list[Result]:
-    """Run the scenarios; boards under ``base`` (default: a temporary folder).
+        stream: TextIO = sys.stdout, base_b: str | Path | None = None, profile: str = "full") -> list[Result]:
+    """Run the scenarios of ``profile`` ("full" or "minimal"); boards under ``base`` (default: a temporary folder).
 
     ``base_b``: the same folder seen through a second mount; the kit and our
     players then work through it while the implementation uses ``base``.
@@ -48,7 +75,7 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
             root = Path(base) if base else Path(tmp)
             VIEW.clear()
             VIEW.update(a=root, b=Path(base_b) if base_b else None)
-            for i, fn in enumerate(BOARD_SCENARIOS + GAME_SCENARIOS, 1):
+            for i, fn in enumerate(PROFILES[profile], 1):
                 name = fn.__name__[2:]
                 if only and name not in only:
                     continue
@@ -56,7 +83,7 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
                 d.mkdir(parents=True)
                 t = time.monotonic()
                 try:
-                    if fn in GAME_SCENARIOS:
+                    if fn not in BOARD_SCENARIOS:
                         fn(cmd, d, play_cmd)
                     else:
                         fn(cmd, d)
@@ -82,6 +109,10 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
         _summary(results, stream, " (interrupted)")
         raise
     _summary(results, stream)
+    if profile != "full":
+        left = sorted(clauses_of(PROFILES["full"]) - clauses_of(PROFILES[profile]), key=_clause_key)
+        stream.write(f"Not checked by the {profile} profile (full profile only): {' '.join(left)}\n")
+        stream.flush()
     return results
 
 

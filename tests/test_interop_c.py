@@ -1,0 +1,78 @@
+"""The minimal profile's example peer in C (interop/c/minimal.c): built with `cc`, checked by the kit's
+minimal profile (which plays it against black.py and white.py in both colours), and the kit shown to
+fail the two mistakes a first peer most easily makes."""
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import conformance
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "interop" / "c" / "minimal.c"
+CC = shutil.which("cc")
+needs_cc = pytest.mark.skipif(CC is None, reason="no C compiler (cc) on this system: the C peer cannot be built")
+
+
+def build(tmp: Path, source: str | None = None) -> str:
+    """Compile the peer (or a changed copy of its source) into ``tmp``; the command that runs it."""
+    src = tmp / "minimal.c"
+    src.write_text(SOURCE.read_text(encoding="utf-8") if source is None else source, encoding="utf-8")
+    exe = tmp / "minimal"
+    r = subprocess.run([CC, "-std=c99", "-O2", "-o", str(exe), str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return str(exe)
+
+
+def kit(peer: str, tmp: Path, only: list[str] | None = None) -> tuple[list[conformance.runner.Result], str]:
+    out = io.StringIO()
+    results = conformance.run(peer, base=tmp / "boards", only=only, stream=out, profile="minimal")
+    return results, out.getvalue()
+
+
+@needs_cc
+def test_the_c_peer_passes_the_minimal_profile(tmp_path):
+    results, text = kit(build(tmp_path), tmp_path)
+    assert [r[0] for r in results] == [fn.__name__[2:] for fn in conformance.MINIMAL_SCENARIOS], text
+    assert all(ok and not why for _, _, ok, why in results), text
+    assert "Not checked by the minimal profile (full profile only): " in text and " B6 " in text, text
+
+
+@needs_cc
+def test_the_kit_fails_a_minimal_peer_that_names_its_machine_without_an_alive_record(tmp_path):
+    """The trap of issue 28: our black.py would take such a white for one that has left, for ever."""
+    source = SOURCE.read_text(encoding="utf-8")
+    assert source.count('machine: \\npid: %d",\n             me, run') == 1
+    trap = source.replace('machine: \\npid: %d",\n             me, run', 'machine: trap/boot\\npid: %d",\n             me, run')
+    results, text = kit(build(tmp_path, trap), tmp_path, only=["minimal_board"])
+    assert not results[0][2] and "wait for ever" in results[0][3], text
+
+
+@needs_cc
+def test_the_kit_fails_a_minimal_peer_that_breaks_locks_too_soon(tmp_path):
+    source = SOURCE.read_text(encoding="utf-8")
+    assert source.count("#define L_STALE 10.0") == 1
+    hasty = source.replace("#define L_STALE 10.0", "#define L_STALE 2.0")
+    results, text = kit(build(tmp_path, hasty), tmp_path, only=["minimal_stale"])
+    assert not results[0][2] and "silent for only" in results[0][3], text
+
+
+def test_the_documentation_says_how_many_scenarios_the_minimal_profile_runs():
+    """(Each has a row with its clauses: tests/test_interop.py checks the rows.)"""
+    text = (ROOT / "docs" / "CONFORMANCE.md").read_text(encoding="utf-8")
+    assert f"`--profile minimal` runs {len(conformance.MINIMAL_SCENARIOS)} scenarios" in text
+
+
+@pytest.mark.parametrize("peer, player", [
+    pytest.param(f"node {ROOT / 'interop' / 'js' / 'peer.js'}", None, id="javascript",
+                 marks=pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")),
+    pytest.param(f"{sys.executable} -m comm", f"{sys.executable} -m peer play --ai random", id="python")])
+def test_full_peers_pass_the_minimal_profile_too(tmp_path, peer, player):
+    """PROTOCOL.md PR2 and CONFORMANCE.md say so: the minimal profile asks nothing a full peer does not do."""
+    out = io.StringIO()
+    results = conformance.run(peer, player, base=tmp_path, stream=out, profile="minimal")
+    assert len(results) == len(conformance.MINIMAL_SCENARIOS), out.getvalue()
+    assert all(ok for _, _, ok, _ in results), out.getvalue()
