@@ -126,6 +126,9 @@ def cmd_move(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     move = ai.next_move(position, args.time)
+    problem = getattr(ai, "problem", "")
+    if problem:         # one's own AI that failed: the greedy player's move, and why
+        print(f"warning: {problem}; the greedy player's move instead", file=sys.stderr)
     if move == PASS:
         print("error: no legal move (the side to move must pass)", file=sys.stderr)
         return 3

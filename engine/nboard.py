@@ -29,7 +29,7 @@ import sys
 import time
 from typing import Optional, TextIO
 
-from . import notation, strategies
+from . import loader, notation, strategies
 from .game import Game
 from .notation import PASS
 from .position import IllegalMove
@@ -94,7 +94,9 @@ class NBoardEngine:
         return True
 
     def myname(self) -> str:
-        return f"{NAME}-{self.ai_name}" + (f"{self.depth}" if self.depth < 60 else "")
+        name = "".join(self.strategy.name.split()) if loader.is_spec(self.ai_name) else self.ai_name
+        return f"{NAME}-{name}" + (f"-{self.depth}" if self.depth < 60 and loader.is_spec(self.ai_name)
+                                   else f"{self.depth}" if self.depth < 60 else "")
 
     def set(self, what: str, value: str) -> None:
         if what == "depth":

@@ -32,6 +32,8 @@ class GameResult(TypedDict):
     opening: str
     worst_time: float       # the longest move, as a fraction of the time limit
     slowest: Optional[tuple[str, int]]   # who made it, with how many empties
+    fallbacks: dict[str, int]   # one's own AI: moves the greedy player made instead (by name)
+    problem: str            # the last such problem
 
 
 class Row(TypedDict):
@@ -93,6 +95,8 @@ def play_game(job: Job) -> GameResult:
     g = Game.from_transcript(opening, start=shape.start())
     worst = 0.0
     slowest: Optional[tuple[str, int]] = None
+    fallbacks: dict[str, int] = {}
+    last_problem = ""
     while not g.position.is_game_over():
         pos = g.position
         if pos.must_pass():
@@ -105,9 +109,19 @@ def play_game(job: Job) -> GameResult:
             worst = took
             slowest = (players[pos.turn].name, pos.empties())
         g.play(move)
+        problem = getattr(players[pos.turn], "problem", "")
+        if problem:
+            name = (black, white)[pos.turn]
+            fallbacks[name] = fallbacks.get(name, 0) + 1
+            last_problem = problem
+    for p in players:
+        close = getattr(p, "close", None)
+        if close is not None:
+            close()
     b, w = g.position.discs()
     return {"black": black, "white": white, "b": b, "w": w, "moves": g.transcript(passes=True),
-            "opening": opening, "worst_time": worst, "slowest": slowest}
+            "opening": opening, "worst_time": worst, "slowest": slowest, "fallbacks": fallbacks,
+            "problem": last_problem}
 
 
 def elo(score: float, n: int) -> tuple[float, float]:
@@ -130,6 +144,10 @@ def run(names: list[str], games: int, seconds: float, size: int = 8, plies: int 
     """
     stream = stream or sys.stdout
     board = shape or Shape.square(size)
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ValueError("a tournament needs two players at least, each named once")
+    if not (isinstance(seconds, (int, float)) and 0 < seconds <= 3600):
+        raise ValueError(f"the time per move must be above 0 and at most 3600 seconds (not {seconds!r})")
     for n in names:
         strategies.get(n)  # unknown names fail before anything starts
     check_opening(plies, board.size, board)
@@ -209,6 +227,8 @@ def label(name: str) -> str:
 def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO) -> None:
     names = sorted(table, key=lambda n: -table[n]["score"])
     shown = {n: label(n) for n in names}
+    if len(set(shown.values())) < len(shown):       # two files with a class of one name: say which
+        shown = {n: n if list(shown.values()).count(shown[n]) > 1 else shown[n] for n in names}
     w = max([12] + [len(v) + 1 for v in shown.values()])
     stream.write(f"{'player':{w}s} {'games':>5s} {'wins':>5s} {'draws':>5s} {'losses':>6s} "
                  f"{'score':>6s} {'discs/game':>10s} {'Elo':>12s}\n")
@@ -225,6 +245,14 @@ def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO
             v = table[a]["vs"].get(b)
             cells.append(f"{v[0]}-{v[1]}-{v[2]}" if v else "-")
         stream.write(f"{shown[a]:{w}s}" + "".join(f"{c:>11s}" for c in cells) + "\n")
+    instead: dict[str, int] = {}
+    said: dict[str, str] = {}
+    for game in results:
+        for n, k in game["fallbacks"].items():
+            instead[n] = instead.get(n, 0) + k
+            said[n] = game["problem"]
+    for n, k in sorted(instead.items()):
+        stream.write(f"{shown.get(n, n)}: {k} move(s) played by the greedy player instead (last: {said[n]})\n")
     worst = max(results, key=lambda r: r["worst_time"], default=None)
     if worst and worst["slowest"]:
         name, empties = worst["slowest"]
@@ -265,6 +293,9 @@ def entrant_name(player: Entrant) -> str:
     file is loaded again in each worker process)."""
     if isinstance(player, str):
         return player
+    for name, cls in strategies.STRATEGIES.items():
+        if player is cls:
+            return name
     if not isinstance(player, type):
         raise ValueError(f"a tournament's players are names or classes, not {player!r}")
     try:

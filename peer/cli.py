@@ -68,7 +68,8 @@ _pace = number(0, MAX_SECONDS, unit="seconds")
 def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     others = "" if colour else (" The other commands (watch, replay, demo, bench): python -m peer --help.")
     ap = argparse.ArgumentParser(
-        prog={None: "python -m peer [play]", "black": "python black.py", "white": "python white.py"}[colour],
+        prog=installed_command(colour) or {None: "python -m peer [play]", "black": "python black.py",
+                                            "white": "python white.py"}[colour],
         description="Play Othello through a shared folder (the message board, 伝言台)." + others,
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     if colour is None:
@@ -491,6 +492,15 @@ HELP = ("usage: python -m peer [COMMAND] [options]\n\n"
         + "\nThe options of each: python -m peer COMMAND --help (play: python -m peer play --help).")
 
 
+def installed_command(colour: str | None = None) -> str:
+    """``cardstand-black`` (or ``cardstand``...) when this run was started by the console command
+    an installed package gives, else ''."""
+    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else ""
+    if not name.startswith("cardstand"):
+        return ""
+    return {None: "cardstand", "black": "cardstand-black", "white": "cardstand-white"}[colour]
+
+
 def start_screen(gui: bool) -> int:
     """``python -m peer`` alone at a terminal (or ``--gui`` alone): ask what the options set, then
     play; without a terminal (a script), what there is to do (exit 2), never a question."""
@@ -498,14 +508,14 @@ def start_screen(gui: bool) -> int:
     lang = texts.default_lang()
     if gui:
         try:
-            choices = start.StartForm(lang).run()
+            choices = start.StartForm(lang, program=_peer_program()).run()
         except (ImportError, RuntimeError) as e:
             print(f"python -m peer --gui: no window can be opened here ({e}); "
                   f"run python -m peer at a terminal to be asked there", file=sys.stderr)
             return 2
     elif sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty():
         try:
-            choices = start.ask_terminal(lang=lang)
+            choices = start.ask_terminal(lang=lang, program=_peer_program())
         except KeyboardInterrupt:
             print(file=sys.stderr)
             return 130
@@ -517,6 +527,10 @@ def start_screen(gui: bool) -> int:
     if gui:
         print(f"{start.word('starting', choices.lang)}  {choices.command()}")
     return play(choices.argv())
+
+
+def _peer_program() -> str:
+    return f"{installed_command()} play" if installed_command() else "python -m peer play"
 
 
 def black() -> int:

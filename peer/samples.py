@@ -5,6 +5,7 @@ tutorial's classic black and white, a first AI, a weighted table, minimax, a tou
 table tuned by self-play, commented in English and Japanese.
 """
 import argparse
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -43,11 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     dest = Path(args.folder)
     try:
         copied = copy(dest)
-    except (ValueError, OSError) as e:
+    except ValueError as e:
         print(f"python -m peer samples: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"python -m peer samples: cannot copy into {dest}: {e.strerror or e}", file=sys.stderr)
         return 2
     print(f"{len(copied)} files copied into {dest}:")
     for p in copied:
         print(f"  {p.name}")
-    print(f"Start with:  cd {dest}  and  python first_ai.py   (README.md says what each one does)")
+    print(f"Start with:  cd {shlex.quote(str(dest))}  and  python first_ai.py   (README.md says what each one does)")
     return 0

@@ -144,10 +144,13 @@ def test_own_ai_in_the_engines_commands(bots):
     r = engine_cmd("move", "--ai", f"{bots / 'mybot.py'}:Corners", "--time", "0.2",
                    stdin=oneshot.format_request(Position.start()))
     assert r.returncode == 0 and len(r.stdout.split()) == 2, r.stderr
+    r = engine_cmd("move", "--ai", str(bots / "raises.py"), "--time", "0.2", stdin=oneshot.format_request(Position.start()))
+    assert r.returncode == 0 and "warning: Bot: " in r.stderr and "ZeroDivisionError" in r.stderr
     r = engine_cmd("tournament", f"{bots / 'mybot.py'}:Corners", str(bots / "illegal.py"), "random",
                    "--games", "2", "--time", "0.05")
     assert r.returncode == 0, r.stderr[-800:]
     assert "Corners" in r.stdout and "illegal " in r.stdout and "Traceback" not in r.stderr
+    assert "illegal: " in r.stdout and "move(s) played by the greedy player instead" in r.stdout
     r = engine_cmd("tournament", str(bots / "missing.py"), "random", "--games", "2")
     assert r.returncode == 2 and "no such file" in r.stderr and "Traceback" not in r.stderr
 
@@ -186,8 +189,12 @@ def test_a_tournament_from_a_script_takes_classes(bots, monkeypatch):
     assert all(len(r["moves"]) > 0 for r in table.results)
     assert sorted(tournament.label(n) for n in table.rows) == ["Corners", "random"]
     assert all(r["games"] == 2 for r in table.rows.values()) and "Corners" in str(table)
-    with pytest.raises(ValueError):
-        tournament.play(["random"], games=2)
+    for bad in (dict(players=["random"]), dict(players=["random", "random"]),
+                dict(players=["random", "greedy"], seconds=0)):
+        with pytest.raises(ValueError):
+            tournament.play(**{"games": 2, **bad})
+    table = tournament.play([strategies.Greedy, "random"], games=2, seconds=0.05, progress=None)
+    assert set(table.rows) == {"greedy", "random"}
 
 
 def test_own_ai_behind_the_nboard_protocol(bots):

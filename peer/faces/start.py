@@ -68,6 +68,7 @@ class Choices:
     size: Optional[int] = 8         # None: white takes black's
     time: float = 1.0
     gui: bool = False
+    program: str = "python -m peer play"     # (``cardstand play`` when started as the installed command)
 
     def argv(self) -> list[str]:
         out = ["--color", self.colour, "--board", self.board, "--lang", self.lang]
@@ -80,7 +81,7 @@ class Choices:
         return out
 
     def command(self) -> str:
-        return shlex.join(["python", "-m", "peer", "play", *self.argv()])
+        return shlex.join([*self.program.split(), *self.argv()])
 
 
 # -- each answer checked (None: not acceptable; the screen says the ``bad_*`` words) ------------
@@ -153,9 +154,10 @@ Ask = Callable[[str], str]      # input(): raises EOFError at the end of input
 T = TypeVar("T")
 
 
-def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str = "en") -> Optional[Choices]:
+def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str = "en",
+                 program: str = "python -m peer play") -> Optional[Choices]:
     """Ask every question in turn (an empty answer takes the default); None when the input ends."""
-    c = Choices(lang=lang)
+    c = Choices(lang=lang, program=program)
     try:
         c.lang = _ask(ask, say, c.lang, "lang", "1" if lang == "en" else "2", parse_lang, "bad_choice")
         L = c.lang
@@ -215,8 +217,9 @@ class StartForm:
     ``Choices`` when Start is pressed with sound answers, None when the window is closed.
     Raises ``RuntimeError`` with the reason when no window can be opened."""
 
-    def __init__(self, lang: str = "en") -> None:
+    def __init__(self, lang: str = "en", program: str = "python -m peer play") -> None:
         self.lang = lang
+        self.program = program
         self.result: Optional[Choices] = None
 
     def build(self) -> None:
@@ -338,7 +341,8 @@ class StartForm:
     def choices(self) -> tuple[Optional[Choices], str]:
         """The answers as ``Choices``, or None and what is wrong (in the form's language)."""
         L = self.lang
-        c = Choices(lang=L, board=self.board_var.get().strip(), colour=self.colour_var.get(), gui=True)
+        c = Choices(lang=L, board=self.board_var.get().strip(), colour=self.colour_var.get(), gui=True,
+                    program=self.program)
         problem = board_problem(c.board)
         if problem:
             return None, problem

@@ -2,7 +2,7 @@
 ミニマックス: 数手先まで読み、相手も最善を尽くすと考えて、いちばん良い手を選びます。
 
     python minimax_ai.py                            plays it against table_ai / table_ai と対戦
-    python black.py --ai minimax_ai.py:MinimaxAI    on the board / 伝言台で
+    cardstand-black --ai minimax_ai.py:MinimaxAI    on the board / 伝言台で (a clone: python black.py)
 """
 from typing import Optional
 

@@ -2,7 +2,7 @@
 評価表の AI: マスごとに点数をつけ、いちばん点の高いマスに打ちます。
 
     python table_ai.py                         plays it against `greedy` / greedy と対戦
-    python white.py --ai table_ai.py:TableAI   on the board / 伝言台で
+    cardstand-white --ai table_ai.py:TableAI   on the board / 伝言台で (a clone: python white.py)
 """
 from typing import Optional
 
