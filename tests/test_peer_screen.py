@@ -335,7 +335,7 @@ def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm", PYTHONIOENCODING="utf-8", PROMPT_TOOLKIT_NO_CPR="1",
                TMPDIR=str(tmp_path / "tmp"))
     env.pop("NO_COLOR", None)
-    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "4", "--pace", "0.3", "--time", "0.05",
+    proc = pexpect.spawn(sys.executable, ["-m", "peer", "demo", "--size", "4", "--pace", "0.8", "--time", "0.05",
                                           "--lang", "en", "--board", str(tmp_path / "b")],
                          env=env, cwd=str(ROOT), encoding="utf-8", timeout=60, dimensions=(24, 80))
     t = Terminal.__new__(Terminal)
