@@ -14,6 +14,9 @@ REASONS = {
     "bad_version": "protocol version {v} is not supported (this program speaks {mine})",
     "size_wanted": "white wants a board of {theirs}x{theirs}, black proposes {mine}x{mine}",
     "size_proposed": "black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
+    "bad_shape": "bad board shape: {reason}",
+    "shape_wanted": "white wants the board {theirs}, black proposes {mine}",
+    "shape_proposed": "black proposes the board {theirs}, white wants {mine}",
     "no_secret_there": "{other} plays without the shared secret; give both sides the same "
                        "CARDSTAND_SECRET or --secret-file",
     "no_secret_here": "{other} plays with a shared secret and this side has none: give both sides "

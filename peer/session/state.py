@@ -4,7 +4,7 @@ import threading
 from typing import TYPE_CHECKING
 
 import comm
-from engine import Game
+from engine import Game, Shape
 
 from ..players import Player
 from ..protocol import Msg
@@ -31,6 +31,8 @@ class State:
     clocks: Clocks
     size: int | None            # the board's, once known
     want_size: int | None       # the size asked for on the command line, if any
+    shape: Shape | None         # the board's, once known (its size is ``size``)
+    want_shape: Shape | None    # the board asked for on the command line (--shape), if any
     new: bool
     classic_after: float
     gone_after: float
@@ -53,7 +55,7 @@ class State:
     end_shown: bool             # the end of this game was shown
     resumed_end: bool           # this run offers again a game that ended unacknowledged (G6)
     asked_new: str | None       # white with --new: the game it closed (its hello says new=1, H2)
-    set_aside: tuple[str, int] | None   # (id, size) of the game whose record was set aside (D6)
+    set_aside: tuple[str, Shape] | None     # (id, board) of the game whose record was set aside (D6)
     held: "tuple[str, Untrusted] | None"    # a record left alone until the secret is shared (D6a)
     secret_shared: bool         # a message signed with our secret came from the opponent (D6a)
     hold_unsigned: bool         # no secret, a signed record: not written until the opponent shows none (D6a)
@@ -65,6 +67,12 @@ class State:
         """The game being played: for the rules that run only once there is one."""
         assert self.game is not None, "no game yet"
         return self.game
+
+    @property
+    def shape_now(self) -> Shape:
+        """The board of the game being played (as ``game_now``)."""
+        assert self.shape is not None, "no game yet"
+        return self.shape
 
     @property
     def record_now(self) -> Record:
