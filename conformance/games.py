@@ -168,7 +168,7 @@ def _expect_refuse(kit: Board, proc: _Player, what: str, timeout: float = 15) ->
 
 def s_version(cmd: str, d: Path, play_cmd: str) -> None:
     """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
-    cases: list[tuple[str, dict[str, object], str | None]] = [("a hello with v=2", dict(v=2), "version"),
+    cases: list[tuple[str, dict[str, object], str | None]] = [("a hello with v=3", dict(v=3), "version"),
              ("a hello without v", {}, "version"),
              ("a hello with an empty v", dict(v=""), "version"),
              ("a hello whose transcript leaves out a pass", dict(v=1, moves=_pass_left_out()), None)]

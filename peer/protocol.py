@@ -108,7 +108,9 @@ def named_board(board: Shape) -> Shape:
     >>> str(named_board(parse_board("8", Shape.named("heart").code())))
     'Heart'
     """
-    return board if board.name else next((b for b in builtin().values() if b.same_board(board)), board)
+    if board.name or board.is_plain():
+        return board
+    return next((b for b in builtin().values() if b.same_board(board)), board)
 
 
 def parse_board(size_text: object, shape_text: object = None) -> Shape:

@@ -255,7 +255,7 @@ BROKEN = [
     ("keep_early", "refused_move", "was applied after it (H8"),
     ("no_rewelcome", "refused_move", "no 'welcome' message to a repeated hello"),
     ("moves_required", "refused_move", "refused to a hello without moves"),
-    ("any_version", "version", "a hello with v=2 was answered"),
+    ("any_version", "version", "a hello with v=3 was answered"),
     ("v_blank_ok", "version", "a hello without v was answered"),
     ("bye_after_refuse", "version", "after its refuse it sent"),
     ("no_percent_decode", "control_lines", "bad game id 'g-p4%2dtest'"),

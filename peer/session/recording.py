@@ -191,7 +191,7 @@ class Recording(State):
             option = "--shape" if self.want_shape is not None else "--size"
             self.say("unfinished_game", id=rec.id, size=rec.size, shape=rec.board(), n=rec.moves_played() + 1,
                      black=rec.black, white=rec.white, option=option,
-                     want=self.want_shape if self.want_shape is not None else self.want_size)
+                     want=str(self.want_shape) if self.want_shape is not None else self.want_size)
             raise Leave(2)
 
     def _wants(self: "Session", board: Shape) -> bool:
