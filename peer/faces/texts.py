@@ -249,6 +249,7 @@ TEXTS = {
     "turn_line": ("{colour} to move", "{colour}の番"),
     "illegal_must_move": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "illegal_taken": ("{square} is already taken", "{square}にはもう石があります"),
+    "illegal_hole": ("{square} is a hole: not part of this board", "{square}は穴なので打てません"),
     "illegal_flips_nothing": ("{square} flips nothing", "{square}では相手の石を1つも返せません"),
     "illegal_game_over": ("the game is over", "対局は終わっています"),
     "illegal_off_board": ("{square} is off the {size}x{size} board (a1..{last})",
