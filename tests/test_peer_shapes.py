@@ -268,3 +268,25 @@ def test_a_set_aside_shaped_game_goes_on_on_its_shape(tmp_path):
     (s.records.dir / "current").write_text("g-1\n", encoding="utf-8")
     resume = s._resumable()
     assert resume is not None and resume.id == "g-1" and resume.board().same_board(heart)
+
+
+def test_replay_and_watch_draw_the_holes(tmp_path):
+    import subprocess
+    import sys
+    from peertools import ROOT
+    board = board_folder(tmp_path / "b")
+    heart = Shape.named("Heart")
+    Records(board).save(_shaped_record("c4c3"))
+    path = Records(board).path("g-1")
+    env = dict(PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", PATH="/usr/bin:/bin")
+    for cmd in (["replay", str(path), "--plain", "--lang", "en"], ["watch", "--board", str(board), "--lang", "en"]):
+        try:
+            out = subprocess.run([sys.executable, "-m", "peer", *cmd], capture_output=True, text=True, env=env,
+                                 cwd=ROOT, timeout=5 if cmd[0] == "watch" else 60).stdout
+        except subprocess.TimeoutExpired as e:       # (watch follows the game until it is stopped)
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        rows = [line for line in out.splitlines() if line[:3].strip().isdigit()]
+        assert len(rows) >= 8, out
+        last = rows[-8:]
+        assert all((r[4 + 2 * x] == "#") == bool(heart.holes >> (y * 8 + x) & 1)
+                   for y, r in enumerate(last) for x in range(8)), out
