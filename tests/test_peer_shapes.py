@@ -290,3 +290,16 @@ def test_replay_and_watch_draw_the_holes(tmp_path):
         last = rows[-8:]
         assert all((r[4 + 2 * x] == "#") == bool(heart.holes >> (y * 8 + x) & 1)
                    for y, r in enumerate(last) for x in range(8)), out
+
+
+def test_the_protocol_documents_the_mac_of_a_shaped_record():
+    """docs/PROTOCOL.md D4's example of a record with a shape line is what the code computes."""
+    import re
+    from peertools import ROOT
+    doc = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    code = Shape.named("X").code()
+    assert f"shape: {code}" in doc
+    rec = Record(id="g-1", size=8, shape=code, black="Ann", white="Bob", date="2026-11-25T00:00:00Z", moves="")
+    mac = rec.text(b"s3cret").splitlines()[-1]
+    shaped = re.search(r"after `size: 8` and `moves: ` \(empty\) give\s+`(mac: [0-9a-f]{64})`", doc)
+    assert shaped and shaped.group(1) == mac
