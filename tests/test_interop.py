@@ -256,6 +256,7 @@ BROKEN = [
     ("no_rewelcome", "refused_move", "no 'welcome' message to a repeated hello"),
     ("moves_required", "refused_move", "refused to a hello without moves"),
     ("any_version", "version", "a hello with v=3 was answered"),
+    ("shape_unread", "shape", "not the Heart's picture"),
     ("v_blank_ok", "version", "a hello without v was answered"),
     ("bye_after_refuse", "version", "after its refuse it sent"),
     ("no_percent_decode", "control_lines", "bad game id 'g-p4%2dtest'"),
