@@ -1177,8 +1177,29 @@ class Player {
   }
 }
 
+// F2c: why a folder named by mistake (one's own files) must not be made a board, or '' when it
+// may (missing, empty, a board, or only a board's own names, hidden ones, a README, *.tmp)
+const BOARD_NAMES = new Set(['cardstand.board', 'cardstand.id', 'box', 'tmp', 'trash', 'records']);
+const HOUSEKEEPING = new Set(['desktop.ini', 'thumbs.db', 'readme.md', 'readme.txt']);
+function unfitForABoard(folder) {
+  if (!folder) return "the board folder's name is empty: name a folder";
+  let names;
+  try { names = fs.readdirSync(folder); } catch (e) {
+    if (e.code === 'ENOTDIR') return `${visible(folder, 200)} is a file, not a folder: name a new or empty folder for the board`;
+    return '';                                                 // missing (made by Init), or for Init to report
+  }
+  if (names.includes('cardstand.board')) return '';
+  const foreign = names.filter((n) => !BOARD_NAMES.has(n) && !n.startsWith('.') && !HOUSEKEEPING.has(n.toLowerCase()) && !n.endsWith('.tmp')).sort();
+  if (!foreign.length) return '';
+  const shown = foreign.slice(0, 3).map((n) => visible(n, 40)).join(', ') + (foreign.length > 3 ? ', ...' : '');
+  return `${visible(folder, 200)} is not a board (it has no cardstand.board) and holds other files (${shown}): ` +
+         'name a new or empty folder, and a board is made there';
+}
+
 function play(a) {
   const colour = a.color === 'white' ? 1 : 0;
+  const unfit = unfitForABoard(a.board === undefined ? '' : String(a.board));
+  if (unfit) throw new InvalidArgument(unfit);
   const secret = loadSecret(a['secret-file'] || null);
   let wantSize = a.size === undefined ? null : parseSize(String(a.size));
   if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
