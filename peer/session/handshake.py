@@ -50,7 +50,7 @@ class Black:
         return "game" in msg.fields or msg.kind == "welcome"
 
     def reads_size(self, msg: Msg) -> bool:
-        return "size" in msg.fields or "shape" in msg.fields
+        return "size" in msg.fields or Handshake._shaped(msg)
 
     def board_problem(self, s: "Session", board: Shape, shaped: bool) -> Problem | None:
         """White's ``hello`` requires ``board`` (its size only, unless ``shaped``: it sent a shape)."""
