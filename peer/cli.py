@@ -37,6 +37,7 @@ EPILOG = """examples:
   python black.py --board //server/share/othello/game1 --name Alice
   python white.py --engine "python my_engine.py"
   python black.py --gui                    play in a window (click a square)
+  python black.py --shape heart            a variant board (white learns it from black)
   python -m peer demo                      watch two computer players play
   python -m peer watch --board cardstand   watch a game in progress
   python -m peer replay cardstand/records/<id>.game [--ggf]
