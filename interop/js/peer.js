@@ -870,8 +870,8 @@ class Player {
     const shaped = f.v === '2' && has(f, 'shape');            // H2a: read in a v=2 greeting only
     if (has(f, 'size') || shaped || this.colour === 1) {
       const theirs = this.greetingBoard(f);
-      if (!Array.isArray(theirs)) return [theirs, null];
-      const [n, code] = theirs;
+      if (theirs.problem) return [theirs.problem, null];
+      const { size: n, shape: code } = theirs;
       if (this.colour === 0 && msg.kind === 'hello' && n !== this.rules.n) return [['size_wanted', { theirs: n, mine: this.rules.n }], null];
       if (this.colour === 0 && msg.kind === 'hello' && shaped && code !== this.shape) {
         return [['shape_wanted', { theirs: boardName(n, code), mine: boardName(this.rules.n, this.shape) }], null];
@@ -889,12 +889,14 @@ class Player {
     return [null, { rules: r, moves: list }];
   }
 
-  // The board a greeting names (H2, H2a): [size, shape code ('' plain)], or the problem with it
+  // The board a greeting names (H2, H2a): { size, shape } (the code, '' plain), or { problem }
   greetingBoard(f) {
     const size = parseSize(f.size || '8');
-    if (size === null) return ['bad_size', { size: visible(f.size, 20) }];
-    if (!(f.v === '2' && has(f, 'shape'))) return [size, ''];
-    try { return [size, parseShape(f.shape, size)]; } catch (e) { return ['bad_shape', { reason: visible(e.message.replace(/^bad board shape: /, ''), 200) }]; }
+    if (size === null) return { problem: ['bad_size', { size: visible(f.size, 20) }] };
+    if (!(f.v === '2' && has(f, 'shape'))) return { size, shape: '' };
+    try { return { size, shape: parseShape(f.shape, size) }; } catch (e) {
+      return { problem: ['bad_shape', { reason: visible(e.message.replace(/^bad board shape: /, ''), 200) }] };
+    }
   }
 
   // A greeting that cannot be used: in a handshake refuse (and stop), else answer `refused`
@@ -979,7 +981,7 @@ class Player {
   acceptBlack(m, msg, strict) {                               // white gets black's hello
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
-    const [size, shape] = this.greetingBoard(msg.f);
+    const { size, shape } = this.greetingBoard(msg.f);      // (sound: greetingCheck passed)
     const gid = msg.f.game;
     if (this.askNew && gid === this.askNew) return;           // black has not seen our new=1 yet (H2)
     this.takeName(msg);
