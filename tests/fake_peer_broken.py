@@ -365,8 +365,12 @@ def bye_after_refuse():
 
 def pass_left_out_ok():
     """H2: replays a transcript with the engine's lenient reader (a pass left out is filled in)."""
-    from engine import Game
-    protocol.replay = lambda moves, size: Game.from_transcript(moves, size)
+    from engine import Game, Shape
+
+    def lenient(moves, board):
+        start = board.start() if isinstance(board, Shape) else None
+        return Game.from_transcript(moves, board.size if isinstance(board, Shape) else board, start)
+    protocol.replay = lenient
 
 
 def self_pass():
