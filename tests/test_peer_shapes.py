@@ -287,6 +287,7 @@ def test_replay_and_watch_draw_the_holes(tmp_path):
             out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         rows = [line for line in out.splitlines() if line[:3].strip().isdigit()]
         assert len(rows) >= 8, out
+        assert cmd[0] != "replay" or ", the Heart board (8x8 with holes)" in out.splitlines()[0], out
         last = rows[-8:]
         assert all((r[4 + 2 * x] == "#") == bool(heart.holes >> (y * 8 + x) & 1)
                    for y, r in enumerate(last) for x in range(8)), out
