@@ -1,7 +1,7 @@
 """Games on shaped boards (issue 26): --shape, the version-2 greetings, the record's shape line, holes
 on the plain screen, refusals, kills and resume.  The players use ``random`` and ``greedy`` (their moves
 go through ``Position``, which knows the holes)."""
-import signal
+import os
 import time
 
 import pytest
@@ -79,7 +79,7 @@ def test_kill_and_resume_on_a_shape(tmp_path, victim):
         if rec and rec.moves_played() >= 8:
             break
         time.sleep(0.05)
-    procs[victim].send_signal(signal.SIGKILL)
+    procs[victim].kill()                # (SIGKILL where there is one)
     procs[victim].wait()
     time.sleep(0.5)
     procs[victim] = player(victim, board, *common, "--seed", 3)    # (no --shape: the record has it)
@@ -278,7 +278,7 @@ def test_replay_and_watch_draw_the_holes(tmp_path):
     heart = Shape.named("Heart")
     Records(board).save(_shaped_record("c4c3"))
     path = Records(board).path("g-1")
-    env = dict(PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", PATH="/usr/bin:/bin")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     for cmd in (["replay", str(path), "--plain", "--lang", "en"], ["watch", "--board", str(board), "--lang", "en"]):
         try:
             out = subprocess.run([sys.executable, "-m", "peer", *cmd], capture_output=True, text=True, env=env,
