@@ -481,6 +481,9 @@ class Player {
     this.gone = false;
     this.fullTold = false;
     this.nextPresence = 0;
+    this.held = null;                                          // D6a: [id, why] of an untrusted record left alone
+    this.secretShared = false;                                 // D6a: a message signed with our secret came from the opponent
+    this.holdUnsigned = false;                                 // D6a: no secret, a signed record: not written yet
     if (colour === 0) {                                        // black's game until begin() (which may resume one)
       this.gid = 'js-' + token();
       this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName, this.shape);
@@ -602,6 +605,7 @@ class Player {
 
   // -- the record (D1-D3) ---------------------------------------------------------------------
   save() {
+    if (this.held || this.holdUnsigned) return;              // D6a: the board keeps what this side cannot judge yet
     const r = this.rec;
     r.moves = this.moves.join('');
     r.mode = this.mode || 'full';
@@ -620,12 +624,26 @@ class Player {
         this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`);
         return null;
       }
-      const where = this.records.setAside(id);                 // D6
-      this.setAsideGame = e.size ? [id, e.size, e.shape || ''] : [id, this.wantSize || 8, this.wantShape || ''];
-      this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
-               `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
+      if (e instanceof Untrusted && !this.secretShared) {      // D6a: this side's secret may be the wrong one
+        this.log(`the record of game ${id} is not signed with this side's secret (${visible(e.message, 200)}): ` +
+                 `left alone until ${this.other} shows it has the same secret`);
+        this.held = [id, e];
+        this.setAsideGame = this.claimed(id, e);
+        return null;
+      }
+      this.setRecordAside(id, e);
     }
     return null;
+  }
+
+  // D6: the board the game of a record not used goes on at: the one it claimed, else ours
+  claimed(id, e) { return e.size ? [id, e.size, e.shape || ''] : [id, this.wantSize || 8, this.wantShape || '']; }
+
+  setRecordAside(id, e) {
+    const where = this.records.setAside(id);                   // D6
+    this.setAsideGame = this.claimed(id, e);
+    this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
+             `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
   }
 
   // Start (or resume) game `id` of `size` (and `shape`, H2a) from the plies `list`; `old`: its record, if any
@@ -676,7 +694,31 @@ class Player {
     return null;
   }
 
+  // D6a: a message signed with our secret came from the opponent: a record held is set aside now
+  secretIsShared() {
+    if (this.secretShared) return;
+    this.secretShared = true;
+    const held = this.held;
+    this.held = null;
+    if (held) {
+      this.setRecordAside(...held);
+      if (this.rec) this.save();
+    }
+  }
+
+  // D6a: an unsigned message came from the opponent and this side has no secret either
+  nobodySigns() {
+    if (!this.holdUnsigned) return;
+    this.holdUnsigned = false;
+    if (this.rec) this.save();
+  }
+
   begin() {
+    if (!this.hasSecret && !this.newGame) {                   // D6a: a signed unfinished game is not written yet
+      let cur = null;
+      try { const id = this.records.currentId(); cur = id ? this.records.load(id) : null; } catch (e) { cur = null; }
+      if (cur && cur.status === 'playing' && cur.mac) this.holdUnsigned = true;
+    }
     const resume = this.resumable();
     if (resume) {
       this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume.recovered ? null : resume, resume.shape);
@@ -845,6 +887,8 @@ class Player {
       this.log(`ignored a message from ${visible(m.sender, NAME_LIMIT)}`);
       return null;
     }
+    if (this.hasSecret && m.signed) this.secretIsShared();
+    else if (!this.hasSecret && !m.signed) this.nobodySigns();
     return m;
   }
 
