@@ -6,6 +6,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -420,3 +421,32 @@ def test_a_shaped_game_between_javascript_and_python(tmp_path, js_colour):
     assert rec.status == "over" and rec.board().same_board(torus)
     b, w = rec.game().position.discs()
     assert final_line(op).startswith(f"Game over: black {b} - white {w}") and f"game over: black {b} - white {w}" in oj
+
+
+@needs_node
+def test_javascript_leaves_an_untrusted_record_alone_until_the_secret_is_shared(tmp_path):
+    """D6a in JS: a record signed with another secret is held (not set aside, not written over)
+    until Python's first signed message arrives; then it is set aside and the game is played."""
+    from peer.record import Record, Records
+    from peertools import board_folder, finish, player
+    board = board_folder(tmp_path / "b")
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret-shared\n")
+    Records(board, b"someone-else").save(Record(id="g-forged", moves="f5d6"))
+    js = subprocess.Popen(["node", str(ROOT / "interop" / "js" / "peer.js"), "play", "--board", str(board),
+                           "--color", "black", "--secret-file", str(secret)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "left alone until white" not in (js.stdout.readline() or ""):
+            assert time.monotonic() < deadline and js.poll() is None
+        assert (board / "records" / "g-forged.game").exists()      # held: not set aside yet
+        assert not list((board / "records").glob("*.set-aside-*"))
+        rw, ow = finish(player("white", board, "--ai", "random", "--secret-file", secret), timeout=180)
+        oj, _ = js.communicate(timeout=60)
+    finally:
+        if js.poll() is None:
+            js.kill()
+    assert rw == 0 and js.returncode == 0, (ow[-400:], oj[-400:])
+    assert "it was set aside" in oj and len(list((board / "records").glob("g-forged.set-aside-*"))) == 1
+    assert Records(board, b"s3cret-shared").load("g-forged").status == "over"

@@ -359,7 +359,7 @@ class Records {
       if (r.id !== id) throw new Damaged(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
       if (this.secret) checkRecordMac(r, this.secret);          // D4
       verifyRecord(r);                                          // D5
-    } catch (e) { e.size = r.size; e.shape = r.shape; throw e; }
+    } catch (e) { e.size = r.size; e.shape = r.shape; e.text = t; throw e; }   // (t: what was judged, D6a)
     return r;
   }
   setAside(id) {                                              // D6: kept for people, never read again
@@ -640,6 +640,20 @@ class Player {
   claimed(id, e) { return e.size ? [id, e.size, e.shape || ''] : [id, this.wantSize || 8, this.wantShape || '']; }
 
   setRecordAside(id, e) {
+    if (e.text !== undefined) {                               // D6a: rewritten since it was judged? judged again
+      let now = null;
+      try { now = this.records.read(this.records.file(id)); } catch (x) { now = null; }
+      if (now !== e.text) {
+        try {
+          this.records.load(id);
+          this.log(`the record of game ${id} was replaced since it was judged: it is sound now`);
+          return;
+        } catch (x) {
+          if (!(x instanceof Untrusted || x instanceof Damaged)) return;
+          e = x;
+        }
+      }
+    }
     const where = this.records.setAside(id);                   // D6
     this.setAsideGame = this.claimed(id, e);
     this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
