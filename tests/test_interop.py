@@ -426,7 +426,8 @@ def test_a_shaped_game_between_javascript_and_python(tmp_path, js_colour):
 @needs_node
 def test_javascript_leaves_an_untrusted_record_alone_until_the_secret_is_shared(tmp_path):
     """D6a in JS: a record signed with another secret is held (not set aside, not written over)
-    until Python's first signed message arrives; then it is set aside and the game is played."""
+    until Python's first signed message arrives; then it is set aside (once, by either side) and
+    the game is played."""
     from peer.record import Record, Records
     from peertools import board_folder, finish, player
     board = board_folder(tmp_path / "b")
@@ -448,5 +449,7 @@ def test_javascript_leaves_an_untrusted_record_alone_until_the_secret_is_shared(
         if js.poll() is None:
             js.kill()
     assert rw == 0 and js.returncode == 0, (ow[-400:], oj[-400:])
-    assert "it was set aside" in oj and len(list((board / "records").glob("g-forged.set-aside-*"))) == 1
+    # whichever side sets it aside first, the other judges the record again and finds it sound: set aside once
+    assert "it was set aside" in oj or "was replaced since it was judged: it is sound now" in oj, oj
+    assert len(list((board / "records").glob("g-forged.set-aside-*"))) == 1
     assert Records(board, b"s3cret-shared").load("g-forged").status == "over"
