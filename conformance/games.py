@@ -6,12 +6,12 @@ import uuid
 from pathlib import Path
 
 from comm import Board, fsops
-from engine import Game, PASS, parse_square, square_name
+from engine import Game, PASS, Shape, parse_square, square_name
 from peer import protocol
 from peer.record import Record, Records
 
-from .common import _secret, check, Fail, other_view
-from .decoder import _check_r1, _kit_frame, _place, _run_of, KitBoard
+from .common import _secret, check, Fail, Skip, other_view
+from .decoder import _check_r1, _kit_frame, _kit_record, _place, _run_of, KitBoard
 from .play import (
     _both, _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_game, _kit_handshake,
     _kit_hello, _kit_play, _kit_resigns, _our_play, _our_player_has_secret, _ours, _quiet_for, _result_of,
@@ -95,6 +95,63 @@ def s_game_white(cmd: str, d: Path, play_cmd: str) -> None:
     _recorded_game(play_cmd, d / "kit", "white")
 
 
+def s_shape(cmd: str, d: Path, play_cmd: str) -> None:
+    """H2a H4 D1 D4 G1-G4: on black's v=2 hello for the Heart board (holes, shape= beside size=) white plays the whole game from that board's start, never on a hole, its record carrying the shape line; a version-1 implementation refuses it instead (refuse naming version 2, exit 3)."""
+    heart = Shape.named("Heart")
+    theirs = _theirs(play_cmd, d, "white")
+    try:
+        kit = _kit_board(other_view(d), "black")
+        gid = f"conf-{uuid.uuid4().hex[:8]}"
+        hello = protocol.control("hello", v=2, role="black", name="kit", size=8, shape=heart.code(), game=gid,
+                                 moves="")
+        _send_until(kit, "white", hello, theirs)
+        answer = _first_answer(kit, theirs, hello, gid)
+        if answer.kind == "refuse":
+            check("version 2" in answer.get("reason", ""), f"the shaped game was refused, but not by its version: "
+                                                            f"{answer.get('reason')!r} (H2a, H4)")
+            code = _exit_code(theirs)
+            check(code == 3, f"the refused shaped game exited {code}, not 3 (G7)")
+            raise Skip("a version-1 implementation: it refused the shaped game cleanly (H4)")
+        game = Game(8, heart.start())
+
+        def its_record(what: str, ended: bool = False) -> None:
+            _check_own_record(d, gid, game, "white", what, ended=ended)
+            f = _kit_record(d, gid) or {}
+            check(f.get("shape") == heart.code(), f"{what}: its record's shape line is {f.get('shape')!r}, not the "
+                                                   f"Heart's picture (H2a D1)")
+        _kit_play(kit, "black", theirs, game,
+                  on_theirs=lambda: its_record(f"after its ply {len(game.moves)}", game.position.is_game_over()))
+        res = _expect_from(kit, "result", theirs, what=" at the end")
+        _check_result(res, game, "at the end")
+        kit.send("white", _result_of(game, gid))
+        code = _exit_code(theirs)
+        check(code == 0, f"white exited {code} after the acknowledged end of the shaped game")
+        its_record("after the end", ended=True)
+    finally:
+        _reap(theirs, timeout=1)
+
+
+def _first_answer(kit: Board, proc: _Player, hello: str, gid: str, within: float = 30) -> protocol.Msg:
+    """White's ``welcome`` for ``gid`` or its ``refuse`` (the kit's ``hello`` sent again as H1 says)."""
+    deadline = time.monotonic() + within
+    next_hello = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        m = kit.wait(timeout=0.2)
+        if m is None:
+            check(proc.poll() is None or proc.returncode == 3,
+                  f"the implementation exited {proc.returncode} during the handshake")
+            if time.monotonic() > next_hello:
+                kit.send("white", hello)
+                next_hello = time.monotonic() + 2
+            continue
+        msg = protocol.parse(m.body)
+        if msg.kind == "hello":
+            kit.send("white", hello)
+        elif msg.kind == "refuse" or (msg.kind == "welcome" and msg.get("game") == gid):
+            return msg
+    raise Fail(f"neither a welcome nor a refuse within {within} s of the shaped game's hello (H2a, H4)")
+
+
 def s_refused_move(cmd: str, d: Path, play_cmd: str) -> None:
     """G2 H5a H8 P5: an illegal move is refused with a reason and not applied; a move sent before the handshake is never applied; a repeated hello is welcomed again."""
     theirs = _theirs(play_cmd, d, "white")
@@ -168,7 +225,7 @@ def _expect_refuse(kit: Board, proc: _Player, what: str, timeout: float = 15) ->
 
 def s_version(cmd: str, d: Path, play_cmd: str) -> None:
     """H2 H4 G7: a greeting of another version, without v, with an empty v, or whose transcript leaves out a pass is refused (refuse, nothing more, exit 3)."""
-    cases: list[tuple[str, dict[str, object], str | None]] = [("a hello with v=2", dict(v=2), "version"),
+    cases: list[tuple[str, dict[str, object], str | None]] = [("a hello with v=3", dict(v=3), "version"),
              ("a hello without v", {}, "version"),
              ("a hello with an empty v", dict(v=""), "version"),
              ("a hello whose transcript leaves out a pass", dict(v=1, moves=_pass_left_out()), None)]

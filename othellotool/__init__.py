@@ -1,9 +1,12 @@
 """The beginner API of the original tutorial, on top of the rules engine.
 
 Boards are lists of rows, ``board[y][x]``: ``-1`` empty, ``0`` black, ``1``
-white.  Rows are numbered from 1 and columns lettered from ``a``, so ``"d3"``
-is ``board[2][3]``.  Any even size from 4 to 26 works; the functions read the
-size from the board.
+white, ``2`` a hole (a square that is not part of the board: never played,
+never a disc, it stops a line of flips).  Rows are numbered from 1 and columns
+lettered from ``a``, so ``"d3"`` is ``board[2][3]``.  Any even size from 4 to
+26 works; the functions read the size from the board.  ``SetBoard(shape="heart")``
+starts one of the variant boards (``engine.shape``), or one's own from a
+picture file.
 
     import othellotool as ot
     board = ot.SetBoard()
@@ -20,25 +23,25 @@ size from the board.
 from engine import BLACK as _ENGINE_BLACK, DIRECTIONS, PASS, WHITE as _ENGINE_WHITE
 from typing import Optional, Sequence, Union
 
-from engine import Position, check_size, strategies
+from engine import Position, Shape, check_size, strategies
 
-EMPTY, BLACK, WHITE = -1, 0, 1
+EMPTY, BLACK, WHITE, HOLE = -1, 0, 1, 2
 
 Board = list[list[int]]
-"""``board[y][x]``: -1 empty, 0 black, 1 white."""
+"""``board[y][x]``: -1 empty, 0 black, 1 white, 2 a hole."""
 
 __all__ = ["SetBoard", "MsgToPos", "GetSeries", "GetDirLength", "RevDirLength",
            "ListLegalPlaces", "IsLegalPlace", "BoardDisplay", "CountingStone", "move_for_board"]
 
 
-def _masks(board: Sequence[Sequence[int]]) -> tuple[int, int, int]:
-    """(size, black mask, white mask) of a board, checking its shape and cells."""
+def _masks(board: Sequence[Sequence[int]]) -> tuple[int, int, int, int]:
+    """(size, black mask, white mask, holes mask) of a board, checking its shape and cells."""
     n = len(board)
     try:
         check_size(n)
     except ValueError:
         raise ValueError(f"board must have an even number of rows, 4..26 (it has {n})") from None
-    black = white = 0
+    black = white = holes = 0
     for y, row in enumerate(board):
         if len(row) != n:
             raise ValueError(f"board row {y} has {len(row)} cells; every row needs {n}")
@@ -47,14 +50,17 @@ def _masks(board: Sequence[Sequence[int]]) -> tuple[int, int, int]:
                 black |= 1 << (y * n + x)
             elif c == WHITE:
                 white |= 1 << (y * n + x)
+            elif c == HOLE:
+                holes |= 1 << (y * n + x)
             elif c != EMPTY:
-                raise ValueError(f"board[{y}][{x}] is {c!r}; cells are -1 (empty), 0 (black) or 1 (white)")
-    return n, black, white
+                raise ValueError(f"board[{y}][{x}] is {c!r}; cells are -1 (empty), 0 (black), 1 (white) "
+                                 f"or 2 (a hole)")
+    return n, black, white, holes
 
 
-def _position(n: int, black: int, white: int, c: int) -> Position:
+def _position(n: int, black: int, white: int, c: int, holes: int = 0) -> Position:
     """The engine's position of the board with colour ``c`` to move."""
-    return Position.from_colours(n, black, white, _ENGINE_BLACK if c == BLACK else _ENGINE_WHITE)
+    return Position.from_colours(n, black, white, _ENGINE_BLACK if c == BLACK else _ENGINE_WHITE, holes)
 
 
 def _colour(c: object) -> int:
@@ -63,11 +69,30 @@ def _colour(c: object) -> int:
     return c
 
 
-def SetBoard(size: int = 8) -> Board:
-    """The start board: on 8x8 white on d4 and e5, black on e4 and d5."""
-    p = Position.start(size)
-    return [[BLACK if p.black >> (y * size + x) & 1 else WHITE if p.white >> (y * size + x) & 1 else EMPTY
-             for x in range(size)] for y in range(size)]
+def SetBoard(size: Optional[int] = None, shape: Union[str, Shape, None] = None) -> Board:
+    """The start board: on 8x8 white on d4 and e5, black on e4 and d5.
+
+    ``size``: an even number 4..26 (default 8).  ``shape``: a variant board instead, by name
+    (``"heart"``, any case) or a picture file's path, or an ``engine.Shape``; its holes are ``2``
+    and its start is its own (``size``, if given, must be its size).
+
+    >>> [row.count(HOLE) for row in SetBoard(shape="heart")]
+    [8, 4, 0, 0, 0, 2, 4, 6]
+    """
+    if shape is None:
+        n = 8 if size is None else size
+        p = Position.start(n)
+    else:
+        board = shape if isinstance(shape, Shape) else Shape.find(shape)
+        if size is not None and size != board.size:
+            raise ValueError(f"size {size} and the shape {board} ({board.size}x{board.size}) disagree")
+        n, p = board.size, board.start()
+    cells = {}
+    for mask, cell in ((p.black, BLACK), (p.white, WHITE), (p.holes, HOLE)):
+        for sq in range(n * n):
+            if mask >> sq & 1:
+                cells[sq] = cell
+    return [[cells.get(y * n + x, EMPTY) for x in range(n)] for y in range(n)]
 
 
 def MsgToPos(msg: object, size: int = 8) -> tuple[int, int]:
@@ -103,11 +128,11 @@ def GetDirLength(board: Sequence[Sequence[int]], y: int, x: int, c: int) -> list
     A list of 8 counts in the order up, up-right, right, down-right, down,
     down-left, left, up-left; all 0 when the square is taken or off the board.
     """
-    n, black, white = _masks(board)
+    n, black, white, holes = _masks(board)
     _colour(c)
     if not (0 <= y < n and 0 <= x < n):
         return [0] * 8
-    flipped = _position(n, black, white, c).flips(y * n + x)
+    flipped = _position(n, black, white, c, holes).flips(y * n + x)
     counts = []
     for dx, dy in DIRECTIONS:
         k, yy, xx = 0, y + dy, x + dx
@@ -135,9 +160,9 @@ def RevDirLength(board: Board, py: int, px: int, bw: int, dl: Sequence[int]) -> 
 
 def ListLegalPlaces(bw: int, board: Sequence[Sequence[int]]) -> list[list[int]]:
     """Legal squares for colour ``bw`` as ``[[y, x], ...]`` in row-major order."""
-    n, black, white = _masks(board)
+    n, black, white, holes = _masks(board)
     _colour(bw)
-    m = _position(n, black, white, bw).legal_moves_mask()
+    m = _position(n, black, white, bw, holes).legal_moves_mask()
     return [[sq // n, sq % n] for sq in range(n * n) if m >> sq & 1]
 
 
@@ -152,19 +177,19 @@ def IsLegalPlace(lp: Sequence[Sequence[int]], y: int, x: int) -> int:
 def BoardDisplay(board: Sequence[Sequence[int]], lp: Sequence[Sequence[int]]) -> None:
     """Print the board with column letters and row numbers; squares in ``lp`` show ``*``.
 
-    ``X`` is black, ``O`` white, ``.`` empty.
+    ``X`` is black, ``O`` white, ``.`` empty, ``#`` a hole.
     """
-    n, black, white = _masks(board)
+    n, black, white, holes = _masks(board)
     marks = 0
     for y, x in lp:
         marks |= 1 << (y * n + x)
-    turn_black = Position(n, black, white)
+    turn_black = Position(n, black, white, holes=holes)
     print("\n".join(turn_black.render(marks).splitlines()[:-1]))
 
 
 def CountingStone(board: Sequence[Sequence[int]]) -> tuple[int, int]:
     """``(black, white)`` disc counts."""
-    _, black, white = _masks(board)
+    _, black, white, _ = _masks(board)
     return black.bit_count(), white.bit_count()
 
 
@@ -177,7 +202,7 @@ def move_for_board(strategy: Union[str, strategies.Strategy], board: Sequence[Se
     [2, 3]
     """
     player = strategies.get(strategy) if isinstance(strategy, str) else strategy
-    n, black, white = _masks(board)
+    n, black, white, holes = _masks(board)
     _colour(bw)
-    m = player.next_move(_position(n, black, white, bw), time_limit)
+    m = player.next_move(_position(n, black, white, bw, holes), time_limit)
     return None if m == PASS else [m // n, m % n]

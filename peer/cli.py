@@ -15,7 +15,8 @@ from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn
 import comm
 from comm.adopt import why_unfit
 from comm.text import visible
-from engine import BLACK, WHITE, loader, strategies
+from engine import BLACK, WHITE, Shape, ShapeError, loader, strategies
+from engine.shape import names as shape_names
 from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
 from engine.options import size_option, threads_option
 
@@ -39,6 +40,7 @@ EPILOG = """examples:
   python black.py --board //server/share/othello/game1 --name Alice
   python white.py --engine "python my_engine.py"
   python black.py --gui                    play in a window (click a square)
+  python black.py --shape heart            a variant board (white learns it from black)
   python -m peer demo                      watch two computer players play
   python -m peer watch --board cardstand   watch a game in progress
   python -m peer replay cardstand/records/<id>.game [--ggf]
@@ -89,6 +91,8 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                                                "white refuses a different one if given); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
+    _shape_option(ap, "black proposes it; white refuses another one if given; an unfinished game on the "
+                      "board keeps its board: another one is refused")
     ap.add_argument("--name", help=f"your name as the other side sees it, at most {NAME_LIMIT} characters "
                                    "(default: the --ai's name, like greedy; else person, or computer for "
                                    "--engine); a resumed game keeps the name in its record unless this is given")
@@ -153,15 +157,15 @@ def play(argv: list[str], colour: str | None = None) -> int:
         if unfit:
             screen.say("cannot_play", reason=screen.reason(unfit))
             return 2
+        shape = board_option(args)
         if args.ai is not None:
             if not loader.is_spec(args.ai) and args.ai.lower() not in strategies.names():
                 raise Explained("unknown_ai", name=args.ai, names=", ".join(strategies.names()))
             try:
-                strategies.check(args.ai)
+                player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
+                                  game_time=args.game_time, threads=args.threads, ponder=args.ponder)
             except loader.StrategyError as e:
                 raise Explained("own_ai", detail=str(e)) from None
-            player = Computer(args.ai, time_limit=args.time or 1.0, pace=args.pace, seed=args.seed,
-                              game_time=args.game_time, threads=args.threads, ponder=args.ponder)
         elif args.engine is not None:
             player = External(args.engine, time_limit=args.time or 10.0, game_time=args.game_time)
         else:
@@ -183,7 +187,7 @@ def play(argv: list[str], colour: str | None = None) -> int:
         from .faces.live import LiveScreen
         face = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
     session = Session(args.board, BLACK if colour == "black" else WHITE, player, face or screen,
-                      name=args.name, size=args.size, new=args.new, patience=patience,
+                      name=args.name, size=args.size, shape=shape, new=args.new, patience=patience,
                       stats=args.stats, classic_after=args.classic_after, secret=secret,
                       take_over=args.take_over)
     if face is None:
@@ -253,6 +257,28 @@ def watch(argv: list[str]) -> int:
             return 2
         return watch_window(board, window, until_over=args.until_over, secret=secret)
     return follow(board, screen, until_over=args.until_over, secret=secret)
+
+
+def _shape_option(ap: argparse.ArgumentParser, what: str) -> None:
+    ap.add_argument("--shape", metavar="NAME|FILE",
+                    help=f"a board with holes or its own start: one of {', '.join(shape_names())} (any case), "
+                         f"or a picture file ('#' a hole, X black, O white, . empty; one row a line, "
+                         f"even size 4..26); {what}")
+
+
+def board_option(args: argparse.Namespace) -> Shape | None:
+    """``--shape`` read (None without it); ``ValueError`` saying why when it is not a board or
+    disagrees with ``--size``."""
+    if args.shape is None:
+        return None
+    try:
+        shape = Shape.find(args.shape)
+    except ShapeError as e:
+        raise ValueError(f"--shape: {e}") from None
+    if args.size is not None and args.size != shape.size:
+        raise ValueError(f"--size {args.size} and --shape {shape} ({shape.size}x{shape.size}) disagree: "
+                         f"give one of them")
+    return shape
 
 
 def _no_color_option(ap: argparse.ArgumentParser) -> None:
@@ -335,7 +361,8 @@ def demo(argv: list[str]) -> int:
                                  description="Two computer players in two processes, shown as they play.")
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
     ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
-    ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
+    ap.add_argument("--size", type=size_option, default=None, help="board size, even 4..26 (default 8)")
+    _shape_option(ap, "both play on it")
     ap.add_argument("--pace", type=_pace, default=0.4, help="at least this many seconds a move (default 0.4)")
     ap.add_argument("--time", type=_time, default=0.5, help="AI thinking time per move (default 0.5)")
     ap.add_argument("--board", default=None, help="board folder (default: a new temporary folder)")
@@ -352,6 +379,12 @@ def demo(argv: list[str]) -> int:
     if unfit:
         screen.say("cannot_play", reason=screen.reason(unfit))
         return 2
+    try:
+        board_option(args)
+    except ValueError as e:
+        screen.say("cannot_play", reason=screen.reason(e))
+        return 2
+    proposes = ["--shape", args.shape] if args.shape else ["--size", str(args.size or 8)]
     on_signals(("SIGTERM", "SIGHUP", "SIGBREAK"), _stop_demo)     # they stop the players too
     logs_at: Path | None = None
     logs: list[IO[str]] = []
@@ -369,7 +402,7 @@ def demo(argv: list[str]) -> int:
             alone["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
         else:
             alone["start_new_session"] = True
-        procs += [subprocess.Popen(_player_cmd("black", board, args.black, extra + ["--size", str(args.size)]),
+        procs += [subprocess.Popen(_player_cmd("black", board, args.black, extra + proposes),
                                    stdout=logs[0], **alone),
                   subprocess.Popen(_player_cmd("white", board, args.white, extra),     # (each named by its AI)
                                    stdout=logs[1], **alone)]
@@ -434,13 +467,19 @@ def bench(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m peer bench", description=COMMANDS["bench"].capitalize()
                                  + ": two computer players in two processes, on a temporary board.")
     ap.add_argument("--games", type=whole(1, 10_000), default=5, help="games to play (default 5)")
-    ap.add_argument("--size", type=size_option, default=8, help="board size, even 4..26 (default 8)")
+    ap.add_argument("--size", type=size_option, default=None, help="board size, even 4..26 (default 8)")
+    _shape_option(ap, "both play on it")
     ap.add_argument("--ai", default="random", help="AI for both sides (default random: ~0 thinking)")
     args = ap.parse_args(argv)
     try:
         strategies.check(args.ai)
     except ValueError as e:
         ap.error(str(e))
+    try:
+        shape = board_option(args)
+    except ValueError as e:
+        ap.error(str(e))
+    board_args = ["--shape", args.shape] if shape else ["--size", str(args.size or 8)]
     values = []
     wall = 0.0
     moves = 0
@@ -451,7 +490,7 @@ def bench(argv: list[str]) -> int:
             t = time.perf_counter()
             procs = [subprocess.Popen(_player_cmd(c, board, args.ai, ["--new", "--seed", str(g * 2 + i),
                                                                       "--stats", str(stats[i]),
-                                                                      "--size", str(args.size)]),
+                                                                      *board_args]),
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                      for i, c in enumerate(("black", "white"))]
             for p in procs:
@@ -466,7 +505,8 @@ def bench(argv: list[str]) -> int:
         print("no figures: the games did not run")
         return 1
     values.sort()
-    print(f"peer bench: {args.games} games of {args.ai} vs {args.ai} on {args.size}x{args.size}, "
+    on = f"{shape} ({shape.size}x{shape.size})" if shape else f"{args.size or 8}x{args.size or 8}"
+    print(f"peer bench: {args.games} games of {args.ai} vs {args.ai} on {on}, "
           f"{moves} moves, {len(values)} measured")
     print(f"overhead per move (reply time minus the opponent's thinking): "
           f"median {statistics.median(values):.2f} ms, p90 {values[int(len(values) * 0.9)]:.2f} ms, "

@@ -17,9 +17,12 @@ from urllib.parse import quote, unquote
 
 import engine
 from comm.board import is_device_name
-from engine import Game, IllegalMove, notation
+from engine import Game, IllegalMove, Shape, ShapeError, notation
+from engine.shape import builtin
 
-VERSION = 1
+VERSION = 1             # the greetings of a game on a plain square board
+SHAPES_VERSION = 2      # the greetings of a game on a board with holes or its own start (H2)
+VERSIONS = (str(VERSION), str(SHAPES_VERSION))      # what this side reads (H4)
 PREFIX = "#cardstand"
 VERBS = ("hello", "welcome", "refuse", "refused", "resign", "bye", "say", "result")
 
@@ -88,9 +91,67 @@ def parse_used(text: object) -> int | None:
     return int(text) if isinstance(text, str) and _MS.fullmatch(text) else None
 
 
-def replay(moves: object, size: int) -> Game:
+def shape_code(board: Shape) -> str:
+    """What a greeting's ``shape`` and a record's ``shape:`` line say of ``board`` (H2, D1): its
+    picture's code, or '' for a plain board (which neither carries).
+
+    >>> shape_code(Shape.square(8)), shape_code(Shape.named("x"))[:17]
+    ('', '..####../...##...')
+    """
+    return "" if board.is_plain() else board.code()
+
+
+def named_board(board: Shape) -> Shape:
+    """``board`` with its built-in name when it is one of the built-in boards (a greeting and a
+    record carry only the picture).
+
+    >>> str(named_board(parse_board("8", Shape.named("heart").code())))
+    'Heart'
+    """
+    if board.name or board.is_plain():
+        return board
+    return next((b for b in builtin().values() if b.same_board(board)), board)
+
+
+def parse_board(size_text: object, shape_text: object = None) -> Shape:
+    """The board of a greeting or a record: the plain board of ``size_text`` (H2, D1), or the
+    picture ``shape_text`` (a code, version 2) when given, which must be that size; ``ValueError``
+    saying why for anything else.
+
+    >>> parse_board("8").is_plain(), parse_board("4", "#.../.OX./.XO./....").holes
+    (True, 1)
+    >>> parse_board("8", "..../.OX./.XO./....")
+    Traceback (most recent call last):
+    ...
+    ValueError: the shape is 4x4, its size says 8
+    """
+    size = parse_size(size_text)
+    if size is None:
+        raise ValueError(f"bad board size {visible_text(size_text, 20)}")
+    if shape_text is None:
+        return Shape.square(size)
+    if not isinstance(shape_text, str):
+        raise ValueError("a shape is text")
+    try:
+        board = Shape.parse(shape_text)
+    except ShapeError as e:
+        raise ValueError(f"bad shape: {e}") from None
+    if board.code() != shape_text:
+        raise ValueError("bad shape: not rows of '#', 'X', 'O' and '.' joined by '/'")
+    if board.size != size:
+        raise ValueError(f"the shape is {board.size}x{board.size}, its size says {size}")
+    return board
+
+
+def visible_text(text: object, limit: int) -> str:
+    s = repr(str(text))
+    return s if len(s) <= limit else s[:limit - 4] + "...'"
+
+
+def replay(moves: object, board: int | Shape) -> Game:
     """The game of a transcript from a greeting or a game record (H2, D1), replayed from the start
-    position of ``size``; ``ValueError`` (or ``IllegalMove``) saying why when it does not replay.
+    of ``board`` (a ``Shape``, or a size: the plain board); ``ValueError`` (or ``IllegalMove``)
+    saying why when it does not replay.
 
     A transcript is square names and ``pass`` (any case) with nothing between them, every pass
     written out, as interop/js reads it: the engine's lenient reader (passes left out, ``PA``,
@@ -106,10 +167,11 @@ def replay(moves: object, size: int) -> Game:
     text = moves.lower() if isinstance(moves, str) else None
     if text is None or not _TRANSCRIPT.fullmatch(text):
         raise ValueError("not a transcript (square names and 'pass' with nothing between them)")
-    game = Game(size)
+    start = board.start() if isinstance(board, Shape) else engine.Position.start(board)
+    game = Game(start.size, start)
     for i, token in enumerate(_PLY.findall(text), 1):
         try:
-            game.play(notation.parse_square(token, size))
+            game.play(notation.parse_square(token, start.size))
         except (IllegalMove, ValueError) as e:
             raise IllegalMove(f"move {i} ({token}): {e}") from None
     return game

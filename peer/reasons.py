@@ -23,6 +23,9 @@ REASONS = {
     "bad_version": "protocol version {v} is not supported (this program speaks {mine})",
     "size_wanted": "white wants a board of {theirs}x{theirs}, black proposes {mine}x{mine}",
     "size_proposed": "black proposes a board of {theirs}x{theirs}, white wants {mine}x{mine}",
+    "bad_shape": "bad board shape: {reason}",
+    "shape_wanted": "white wants the board {theirs}, black proposes {mine}",
+    "shape_proposed": "black proposes the board {theirs}, white wants {mine}",
     "no_secret_there": "{other} plays without the shared secret; give both sides the same "
                        "CARDSTAND_SECRET or --secret-file",
     "no_secret_here": "{other} plays with a shared secret and this side has none: give both sides "
@@ -45,6 +48,7 @@ PROBLEMS = {
     "rec_no_id": "damaged game record: no id",
     "rec_bad_id": "damaged game record: bad game id '{id}'",
     "rec_bad_size": "damaged game record: bad size '{size}'",
+    "rec_bad_shape": "damaged game record: {reason}",
     "rec_other_id": "damaged game record: it says id '{id}', its name '{name}'",
     "rec_unsigned": "it is not signed: it was written without the shared secret",
     "rec_no_line": "its signature cannot be checked: no '{line}' line",

@@ -19,15 +19,16 @@ from pathlib import Path
 from comm import fsops
 from comm.text import visible
 
-from engine import Game
+from engine import Game, Shape
 
-from .protocol import game_id_problem, parse_size, parse_used, replay
+from .protocol import game_id_problem, parse_board, parse_size, parse_used, replay
 from .reasons import Explained
 
 log = logging.getLogger("peer")
 
 MAGIC = "cardstand-game 1"
 KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "result")
+SHAPE_KEY = "shape"     # a game on a board that is not plain: its picture's code, after ``size`` (D1)
 ACK_MAGIC = "cardstand-ack 1"
 CLOCK_MAGIC = "cardstand-clock 1"      # D7: one side's time used in a game
 MAC_MAGIC = "cardstand-game-mac 1"     # D4: what a record's MAC is computed over starts so
@@ -49,10 +50,10 @@ _MAC = re.compile("[0-9a-f]{64}")
 
 
 class Unusable(Explained):
-    """A record that is not used (its ``reason``: a ``rec_*`` code of ``peer.reasons``); ``size``: the
-    board size it claims, when it was read that far."""
+    """A record that is not used (its ``reason``: a ``rec_*`` code of ``peer.reasons``); ``board``:
+    the board it claims, when it was read that far."""
 
-    size: int | None = None
+    board: Shape | None = None
     text: str | None = None     # the record as it was judged (D6: set aside only while it still reads so)
 
 
@@ -103,13 +104,22 @@ class Record:
     moves: str = ""               # with passes written out: "f5d6...pass..."
     status: str = PLAYING         # playing, over, resigned, abandoned, refused (D1)
     result: str = ""              # "36-28", "black resigned", "abandoned by black", "refused: ..."
+    shape: str = ""               # the board's picture (``protocol.shape_code``); '' for a plain board
     # as read from the board: each key's value as written (escaped), and the ``mac`` line (D4)
     written: dict = field(default_factory=dict, repr=False, compare=False)
     mac: str = field(default="", repr=False, compare=False)
 
+    def keys(self) -> tuple[str, ...]:
+        """The keys of its lines, in the order of D1: ``shape`` after ``size`` for a shaped board."""
+        return _keys(bool(self.shape))
+
     def lines(self) -> str:
         """The ``key: value`` lines of the record, in the order of D1."""
-        return "".join(f"{k}: {escape(getattr(self, k))}\n" for k in KEYS)
+        return "".join(f"{k}: {escape(getattr(self, k))}\n" for k in self.keys())
+
+    def board(self) -> Shape:
+        """The board the game is played on (its ``shape``, else the plain board of its ``size``)."""
+        return parse_board(str(self.size), self.shape or None)
 
     def text(self, secret: bytes | None = None) -> str:
         """The record as written to the board; with ``secret``, signed (a ``mac`` line, D4)."""
@@ -132,27 +142,33 @@ class Record:
         size = parse_size(f.get("size", "8"))
         if size is None:
             raise Damaged("rec_bad_size", size=f["size"][:20])
+        try:
+            board = parse_board(str(size), f.get(SHAPE_KEY))
+        except ValueError as e:
+            raise Damaged("rec_bad_shape", reason=str(e)) from None
         return cls(id=f["id"], size=size, black=f.get("black", "black"),
                    white=f.get("white", "white"), date=f.get("date", ""), mode=f.get("mode", "full"),
                    moves=f.get("moves", ""), status=f.get("status", "playing"), result=f.get("result", ""),
-                   written={k: fields[k] for k in KEYS if k in fields}, mac=fields.get("mac", ""))
+                   shape="" if board.is_plain() else board.code(),
+                   written={k: fields[k] for k in _keys(True) if k in fields}, mac=fields.get("mac", ""))
 
     def check_mac(self, secret: bytes) -> None:
-        """D4: ``Untrusted`` unless the record read carries the MAC of its nine lines under
-        ``secret`` (every key present, the values exactly as written)."""
+        """D4: ``Untrusted`` unless the record read carries the MAC of its nine lines (ten with a
+        ``shape`` line) under ``secret`` (every key present, the values exactly as written)."""
         if not self.mac:
             raise Untrusted("rec_unsigned")
-        missing = [k for k in KEYS if k not in self.written]
+        keys = _keys(SHAPE_KEY in self.written)
+        missing = [k for k in keys if k not in self.written]
         if missing:
             raise Untrusted("rec_no_line", line=missing[0])
-        lines = "".join(f"{k}: {self.written[k]}\n" for k in KEYS)
+        lines = "".join(f"{k}: {self.written[k]}\n" for k in keys)
         if not _MAC.fullmatch(self.mac) or not hmac.compare_digest(self.mac, record_mac(secret, lines)):
             raise Untrusted("rec_bad_mac")
 
     def game(self) -> Game:
         """The moves replayed on a board (``ValueError``, ``IllegalMove``, for a damaged record:
         the moves of D1 are a transcript with every pass written out, H2)."""
-        return replay(self.moves, self.size)
+        return replay(self.moves, self.board())
 
     def verify(self) -> Game:
         """D5: the game replayed, and ``Damaged`` unless what the record says of its end is what
@@ -199,9 +215,13 @@ class Record:
             return 0
 
 
+def _keys(shaped: bool) -> tuple[str, ...]:
+    return KEYS[:2] + (SHAPE_KEY,) + KEYS[2:] if shaped else KEYS
+
+
 def record_mac(secret: bytes, lines: str) -> str:
     """D4: HMAC-SHA256 under the shared secret of ``cardstand-game-mac 1``, a newline, and the
-    record's nine ``key: value`` lines as written, each ending with a newline."""
+    record's ``key: value`` lines as written (nine; ten with ``shape``), each ending with a newline."""
     return hmac.new(secret, (MAC_MAGIC + "\n" + lines).encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -284,7 +304,7 @@ class Records:
             rec = Record.parse(text)
             return self._trust(rec, gid)
         except Unusable as e:
-            e.size = rec.size if rec is not None else None  # the size it claims: a guess for the game that goes on (D6)
+            e.board = rec.board() if rec is not None else None  # the board it claims: a guess for the game that goes on (D6)
             e.text = text           # what was judged: set aside only while it is still that (D6)
             raise
 

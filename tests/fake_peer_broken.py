@@ -365,8 +365,12 @@ def bye_after_refuse():
 
 def pass_left_out_ok():
     """H2: replays a transcript with the engine's lenient reader (a pass left out is filled in)."""
-    from engine import Game
-    protocol.replay = lambda moves, size: Game.from_transcript(moves, size)
+    from engine import Game, Shape
+
+    def lenient(moves, board):
+        start = board.start() if isinstance(board, Shape) else None
+        return Game.from_transcript(moves, board.size if isinstance(board, Shape) else board, start)
+    protocol.replay = lenient
 
 
 def self_pass():
@@ -577,7 +581,12 @@ def white_fresh():
     wrap(Session, "_hello", hello)
 
 
-RULES = {f.__name__: f for f in (end_believed, unsigned_trusted, no_set_aside, seq_normalised, forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
+def shape_unread():
+    """H2a: reads a version-2 greeting's board as the plain board of its size (the shape ignored)."""
+    Session._shaped = staticmethod(lambda msg: False)
+
+
+RULES = {f.__name__: f for f in (shape_unread, end_believed, unsigned_trusted, no_set_aside, seq_normalised, forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
                                  no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}

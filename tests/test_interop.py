@@ -6,6 +6,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -256,7 +257,8 @@ BROKEN = [
     ("keep_early", "refused_move", "was applied after it (H8"),
     ("no_rewelcome", "refused_move", "no 'welcome' message to a repeated hello"),
     ("moves_required", "refused_move", "refused to a hello without moves"),
-    ("any_version", "version", "a hello with v=2 was answered"),
+    ("any_version", "version", "a hello with v=3 was answered"),
+    ("shape_unread", "shape", "not the Heart's picture"),
     ("v_blank_ok", "version", "a hello without v was answered"),
     ("bye_after_refuse", "version", "after its refuse it sent"),
     ("no_percent_decode", "control_lines", "bad game id 'g-p4%2dtest'"),
@@ -368,3 +370,87 @@ def test_a_secret_file_is_read_the_same_in_javascript_and_python(tmp_path):
         assert js[name] == py, name
     assert js["bom"] == js["plain"] == b"s3cret".hex() and js["utf8"] == "秘密".encode().hex()
     assert js["long"] is None and js["folder"] is None and js["missing"] is None
+
+
+@needs_node
+def test_shaped_records_are_signed_and_checked_the_same_in_javascript_and_python():
+    """H2a D4 D5: a record with a shape line: the same text and MAC in both languages, a changed or
+    removed shape line untrusted, moves that fall in a hole damage, a bad shape line damage."""
+    from engine import Shape
+    from peer.record import Record
+    key = "s3cret"
+    heart, x = Shape.named("Heart").code(), Shape.named("X").code()
+    py_text = Record(id="g-1", size=8, shape=heart, black="A", white="B", date="2026-11-25T00:00:00Z",
+                     moves="c4c3").text(key.encode())
+    cases = {"same": py_text, "changed": py_text.replace(heart, x), "removed": py_text.replace(f"shape: {heart}\n", ""),
+             "hole": py_text.replace(heart, x).split("mac:")[0],     # c4 is a hole of the X
+             "bad": py_text.replace(heart, "..../.OX./.XO./....").split("mac:")[0]}
+    js = _node("const p = require('./interop/js/peer.js');"
+               "const d = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+               "const k = Buffer.from(d.key);"
+               "const check = (t, key) => { try { const r = p.parseRecord(t); if (key) p.checkRecordMac(r, key);"
+               "  p.verifyRecord(r); return 'ok'; } catch (e) { return e.constructor.name + ': ' + e.message; } };"
+               "const out = {text: p.recordText(p.parseRecord(d.cases.same), k)};"
+               "for (const [n, t] of Object.entries(d.cases)) out[n] = check(t, n === 'hole' || n === 'bad' ? null : k);"
+               "process.stdout.write(JSON.stringify(out));", {"key": key, "cases": cases})
+    assert js["text"] == py_text
+    assert js["same"] == "ok"
+    assert js["changed"].startswith("Untrusted: its signature does not match")
+    assert js["removed"].startswith("Untrusted: its signature does not match")
+    assert js["hole"].startswith("Damaged: its moves do not replay: c4 is a hole")
+    assert js["bad"].startswith("Damaged: damaged game record: the shape is 4x4, its size says 8")
+
+
+@needs_node
+@pytest.mark.parametrize("js_colour", ["white", "black"])
+def test_a_shaped_game_between_javascript_and_python(tmp_path, js_colour):
+    """H2a: the Torus between the two languages, whichever proposes it; both see the same end."""
+    from engine import Shape
+    from peer.record import Records
+    from peertools import final_line, finish, player
+    torus = Shape.named("Torus")
+    board = tmp_path / "b"
+    js_args = ["--shape", torus.code()] if js_colour == "black" else []
+    js = subprocess.Popen(["node", str(ROOT / "interop" / "js" / "peer.js"), "play", "--board", str(board),
+                           "--color", js_colour, *js_args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    py_args = ["--shape", "torus"] if js_colour == "white" else []
+    py = player("black" if js_colour == "white" else "white", board, "--ai", "greedy", *py_args)
+    rp, op = finish(py, timeout=180)
+    oj, _ = js.communicate(timeout=180)
+    assert rp == 0 and js.returncode == 0, (op[-500:], oj[-500:])
+    rec = Records(board).current()
+    assert rec.status == "over" and rec.board().same_board(torus)
+    b, w = rec.game().position.discs()
+    assert final_line(op).startswith(f"Game over: black {b} - white {w}") and f"game over: black {b} - white {w}" in oj
+
+
+@needs_node
+def test_javascript_leaves_an_untrusted_record_alone_until_the_secret_is_shared(tmp_path):
+    """D6a in JS: a record signed with another secret is held (not set aside, not written over)
+    until Python's first signed message arrives; then it is set aside (once, by either side) and
+    the game is played."""
+    from peer.record import Record, Records
+    from peertools import board_folder, finish, player
+    board = board_folder(tmp_path / "b")
+    secret = tmp_path / "secret"
+    secret.write_text("s3cret-shared\n")
+    Records(board, b"someone-else").save(Record(id="g-forged", moves="f5d6"))
+    js = subprocess.Popen(["node", str(ROOT / "interop" / "js" / "peer.js"), "play", "--board", str(board),
+                           "--color", "black", "--secret-file", str(secret)],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while "left alone until white" not in (js.stdout.readline() or ""):
+            assert time.monotonic() < deadline and js.poll() is None
+        assert (board / "records" / "g-forged.game").exists()      # held: not set aside yet
+        assert not list((board / "records").glob("*.set-aside-*"))
+        rw, ow = finish(player("white", board, "--ai", "random", "--secret-file", secret), timeout=180)
+        oj, _ = js.communicate(timeout=60)
+    finally:
+        if js.poll() is None:
+            js.kill()
+    assert rw == 0 and js.returncode == 0, (ow[-400:], oj[-400:])
+    # whichever side sets it aside first, the other judges the record again and finds it sound: set aside once
+    assert "it was set aside" in oj or "was replaced since it was judged: it is sound now" in oj, oj
+    assert len(list((board / "records").glob("g-forged.set-aside-*"))) == 1
+    assert Records(board, b"s3cret-shared").load("g-forged").status == "over"

@@ -146,3 +146,52 @@ def test_move_for_board_refuses_a_bad_board_or_colour():
         ot.move_for_board("greedy", ot.SetBoard(), 2)
     with pytest.raises(ValueError, match="rows"):
         ot.move_for_board("greedy", [[-1] * 7] * 7, 0)
+
+
+# -- variant boards (issue 26): holes are 2 --------------------------------------------------
+
+def test_set_board_of_a_shape_and_its_holes():
+    from engine import Shape
+    heart = Shape.named("Heart")
+    b = ot.SetBoard(shape="HEART")
+    assert [[(y * 8 + x) for x in range(8) if b[y][x] == ot.HOLE] for y in range(8)] == \
+        [[(y * 8 + x) for x in range(8) if heart.holes >> (y * 8 + x) & 1] for y in range(8)]
+    assert ot.CountingStone(b) == (2, 2)
+    assert ot.SetBoard(8, shape=heart) == b == ot.SetBoard(shape="heart")
+    with pytest.raises(ValueError, match="size 6 and the shape Heart"):
+        ot.SetBoard(6, shape="heart")
+    with pytest.raises(ValueError, match="no shape is named"):
+        ot.SetBoard(shape="hearts")
+    own = ot.SetBoard(shape=Shape.parse("######/#....#/#.OX.#/#.XO.#/#....#/######"))
+    assert len(own) == 6 and own[0] == [ot.HOLE] * 6 and own[2][2] == ot.WHITE
+
+
+def test_holes_are_never_legal_and_stop_flips(capsys):
+    # b1 black; c1 a hole; d1 white, e1 empty: white's run d1 would flip across c1 on a plain board
+    from engine import Shape
+    b = ot.SetBoard(shape=Shape.parse(".X#O..../......../......../...OX.../...XO.../......../......../........"))
+    assert ot.GetDirLength(b, 0, 4, 0) == [0] * 8         # e1 for black: the line to b1 is cut by the hole
+    assert [0, 2] not in ot.ListLegalPlaces(0, b) and [0, 2] not in ot.ListLegalPlaces(1, b)
+    assert ot.GetSeries(b, 0, 2, 0, 1, 0) == 0
+    ot.BoardDisplay(b, ot.ListLegalPlaces(0, b))
+    assert capsys.readouterr().out.splitlines()[1] == "  1 . X # O . . . ."
+
+
+def test_a_whole_game_on_a_shape_through_the_beginner_api():
+    """The tutorial's loop, played on the Cross by random players: no disc ever lands on a hole."""
+    board, turn, passes = ot.SetBoard(shape="cross"), ot.BLACK, 0
+    holes = [(y, x) for y in range(8) for x in range(8) if board[y][x] == ot.HOLE]
+    while passes < 2:
+        mv = ot.move_for_board("random", board, turn, 0.01)
+        if mv is None:
+            passes += 1
+        else:
+            passes = 0
+            y, x = mv
+            assert ot.IsLegalPlace(ot.ListLegalPlaces(turn, board), y, x) >= 0
+            board = ot.RevDirLength(board, y, x, turn, ot.GetDirLength(board, y, x, turn))
+            board[y][x] = turn
+        turn = 1 - turn
+    assert all(board[y][x] == ot.HOLE for y, x in holes)
+    b, w = ot.CountingStone(board)
+    assert b + w + len(holes) <= 64

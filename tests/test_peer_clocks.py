@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from engine import BLACK, Game
+from engine import BLACK, Game, Shape
 from peer.players import Clock, Computer
 from peer.record import Records
 
@@ -208,7 +208,7 @@ def test_a_game_time_budget_goes_on_from_the_time_used(tmp_path):
     Records(board.folder).save_clock("g-1", "black", 50_000)
     me = Computer("random", game_time=60.0)
     s = Session(board.folder, BLACK, me, Screen("en", stream=io.StringIO()), board=board)
-    s._start_game("g-1", 8, "f5d6")     # (a game with plies: one without starts its clocks at 0)
+    s._start_game("g-1", Shape.square(8), "f5d6")     # (a game with plies: one without starts its clocks at 0)
     s.mode = "full"
     assert me.clock.left == 10.0
     assert s.view().sides[BLACK].used == 50.0 and s.view().sides[BLACK].left == 10.0

@@ -116,11 +116,11 @@ def test_version_mismatch_is_refused_on_both_sides(tmp_path):
     b = player("black", board, "--ai", "random")
     me = fake(board, "white")
     expect(me, "hello")
-    me.send("black", protocol.control("welcome", v=2, role="white", name="future", game="x"))
+    me.send("black", protocol.control("welcome", v=3, role="white", name="future", game="x"))
     r = expect(me, "refuse")
-    assert "version 2" in r.get("reason")
+    assert "version 3" in r.get("reason")
     rb, ob = finish(b)
-    assert rb == 3 and "protocol version 2 is not supported" in ob
+    assert rb == 3 and "protocol version 3 is not supported" in ob
 
     w = player("white", board / "2", "--ai", "random")
     me2 = fake(board / "2", "black")

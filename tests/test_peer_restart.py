@@ -10,7 +10,7 @@ import time
 from contextlib import contextmanager
 
 from comm.lease import Lease
-from engine import Game
+from engine import Game, Shape
 from peer.record import Records
 
 from peertools import board_folder, file_hashes, final_line, finish, player
@@ -315,7 +315,7 @@ def test_which_refusals_close_a_game(tmp_path):
              ("", "other_secret", "refused"), ("", None, "refused"), ("", "size_proposed", "refused")]
     for i, (moves, key, status) in enumerate(cases):
         s, b, out = session(tmp_path / f"b{i}", BLACK)
-        s._start_game(f"g-{i}", 8, moves)
+        s._start_game(f"g-{i}", Shape.square(8), moves)
         s._close_refused(key, "why")
         rec = Records(tmp_path / f"b{i}").load(f"g-{i}")
         assert rec.status == status, (moves, key, rec.status)

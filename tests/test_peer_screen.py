@@ -378,3 +378,32 @@ def test_the_demo_stops_at_q_and_ctrl_c(tmp_path, key):
     assert "Game record:" in t.shown(), t.shown()
     assert not any((board / "box" / c / "alive").exists() for c in ("black", "white"))    # they left (I6)
     assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))
+
+
+def test_holes_on_the_live_screen(tmp_path):
+    """A shaped board (issue 26): a hole is drawn '#' off the green, never marked as a move."""
+    from engine import Shape
+    heart = Shape.named("Heart")
+    board = tmp_path / "b"
+    t = Terminal("black", board, "--lang", "en", "--shape", "heart")
+    w = player("white", board, "--ai", "random")
+    try:
+        t.wait_for("Move 1: black to play")
+        for y in range(8):
+            for x in range(8):
+                sq = t.square(f"{chr(97 + x)}{y + 1}")
+                if heart.holes >> (y * 8 + x) & 1:
+                    assert sq.data == "#" and sq.bg != "green", (x, y, t.shown())
+                else:
+                    assert sq.data != "#" and sq.bg == "green", (x, y, t.shown())
+        legal = {notation.square_name(m, 8) for m in heart.start().legal_moves()}
+        marked = {f"{c}{r}" for c in "abcdefgh" for r in range(1, 9) if t.square(f"{c}{r}").data == "·"}
+        assert marked == legal, t.shown()
+        t.proc.send("a2\r")                     # a hole: refused, said why
+        t.wait_for("a2 is a hole: not part of this board")
+        t.proc.send("quit\r")
+        t.proc.expect(pexpect.EOF, timeout=30)
+    finally:
+        t.proc.terminate(force=True)
+        w.kill()
+        w.wait()

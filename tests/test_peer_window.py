@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from engine import BLACK, Game, notation
+from engine import BLACK, Game, Shape, notation
 from peer.record import Record, Records
 from peertools import ROOT, board_folder, player
 from windowtools import Driven, start_display
@@ -41,9 +41,9 @@ def display():
 
 
 def squares(position):
-    """What the window should show for ``position``: B, W, or . per square."""
-    return "".join("." if c is None else "B" if c == BLACK else "W"
-                   for c in map(position.colour_at, range(position.size ** 2)))
+    """What the window should show for ``position``: B, W, # (a hole) or . per square."""
+    return "".join("#" if position.holes >> sq & 1 else "." if c is None else "B" if c == BLACK else "W"
+                   for sq, c in enumerate(map(position.colour_at, range(position.size ** 2))))
 
 
 def legal_squares(shown):
@@ -51,9 +51,10 @@ def legal_squares(shown):
     return {notation.square_name(i, n) for i, c in enumerate(shown["squares"]) if c == "*"}
 
 
-def replayed(moves, size):
-    """The game the window's move list describes (``  3 ● d3`` lines; a pass in either language)."""
-    g = Game(size)
+def replayed(moves, size, shape=None):
+    """The game the window's move list describes (``  3 ● d3`` lines; a pass in either language),
+    from the start of ``shape`` (an ``engine.Shape``) when given."""
+    g = Game(size, shape.start() if shape else None)
     for line in moves:
         move = line.split()[-1]
         g.play(-1 if move in ("pass", "パス") else move)
@@ -64,7 +65,7 @@ def my_turn(s, over):
     return "*" in s["squares"] or s["banner"].startswith(over)
 
 
-def click_a_whole_game(me, board, size, disc, words, rnd, during=None):
+def click_a_whole_game(me, board, size, disc, words, rnd, during=None, shape=None):
     """Play our side to the end by clicking random legal squares; at each turn the window must
     show the game its move list describes, exactly the engine's legal moves, and the right banner;
     each click must reach the session (the move is in the board's game record).  ``during(s, g)``
@@ -73,7 +74,7 @@ def click_a_whole_game(me, board, size, disc, words, rnd, during=None):
         s = me.wait("our turn or the end", lambda s: my_turn(s, words["over"]))
         if s["banner"].startswith(words["over"]):
             return s
-        g = replayed(s["moves"], size)
+        g = replayed(s["moves"], size, shape)
         assert s["squares"].replace("*", ".") == squares(g.position)
         legal = legal_squares(s)
         assert legal == {notation.square_name(m, size) for m in g.position.legal_moves()}
@@ -197,6 +198,48 @@ def test_a_whole_game_in_japanese_on_6x6(tmp_path, display):
         me.kill()
         if black.poll() is None:
             black.kill()
+
+
+def test_a_whole_game_on_a_shaped_board_with_the_mouse(tmp_path, display):
+    """Issue 26: the Heart's holes are drawn as no square at all (the window's back, no disc, no
+    legal mark, in the pixels too), a click on one is refused, and a whole game is clicked through."""
+    heart = Shape.named("Heart")
+    board = tmp_path / "b"
+    me = Driven(display, [ROOT / "black.py", "--board", board, "--lang", "en", "--shape", "heart"],
+                tmp_path / "black.json", tmp_path / "black.out")
+    white = player("white", board, "--ai", "random", "--pace", "0.2")
+    try:
+        s = me.wait("the game on", lambda s: s["board"] is not None and "*" in s["squares"])
+        assert s["squares"].replace("*", ".") == squares(heart.start())
+        assert any("the Heart board" in m for m in s["messages"]), s["messages"]
+        image, _ = me.screenshot("window-shape-start")
+        x, y, cell = s["board"]["x"] - s["window"]["x"], s["board"]["y"] - s["window"]["y"], s["board"]["cell"]
+        felt, back = (0x2E, 0x7D, 0x32), (0x1E, 0x46, 0x20)
+        for sq in (0, 9, 16, 40):        # a1, b2 (holes); a3, a6 (squares): the pixels agree
+            px = image.getpixel((int(x + (sq % 8 + 0.5) * cell), int(y + (sq // 8 + 0.5) * cell)))[:3]
+            assert px == (back if heart.holes >> sq & 1 else felt), (sq, px)
+        me.click_square("a2")
+        me.wait("the hole refused", lambda s: any("a2 is a hole" in m for m in s["messages"]))
+        words = {"over": "Game over", "pass": "pass", "passed": "{} has no legal move and passes",
+                 "colours": ("black", "white"), "turn": "Your turn (black): click a square"}
+        shot = {}
+
+        def during(s, g):
+            if len(g.moves) >= 16 and not shot:
+                shot["at"] = me.screenshot("window-shape")      # (the README's picture)
+
+        s = click_a_whole_game(me, board, 8, "●", words, random.Random(7), during, shape=heart)
+        final = check_the_end(s, board, 8, "Game over: black {} - white {}", words)
+        assert not (final.position.black | final.position.white) & heart.holes
+        me.click_button("quit")
+        code, out = me.finish()
+        assert code == 0, out
+        white.communicate(timeout=30)
+    finally:
+        me.kill()
+        if white.poll() is None:
+            white.kill()
+    assert white.returncode == 0
 
 
 @pytest.mark.parametrize("lang, words", [

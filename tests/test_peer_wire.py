@@ -39,5 +39,5 @@ def test_a_japanese_players_refusal_of_the_game_goes_on_the_board_in_english(tmp
            after=_hello_sent)
     assert _run(s, b) == 3
     refuse = [protocol.parse(body) for _, body in b.sent if body.startswith("#cardstand refuse ")]
-    assert [m.get("reason") for m in refuse] == ["protocol version 9 is not supported (this program speaks 1)"]
+    assert [m.get("reason") for m in refuse] == ["protocol version 9 is not supported (this program speaks 1 and 2)"]
     assert "プロトコルのバージョン 9には対応していません" in out.getvalue(), out.getvalue()

@@ -86,13 +86,19 @@ function serve(a) {
 
 // -- the rules (any even size), on a plain array ----------------------------------------------
 const DIRS = [[0, -1], [1, -1], [1, 0], [1, 1], [0, 1], [-1, 1], [-1, 0], [-1, -1]];
+// `shape`: a board's code (H2a: rows of # X O . joined by /), '' for the plain board of size n
 class Rules {
-  constructor(n) {
+  constructor(n, shape = '') {
     this.n = n;
-    this.cells = new Array(n * n).fill(-1);                // -1 empty, 0 black, 1 white
-    const h = n / 2;
-    this.cells[(h - 1) * n + h - 1] = 1; this.cells[h * n + h] = 1;
-    this.cells[(h - 1) * n + h] = 0; this.cells[h * n + h - 1] = 0;
+    this.cells = new Array(n * n).fill(-1);                // -1 empty, 0 black, 1 white, 2 a hole
+    if (shape) {
+      const code = shape.replace(/\//g, '');
+      for (let s = 0; s < n * n; s++) this.cells[s] = { '#': 2, X: 0, O: 1, '.': -1 }[code[s]];
+    } else {
+      const h = n / 2;
+      this.cells[(h - 1) * n + h - 1] = 1; this.cells[h * n + h] = 1;
+      this.cells[(h - 1) * n + h] = 0; this.cells[h * n + h - 1] = 0;
+    }
     this.turn = 0;
   }
   flips(sq, c) {
@@ -115,6 +121,7 @@ class Rules {
       this.turn ^= 1;
       return;
     }
+    if (this.cells[sq] === 2) throw new Error(`${this.name(sq)} is a hole`);
     if (this.cells[sq] !== -1) throw new Error(`${this.name(sq)} is already taken`);
     const f = this.flips(sq, this.turn);
     if (!f.length) throw new Error(`${this.name(sq)} flips nothing`);
@@ -134,6 +141,24 @@ class Rules {
   }
   count() { let b = 0, w = 0; for (const c of this.cells) { if (c === 0) b++; else if (c === 1) w++; } return [b, w]; }
 }
+// H2a: a board's code checked: '' for the plain board of `size`, the code itself for another
+// board of that size; throws saying why for anything else
+function parseShape(code, size) {
+  if (typeof code !== 'string' || !/^[#XO.]{4,26}(?:\/[#XO.]{4,26}){3,25}$/.test(code)) {
+    throw new Error("bad board shape: not rows of '#', 'X', 'O' and '.' joined by '/'");
+  }
+  const rows = code.split('/');
+  const n = rows.length;
+  if (rows.some((r) => r.length !== n)) throw new Error('bad board shape: the picture is not a square');
+  if (n % 2) throw new Error(`bad board shape: the picture is ${n}x${n}: a board is even, from 4 to 26`);
+  if (n !== size) throw new Error(`the shape is ${n}x${n}, its size says ${size}`);
+  if (!code.includes('X') || !code.includes('O')) throw new Error(`bad board shape: the start has no ${code.includes('X') ? 'white' : 'black'} disc`);
+  const r = new Rules(n, code);
+  if (r.over()) throw new Error('bad board shape: neither side can move from the start');
+  const plain = new Rules(n);
+  return r.cells.every((c, i) => c === plain.cells[i]) ? '' : code;
+}
+const boardName = (size, shape) => (shape ? shape : `${size}x${size}`);
 
 // -- game messages (P3, P4) --------------------------------------------------------------------
 // P4: every byte outside A-Z a-z 0-9 - . _ ~ as %XX (of its UTF-8); never throws
@@ -209,6 +234,8 @@ function checkGameId(id) { return typeof id === 'string' && GAME_ID.test(id) && 
 const RECORD_MAGIC = 'cardstand-game 1';
 const ACK_MAGIC = 'cardstand-ack 1';
 const RECORD_KEYS = ['id', 'size', 'black', 'white', 'date', 'mode', 'moves', 'status', 'result'];
+// D1, D4: a shaped game's record has `shape` after `size` (H2a)
+const recordKeys = (shaped) => (shaped ? ['id', 'size', 'shape', ...RECORD_KEYS.slice(2)] : RECORD_KEYS);
 const ENDED = new Set(['over', 'resigned']);                 // G6: offered again until acknowledged
 const CLOSED = new Set(['abandoned', 'refused']);            // never resumed
 const MAX_RECORD = 256 * 1024;
@@ -230,7 +257,7 @@ function unescapeValue(t) {
 }
 // D1, D3: space, tab and CR only (as comm): a BOM or U+00A0 is not white space here
 const asciiTrim = (t) => t.replace(/^[ \t\r]+|[ \t\r]+$/g, '');
-const recordLines = (r) => RECORD_KEYS.map((k) => `${k}: ${escapeValue(r[k])}\n`).join('');
+const recordLines = (r) => recordKeys(!!r.shape).map((k) => `${k}: ${escapeValue(r[k])}\n`).join('');
 // D4: HMAC-SHA256 of "cardstand-game-mac 1\n" and the nine key lines as written
 function recordMac(secret, lines) {
   return crypto.createHmac('sha256', secret).update(Buffer.from(`cardstand-game-mac 1\n${lines}`, 'utf8')).digest('hex');
@@ -243,9 +270,10 @@ class Untrusted extends Error {}                              // D4: not signed 
 class Damaged extends Error {}                                // D1, D5: not what its moves give
 function checkRecordMac(r, secret) {
   if (!r.mac) throw new Untrusted('it is not signed: it was written without the shared secret');
-  const missing = RECORD_KEYS.find((k) => !(k in r.written));
+  const keys = recordKeys('shape' in r.written);
+  const missing = keys.find((k) => !(k in r.written));
   if (missing) throw new Untrusted(`its signature cannot be checked: no '${missing}' line`);
-  const want = Buffer.from(recordMac(secret, RECORD_KEYS.map((k) => `${k}: ${r.written[k]}\n`).join('')));
+  const want = Buffer.from(recordMac(secret, keys.map((k) => `${k}: ${r.written[k]}\n`).join('')));
   const got = Buffer.from(r.mac);
   if (!/^[0-9a-f]{64}$/.test(r.mac) || !crypto.timingSafeEqual(got, want)) {
     throw new Untrusted('its signature does not match: it was changed, or written with another secret');
@@ -254,7 +282,7 @@ function checkRecordMac(r, secret) {
 // D5: the moves replay, `over` only when neither side can move (result: the disc counts),
 // `resigned` with "black resigned" or "white resigned"
 function verifyRecord(r) {
-  const rules = new Rules(r.size);
+  const rules = new Rules(r.size, r.shape);
   const list = splitTranscript(r.moves);
   try {
     if (list === null) throw new Error('not a transcript');
@@ -284,13 +312,15 @@ function parseRecord(text) {
   if (!checkGameId(f.id)) throw new Damaged(`damaged game record: bad game id ${visible(f.id === undefined ? '' : f.id, 80)}`);
   const size = parseSize(f.size === undefined ? '8' : f.size);
   if (size === null) throw new Damaged(`damaged game record: bad size ${visible(f.size, 20)}`);
+  let shape = '';
+  try { if (f.shape !== undefined) shape = parseShape(f.shape, size); } catch (e) { throw new Damaged(`damaged game record: ${e.message}`); }
   const get = (k, d) => (f[k] === undefined ? d : f[k]);
-  return { id: f.id, size, black: get('black', 'black'), white: get('white', 'white'), date: get('date', ''),
+  return { id: f.id, size, shape, black: get('black', 'black'), white: get('white', 'white'), date: get('date', ''),
            mode: get('mode', 'full'), moves: get('moves', ''), status: get('status', 'playing'), result: get('result', ''),
            written, mac: written.mac || '' };
 }
-function newRecord(id, size, black, white) {
-  return { id, size, black, white, date: new Date().toISOString().slice(0, 19) + 'Z', mode: 'full', moves: '',
+function newRecord(id, size, black, white, shape = '') {
+  return { id, size, shape, black, white, date: new Date().toISOString().slice(0, 19) + 'Z', mode: 'full', moves: '',
            status: 'playing', result: '' };
 }
 // The records folder of a board (D1-D3): only records/current, records/<valid id>.game and
@@ -329,7 +359,7 @@ class Records {
       if (r.id !== id) throw new Damaged(`damaged game record: it says id ${visible(r.id, 80)}, its name ${id}`);
       if (this.secret) checkRecordMac(r, this.secret);          // D4
       verifyRecord(r);                                          // D5
-    } catch (e) { e.size = r.size; throw e; }
+    } catch (e) { e.size = r.size; e.shape = r.shape; e.text = t; throw e; }   // (t: what was judged, D6a)
     return r;
   }
   setAside(id) {                                              // D6: kept for people, never read again
@@ -387,7 +417,10 @@ const REASONS = {
   bad_game_id: (o) => `bad game id '${o.id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')`,
   bad_size: (o) => `bad board size '${o.size}'`,
   bad_moves: (o) => `the moves '${o.moves}' do not replay: ${o.reason}`,
-  bad_version: (o) => `protocol version ${o.v} is not supported (this program speaks 1)`,
+  bad_version: (o) => `protocol version ${o.v} is not supported (this program speaks 1 and 2)`,
+  bad_shape: (o) => `bad board shape: ${o.reason}`,
+  shape_wanted: (o) => `white wants the board ${o.theirs}, black proposes ${o.mine}`,
+  shape_proposed: (o) => `black proposes the board ${o.theirs}, white wants ${o.mine}`,
   size_wanted: (o) => `white wants a board of ${o.theirs}x${o.theirs}, black proposes ${o.mine}x${o.mine}`,
   size_proposed: (o) => `black proposes a board of ${o.theirs}x${o.theirs}, white wants ${o.mine}x${o.mine}`,
   records_differ: () => 'the two sides remember different games (records differ)',
@@ -405,7 +438,7 @@ const has = (f, k) => Object.prototype.hasOwnProperty.call(f, k);
 const ACK_WAIT = 20;                                          // G6: s to wait for the opponent's result
 
 class Player {
-  constructor(board, colour, { name = null, size = 8, wantSize = null, records = null, newGame = false,
+  constructor(board, colour, { name = null, size = 8, wantSize = null, wantShape = null, records = null, newGame = false,
                                classicAfter = 10, patience = 120, log = (s) => process.stdout.write(s + '\n') } = {}) {
     this.board = board;
     this.colour = colour;
@@ -416,11 +449,13 @@ class Player {
     this.theirName = this.other;
     this.theirNameKnown = false;                               // from a record or a greeting: a change is told
     this.recordedName = null;
-    this.wantSize = wantSize;                                  // --size, if given
+    this.wantSize = wantShape ? wantShape.split('/').length : wantSize;   // --size, if given
+    this.wantShape = wantShape;                                // --shape (a code, H2a; '' the plain board), if given
+    this.shape = wantShape || '';                              // the board's code ('' plain)
     this.newGame = newGame;                                    // --new: do not resume
     this.records = records || new NoRecords();
     this.log = log;
-    this.rules = new Rules(wantSize || size);
+    this.rules = new Rules(this.wantSize || size, this.shape);
     this.moves = [];
     this.gid = null;
     this.rec = null;                                           // the game's record (D1)
@@ -446,9 +481,12 @@ class Player {
     this.gone = false;
     this.fullTold = false;
     this.nextPresence = 0;
+    this.held = null;                                          // D6a: [id, why] of an untrusted record left alone
+    this.secretShared = false;                                 // D6a: a message signed with our secret came from the opponent
+    this.holdUnsigned = false;                                 // D6a: no secret, a signed record: not written yet
     if (colour === 0) {                                        // black's game until begin() (which may resume one)
       this.gid = 'js-' + token();
-      this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName);
+      this.rec = newRecord(this.gid, this.rules.n, this.name, this.theirName, this.shape);
     }
   }
 
@@ -567,6 +605,7 @@ class Player {
 
   // -- the record (D1-D3) ---------------------------------------------------------------------
   save() {
+    if (this.held || this.holdUnsigned) return;              // D6a: the board keeps what this side cannot judge yet
     const r = this.rec;
     r.moves = this.moves.join('');
     r.mode = this.mode || 'full';
@@ -585,18 +624,47 @@ class Player {
         this.log(`the record of game ${visible(id, 80)} was not used: ${visible(e.message, 200)}`);
         return null;
       }
-      const where = this.records.setAside(id);                 // D6
-      this.setAsideGame = [id, e.size || this.wantSize || 8];
-      this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
-               `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
+      if (e instanceof Untrusted && !this.secretShared) {      // D6a: this side's secret may be the wrong one
+        this.log(`the record of game ${id} is not signed with this side's secret (${visible(e.message, 200)}): ` +
+                 `left alone until ${this.other} shows it has the same secret`);
+        this.held = [id, e];
+        this.setAsideGame = this.claimed(id, e);
+        return null;
+      }
+      this.setRecordAside(id, e);
     }
     return null;
   }
 
-  // Start (or resume) game `id` of `size` from the plies `list`; `old`: its record, if any
-  startGame(id, size, list, old = undefined) {
+  // D6: the board the game of a record not used goes on at: the one it claimed, else ours
+  claimed(id, e) { return e.size ? [id, e.size, e.shape || ''] : [id, this.wantSize || 8, this.wantShape || '']; }
+
+  setRecordAside(id, e) {
+    if (e.text !== undefined) {                               // D6a: rewritten since it was judged? judged again
+      let now = null;
+      try { now = this.records.read(this.records.file(id)); } catch (x) { now = null; }
+      if (now !== e.text) {
+        try {
+          this.records.load(id);
+          this.log(`the record of game ${id} was replaced since it was judged: it is sound now`);
+          return;
+        } catch (x) {
+          if (!(x instanceof Untrusted || x instanceof Damaged)) return;
+          e = x;
+        }
+      }
+    }
+    const where = this.records.setAside(id);                   // D6
+    this.setAsideGame = this.claimed(id, e);
+    this.log(`the record of game ${id} on the board ${e instanceof Untrusted ? 'cannot be trusted' : 'is damaged'}: ` +
+             `${visible(e.message, 200)}; it was set aside (${where || 'not moved'}) and is not used`);
+  }
+
+  // Start (or resume) game `id` of `size` (and `shape`, H2a) from the plies `list`; `old`: its record, if any
+  startGame(id, size, list, old = undefined, shape = '') {
     this.gid = id;
-    this.rules = this.replayed(list, size);
+    this.shape = shape;
+    this.rules = this.replayed(list, size, shape);
     this.moves = list.slice();
     if (old === undefined) old = this.loadRecord(id);
     if (old) {
@@ -604,7 +672,7 @@ class Player {
       if (!this.nameGiven) this.name = old[this.me];
       if (!this.theirNameKnown) { this.theirName = old[this.other]; this.theirNameKnown = true; }
     }
-    this.rec = old || newRecord(id, size, '', '');
+    this.rec = old || newRecord(id, size, '', '', shape);
     this.rec[this.me] = this.name;
     this.rec[this.other] = this.theirName;
     this.acked = false;
@@ -618,15 +686,15 @@ class Player {
     const id = this.records.currentId();
     const cur = id ? this.loadRecord(id) : null;
     if (!cur) {
-      if (this.setAsideGame && !this.newGame && !(this.wantSize && this.setAsideGame[1] !== this.wantSize)) {
+      if (this.setAsideGame && !this.newGame && this.wants(this.setAsideGame[1], this.setAsideGame[2])) {
         // D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
         this.log(`game ${this.setAsideGame[0]} goes on from the moves ${this.other} still has; if it has none, it starts again from the first move`);
-        return Object.assign(newRecord(this.setAsideGame[0], this.setAsideGame[1], '', ''), { recovered: true });
+        return Object.assign(newRecord(this.setAsideGame[0], this.setAsideGame[1], '', '', this.setAsideGame[2]), { recovered: true });
       }
       return null;
     }
     if (cur.status === 'playing') {
-      if (!this.newGame && !(this.wantSize && cur.size !== this.wantSize)) return cur;   // (plies + other size: refused at start)
+      if (!this.newGame && this.wants(cur.size, cur.shape)) return cur;   // (plies + other board: refused at start)
       // not resumed: a game without plies may be the one black has just proposed: only black,
       // which makes its own, closes it; white asks for a new game only instead of one with plies
       if (cur.moves || this.colour === 0) this.abandon(cur, this.me);
@@ -640,15 +708,39 @@ class Player {
     return null;
   }
 
+  // D6a: a message signed with our secret came from the opponent: a record held is set aside now
+  secretIsShared() {
+    if (this.secretShared) return;
+    this.secretShared = true;
+    const held = this.held;
+    this.held = null;
+    if (held) {
+      this.setRecordAside(...held);
+      if (this.rec) this.save();
+    }
+  }
+
+  // D6a: an unsigned message came from the opponent and this side has no secret either
+  nobodySigns() {
+    if (!this.holdUnsigned) return;
+    this.holdUnsigned = false;
+    if (this.rec) this.save();
+  }
+
   begin() {
+    if (!this.hasSecret && !this.newGame) {                   // D6a: a signed unfinished game is not written yet
+      let cur = null;
+      try { const id = this.records.currentId(); cur = id ? this.records.load(id) : null; } catch (e) { cur = null; }
+      if (cur && cur.status === 'playing' && cur.mac) this.holdUnsigned = true;
+    }
     const resume = this.resumable();
     if (resume) {
-      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume.recovered ? null : resume);
+      this.startGame(resume.id, resume.size, splitTranscript(resume.moves), resume.recovered ? null : resume, resume.shape);
       if (this.resumedEnd) this.log(`game ${resume.id} has ended (${visible(resume.result, 40)}), but ${this.other} has not confirmed the end yet: offering it again`);
       else if (this.moves.length) this.log(`resuming game ${resume.id} at move ${this.moves.length + 1} (${resume.size}x${resume.size}, ${this.other}: ${visible(this.theirName, NAME_LIMIT)}); the game comes from the board's record`);
       if (this.recordedName !== null && this.recordedName !== this.name) this.log(`your name in this game is now ${visible(this.name, NAME_LIMIT)} (it was ${visible(this.recordedName, NAME_LIMIT)})`);
     } else if (this.colour === 0) {
-      this.startGame('js-' + token(), this.wantSize || 8, [], null);
+      this.startGame('js-' + token(), this.wantSize || 8, [], null, this.wantShape || '');
     } else {
       this.gid = null;
       this.rec = null;
@@ -683,7 +775,7 @@ class Player {
     this.mode = 'classic';
     this.bound = run;
     this.shaken = true;
-    if (this.gid === null) this.startGame('js-' + token(), this.wantSize || 8, []);
+    if (this.gid === null) this.startGame('js-' + token(), this.wantSize || 8, [], undefined, this.wantShape || '');
     else this.save();
     this.log(`${this.other} speaks the classic protocol (bare coordinates only): classic mode`);
   }
@@ -741,11 +833,21 @@ class Player {
     throw new Leave(3);
   }
 
+  // whether a game on this board is what the command line asked for (--shape; --size: its size only)
+  wants(size, shape) {
+    if (this.wantShape !== null) return size === this.wantSize && shape === this.wantShape;
+    return !this.wantSize || size === this.wantSize;
+  }
+
   hello() {
     const f = { v: 1, role: this.me, name: this.name, kind: 'computer' };
-    if (this.colour === 0) Object.assign(f, { size: this.rules.n, game: this.gid, moves: this.moves.join('') });
-    else {
+    if (this.colour === 0) {
+      f.size = this.rules.n;
+      if (this.shape) Object.assign(f, { v: 2, shape: this.shape });          // H2a
+      Object.assign(f, { game: this.gid, moves: this.moves.join('') });
+    } else {
       if (this.wantSize) f.size = this.wantSize;
+      if (this.wantShape) Object.assign(f, { v: 2, shape: this.wantShape });
       if (this.gid !== null) Object.assign(f, { game: this.gid, moves: this.moves.join('') });
       else if (this.askNew) f.new = 1;                          // H2: do not resume; black starts anew
     }
@@ -799,6 +901,8 @@ class Player {
       this.log(`ignored a message from ${visible(m.sender, NAME_LIMIT)}`);
       return null;
     }
+    if (this.hasSecret && m.signed) this.secretIsShared();
+    else if (!this.hasSecret && !m.signed) this.nobodySigns();
     return m;
   }
 
@@ -806,7 +910,7 @@ class Player {
   basics(m, msg) {                                            // checks of any greeting
     if (!this.hasSecret && m.signed) return ['no_secret_here', { other: this.other }];
     const v = msg.f.v;
-    if (v !== '1') return ['bad_version', { v: visible(v || '?', 20) }];
+    if (v !== '1' && v !== '2') return ['bad_version', { v: visible(v || '?', 20) }];
     return null;
   }
 
@@ -820,18 +924,37 @@ class Player {
     if (hasGame || msg.kind === 'welcome' || this.colour === 1) {
       if (!checkGameId(f.game)) return [['bad_game_id', { id: visible(f.game === undefined ? '' : f.game, 80) }], null];
     }
-    let size = this.rules.n;
-    if (has(f, 'size') || this.colour === 1) {
-      size = parseSize(f.size || '8');
-      if (size === null) return [['bad_size', { size: visible(f.size, 20) }], null];
-      if (this.colour === 0 && msg.kind === 'hello' && size !== this.rules.n) return [['size_wanted', { theirs: size, mine: this.rules.n }], null];
-      if (this.colour === 1 && this.wantSize && size !== this.wantSize) return [['size_proposed', { theirs: size, mine: this.wantSize }], null];
+    let size = this.rules.n, shape = this.shape;
+    const shaped = f.v === '2' && has(f, 'shape');            // H2a: read in a v=2 greeting only
+    if (has(f, 'size') || shaped || this.colour === 1) {
+      const theirs = this.greetingBoard(f);
+      if (theirs.problem) return [theirs.problem, null];
+      const { size: n, shape: code } = theirs;
+      if (this.colour === 0 && msg.kind === 'hello' && n !== this.rules.n) return [['size_wanted', { theirs: n, mine: this.rules.n }], null];
+      if (this.colour === 0 && msg.kind === 'hello' && shaped && code !== this.shape) {
+        return [['shape_wanted', { theirs: boardName(n, code), mine: boardName(this.rules.n, this.shape) }], null];
+      }
+      if (this.colour === 1 && this.wantSize && n !== this.wantSize) return [['size_proposed', { theirs: n, mine: this.wantSize }], null];
+      if (this.colour === 1 && this.wantShape !== null && code !== this.wantShape) {
+        return [['shape_proposed', { theirs: boardName(n, code), mine: boardName(this.wantSize, this.wantShape) }], null];
+      }
+      if (this.colour === 1) { size = n; shape = code; }      // black's board; black replays on its own
     }
     if (!has(f, 'moves') || !hasGame) return [null, null];
     const list = splitTranscript(f.moves);
-    const r = list === null ? 'not a transcript' : this.replayed(list, size);
+    const r = list === null ? 'not a transcript' : this.replayed(list, size, shape);
     if (typeof r === 'string') return [['bad_moves', { moves: visible(f.moves, 60), reason: visible(r, 200) }], null];
     return [null, { rules: r, moves: list }];
+  }
+
+  // The board a greeting names (H2, H2a): { size, shape } (the code, '' plain), or { problem }
+  greetingBoard(f) {
+    const size = parseSize(f.size || '8');
+    if (size === null) return { problem: ['bad_size', { size: visible(f.size, 20) }] };
+    if (!(f.v === '2' && has(f, 'shape'))) return { size, shape: '' };
+    try { return { size, shape: parseShape(f.shape, size) }; } catch (e) {
+      return { problem: ['bad_shape', { reason: visible(e.message.replace(/^bad board shape: /, ''), 200) }] };
+    }
   }
 
   // A greeting that cannot be used: in a handshake refuse (and stop), else answer `refused`
@@ -853,9 +976,9 @@ class Player {
     if (this.rec) this.rec[this.other] = name;
   }
 
-  // Replay a transcript from the start on a board of `size`: the new Rules, or an error text
-  replayed(list, size) {
-    const r = new Rules(size);
+  // Replay a transcript from the start on a board of `size` (`shape`): the new Rules, or an error text
+  replayed(list, size, shape = this.shape) {
+    const r = new Rules(size, shape);
     try {
       for (const t of list) r.play(r.parse(t));
     } catch (e) { return e.message; }
@@ -903,7 +1026,8 @@ class Player {
       if (msg.f.new === '1' && !has(msg.f, 'game') && (this.moves.length || this.ended())) {
         this.log(`${this.other} asked for a new game (--new)`);
         this.abandon(this.rec, this.other);
-        this.startGame('js-' + token(), this.wantSize || this.rules.n, [], null);
+        if (this.wantShape !== null || this.wantSize) this.startGame('js-' + token(), this.wantSize, [], null, this.wantShape || '');
+        else this.startGame('js-' + token(), this.rules.n, [], null, this.shape);
       }
       this.send(this.hello());
       return;
@@ -915,20 +1039,20 @@ class Player {
   acceptBlack(m, msg, strict) {                               // white gets black's hello
     const [problem, theirs] = this.greetingCheck(m, msg);
     if (problem) return this.badGreeting(m, problem, strict);
-    const size = parseSize(msg.f.size || '8');
+    const { size, shape } = this.greetingBoard(msg.f);      // (sound: greetingCheck passed)
     const gid = msg.f.game;
     if (this.askNew && gid === this.askNew) return;           // black has not seen our new=1 yet (H2)
     this.takeName(msg);
-    if (this.gid !== null && gid === this.gid && size !== this.rules.n) this.refuse('records_differ');
+    if (this.gid !== null && gid === this.gid && (size !== this.rules.n || shape !== this.shape)) this.refuse('records_differ');
     if (this.gid === null || gid !== this.gid) {              // a new game, or one this board has a record of (H5)
       const old = this.loadRecord(gid);
-      if (old && old.size !== size) this.refuse('records_differ');
+      if (old && (old.size !== size || old.shape !== shape)) this.refuse('records_differ');
       if (old && old.status !== 'playing' && !ENDED.has(old.status)) {
         return this.badGreeting(m, ['game_closed', { id: visible(gid, 80), status: visible(old.status, 20) }], strict);
       }
       if (this.gid !== null) this.abandon(this.rec, this.other);   // H5: black started a new game instead
       this.askNew = null;
-      this.startGame(gid, size, old && (old.status === 'playing' || ENDED.has(old.status)) ? splitTranscript(old.moves) : [], old);
+      this.startGame(gid, size, old && (old.status === 'playing' || ENDED.has(old.status)) ? splitTranscript(old.moves) : [], old, shape);
     }
     if (!this.adopt(theirs)) this.refuse('records_differ');
     this.bind(m);
@@ -1113,11 +1237,43 @@ class Player {
   }
 }
 
+// F2c: why a folder named by mistake (one's own files) must not be made a board, or '' when it
+// may (missing, empty, a board, or only a board's own names, hidden ones, a README, *.tmp)
+const BOARD_NAMES = new Set(['cardstand.board', 'cardstand.id', 'box', 'tmp', 'trash', 'records']);
+const HOUSEKEEPING = new Set(['desktop.ini', 'thumbs.db', 'readme.md', 'readme.txt']);
+function unfitForABoard(folder) {
+  if (!folder) return "the board folder's name is empty: name a folder";
+  let names;
+  try { names = fs.readdirSync(folder); } catch (e) {
+    if (e.code === 'ENOTDIR') return `${visible(folder, 200)} is a file, not a folder: name a new or empty folder for the board`;
+    return '';                                                 // missing (made by Init), or for Init to report
+  }
+  if (names.includes('cardstand.board')) return '';
+  const foreign = names.filter((n) => !BOARD_NAMES.has(n) && !n.startsWith('.') && !HOUSEKEEPING.has(n.toLowerCase()) && !n.endsWith('.tmp')).sort();
+  if (!foreign.length) return '';
+  const shown = foreign.slice(0, 3).map((n) => visible(n, 40)).join(', ') + (foreign.length > 3 ? ', ...' : '');
+  return `${visible(folder, 200)} is not a board (it has no cardstand.board) and holds other files (${shown}): ` +
+         'name a new or empty folder, and a board is made there';
+}
+
 function play(a) {
   const colour = a.color === 'white' ? 1 : 0;
+  const unfit = unfitForABoard(a.board === undefined ? '' : String(a.board));
+  if (unfit) throw new InvalidArgument(unfit);
   const secret = loadSecret(a['secret-file'] || null);
-  const wantSize = a.size === undefined ? null : parseSize(String(a.size));
+  let wantSize = a.size === undefined ? null : parseSize(String(a.size));
   if (a.size !== undefined && wantSize === null) throw new InvalidArgument(`bad board size ${a.size}`);
+  let wantShape = null;                                      // --shape: a code (rows joined by /) or a picture file
+  if (a.shape !== undefined) {
+    let code = String(a.shape);
+    if (!code.includes('/') || fs.existsSync(code)) {
+      code = fs.readFileSync(code, 'utf8').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('# ')).join('/');
+    }
+    const n = code.split('/').length;
+    try { wantShape = parseShape(code, n); } catch (e) { throw new InvalidArgument(`--shape: ${e.message}`); }
+    if (wantSize !== null && wantSize !== n) throw new InvalidArgument(`--size ${wantSize} and --shape (${n}x${n}) disagree`);
+    wantSize = n;
+  }
   const classicAfter = a['classic-after'] === undefined ? 10 : parseFloat(a['classic-after']);
   const patience = a.patience === undefined ? 120 : parseFloat(a.patience);
   if (!(patience > 0)) throw new InvalidArgument(`bad --patience ${a.patience}: a number of seconds`);
@@ -1125,11 +1281,12 @@ function play(a) {
   const records = new Records(board);
   // H5: a --size other than the unfinished game's is refused before the board is touched
   const cur = a.new === undefined && wantSize ? records.current() : null;
-  if (cur && cur.status === 'playing' && cur.moves && cur.size !== wantSize) {
+  if (cur && cur.status === 'playing' && cur.moves && (cur.size !== wantSize || (wantShape !== null && cur.shape !== wantShape))) {
     const n = (splitTranscript(cur.moves) || []).length + 1;
-    process.stdout.write(`An unfinished game is on this board: ${cur.id}, ${cur.size}x${cur.size}, ` +
+    const option = wantShape !== null ? '--shape' : '--size';
+    process.stdout.write(`An unfinished game is on this board: ${cur.id}, ${boardName(cur.size, cur.shape)}, ` +
       `${visible(cur.black, NAME_LIMIT)} (black) vs ${visible(cur.white, NAME_LIMIT)} (white), next move ${n}. ` +
-      `--size ${wantSize} would start another game: start without --size to resume this one, or with --new ` +
+      `${option} ${wantShape !== null ? boardName(wantSize, wantShape) : wantSize} would start another game: start without ${option} to resume this one, or with --new ` +
       'to close it (abandoned) and start a new game.\n');
     return 2;
   }
@@ -1142,7 +1299,7 @@ function play(a) {
       'again with --take-over.\n');
     return 2;
   }
-  const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, records,
+  const p = new Player(board, colour, { name: a.name === undefined ? null : a.name, wantSize, wantShape, records,
                                         newGame: a.new !== undefined, classicAfter, patience });
   try { return p.run(); } catch (e) {
     if (e instanceof Leave) return e.code;
@@ -1161,11 +1318,11 @@ function main() {
     return 2;
   }
   process.stderr.write('usage: node peer.js serve --board DIR --name NAME | play --board DIR --color black|white ' +
-    '[--size N] [--name NAME] [--new] [--patience S] [--take-over] [--secret-file FILE]\n');
+    '[--size N | --shape CODE|FILE] [--name NAME] [--new] [--patience S] [--take-over] [--secret-file FILE]\n');
   return 2;
 }
 
-module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, Player, Leave, Records,
+module.exports = { parse, control, quote, unquote, splitTranscript, checkGameId, Rules, parseShape, Player, Leave, Records,
                    parseRecord, recordText, recordMac, checkRecordMac, verifyRecord, escapeValue, unescapeValue };
 
 if (require.main === module) process.exitCode = main();

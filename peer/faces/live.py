@@ -14,7 +14,7 @@ from engine import BLACK, WHITE
 from .face import Face, player_label, result_text, state_text
 from ..players import describe
 from ..session.view import View
-from .plain import cwidth, wrap
+from .plain import HOLE, cwidth, wrap
 
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
@@ -34,6 +34,7 @@ STYLE = {
     "last": "bg:ansired",
     "flip": "bg:ansiyellow",
     "legal": "bg:ansigreen fg:ansibrightyellow bold",
+    "hole": "bg:ansiblack fg:ansibrightblack",
     "coord": "fg:ansibrightblack",
     "turn": "bold",
     "me": "bold",
@@ -43,7 +44,7 @@ STYLE = {
     "typed": "fg:ansibrightblack",
     "rule": "fg:ansibrightblack",
 }
-MONO = {"last": "reverse", "flip": "underline", "legal": "bold", "turn": "bold", "me": "bold",
+MONO = {"last": "reverse", "flip": "underline", "legal": "bold", "hole": "", "turn": "bold", "me": "bold",
         "error": "bold", "typed": "", "chat": "", "dim": "", "rule": ""}
 
 
@@ -70,7 +71,9 @@ def board_lines(view: View, screen: Face) -> List[Line]:
         for x in range(n):
             sq = y * n + x
             c = pos.colour_at(sq) if pos is not None else None
-            if c is None:
+            if pos is not None and pos.holes >> sq & 1:
+                row.append(("class:hole", HOLE))
+            elif c is None:
                 row.append(("class:legal", screen.dot) if legal >> sq & 1 else ("class:board", "."))
             else:
                 style = "class:black" if c == BLACK else "class:white"

@@ -8,16 +8,18 @@ from typing import Any, TextIO
 import colorama
 
 from comm.text import visible
-from engine import BLACK, WHITE, Position, notation
+from engine import BLACK, WHITE, Position, Shape, notation
+from engine.shape import builtin
 
 from ..players import describe
-from ..protocol import NAME_LIMIT, SAY_LIMIT
+from ..protocol import NAME_LIMIT, SAY_LIMIT, named_board
 from ..reasons import Explained, Reason
 from ..session.events import Event
 from ..session.view import View
 from . import texts
 
 COLOURS = ("black", "white")
+HOLE = "#"       # a hole (engine.Shape): never played, never a disc, as in a shape's picture
 # the names a side has when none is given, as they go on the wire: the words for them
 DEFAULT_NAMES = {"black": "black", "white": "white", "person": "kind_human", "computer": "kind_computer"}
 NAME_FIELDS = ("name", "other", "black", "white", "old")      # an event's fields that name a player
@@ -171,7 +173,23 @@ class Screen:
         for k in NAME_FIELDS:
             if isinstance(kw.get(k), str):
                 kw[k] = self.shown_name(kw[k])
+        for k, v in kw.items():
+            if isinstance(v, Shape):
+                kw[k] = self.board_name(v)
         return kw
+
+    def board_name(self, board: Shape) -> str:
+        """A board in words: ``8x8`` for a plain one, else its name (the built-in boards' in this
+        language, one's own by its file's name)."""
+        n = board.size
+        if board.is_plain():
+            return self.t("board_plain", size=n)
+        board = named_board(board)
+        if not board.name:
+            return self.t("board_own", size=n)
+        name = texts.SHAPE_NAMES_JA.get(board.name, board.name) if self.lang == "ja" and board.name in builtin() \
+            else visible(board.name, 60)
+        return self.t("board_named" if board.holes else "board_named_start", name=name, size=n)
 
     def words(self, event: Event) -> dict[str, Any]:
         """The fields of ``event`` as its text (``texts``) takes them, in this screen's language."""
@@ -292,7 +310,9 @@ class Screen:
             for x in range(n):
                 sq = y * n + x
                 c = position.colour_at(sq)
-                if c is None:
+                if position.holes >> sq & 1:
+                    cell = HOLE
+                elif c is None:
                     cell = self._paint(self.dot, Fore.GREEN) if legal >> sq & 1 else "."
                 else:
                     ch = self.disc(c)

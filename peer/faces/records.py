@@ -124,12 +124,18 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
         return 0
 
 
+def on_board(screen: Screen, rec: Record) -> str:
+    """``, the Heart board (8x8 with holes)`` for a record of a game on a shaped board; '' for a plain one."""
+    board = rec.board()
+    return "" if board.is_plain() else ", " + screen.board_name(board)
+
+
 def replay_window(window: "Window", rec: Record) -> int:
     """``replay --gui``: step through ``rec`` in ``window``."""
     g = rec.game()
     window.replaying(g.moves)
     window.say("replay_title", black=visible(rec.black, 64), white=visible(rec.white, 64),
-               date=visible(rec.date, 40), status=status_text(window, rec))
+               date=visible(rec.date, 40) + on_board(window, rec), status=status_text(window, rec))
     return window.run(lambda: 0, lambda: record_view(rec, g, window.ply))
 
 
@@ -139,7 +145,7 @@ def replay_lines(screen: Screen, rec: Record, moves_only: bool = False, delay: f
     (``delay`` seconds apart), or stepping through it as the person types (``step``)."""
     g = rec.game()
     screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                f"({screen.t('white')}), {visible(rec.date, 40)}")
+                f"({screen.t('white')}), {visible(rec.date, 40)}{on_board(screen, rec)}")
     if moves_only:
         screen.line(" ".join(f"{i}.{describe(m, rec.size, screen)}" for i, m in enumerate(g.moves, 1)))
         screen.line(status_text(screen, rec))

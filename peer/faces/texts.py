@@ -9,19 +9,19 @@ TEXTS = {
                      "{other}が伝言台 {board}に来るのを待っています…"),
     "waiting_hello": ("{other} has joined; waiting for its greeting ...",
                       "{other}が来ました。あいさつを待っています…"),
-    "game_on": ("Game on: {black} (black {bd}) vs {white} (white {wd}) on {size}x{size}.",
-                "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{size}×{size}の盤"),
+    "game_on": ("Game on: {black} (black {bd}) vs {white} (white {wd}) on {shape}.",
+                "対局開始: {black}（黒 {bd}）対 {white}（白 {wd}）、{shape}"),
     "classic": ("{other} speaks the classic protocol (bare coordinates only): classic mode.",
                 "{other}は昔ながらの座標だけの通信です。クラシックモードで対局します。"),
-    "resume": ("Resuming game {id} at move {n} ({size}x{size}, {colour}: {name}); the game comes from the "
+    "resume": ("Resuming game {id} at move {n} ({shape}, {colour}: {name}); the game comes from the "
                "board's record.",
-               "対局 {id}を {n} 手目から再開します（{size}×{size}、{colour}: {name}）。盤の大きさと相手は"
+               "対局 {id}を {n} 手目から再開します（{shape}、{colour}: {name}）。盤と相手は"
                "伝言台の棋譜のとおりです。"),
-    "unfinished_game": ("An unfinished game is on this board: {id}, {size}x{size}, {black} (black) vs {white} "
-                        "(white), next move {n}. --size {want} would start another game: start without --size "
+    "unfinished_game": ("An unfinished game is on this board: {id}, {shape}, {black} (black) vs {white} "
+                        "(white), next move {n}. {option} {want} would start another game: start without {option} "
                         "to resume this one, or with --new to close it (abandoned) and start a new game.",
-                        "この伝言台には終わっていない対局があります: {id}（{size}×{size}、黒 {black} 対 白 {white}、"
-                        "次は {n} 手目）。--size {want}では別の対局になってしまいます。続きを打つには --size を"
+                        "この伝言台には終わっていない対局があります: {id}（{shape}、黒 {black} 対 白 {white}、"
+                        "次は {n} 手目）。{option} {want}では別の対局になってしまいます。続きを打つには {option} を"
                         "付けずに起動し、この対局をやめて新しく始めるには --new を付けてください。"),
     "abandoned_mine": ("Game {id} ({size}x{size}, next move {n}) is closed as abandoned; a new game starts.",
                        "対局 {id}（{size}×{size}、次は {n} 手目）を放棄として閉じ、新しい対局を始めます。"),
@@ -252,6 +252,7 @@ TEXTS = {
     "turn_line": ("{colour} to move", "{colour}の番"),
     "illegal_must_move": ("you cannot pass: there is a legal move", "打てる場所があるのでパスできません"),
     "illegal_taken": ("{square} is already taken", "{square}にはもう石があります"),
+    "illegal_hole": ("{square} is a hole: not part of this board", "{square}は穴なので打てません"),
     "illegal_flips_nothing": ("{square} flips nothing", "{square}では相手の石を1つも返せません"),
     "illegal_game_over": ("the game is over", "対局は終わっています"),
     "illegal_off_board": ("{square} is off the {size}x{size} board (a1..{last})",
@@ -322,6 +323,7 @@ TEXTS = {
     "rec_no_id": (PROBLEMS["rec_no_id"], "棋譜が壊れています: 対局 ID がありません"),
     "rec_bad_id": (PROBLEMS["rec_bad_id"], "棋譜が壊れています: 対局 ID '{id}' が不正です"),
     "rec_bad_size": (PROBLEMS["rec_bad_size"], "棋譜が壊れています: 盤の大きさ '{size}' が不正です"),
+    "rec_bad_shape": (PROBLEMS["rec_bad_shape"], "棋譜が壊れています: 盤の形が不正です（{reason}）"),
     "rec_other_id": (PROBLEMS["rec_other_id"],
                      "棋譜が壊れています: 中身の対局 ID は '{id}' ですが、ファイル名は '{name}' です"),
     "rec_unsigned": (PROBLEMS["rec_unsigned"], "署名がありません（共有秘密鍵なしで書かれました）"),
@@ -361,6 +363,14 @@ TEXTS = {
                           "秘密鍵ファイル {file}の共有秘密鍵が空です"),
     "secret_empty_variable": ("the shared secret in CARDSTAND_SECRET is empty",
                               "CARDSTAND_SECRET の共有秘密鍵が空です"),
+    "bad_shape": (REASONS["bad_shape"], "盤の形が不正です: {reason}"),
+    "shape_wanted": (REASONS["shape_wanted"], "白の希望は {theirs}、黒の提案は {mine}です"),
+    "shape_proposed": (REASONS["shape_proposed"], "黒の提案は {theirs}、白の希望は {mine}です"),
+    # -- boards (engine.Shape): what a game is played on -------------------------------------------
+    "board_plain": ("{size}x{size}", "{size}×{size}の盤"),
+    "board_named": ("the {name} board ({size}x{size} with holes)", "{name}の盤（{size}×{size}、穴あり）"),
+    "board_named_start": ("the {name} board ({size}x{size}, its own start)", "{name}の盤（{size}×{size}、独自の初期配置）"),
+    "board_own": ("a board of one's own ({size}x{size})", "独自の盤（{size}×{size}）"),
     # -- the window (peer.faces.window) -------------------------------------------------------------
     "gui_title": ("Othello: {colour} on {board}", "オセロ: {colour}（{board}）"),
     "gui_watch_title": ("Othello: watching {board}", "オセロ: {board}を観戦"),
@@ -417,6 +427,15 @@ TEXTS = {
 }
 
 LANGS = ("en", "ja")
+
+# The built-in boards (engine/shapes.txt) by their Japanese names; English shows the names as spelt there.
+SHAPE_NAMES_JA = {
+    "X": "エックス", "x": "小さなエックス", "Square-8": "正方形8", "Square-6": "正方形6", "Square-4": "正方形4",
+    "Octagon": "八角形", "Diamond": "ダイヤモンド", "Clover": "クローバー", "Cross": "十字", "Plus": "プラス",
+    "Drone": "ドローン", "Kazaguruma": "風車", "Manji": "卍", "Rectangle": "長方形", "Heart": "ハート",
+    "T": "T字", "Torus": "トーラス", "Two": "二の字", "Equal": "イコール", "Xhole": "X字の穴",
+    "Inside": "内側", "Outside": "外側",
+}
 
 
 def default_lang() -> str:

@@ -629,6 +629,11 @@ class Window(Face):
                     r = max(2.0, cell * 0.06)
                     c.create_oval(x0 + i * cell - r, y0 + j * cell - r, x0 + i * cell + r, y0 + j * cell + r,
                                   fill=COLOURS["line"], outline="")
+        for sq in range(n * n):        # a hole: no square at all, the window's back shows through
+            if pos.holes >> sq & 1:
+                hx, hy = x0 + (sq % n) * cell, y0 + (sq // n) * cell
+                c.create_rectangle(hx, hy, hx + cell, hy + cell, fill=COLOURS["back"], outline=COLOURS["back"],
+                                   tags=("hole", f"sq{sq}"))
         small = ("TkDefaultFont", -max(8, int(cell * 0.3)))
         for i in range(n):
             c.create_text(x0 + (i + 0.5) * cell, y0 - cell * 0.35, text=chr(ord("a") + i), fill=COLOURS["coord"],
@@ -670,7 +675,7 @@ class Window(Face):
     # -- what the window shows, for tests and tools ------------------------------------------
     def shown(self) -> dict[str, Any]:
         """What the window shows now, read back from its widgets: the squares (``B``, ``W``,
-        ``*`` a legal move, ``.``) from the canvas, where they and the buttons are on the screen,
+        ``*`` a legal move, ``#`` a hole, ``.``) from the canvas, where they and the buttons are on the screen,
         the texts of the banner, the panel, the move list and the messages."""
         c = self.canvas
         squares, hints = [], {}
@@ -683,6 +688,8 @@ class Window(Face):
                     tags = c.gettags(item)
                     if "disc" in tags:
                         mark = fills.get(c.itemcget(item, "fill"), "?")
+                    elif "hole" in tags:
+                        mark = "#"
                     elif "legal" in tags and mark == ".":
                         mark = "*"
                     elif "hint" in tags:

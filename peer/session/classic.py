@@ -80,7 +80,7 @@ class Classic(State):
         self.them.bound_run = self.them.classic_run = msg.run
         self.say("classic", other=self.other)
         if self.game is None:
-            self._start_game(new_gid(), self.size or 8)
+            self._start_game(new_gid(), self.wanted_board())
         self.pending.insert(0, msg)
 
     def _bind_classic(self: "Session") -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import comm
 from comm.text import visible
+from engine import Shape
 
 from ..players import Player
 from ..protocol import NAME_LIMIT, Msg
@@ -36,7 +37,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     telling ``screen`` (a face: ``tell(Event)``) what happens.
 
     Options (all optional): ``name``, ``size`` (None: black proposes 8, white
-    accepts black's), ``new`` (do not resume), ``classic_after`` (seconds to
+    accepts black's), ``shape`` (a ``engine.Shape``: black proposes it, white requires it), ``new`` (do not resume), ``classic_after`` (seconds to
     wait for a greeting before speaking the classic protocol), ``gone_after``,
     ``patience`` (seconds a computer waits for a vanished opponent; None: forever),
     ``stats`` (file for per-move overhead figures), ``secret`` (the shared
@@ -49,7 +50,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
     """
 
     def __init__(self, folder: str | os.PathLike[str], colour: int, player: Player, screen: Listener, *,
-                 name: str | None = None, size: int | None = None, new: bool = False,
+                 name: str | None = None, size: int | None = None, shape: Shape | None = None, new: bool = False,
                  classic_after: float = 10.0, gone_after: float = 6.0, patience: float | None = None,
                  stats: str | None = None, stale_after: float = 10.0, secret: bytes | None = None,
                  board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False) -> None:
@@ -63,8 +64,11 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.them = Opponent(name=self.other)
         self.clocks = Clocks()
         self.recorded_name = None       # our name in the record of the game we resume
-        self.size = size
-        self.want_size = size       # the size asked for on the command line, if any
+        if shape is not None and size is not None and shape.size != size:
+            raise ValueError(f"--size {size} and --shape {shape} ({shape.size}x{shape.size}) disagree")
+        self.size = shape.size if shape is not None else size
+        self.want_size = self.size  # the size asked for on the command line, if any
+        self.shape = self.want_shape = shape    # the board asked for (--shape), if any
         self.new = new
         self.classic_after = classic_after
         self.gone_after = gone_after
@@ -172,7 +176,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()
             names = {self.me: self.my_name, self.other: self.them.name}
-            self.say("game_on", black=names["black"], white=names["white"], size=self.size)
+            self.say("game_on", black=names["black"], white=names["white"], size=self.size, shape=self.shape_now)
             if any(self.clocks.ms):
                 self._say_times()       # D7: the clocks go on from before the restart
             self.clocks.start()

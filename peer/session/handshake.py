@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, NoReturn, Tuple
 
 from comm.text import visible
-from engine import BLACK, WHITE, Game
+from engine import BLACK, WHITE, Game, Shape
 
 from .. import protocol
 from ..protocol import NAME_LIMIT, Msg, game_id_problem
@@ -34,13 +34,15 @@ class Black:
     falls_back_to_classic = True    # H6: our hello delivered, no welcome in time
 
     def hello_fields(self, s: "Session") -> dict[str, object]:
-        return dict(size=s.size, game=s.gid, moves=s.game.transcript(passes=True) if s.game else "")
+        fields: dict[str, object] = {"size": s.size, **board_fields(s.shape)}
+        fields.update(game=s.gid, moves=s.game.transcript(passes=True) if s.game else "")
+        return fields
 
     def start(self, s: "Session", resume: Record | None) -> None:
         """Before the first ``hello``: the game is resumed, or a new one made up."""
-        s.size = resume.size if resume else (s.want_size or 8)
+        board = resume.board() if resume else s.wanted_board()
         gid = resume.id if resume else new_gid()
-        s._start_game(gid, s.size, resume.moves if resume else "")
+        s._start_game(gid, board, resume.moves if resume else "")
         if resume:
             s._say_resumed(resume)
 
@@ -48,12 +50,19 @@ class Black:
         return "game" in msg.fields or msg.kind == "welcome"
 
     def reads_size(self, msg: Msg) -> bool:
-        return "size" in msg.fields
+        return "size" in msg.fields or Handshake._shaped(msg)
 
-    def size_problem(self, s: "Session", size: int) -> Problem | None:
-        if size != s.size:
-            return "size_wanted", {"theirs": size, "mine": s.size}
+    def board_problem(self, s: "Session", board: Shape, shaped: bool) -> Problem | None:
+        """White's ``hello`` requires ``board`` (its size only, unless ``shaped``: it sent a shape)."""
+        if board.size != s.size:
+            return "size_wanted", {"theirs": board.size, "mine": s.size}
+        if shaped and s.shape is not None and not board.same_board(s.shape):
+            return "shape_wanted", {"theirs": protocol.named_board(board), "mine": s.shape}
         return None
+
+    def moves_board(self, s: "Session", board: Shape) -> Shape:
+        """The board the other side's transcript is replayed on: black's own."""
+        return s.shape or board
 
     def greeting(self, s: "Session", msg: Msg, strict: bool) -> bool:
         """A ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
@@ -76,6 +85,8 @@ class White:
         fields: dict[str, object] = {}
         if s.want_size:
             fields["size"] = s.want_size
+        if s.want_shape is not None:
+            fields.update(board_fields(s.want_shape))
         if s.game:
             fields.update(game=s.gid, moves=s.game.transcript(passes=True))
         elif s.asked_new:
@@ -84,8 +95,7 @@ class White:
 
     def start(self, s: "Session", resume: Record | None) -> None:
         if resume:
-            s.size = resume.size
-            s._start_game(resume.id, resume.size, resume.moves)
+            s._start_game(resume.id, resume.board(), resume.moves)
             s._say_resumed(resume)
 
     def needs_game_id(self, msg: Msg) -> bool:
@@ -94,10 +104,17 @@ class White:
     def reads_size(self, msg: Msg) -> bool:
         return True
 
-    def size_problem(self, s: "Session", size: int) -> Problem | None:
-        if s.want_size and size != s.want_size:
-            return "size_proposed", {"theirs": size, "mine": s.want_size}
+    def board_problem(self, s: "Session", board: Shape, shaped: bool) -> Problem | None:
+        """Black's ``hello`` proposes ``board``; white refuses another size or shape than it requires."""
+        if s.want_size and board.size != s.want_size:
+            return "size_proposed", {"theirs": board.size, "mine": s.want_size}
+        if s.want_shape is not None and not board.same_board(s.want_shape):
+            return "shape_proposed", {"theirs": protocol.named_board(board), "mine": s.want_shape}
         return None
+
+    def moves_board(self, s: "Session", board: Shape) -> Shape:
+        """The board the other side's transcript is replayed on: the one black proposes."""
+        return board
 
     def greeting(self, s: "Session", msg: Msg, strict: bool) -> bool:
         if msg.kind != "hello":
@@ -111,6 +128,14 @@ class White:
 
 
 ROLES = (Black(), White())
+
+
+def board_fields(board: Shape | None) -> dict[str, object]:
+    """What a greeting says of a board that is not plain (H2): ``shape`` beside ``size``, and so
+    ``v=2``; nothing for a plain one."""
+    if board is None or board.is_plain():
+        return {}
+    return {"v": protocol.SHAPES_VERSION, "size": board.size, "shape": board.code()}
 
 
 class Handshake(State):
@@ -139,7 +164,7 @@ class Handshake(State):
         """Black: white's ``hello`` says ``new=1`` (H2): our game is closed, a new one proposed."""
         self.say("new_game_asked", colour=1 - self.colour)
         self._abandon(self.record_now, self.other)
-        self._start_game(new_gid(), self.want_size or self.game_now.size)
+        self._start_game(new_gid(), self.wanted_board(self.shape_now))
 
     def _bad_greeting(self: "Session", msg: Msg, problem: Problem, strict: bool) -> None:
         """A greeting that cannot be used: in a handshake ``refuse`` (and stop), else ``refused``."""
@@ -153,7 +178,8 @@ class Handshake(State):
 
     # -- greetings (H2) --------------------------------------------------------------------
     def _hello(self: "Session", verb: str = "hello") -> str:
-        fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name, "kind": self.player.kind}
+        fields: dict[str, object] = {"v": protocol.VERSION, "role": self.me, "name": self.my_name,
+                                     "kind": self.player.kind}
         fields.update(self.role.hello_fields(self))
         if "game" in fields:    # D7: each side's time used in that game, ours and as we count theirs
             fields.update(used=self.clocks.ms[self.colour], other_used=self.clocks.ms[1 - self.colour])
@@ -172,28 +198,45 @@ class Handshake(State):
         has_game = "game" in msg.fields
         if self.role.needs_game_id(msg) and game_id_problem(msg.get("game")):
             return ("bad_game_id", {"id": visible(msg.get("game"), 80)}), None
-        size = self.size
+        board = self.shape or Shape.square(self.size or 8)
         if self.role.reads_size(msg):
-            size = protocol.parse_size(msg.get("size") or "8")
-            if size is None:
-                return ("bad_size", {"size": visible(msg.get("size"), 20)}), None
-            problem = self.role.size_problem(self, size)
+            theirs, problem = self._greeting_board(msg)
+            if problem or theirs is None:
+                return problem, None
+            problem = self.role.board_problem(self, theirs, self._shaped(msg))
             if problem:
                 return problem, None
+            board = self.role.moves_board(self, theirs)
         if "moves" not in msg.fields or not has_game:
             return None, None
         try:
-            return None, protocol.replay(msg.get("moves"), size or 8)
+            return None, protocol.replay(msg.get("moves"), board)
         except ValueError as e:
             return ("bad_moves", {"moves": visible(msg.get("moves"), 60), "reason": visible(e, 200)}), None
+
+    @staticmethod
+    def _shaped(msg: Msg) -> bool:
+        """Whether a greeting speaks of a shape: ``shape`` is read in a version-2 greeting only."""
+        return msg.get("v") == str(protocol.SHAPES_VERSION) and "shape" in msg.fields
+
+    def _greeting_board(self: "Session", msg: Msg) -> tuple[Shape | None, Problem | None]:
+        """The board a greeting names: its ``size`` (8 when it has none) and, in version 2, its
+        ``shape``; or the problem with them."""
+        size = msg.get("size") or "8"
+        if protocol.parse_size(size) is None:
+            return None, ("bad_size", {"size": visible(size, 20)})
+        try:
+            return protocol.parse_board(size, msg.get("shape") if self._shaped(msg) else None), None
+        except ValueError as e:
+            return None, ("bad_shape", {"reason": visible(e, 200)})
 
     def _greeting_basics(self: "Session", msg: Msg) -> Problem | None:
         """The checks of any greeting, even one for another game: the secret, the version."""
         if not self.secret and msg.signed:
             return "no_secret_here", {"other": self.other}
         v = msg.get("v")
-        if v != str(protocol.VERSION):
-            return "bad_version", {"v": visible(v or "?", 20), "mine": protocol.VERSION}
+        if v not in protocol.VERSIONS:
+            return "bad_version", {"v": visible(v or "?", 20), "mine": " and ".join(protocol.VERSIONS)}
         return None
 
     def _say_resumed(self: "Session", resume: Record) -> None:
@@ -202,7 +245,7 @@ class Handshake(State):
             self.say("offer_end", id=resume.id, result=resume.result, other=self.other)
         elif self.game_now.moves:       # (a game without plies is simply the one black proposed)
             self.say("resume", id=resume.id, n=len(self.game_now.moves) + 1, size=resume.size,
-                     colour=1 - self.colour, name=self.them.name)
+                     shape=resume.board(), colour=1 - self.colour, name=self.them.name)
         if self.recorded_name is not None and self.my_name != self.recorded_name:
             self.say("renamed_me", name=self.my_name, old=self.recorded_name)
 
@@ -323,28 +366,27 @@ class Handshake(State):
         problem, theirs = self._greeting(msg)
         if problem:
             return self._bad_greeting(msg, problem, strict)
-        size = protocol.parse_size(msg.get("size") or "8")
+        board, _ = self._greeting_board(msg)
         gid = msg.get("game")
         if self.asked_new and gid == self.asked_new:
             # black has not seen our hello with new=1 yet (H2): not this game again
             log.info("a hello for game %s, which this side closed (--new): not answered", gid)
             return
         self._take_name(msg)
-        assert size is not None     # (a bad size: a problem of _greeting)
-        if self.game is not None and gid == self.gid and size != self.size:
+        assert board is not None     # (a bad size or shape: a problem of _greeting)
+        if self.game is not None and gid == self.gid and not board.same_board(self.shape_now):
             self._conflict()
         if self.game is None or gid != self.gid:
             old = self._load(gid)
-            if old is not None and old.size != size:
-                self._conflict()     # the same game id on another board size
+            if old is not None and not old.board().same_board(board):
+                self._conflict()     # the same game id on another board
             if old is not None and old.status not in (PLAYING, *ENDED):
                 return self._bad_greeting(msg, ("game_closed", {"id": visible(gid, 80), "status": visible(old.status, 20)}),
                                           strict)
             if self.game is not None:
                 self._abandon(self.record_now, self.other)  # H5: black started a new game instead
             self.asked_new = None
-            self.size = size
-            self._start_game(gid, size, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
+            self._start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
         self.mode = "full"
         self._refresh_names()
         if theirs is not None and not self._adopt(theirs):

@@ -3,12 +3,14 @@ D6a).  One object owns this state; the rules that change it are the session's (`
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from engine import Shape
+
 from ..record import Untrusted
 
 
 @dataclass
 class Keeping:
-    set_aside: Optional[Tuple[str, int]] = None     # (id, size) of the game whose record was set aside (D6)
+    set_aside: Optional[Tuple[str, Shape]] = None   # (id, board) of the game whose record was set aside (D6)
     held: Optional[Tuple[str, Untrusted]] = None    # a record left alone until the secret is shared (D6a)
     secret_shared: bool = False     # a message signed with our secret came from the opponent (D6a)
     hold_unsigned: bool = False     # no secret, a signed record: not written until the opponent shows none (D6a)

@@ -5,9 +5,9 @@ import uuid
 from typing import TYPE_CHECKING
 
 from comm import fsops
-from engine import BLACK, PASS, Game, notation
+from engine import BLACK, PASS, Game, Shape, notation
 
-from ..protocol import NAME_LIMIT, replay
+from ..protocol import NAME_LIMIT, replay, shape_code
 from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Unusable, Untrusted
 from .leave import Leave
 from .trouble import UNWRITABLE
@@ -97,7 +97,7 @@ class Recording(State):
                 log.warning("record of game %s not signed with this side's secret (%s): left alone until "
                             "the opponent shows it has the same secret", gid, e)
                 self.keeping.held = (gid, e)
-                self.keeping.set_aside = (gid, self._claimed_size(e))
+                self.keeping.set_aside = (gid, self._claimed_board(e))
         except Damaged as e:
             self._set_record_aside(gid, e)
         except (OSError, ValueError) as e:      # a bad id; a record that cannot be read
@@ -105,9 +105,9 @@ class Recording(State):
             self.say("bad_record", reason=e)
         return None
 
-    def _claimed_size(self: "Session", why: Unusable) -> int:
-        """The size the game of a record not used goes on at (D6): the one it claimed, else ours."""
-        return why.size or self.want_size or 8
+    def _claimed_board(self: "Session", why: Unusable) -> Shape:
+        """The board the game of a record not used goes on at (D6): the one it claimed, else ours."""
+        return why.board or self.wanted_board()
 
     def _set_record_aside(self: "Session", gid: str, why: Unusable) -> None:
         """D6: a record that is not used is moved out of the way (never deleted) and the player told
@@ -126,7 +126,7 @@ class Recording(State):
                 return
         where = self.records.set_aside(gid)
         log.warning("record of game %s set aside (%s): %s", gid, where or "not moved", why)
-        self.keeping.set_aside = (gid, self._claimed_size(why))
+        self.keeping.set_aside = (gid, self._claimed_board(why))
         if where:
             self.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
                      reason=why, where=where)
@@ -180,16 +180,34 @@ class Recording(State):
             return None
 
     def _start_check(self: "Session") -> None:
-        """H5: a start whose ``--size`` differs from the unfinished game of ``records/current`` (one
-        ply at least) is refused before the board is touched: exit code 2, nothing changed."""
+        """H5: a start whose ``--size`` or ``--shape`` differs from the unfinished game of
+        ``records/current`` (one ply at least) is refused before the board is touched: exit code
+        2, nothing changed."""
         self._signed_record_without_secret()
         if self.new or not self.want_size:
             return
         rec = self._current_record(report=False)
-        if rec is not None and rec.status == PLAYING and rec.moves and rec.size != self.want_size:
-            self.say("unfinished_game", id=rec.id, size=rec.size, n=rec.moves_played() + 1, black=rec.black,
-                     white=rec.white, want=self.want_size)
+        if rec is not None and rec.status == PLAYING and rec.moves and not self._wants(rec.board()):
+            option = "--shape" if self.want_shape is not None else "--size"
+            self.say("unfinished_game", id=rec.id, size=rec.size, shape=rec.board(), n=rec.moves_played() + 1,
+                     black=rec.black, white=rec.white, option=option,
+                     want=str(self.want_shape) if self.want_shape is not None else self.want_size)
             raise Leave(2)
+
+    def _wants(self: "Session", board: Shape) -> bool:
+        """Whether ``board`` is what the command line asked for (``--shape``, ``--size``: its size only)."""
+        if self.want_shape is not None:
+            return board.same_board(self.want_shape)
+        return not self.want_size or board.size == self.want_size
+
+    def wanted_board(self: "Session", default: Shape | None = None) -> Shape:
+        """The board the command line asked for (``--shape``, ``--size``), else ``default``, else
+        the plain 8x8 board."""
+        if self.want_shape is not None:
+            return self.want_shape
+        if self.want_size:
+            return Shape.square(self.want_size)
+        return default or Shape.square(8)
 
     def _resumable(self: "Session") -> Record | None:
         """The game of ``records/current`` that this run offers (H5): an unfinished one, or one that
@@ -201,18 +219,18 @@ class Recording(State):
             if gid is not None and self.records.gone_aside(gid):
                 # D6: the other side set the record aside first; the game goes on under its id
                 log.info("record of game %s was set aside by the other side: going on under its id", gid)
-                self.keeping.set_aside = (gid, self.want_size or 8)
+                self.keeping.set_aside = (gid, self.wanted_board())
         if resume is None:
             if self.keeping.set_aside and not self.new:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
-                gid, size = self.keeping.set_aside
-                if not (self.want_size and size != self.want_size):
+                gid, board = self.keeping.set_aside
+                if self._wants(board):
                     if self.keeping.held is None:       # (a held record: said once the secret is shared)
                         self.say("recover", id=gid, colour=1 - self.colour)
-                    return Record(id=gid, size=size)
+                    return Record(id=gid, size=board.size, shape=shape_code(board))
             return None
         if resume.status == PLAYING:
-            if not self.new and not (self.want_size and resume.size != self.want_size):
+            if not self.new and self._wants(resume.board()):
                 return resume       # (with plies and another --size: refused at start)
             # Not resumed.  A game without plies may be the one black has just proposed: only
             # black, which makes its own instead, closes it; white asks for a new game only
@@ -258,11 +276,12 @@ class Recording(State):
         r.status, r.result = REFUSED, f"refused: {reason}"[:300]
         self._save()
 
-    def _start_game(self: "Session", gid: str, size: int, moves: str = "", old: Record | None = None) -> None:
-        """Start (or resume) game ``gid``; ``old``: its record, when the caller has loaded it."""
+    def _start_game(self: "Session", gid: str, board: Shape, moves: str = "", old: Record | None = None) -> None:
+        """Start (or resume) game ``gid`` on ``board``; ``old``: its record, when the caller has loaded it."""
         self.gid = gid
-        self.size = size
-        self.game = replay(moves, size) if moves else Game(size)
+        self.size = board.size
+        self.shape = board
+        self.game = replay(moves, board) if moves else Game(board.size, board.start())
         self.acked = self.end_shown = False
         if old is None:
             old = self._load(gid) if gid else None
@@ -284,7 +303,8 @@ class Recording(State):
         self.clocks.set(1 - self.colour, 0)
         self._budget()
         names = {self.me: self.my_name, self.other: self.them.name}
-        self.record = old or Record(id=gid, size=size, black=names["black"], white=names["white"])
+        self.record = old or Record(id=gid, size=board.size, shape=shape_code(board), black=names["black"],
+                                    white=names["white"])
         self.record_now.black, self.record_now.white = names["black"], names["white"]
         self._save()
         if anew and noted:

@@ -5,7 +5,7 @@ import threading
 from typing import TYPE_CHECKING
 
 import comm
-from engine import Game
+from engine import Game, Shape
 
 from ..players import Player
 from ..protocol import Msg
@@ -33,6 +33,8 @@ class State:
     clocks: Clocks
     size: int | None            # the board's, once known
     want_size: int | None       # the size asked for on the command line, if any
+    shape: Shape | None         # the board's, once known (its size is ``size``)
+    want_shape: Shape | None    # the board asked for on the command line (--shape), if any
     new: bool
     classic_after: float
     gone_after: float
@@ -64,6 +66,12 @@ class State:
         """The game being played: for the rules that run only once there is one."""
         assert self.game is not None, "no game yet"
         return self.game
+
+    @property
+    def shape_now(self) -> Shape:
+        """The board of the game being played (as ``game_now``)."""
+        assert self.shape is not None, "no game yet"
+        return self.shape
 
     @property
     def record_now(self) -> Record:

@@ -42,7 +42,7 @@ const ATOMS = ['', ' ', '  ', '=', '==', '%', '%%', '%2', '%zz', '%ZZ', '%00', '
   'a99', 'f5d6c3', 'zz', '..', '../', '..%2F..%2Fx', '%2Fetc%2Fpasswd', '/abs', 'C:\\x', 'con', 'x'.repeat(261),
   '9'.repeat(40), '-1', '1e9', 'NaN', 'Infinity', '0x10', '08', '8', '4', '26', '28', '7', 'abc', 'true', 'null',
   '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '{}', '[]'];
-const KEYS = ['v', 'role', 'name', 'size', 'game', 'moves', 'reason', 'move', 'text', 'black', 'white', 'n', 't',
+const KEYS = ['v', 'role', 'name', 'size', 'shape', 'game', 'moves', 'reason', 'move', 'text', 'black', 'white', 'n', 't',
   '__proto__', 'constructor', 'toString', 'hasOwnProperty', '', 'V', 'x'];
 const VERBS = ['hello', 'welcome', 'refuse', 'refused', 'resign', 'bye', 'say', 'result', 'HELLO', 'nope', ''];
 
@@ -72,6 +72,8 @@ function controlLine(realish) {
 const REAL = [
   '#cardstand hello v=1 role=black name=Alice size=8 game=20261122-0455-ab12cd moves=',
   '#cardstand hello v=1 role=black name=Alice size=8 game=g1 moves=f5d6c3',
+  '#cardstand hello v=2 role=black name=Alice size=8 shape=..%23%23%23%23../...%23%23.../%23%23....%23%23/%23%23%23OX%23%23%23/%23%23%23XO%23%23%23/%23%23....%23%23/...%23%23.../..%23%23%23%23.. game=g1 moves=',
+  '#cardstand hello v=2 role=black name=Alice size=6 shape=%23%23%23%23%23%23/%23....%23/%23.OX.%23/%23.XO.%23/%23....%23/%23%23%23%23%23%23 game=g2 moves=',
   '#cardstand hello v=1 role=white name=Bob',
   '#cardstand welcome v=1 role=white name=Bob game=g1 moves=f5d6',
   '#cardstand refuse reason=protocol%20version%202%20is%20not%20supported',
