@@ -6,8 +6,9 @@ built in by the names it gives them (``Shape.named("heart")``); one's own comes 
 picture, in a file or a string::
 
     ..####..        '#' a hole, 'X' black, 'O' white, '.' an empty square,
-    ...##...        a1 at the top left, one row per line; blank lines and
-    ##....##        lines that start with '# ' (a comment) are skipped.
+    ...##...        a1 at the top left, one row per line (a '/' also ends a
+    ##....##        row: the one-line form); blank lines and lines that start
+                    with '# ' (a comment) are skipped.
     ###OX###
     ...
 
@@ -153,6 +154,8 @@ class Shape:
     @classmethod
     def find(cls, spec: str) -> Shape:
         """``--shape``'s value: a built-in name, else a picture file's path."""
+        if not isinstance(spec, str) or not spec.strip():
+            raise ShapeError("the shape's name is empty: a built-in name (e.g. Heart) or a picture file")
         try:
             return cls.named(spec)
         except ShapeError as named_error:

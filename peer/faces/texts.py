@@ -364,8 +364,9 @@ TEXTS = {
     "secret_empty_variable": ("the shared secret in CARDSTAND_SECRET is empty",
                               "CARDSTAND_SECRET の共有秘密鍵が空です"),
     "bad_shape": (REASONS["bad_shape"], "盤の形が不正です: {reason}"),
-    "shape_wanted": (REASONS["shape_wanted"], "白の希望は {theirs}、黒の提案は {mine}です"),
-    "shape_proposed": (REASONS["shape_proposed"], "黒の提案は {theirs}、白の希望は {mine}です"),
+    # (on a screen a board is named in full: "the Heart board (8x8 with holes)")
+    "shape_wanted": ("white wants {theirs}, black proposes {mine}", "白の希望は {theirs}、黒の提案は {mine}です"),
+    "shape_proposed": ("black proposes {theirs}, white wants {mine}", "黒の提案は {theirs}、白の希望は {mine}です"),
     # -- boards (engine.Shape): what a game is played on -------------------------------------------
     "board_plain": ("{size}x{size}", "{size}×{size}の盤"),
     "board_named": ("the {name} board ({size}x{size} with holes)", "{name}の盤（{size}×{size}、穴あり）"),

@@ -106,7 +106,11 @@ class Recording(State):
         return None
 
     def _claimed_board(self: "Session", why: Unusable) -> Shape:
-        """The board the game of a record not used goes on at (D6): the one it claimed, else ours."""
+        """The board the game of a record not used goes on at (D6): the one a damaged record
+        claimed, else ours; never one read from a record that failed its signature (D4: a forger
+        would choose the board)."""
+        if isinstance(why, Untrusted):
+            return self.wanted_board()
         return why.board or self.wanted_board()
 
     def _set_record_aside(self: "Session", gid: str, why: Unusable) -> None:
