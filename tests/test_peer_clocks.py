@@ -216,7 +216,7 @@ def test_a_game_time_budget_goes_on_from_the_time_used(tmp_path):
     assert me.clock.left == 7.5 and Records(board.folder).clock("g-1", "black") == 52_500
     assert board.moves_sent() == 1 and board.sent[-1][1].endswith(" t=2500")
     Records(board.folder).save_clock("g-2", "black", 50_000)
-    s._start_game("g-2", 8)             # no plies: the time starts again, and is noted so
+    s._start_game("g-2", Shape.square(8))             # no plies: the time starts again, and is noted so
     assert me.clock.left == 60.0 and s.view().sides[BLACK].used == 0 and Records(board.folder).clock("g-2", "black") == 0
 
 

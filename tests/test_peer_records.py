@@ -301,13 +301,16 @@ def test_javascript_black_sets_aside_a_record_with_a_forged_ply(tmp_path):
     board = tmp_path / "b"
     rb, ob, rw, ow, genuine, _, gid = forged_while_black_away(board, lambda: js_player("black", board, SECRET), SECRET)
     assert rb == rw == 0, (ob[-800:], ow[-800:])
-    assert f"the record of game {gid} on the board cannot be trusted: its signature does not match" in ob, ob[-1500:]
+    # D6a: the forged record is left alone until white's signed greeting; white, which kept the game,
+    # may have written the genuine record by then (judged again: sound), else it is set aside
+    assert (f"the record of game {gid} on the board cannot be trusted: its signature does not match" in ob
+            or f"the record of game {gid} is not signed with this side's secret" in ob), ob[-1500:]
     n = len(Game.from_transcript(genuine).moves)
     assert f"{n} move(s) from random's copy of the game, from move 1" in ob, ob[-1500:]   # (white: --ai random)
     assert "'s copy of the game" not in ow
     rec = Records(board, b"class 3-B").current()
     assert rec.id == gid and rec.moves.startswith(genuine) and rec.status == "over"
-    assert len(set_aside(board, gid)) == 1
+    assert len(set_aside(board, gid)) <= 1
 
 
 @needs_node
