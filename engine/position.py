@@ -27,7 +27,7 @@ def check_size(n: object) -> int:
     ValueError: board size must be even, from 4 to 26 (not 7)
     """
     if isinstance(n, bool) or not isinstance(n, int) or n % 2 or not MIN_SIZE <= n <= MAX_SIZE:
-        raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {str(n)[:20]})")
+        raise ValueError(f"board size must be even, from {MIN_SIZE} to {MAX_SIZE} (not {repr(n)[:20]})")
     return n
 
 
@@ -109,7 +109,7 @@ class Position:
     @classmethod
     def start(cls, size: int = 8) -> "Position":
         """The standard start: white on the two centre squares of the main diagonal (d4, e5 on 8x8)."""
-        h = size // 2
+        h = check_size(size) // 2
         white = 1 << ((h - 1) * size + h - 1) | 1 << (h * size + h)
         black = 1 << ((h - 1) * size + h) | 1 << (h * size + h - 1)
         return cls(size, black, white, BLACK)

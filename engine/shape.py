@@ -154,7 +154,9 @@ class Shape:
     @classmethod
     def find(cls, spec: str) -> Shape:
         """``--shape``'s value: a built-in name, else a picture file's path."""
-        if not isinstance(spec, str) or not spec.strip():
+        if not isinstance(spec, str):
+            raise ShapeError(f"a shape is a built-in name (e.g. Heart) or a picture file's path, not {type(spec).__name__} {str(spec)[:20]}")
+        if not spec.strip():
             raise ShapeError("the shape's name is empty: a built-in name (e.g. Heart) or a picture file")
         try:
             return cls.named(spec)

@@ -162,6 +162,10 @@ def test_set_board_of_a_shape_and_its_holes():
         ot.SetBoard(6, shape="heart")
     with pytest.raises(ValueError, match="no shape is named"):
         ot.SetBoard(shape="hearts")
+    with pytest.raises(ValueError, match="not int 8"):         # a size given as the shape
+        ot.SetBoard(shape=8)
+    with pytest.raises(ValueError, match="not '8'"):           # a size read from input() and not converted
+        ot.SetBoard("8")
     own = ot.SetBoard(shape=Shape.parse("######/#....#/#.OX.#/#.XO.#/#....#/######"))
     assert len(own) == 6 and own[0] == [ot.HOLE] * 6 and own[2][2] == ot.WHITE
 
