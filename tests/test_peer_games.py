@@ -264,3 +264,19 @@ def test_a_name_is_at_most_64_characters_everywhere(tmp_path):
     assert rb == rw == 0, (ob[-800:], ow[-800:])
     assert f"Game on: {name} (black X) vs random (white O)" in ob + ow and ow.count(name) >= 1
     assert Records(board).current().black == name
+
+
+def test_watch_names_a_shaped_board_once_a_game(tmp_path):
+    from comm import Board
+    from engine import Shape
+    from peer.cli import follow
+    from peer.record import Record
+    from peer.faces.plain import Screen
+    board = tmp_path / "b"
+    Board(board, "watcher").join().close()
+    heart = Shape.named("Heart")
+    Records(board).save(Record(id="g1", size=8, shape=heart.code(), black="Ann", white="Bob", date="2026-11-26",
+                               mode="full", moves="", status="playing", result=""))
+    out = io.StringIO()
+    follow(board, Screen("en", stream=out), until_over=False, timeout=0.3)
+    assert out.getvalue().count("Ann (black) - Bob (white), the Heart board") == 1, out.getvalue()
