@@ -102,13 +102,13 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
             rec = current()
             key = rec and (rec.id, rec.moves, rec.status)
             if rec and key != shown:
-                board = on_board(screen, rec) if not shown or shown[0] != rec.id else ""   # once a game
+                named = on_board(screen, rec) if not shown or shown[0] != rec.id else ""   # once a game
                 shown = key                 # (read again only when it changes)
                 view = record_view(rec, rec.game())
                 moved = f"   #{len(view.moves)} {move_line(screen, view)}" if view.moves else ""
                 screen.line("")
                 screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
-                            f"({screen.t('white')}){board}{moved}   {status_text(screen, rec)}")
+                            f"({screen.t('white')}){named}{moved}   {status_text(screen, rec)}")
                 draw_record(screen, view)
                 # an abandoned game is followed by the new one (D1); any other status but playing ends
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":

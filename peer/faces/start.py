@@ -16,6 +16,8 @@ from typing import Callable, Optional, TypeVar
 from comm.adopt import unfit_for_a_board
 from engine import check_size, strategies
 
+from . import texts
+
 # (name, English, Japanese): the built-in players offered, weakest first
 LADDER = (("random", "any legal move: the easiest", "ランダムに打つ（いちばん弱い）"),
           ("greedy", "flips the most discs", "いちばん多く返す"),
@@ -24,37 +26,10 @@ LADDER = (("random", "any legal move: the easiest", "ランダムに打つ（い
           ("iterative", "searches deeper while it has time", "時間いっぱい深く読む"),
           ("best", "the strongest: a book, patterns, exact endgames", "いちばん強い（定石・評価関数・終盤読み切り）"))
 
-WORDS = {
-    "lang": ("Language / 言語: 1 English, 2 日本語", "Language / 言語: 1 English, 2 日本語"),
-    "board": ("Board folder: both players name the same one (made if missing; on a network share "
-              "use a subfolder)", "伝言台のフォルダー: 二人とも同じフォルダーを指定します（なければ作ります。"
-              "ネットワーク共有ではその中のサブフォルダーを）"),
-    "colour": ("Your colour: 1 black (moves first), 2 white", "手番: 1 黒（先手）, 2 白"),
-    "who": ("Who plays it: 1 you, 2 a computer player, 3 your own AI (a .py file)",
-            "誰が打ちますか: 1 あなた, 2 コンピューター, 3 自作 AI（.py ファイル）"),
-    "ai": ("Which computer player (number or name)", "どのコンピューターにしますか（番号か名前）"),
-    "own": ("Your AI as FILE.py or FILE.py:CLASS (docs/ai.md)", "自作 AI: FILE.py または FILE.py:CLASS（docs/ai.md）"),
-    "size": ("Board size, even 4..26", "盤の大きさ（4〜26 の偶数）"),
-    "size_white": ("Board size, even 4..26 (empty: the one black proposes)",
-                   "盤の大きさ（4〜26 の偶数。空欄なら黒の提案どおり）"),
-    "time": ("Seconds per move for the computer", "コンピューターの 1 手の持ち時間（秒）"),
-    "default": ("default", "既定"),
-    "bad_choice": ("Type one of the numbers shown.", "表示された番号を入力してください。"),
-    "bad_size": ("The size is an even number from 4 to 26.", "大きさは 4〜26 の偶数です。"),
-    "bad_time": ("Seconds: a number above 0, at most 3600.", "秒数は 0 より大きく 3600 以下の数です。"),
-    "bad_ai": ("Not a computer player: type a number or a name shown.", "表示された番号か名前を入力してください。"),
-    "starting": ("Starting. Next time you can type:", "開始します。次回はこう入力しても同じです:"),
-    "cancelled": ("Nothing started.", "開始しませんでした。"),
-    "title": ("Othello on a shared folder: a new game", "伝言台オセロ: 新しい対局"),
-    "start": ("Start", "開始"),
-    "cancel": ("Cancel", "やめる"),
-    "browse": ("Browse...", "参照..."),
-}
-LANGS = ("en", "ja")
 
 
 def word(key: str, lang: str) -> str:
-    return WORDS[key][LANGS.index(lang) if lang in LANGS else 0]
+    return texts.text(lang, "start_" + key)
 
 
 @dataclass
