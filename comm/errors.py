@@ -7,7 +7,9 @@ from .text import visible
 class BoardError(OSError):
     """The board folder cannot be used (missing, unreadable, foreign).  For a program that words it
     itself, some say why as a ``code`` with raw ``fields``: ``not_a_marker`` (``marker``: the
-    file), ``other_version`` (``folder``, ``version``, ``mine``); else ``code`` is ''."""
+    file), ``other_version`` (``folder``, ``version``, ``mine``), ``cannot_use`` and ``cannot_join``
+    (``folder``, ``name``, ``kind``: the member's problem code, ``system``: the system's words),
+    ``name_contested`` (``folder``, ``name``); else ``code`` is ''."""
 
     code = ""
     fields: Mapping[str, object] = {}

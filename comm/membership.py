@@ -83,7 +83,7 @@ class Membership(Mailbox):
             raise
         except OSError as e:
             self._failed(e, f"cannot use {self.folder} as a board")
-            raise BoardError(e.errno, self.last_error) from None
+            raise self._coded("cannot_use", e) from None
         self._clean_scratch()
         self.heartbeat.stop()
         run = fsops.new_token()
@@ -114,10 +114,19 @@ class Membership(Mailbox):
             except (LockTimeout, OSError) as e:
                 self.run = None
                 self._failed(e, f"cannot join {self.folder} as {self.name}")
-                raise BoardError(getattr(e, "errno", None), self.last_error) from None
+                raise self._coded("cannot_join", e) from None
         else:
             self._fail(f"cannot join {self.folder} as {self.name}: the name keeps changing hands")
-            raise BoardError(None, self.last_error)
+            raise BoardError.coded("name_contested", self.last_error, folder=str(self.folder), name=self.name)
+
+    def _coded(self, code: str, e: BaseException) -> BoardError:
+        """The error of a join that failed on ``e`` (already recorded by ``_failed``): its text,
+        and for a program that words it itself ``code`` with ``folder``, ``name``, ``kind`` (the
+        problem code: "denied", "locked"...; '' for another) and ``system`` (the system's text)."""
+        error = BoardError.coded(code, self.last_error, folder=str(self.folder), name=self.name, kind=self.problem,
+                                 system=getattr(e, "strerror", None) or str(e))
+        error.errno = getattr(e, "errno", None)
+        return error
 
     def _adopt_identity(self) -> str | None:
         """F2b, under the lock of Init: the board's identity, written now when it has none

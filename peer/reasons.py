@@ -34,6 +34,9 @@ REASONS = {
                     "give both sides the same CARDSTAND_SECRET or --secret-file",
 }
 
+# the problem codes of comm's members that a screen words itself when a join fails (``why_<kind>``)
+BOARD_TROUBLE = ("gone", "full", "readonly", "denied", "disconnected", "io", "locked")
+
 # Why a player cannot start ("Cannot play: ..."), and why a game record is not used (D4, D5).
 PROBLEMS = {
     "threads_not_ai": "--threads and --ponder are for --ai best, not for a person or --engine",
@@ -83,6 +86,19 @@ class Reason:
         """The engine's refusal of ``move`` (as sent or typed) on a board of ``size``."""
         code = f"illegal_{e.reason}" if e.reason else ""
         return cls(code, str(e), {"square": move, "size": size})
+
+    @classmethod
+    def board(cls, e: OSError) -> "Reason | OSError":
+        """Why a board could not be joined (a ``comm.BoardError``): its code and fields, with the
+        cause a ``Reason`` of its own when comm named it (``why_<kind>``); else the error itself."""
+        code, fields = getattr(e, "code", ""), dict(getattr(e, "fields", {}))
+        if not code:
+            return e
+        if code in ("cannot_use", "cannot_join"):
+            system = str(fields.get("system", ""))
+            kind = fields.get("kind") or ""
+            fields["reason"] = cls(f"why_{kind}", system, {"system": system}) if kind in BOARD_TROUBLE else system
+        return cls(f"board_{code}", str(e), fields)
 
     @classmethod
     def read(cls, english: object) -> "Reason | str":

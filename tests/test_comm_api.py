@@ -150,8 +150,11 @@ def test_context_manager_joins(board):
 def test_unusable_folder_gives_clear_error(tmp_path):
     f = tmp_path / "file"
     f.write_text("not a folder")
-    with pytest.raises(comm.BoardError, match="cannot use"):
+    with pytest.raises(comm.BoardError, match="cannot use") as caught:
         Board(f, "alice").join()
+    # for a program that words it itself: the code, the member's problem code and the system's words
+    assert caught.value.code == "cannot_use" and caught.value.fields["folder"] == str(f)
+    assert caught.value.fields["kind"] == "gone" and caught.value.fields["system"]
     if os.name != "nt" and os.geteuid() != 0:
         ro = tmp_path / "ro"
         ro.mkdir()

@@ -91,3 +91,16 @@ def test_the_move_list_lines_up_with_wide_characters():
     # the numbers are right-aligned: each ends at the same column in every row
     columns = [[cwidth(r[:m.end(1)]) for m in re.finditer(r"(?:^| )([0-9]+) ", r)] for r in listed]
     assert len(columns) > 1 and all(c == columns[0][:len(c)] for c in columns), (rows, columns)
+
+
+def test_a_board_that_cannot_be_joined_is_told_in_japanese(tmp_path):
+    import comm
+    f = tmp_path / "file"
+    f.write_text("not a folder")
+    with pytest.raises(comm.BoardError) as caught:
+        comm.Board(f, "alice").join()
+    why = Screen("ja").reason(Reason.board(caught.value))
+    system = caught.value.fields["system"]
+    assert why.startswith(f"{f}を伝言台として使えません: フォルダーがない") and why.endswith(system), why
+    assert not set(re.findall(r"[A-Za-z]{2,}", why.replace(str(f), "").replace(system, ""))), why
+    assert Screen("en").reason(Reason.board(caught.value)).startswith(f"cannot use {f} as a board: the folder is gone")

@@ -163,7 +163,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self._busy(e)           # P1: one live run per colour (I6)
             return 2
         except comm.BoardError as e:
-            self.say("cannot_play", reason=Reason(f"board_{e.code}", str(e), e.fields) if e.code else e)
+            self.say("cannot_play", reason=Reason.board(e))
             return 2
         presence = threading.Thread(target=self._presence_loop, name="presence", daemon=True)
         self.board.beat("waiting")
