@@ -19,3 +19,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.module is not None and item.module.__name__ in GAMES:
             item.add_marker(pytest.mark.games)
+
+
+@pytest.fixture(autouse=True)
+def _no_heartbeat_outlives_its_test(monkeypatch: pytest.MonkeyPatch):
+    """A board a test leaves joined would beat once a second in this worker for the rest of the
+    run (hundreds of threads by the end, each writing its record): its heartbeat stops with the test."""
+    from comm import heartbeat
+    started: list[heartbeat.Heartbeat] = []
+    start = heartbeat.Heartbeat.start
+
+    def tracked(self: heartbeat.Heartbeat, every: float, beat) -> None:
+        started.append(self)
+        start(self, every, beat)
+
+    monkeypatch.setattr(heartbeat.Heartbeat, "start", tracked)
+    yield
+    for h in started:
+        h.stop()
