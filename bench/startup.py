@@ -1,0 +1,177 @@
+"""What a one-shot move costs before it thinks: whole processes, timed from outside.
+
+    python bench/startup.py
+    python bench/startup.py --before b7e6dfc --runs 30
+
+Runs, each as a fresh process and in turn (a b c a b c ...): ``python -c pass``
+(the interpreter's floor), ``python -c "import engine"``, and the one-shot
+command ``python -m engine move`` for a midgame position out of the book
+(36 empties), with ``--ai greedy`` (no search, no weights) and with
+``--ai best --time 0.01`` (the pattern weights, the book, a 10 ms search).
+Prints, per command, the median and the least CPU seconds (user + system, the
+operating system's count of the finished child: steadier than wall time on a
+busy machine; Linux and macOS only) and the median wall seconds.
+
+``--before REV`` runs the same commands, interleaved, in a copy of this
+repository at REV (``git archive``) that borrows this tree's compiled core;
+refused when the core's sources differ between REV and this tree.
+
+The bytecode cache is on, as in an installed package: the commands run with
+``PYTHONPYCACHEPREFIX`` set to a temporary folder (nothing is written into the
+trees) and one uncounted warm-up run each.
+"""
+import argparse
+import io
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+from typing import Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE_SOURCES = ["engine/_core.pyx", "engine/_bits.h", "engine/board8.pxi", "engine/endgame.pxi", "engine/eval.pxi",
+                "engine/mailbox.pxi", "engine/mailbox_search.pxi", "engine/midgame.pxi", "engine/search.pxi",
+                "engine/searcher.pxi"]
+
+# f5f4f3f6d3f2g6c3b3b2g4g3b1d2c4c5f1g2g1g5c6a1h6a2: black to move, 36 empties, not in the book
+REQUEST = """1
+8
+-1 1 0 0 0 1 1 0
+-1 -1 0 -1 0 1 1 0
+0 -1 -1 -1 0 1 1 0
+0 0 -1 1 1 1 1 0
+0 0 -1 1 -1 -1 1 0
+0 0 1 0 0 -1 1 1
+0 0 0 0 0 0 0 0
+0 0 0 0 0 0 0 0
+"""
+
+COMMANDS: list[tuple[str, list[str]]] = [
+    ("python -c pass", ["-c", "pass"]),
+    ("import engine", ["-c", "import engine"]),
+    ("move --ai greedy", ["-m", "engine", "move", "--ai", "greedy"]),
+    ("move --ai best --time 0.01", ["-m", "engine", "move", "--ai", "best", "--time", "0.01"]),
+]
+
+
+def cpu_seconds() -> Optional[float]:
+    """User + system seconds of this process's finished children, None where not counted (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def machine() -> str:
+    """CPU model, cores, system and Python, for the figures' heading."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = f", load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return (f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+            f"{platform.python_implementation()} {platform.python_version()}{load}")
+
+
+def copy_at(rev: str, into: Path) -> Path:
+    """This repository at ``rev`` in ``into``, with this tree's compiled core copied in."""
+    changed = subprocess.run(["git", "diff", "--quiet", rev, "--", *CORE_SOURCES], cwd=ROOT)
+    if changed.returncode == 1:
+        sys.exit(f"the compiled core's sources differ between {rev} and this tree: its core would not fit")
+    if changed.returncode != 0:
+        sys.exit(f"git cannot compare {rev!r} with this tree")
+    tar = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, capture_output=True)
+    if tar.returncode != 0:
+        sys.exit(f"git archive {rev}: {tar.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as t:
+        if hasattr(tarfile, "data_filter"):     # Python 3.11.4 and later: no link or path out of ``into``
+            t.extractall(into, filter="data")
+        else:
+            t.extractall(into)
+    cores = [p for p in (ROOT / "engine").glob("_core*") if any(p.name.endswith(s) for s in EXTENSION_SUFFIXES)]
+    if not cores:
+        sys.exit("this tree's compiled core is not built (pip install -e .)")
+    for p in cores:
+        (into / "engine" / p.name).write_bytes(p.read_bytes())
+    return into
+
+
+def run(tree: Path, args: list[str], env: dict[str, str]) -> tuple[float, Optional[float]]:
+    """(wall, cpu) seconds of one run of ``python ARGS`` in ``tree``; exits when the run fails."""
+    before = cpu_seconds()
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, *args], cwd=tree, env=env, input=REQUEST, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    after = cpu_seconds()
+    if r.returncode != 0 or (args[:2] == ["-m", "engine"] and len(r.stdout.split()) != 2):
+        sys.exit(f"python {' '.join(args)} in {tree} failed (exit {r.returncode}): {(r.stderr or r.stdout)[-500:]}")
+    return wall, (after - before if before is not None and after is not None else None)
+
+
+def check_tree(tree: Path, env: dict[str, str]) -> None:
+    """Exit unless ``python -c 'import engine'`` in ``tree`` imports that tree's engine."""
+    r = subprocess.run([sys.executable, "-c", "import engine; print(engine.__file__)"], cwd=tree, env=env,
+                       capture_output=True, text=True)
+    where = Path(r.stdout.strip()).resolve() if r.returncode == 0 else None
+    if where is None or tree.resolve() not in where.parents:
+        sys.exit(f"in {tree}, 'import engine' gives {where or r.stderr.strip()[-300:]}, not that tree's engine")
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 1000:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 1000, not {text!r}")
+    return n
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=_at_least_one, default=20, help="counted runs of each command (default 20)")
+    ap.add_argument("--before", metavar="REV", help="also time the commands at this git revision")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="startup-bench-") as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        trees = [("this tree", ROOT)]
+        if args.before:
+            trees.insert(0, (args.before, copy_at(args.before, Path(tmp) / "before")))
+        for _, tree in trees:
+            check_tree(tree, env)
+        todo = [(label, tree, name, cmd) for label, tree in trees for name, cmd in COMMANDS]
+        for _, tree, _, cmd in todo:
+            run(tree, cmd, env)      # warm-up: writes the bytecode cache
+        walls: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _ in todo}
+        cpus: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _ in todo}
+        for _ in range(args.runs):
+            for label, tree, name, cmd in todo:
+                wall, cpu = run(tree, cmd, env)
+                walls[label, name].append(wall)
+                if cpu is not None:
+                    cpus[label, name].append(cpu)
+    print(f"one-shot start-up: {machine()}; {args.runs} runs of each, in turn")
+    print(f"{'tree':10s} {'command':28s} {'cpu s median':>12s} {'cpu s least':>11s} {'wall s median':>13s}")
+    for label, _, name, _ in todo:
+        c = cpus[label, name]
+        median = f"{statistics.median(c):.3f}" if c else "-"
+        least = f"{min(c):.3f}" if c else "-"
+        print(f"{label:10s} {name:28s} {median:>12s} {least:>11s} {statistics.median(walls[label, name]):13.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
