@@ -7,7 +7,10 @@ Runs, each as a fresh process and in turn (a b c a b c ...): ``python -c pass``
 (the interpreter's floor), ``python -c "import engine"``, and the one-shot
 command ``python -m engine move`` for a midgame position out of the book
 (36 empties), with ``--ai greedy`` (no search, no weights) and with
-``--ai best --time 0.01`` (the pattern weights, the book, a 10 ms search).
+``--ai best --time 0.01`` (the pattern weights, the book, a 10 ms search);
+then the kept engine process that outside programs already have, the NBoard
+protocol (``python -m engine nboard``), asked for 1 and for 11 moves in that
+position, from which the cost of one more move in a kept process follows.
 Prints, per command, the median and the least CPU seconds (user + system, the
 operating system's count of the finished child: steadier than wall time on a
 busy machine; Linux and macOS only) and the median wall seconds.
@@ -52,11 +55,25 @@ REQUEST = """1
 0 0 0 0 0 0 0 0
 """
 
-COMMANDS: list[tuple[str, list[str]]] = [
-    ("python -c pass", ["-c", "pass"]),
-    ("import engine", ["-c", "import engine"]),
-    ("move --ai greedy", ["-m", "engine", "move", "--ai", "greedy"]),
-    ("move --ai best --time 0.01", ["-m", "engine", "move", "--ai", "best", "--time", "0.01"]),
+GGF = ("(;GM[Othello]PC[cardstand]PB[]PW[]TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- "
+       "-------- *]B[F5]W[F4]B[F3]W[F6]B[D3]W[F2]B[G6]W[C3]B[B3]W[B2]B[G4]W[G3]B[B1]W[D2]B[C4]W[C5]B[F1]W[G2]B[G1]"
+       "W[G5]B[C6]W[A1]B[H6]W[A2];)")   # the same position
+KEPT_MOVES = 10
+
+
+def nboard_session(moves: int) -> str:
+    """An NBoard session asking ``moves`` times for a move in the position, then quitting."""
+    return f"nboard 2\nset game {GGF}\n" + "go\n" * moves + "quit\n"
+
+
+NBOARD = ["-m", "engine", "nboard", "--ai", "best", "--time", "0.01"]
+COMMANDS: list[tuple[str, list[str], str]] = [     # (label, python's arguments, stdin)
+    ("python -c pass", ["-c", "pass"], ""),
+    ("import engine", ["-c", "import engine"], ""),
+    ("move --ai greedy", ["-m", "engine", "move", "--ai", "greedy"], REQUEST),
+    ("move --ai best --time 0.01", ["-m", "engine", "move", "--ai", "best", "--time", "0.01"], REQUEST),
+    ("nboard (best, 0.01 s): 1 go", NBOARD, nboard_session(1)),
+    (f"nboard (best, 0.01 s): {KEPT_MOVES + 1} go", NBOARD, nboard_session(KEPT_MOVES + 1)),
 ]
 
 
@@ -108,14 +125,17 @@ def copy_at(rev: str, into: Path) -> Path:
     return into
 
 
-def run(tree: Path, args: list[str], env: dict[str, str]) -> tuple[float, Optional[float]]:
-    """(wall, cpu) seconds of one run of ``python ARGS`` in ``tree``; exits when the run fails."""
+def run(tree: Path, args: list[str], stdin: str, env: dict[str, str]) -> tuple[float, Optional[float]]:
+    """(wall, cpu) seconds of one run of ``python ARGS < STDIN`` in ``tree``; exits when the run fails
+    (a move that is not ``x y``, an NBoard session without as many ``===`` moves as ``go``)."""
     before = cpu_seconds()
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, *args], cwd=tree, env=env, input=REQUEST, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, *args], cwd=tree, env=env, input=stdin, capture_output=True, text=True)
     wall = time.perf_counter() - t
     after = cpu_seconds()
-    if r.returncode != 0 or (args[:2] == ["-m", "engine"] and len(r.stdout.split()) != 2):
+    answered = (len(r.stdout.split()) == 2 if "move" in args else
+                r.stdout.count("=== ") == stdin.count("go\n") if "nboard" in args else True)
+    if r.returncode != 0 or not answered:
         sys.exit(f"python {' '.join(args)} in {tree} failed (exit {r.returncode}): {(r.stderr or r.stdout)[-500:]}")
     return wall, (after - before if before is not None and after is not None else None)
 
@@ -152,24 +172,30 @@ def main(argv: Optional[list[str]] = None) -> int:
             trees.insert(0, (args.before, copy_at(args.before, Path(tmp) / "before")))
         for _, tree in trees:
             check_tree(tree, env)
-        todo = [(label, tree, name, cmd) for label, tree in trees for name, cmd in COMMANDS]
-        for _, tree, _, cmd in todo:
-            run(tree, cmd, env)      # warm-up: writes the bytecode cache
-        walls: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _ in todo}
-        cpus: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _ in todo}
+        todo = [(label, tree, name, cmd, stdin) for label, tree in trees for name, cmd, stdin in COMMANDS]
+        for _, tree, _, cmd, stdin in todo:
+            run(tree, cmd, stdin, env)      # warm-up: writes the bytecode cache
+        walls: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _, _ in todo}
+        cpus: dict[tuple[str, str], list[float]] = {(label, name): [] for label, _, name, _, _ in todo}
         for _ in range(args.runs):
-            for label, tree, name, cmd in todo:
-                wall, cpu = run(tree, cmd, env)
+            for label, tree, name, cmd, stdin in todo:
+                wall, cpu = run(tree, cmd, stdin, env)
                 walls[label, name].append(wall)
                 if cpu is not None:
                     cpus[label, name].append(cpu)
     print(f"one-shot start-up: {machine()}; {args.runs} runs of each, in turn")
-    print(f"{'tree':10s} {'command':28s} {'cpu s median':>12s} {'cpu s least':>11s} {'wall s median':>13s}")
-    for label, _, name, _ in todo:
+    print(f"{'tree':10s} {'command':30s} {'cpu s median':>12s} {'cpu s least':>11s} {'wall s median':>13s}")
+    for label, _, name, _, _ in todo:
         c = cpus[label, name]
         median = f"{statistics.median(c):.3f}" if c else "-"
         least = f"{min(c):.3f}" if c else "-"
-        print(f"{label:10s} {name:28s} {median:>12s} {least:>11s} {statistics.median(walls[label, name]):13.3f}")
+        print(f"{label:10s} {name:30s} {median:>12s} {least:>11s} {statistics.median(walls[label, name]):13.3f}")
+    for label, _ in trees:
+        one, more = (cpus[label, name] for name, _, _ in COMMANDS[-2:])
+        if one and more:
+            print(f"{label}: a move in a kept NBoard process costs "
+                  f"{(statistics.median(more) - statistics.median(one)) / KEPT_MOVES:.3f} s of CPU (the "
+                  f"{KEPT_MOVES} more moves' median difference / {KEPT_MOVES}), start-up paid once")
     return 0
 
 
