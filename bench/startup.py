@@ -25,6 +25,7 @@ trees) and one uncounted warm-up run each.
 """
 import argparse
 import io
+import json
 import os
 import platform
 import statistics
@@ -75,6 +76,28 @@ COMMANDS: list[tuple[str, list[str], str]] = [     # (label, python's arguments,
     ("nboard (best, 0.01 s): 1 go", NBOARD, nboard_session(1)),
     (f"nboard (best, 0.01 s): {KEPT_MOVES + 1} go", NBOARD, nboard_session(KEPT_MOVES + 1)),
 ]
+
+
+PARTS = """
+import json, time
+T = time.process_time
+t = [T()]
+import engine; t.append(T())
+import argparse, engine.__main__, engine.oneshot; t.append(T())
+import engine.strategies as s; t.append(T())
+from engine import book, patterns
+patterns.load(); t.append(T())
+patterns.install(); t.append(T())
+book.learned(); t.append(T())
+s.get("best"); t.append(T())
+d = [b - a for a, b in zip(t, t[1:])]
+d[4] -= d[3]     # install loads the weights again: what is left is putting them into the core
+print(json.dumps(d))
+"""
+PART_NAMES = ["import engine (rules, cores, shapes)", "import the command line (argparse, engine.__main__)",
+              "import engine.strategies (book, patterns)", "pattern weights: read, decompress (patterns.load)",
+              "pattern weights: into the core (install less a load)", "the learned book (book.learned)",
+              "strategies.get('best'): the rest"]
 
 
 def cpu_seconds() -> Optional[float]:
@@ -183,6 +206,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 walls[label, name].append(wall)
                 if cpu is not None:
                     cpus[label, name].append(cpu)
+        parts = [json.loads(subprocess.run([sys.executable, "-c", PARTS], cwd=ROOT, env=env, capture_output=True,
+                                           text=True, check=True).stdout) for _ in range(args.runs)]
     print(f"one-shot start-up: {machine()}; {args.runs} runs of each, in turn")
     print(f"{'tree':10s} {'command':30s} {'cpu s median':>12s} {'cpu s least':>11s} {'wall s median':>13s}")
     for label, _, name, _, _ in todo:
@@ -196,6 +221,10 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"{label}: a move in a kept NBoard process costs "
                   f"{(statistics.median(more) - statistics.median(one)) / KEPT_MOVES:.3f} s of CPU (the "
                   f"{KEPT_MOVES} more moves' median difference / {KEPT_MOVES}), start-up paid once")
+    print(f"where a move of best spends its CPU seconds before it searches (this tree, in one process, "
+          f"median of {args.runs}):")
+    for i, name in enumerate(PART_NAMES):
+        print(f"  {name:54s} {statistics.median(p[i] for p in parts):.4f}")
     return 0
 
 
