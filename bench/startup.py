@@ -39,9 +39,7 @@ from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-CORE_SOURCES = ["engine/_core.pyx", "engine/_bits.h", "engine/board8.pxi", "engine/endgame.pxi", "engine/eval.pxi",
-                "engine/mailbox.pxi", "engine/mailbox_search.pxi", "engine/midgame.pxi", "engine/search.pxi",
-                "engine/searcher.pxi"]
+CORE_SOURCES = ["engine/_core.pyx", "engine/*.pxi", "engine/*.h", "setup.py"]   # git pathspecs
 
 # f5f4f3f6d3f2g6c3b3b2g4g3b1d2c4c5f1g2g1g5c6a1h6a2: black to move, 36 empties, not in the book
 REQUEST = """1
