@@ -1,10 +1,8 @@
 """Command line: ``python -m engine {info,perft,bench,move,solve,tournament,nboard,book}``."""
 import argparse
-import platform
-import statistics
 import sys
 import time
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from . import backend
 from .backend import Core
@@ -22,6 +20,7 @@ MAX_REQUEST = 1 << 20    # move: bytes of the request read from stdin at most
 
 
 def cmd_info(args: argparse.Namespace) -> None:
+    import platform
     print(f"rules core : {backend.core.NAME}")
     if backend.compiled is None:
         print("compiled   : not built (no C compiler at install time?); "
@@ -74,6 +73,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _rate(core: Core, depth: int, bulk: bool, repeat: int) -> tuple[int, float, float]:
+    import statistics
     p = Position.start(8)
     times = []
     for _ in range(repeat):
@@ -88,6 +88,7 @@ def _rate(core: Core, depth: int, bulk: bool, repeat: int) -> tuple[int, float, 
 
 def cmd_bench(args: argparse.Namespace) -> None:
     """Perft speed on 8x8: compiled without and with bulk counting, and pure Python, in one run."""
+    import platform
     print(f"engine bench: {platform.machine()}, {platform.python_implementation()} "
           f"{platform.python_version()}, median of {args.repeat} runs each")
     rows: list[tuple[str, Core, int, bool]] = []
@@ -305,52 +306,40 @@ def _board_options(p: argparse.ArgumentParser) -> None:
                             "name matches) or a picture file ('#' hole, 'X' black, 'O' white, '.' empty)")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m engine`` and its subcommands."""
-    from . import tournament
-    from .fit import book as bookbuild
-    ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
-                                 "solver and tools (no board folder, no game between processes).",
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="examples:\n  python -m engine info\n"
-                                        "  python -m engine perft 9\n"
-                                        "  python -m engine perft 6 --size 6 --all\n"
-                                        "  python -m engine perft 6 --shape Heart --all\n"
-                                        "  python -m engine bench\n"
-                                        "  python -m engine solve tests/data/fforum-1-19.obf\n"
-                                        "  python -m engine tournament random greedy best --games 4\n"
-                                        "  python -m engine nboard --ai best --time 5\n"
-                                        "  python -m engine book show f5d6c3\n"
-                                        "  python -m engine book check")
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("info", help="which rules core is active (compiled or pure Python)")
-    p = sub.add_parser("perft", help="count leaf positions from the start position")
+def _info_options(p: argparse.ArgumentParser) -> None:
+    """``info`` takes no options."""
+
+
+def _perft_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("depth", type=whole(0, MAX_DEPTH), help=f"plies to search, 0..{MAX_DEPTH} (a pass counts as a ply)")
     _board_options(p)
     p.add_argument("--bulk", action="store_true", help="count the last ply without making its moves")
     p.add_argument("--pure", action="store_true", help="use the pure-Python core")
     p.add_argument("--all", action="store_true", help="print every depth from 1")
-    b = sub.add_parser("bench", help="perft speed: compiled vs pure Python, with and without bulk counting")
+
+
+def _bench_options(b: argparse.ArgumentParser) -> None:
     b.add_argument("--depth", type=whole(0, len(PUBLISHED) - 1), default=10,
                    help=f"depth for the compiled core, 0..{len(PUBLISHED) - 1} (default 10)")
     b.add_argument("--pure-depth", type=whole(0, len(PUBLISHED) - 1), default=7,
                    help=f"depth for the pure-Python core, 0..{len(PUBLISHED) - 1} (default 7)")
     b.add_argument("--repeat", type=whole(1, 1000), default=3,
                    help="runs per figure, 1..1000; the median is shown (default 3)")
-    mv = sub.add_parser("move", help="one-shot: read a position on stdin, print the move as 'x y'",
-                        description="stdin: side to move (1 black, -1 white), board size, then the rows "
-                                    "of cells (0 empty, 1 black, -1 white, # a hole of a shaped board). "
-                                    "stdout: 'x y', 0-based column "
-                                    "and row.")
+
+
+def _move_options(mv: argparse.ArgumentParser) -> None:
+    mv.description = ("stdin: side to move (1 black, -1 white), board size, then the rows of cells (0 empty, "
+                      "1 black, -1 white, # a hole of a shaped board). stdout: 'x y', 0-based column and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
     mv.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default 1)")
     mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
-    so = sub.add_parser("solve", help="exact scores of positions: an .obf file or one position string",
-                        description="Each line of an .obf file: 64 cells (X black, O white, - empty, # a hole "
-                                    "of a shaped board), a "
-                                    "space, the side to move, then optionally ';' and known 'move:score' "
-                                    "pairs, which are checked.")
+
+
+def _solve_options(so: argparse.ArgumentParser) -> None:
+    so.description = ("Each line of an .obf file: 64 cells (X black, O white, - empty, # a hole of a shaped "
+                      "board), a space, the side to move, then optionally ';' and known 'move:score' pairs, "
+                      "which are checked.")
     so.add_argument("source", help="FILE.obf, or a position like '--XXXXX--...OO-- X'")
     so.add_argument("--json", action="store_true", help="one JSON object per position")
     so.add_argument("--time", type=seconds, default=None,
@@ -360,7 +349,10 @@ def parser() -> argparse.ArgumentParser:
                     help="search threads (default: every core)")
     so.add_argument("--first", type=whole(1, 10 ** 9), default=None, metavar="N",
                     help="only the first N positions of the file")
-    t = sub.add_parser("tournament", help="round robin between strategies, on both cores")
+
+
+def _tournament_options(t: argparse.ArgumentParser) -> None:
+    from . import tournament
     t.add_argument("names", nargs="+", help="strategy names (python -m engine tournament random greedy best)")
     t.add_argument("--games", type=whole(1, tournament.MAX_GAMES), default=10,
                    help=f"games per pair, 1..{tournament.MAX_GAMES}, colours alternating (default 10)")
@@ -375,19 +367,24 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--out", type=output_file, default=None,
                    help="save the games (GGF, one per line) to this file (checked before the games start)")
     t.add_argument("--gauntlet", action="store_true", help="the first name plays each of the others (no round robin)")
-    nb = sub.add_parser("nboard", help="speak the NBoard protocol on stdin/stdout (for Othello GUIs)",
-                        description="Give this command to an NBoard-compatible GUI as the engine "
-                                    "(e.g. 'python -m engine nboard --ai best --time 5').")
+
+
+def _nboard_options(nb: argparse.ArgumentParser) -> None:
+    nb.description = ("Give this command to an NBoard-compatible GUI as the engine "
+                      "(e.g. 'python -m engine nboard --ai best --time 5').")
     nb.add_argument("--ai", default="best", help="strategy name (default best)")
     nb.add_argument("--time", type=seconds, default=2.0, help="seconds per move and per hint (default 2)")
     nb.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
-    bk = sub.add_parser("book", help="the learned opening book of best: build, show, check",
-                        description="The learned opening book (engine/book.bin.gz) that 'best' plays from: "
-                                    "positions under the board's symmetries, every move valued in discs by a "
-                                    "deep search and the book's negamax. See docs/ai.md.")
-    bsub = bk.add_subparsers(dest="book_cmd", required=True)
+
+
+def _book_options(bk: argparse.ArgumentParser) -> None:
     from .book import BOOK
+    from .fit import book as bookbuild
+    bk.description = ("The learned opening book (engine/book.bin.gz) that 'best' plays from: positions under "
+                      "the board's symmetries, every move valued in discs by a deep search and the book's "
+                      "negamax. See docs/ai.md.")
+    bsub = bk.add_subparsers(dest="book_cmd", required=True)
     bb = bsub.add_parser("build", help="build (or --resume) a book by searching deviations from the start",
                          description="From the start position, every book position within the first --plies "
                                      "plies has all its moves searched; moves within --width discs of the best "
@@ -414,12 +411,51 @@ def parser() -> argparse.ArgumentParser:
     bs.add_argument("--file", default=str(BOOK), help="the book file (default: the shipped one)")
     bc = bsub.add_parser("check", help="verify a book file (exit 1 on the first problem)")
     bc.add_argument("file", nargs="?", default=str(BOOK), help="the book file (default: the shipped one)")
+
+
+Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], Optional[int]]]
+COMMANDS: dict[str, Command] = {   # name: (help line, its options, what it runs)
+    "info": ("which rules core is active (compiled or pure Python)", _info_options, cmd_info),
+    "perft": ("count leaf positions from the start position", _perft_options, cmd_perft),
+    "bench": ("perft speed: compiled vs pure Python, with and without bulk counting", _bench_options, cmd_bench),
+    "move": ("one-shot: read a position on stdin, print the move as 'x y'", _move_options, cmd_move),
+    "solve": ("exact scores of positions: an .obf file or one position string", _solve_options, cmd_solve),
+    "tournament": ("round robin between strategies, on both cores", _tournament_options, cmd_tournament),
+    "nboard": ("speak the NBoard protocol on stdin/stdout (for Othello GUIs)", _nboard_options, cmd_nboard),
+    "book": ("the learned opening book of best: build, show, check", _book_options, cmd_book),
+}
+
+
+def parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser of ``python -m engine`` and its subcommands.  With ``command`` (one of
+    ``COMMANDS``) only that subcommand gets its options, so that a one-shot ``move`` imports
+    neither the tournament nor the book builder; the others are still listed."""
+    ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
+                                 "solver and tools (no board folder, no game between processes).",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="examples:\n  python -m engine info\n"
+                                        "  python -m engine perft 9\n"
+                                        "  python -m engine perft 6 --size 6 --all\n"
+                                        "  python -m engine perft 6 --shape Heart --all\n"
+                                        "  python -m engine bench\n"
+                                        "  python -m engine solve tests/data/fforum-1-19.obf\n"
+                                        "  python -m engine tournament random greedy best --games 4\n"
+                                        "  python -m engine nboard --ai best --time 5\n"
+                                        "  python -m engine book show f5d6c3\n"
+                                        "  python -m engine book check")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name, (help_line, options, _) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_line)
+        if command not in COMMANDS or command == name:
+            options(p)
     return ap
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Run one command of ``python -m engine``; returns the exit code."""
-    ap = parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    ap = parser(argv[0] if argv else None)
     args = ap.parse_args(argv)
     if args.cmd == "tournament":
         from .tournament import check_opening
@@ -428,8 +464,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ValueError as e:
             ap.error(str(e))
     try:
-        return {"info": cmd_info, "perft": cmd_perft, "bench": cmd_bench, "move": cmd_move, "solve": cmd_solve,
-                "tournament": cmd_tournament, "nboard": cmd_nboard, "book": cmd_book}[args.cmd](args) or 0
+        return COMMANDS[args.cmd][2](args) or 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union, cast
 
-from . import book, loader, notation, patterns
+from . import book, notation, patterns
 from . import book as _books  # Best's parameter `book` hides the module
 from .backend import MAX_THREADS, core
 from .backend import compiled as _compiled
@@ -776,6 +776,7 @@ def get(name: str, **options: Any) -> Strategy:
     search on one.  ``ValueError`` (``loader.StrategyError`` for one's own) says why not."""
     cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
     if cls is None:
+        from . import loader   # only for one's own: it costs a one-shot move's start-up some 10 ms
         if not isinstance(name, str):
             raise ValueError(f"unknown AI {name!r}; choose from {', '.join(names())}")
         if not loader.is_spec(name) and name.lower() not in {ep.name.lower() for ep in loader.announced()}:
@@ -791,6 +792,7 @@ def check(name: str) -> str:
     """``name`` when ``get`` can make it (one's own class is loaded and made, in its own process,
     to see), else ValueError."""
     if not isinstance(name, str) or name.lower() not in STRATEGIES:
+        from . import loader
         own = get(name)
         if isinstance(own, loader.Own):
             own.close()
@@ -806,6 +808,7 @@ def uses_threads(name: object) -> bool:
 
 def names() -> list[str]:
     """The built-in strategies' names, sorted, then those installed packages announce."""
+    from . import loader
     extra = sorted({ep.name for ep in loader.announced()} - set(STRATEGIES))
     return sorted(STRATEGIES) + extra
 

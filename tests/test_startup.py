@@ -1,0 +1,44 @@
+"""A one-shot move loads only what it plays with (issue 29): every ``python -m engine move`` pays its
+imports again, so the tournament, the book builder, the loader of one's own strategies and the
+standard modules only they need stay out of it.  A fresh interpreter runs the command's ``main``
+and lists what it imported; no timing is asserted (bench/startup.py measures it)."""
+import subprocess
+import sys
+from pathlib import Path
+
+from engine import Position, oneshot
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_FOR_A_MOVE = ["engine.tournament", "engine.fit", "engine.fit.book", "engine.loader", "engine.nboard",
+                  "engine.ownchild", "multiprocessing", "statistics", "platform"]
+
+
+def imported_by(argv: list[str], stdin: str) -> tuple[int, str, set[str]]:
+    """(exit code, stdout, the modules of NOT_FOR_A_MOVE imported) of ``main(argv)`` in a fresh
+    interpreter reading ``stdin``."""
+    code = ("import contextlib, io, sys\n"
+            f"sys.stdin = io.StringIO({stdin!r})\n"
+            "out = io.StringIO()\n"
+            "from engine.__main__ import main\n"
+            "with contextlib.redirect_stdout(out):\n"
+            f"    rc = main({argv!r})\n"
+            f"print(rc, out.getvalue().strip(), '|', *sorted(m for m in {NOT_FOR_A_MOVE!r} if m in sys.modules))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    answer, _, loaded = r.stdout.partition("|")
+    rc, _, move = answer.strip().partition(" ")
+    return int(rc), move, set(loaded.split())
+
+
+def test_a_one_shot_move_of_best_loads_neither_the_tools_nor_the_loader() -> None:
+    position = Position.start().play("f5").play("f4").play("e3")
+    rc, move, loaded = imported_by(["move", "--ai", "best", "--time", "0.05"], oneshot.format_request(position))
+    assert rc == 0 and position.is_legal(oneshot.parse_answer(move, 8)), move
+    assert loaded == set(), f"a one-shot move imports {sorted(loaded)}"
+
+
+def test_the_guard_sees_a_command_that_needs_them() -> None:
+    """The same probe on ``book check`` finds the book builder: the guard above can fail."""
+    rc, _, loaded = imported_by(["book", "check"], "")
+    assert rc == 0
+    assert "engine.fit.book" in loaded
