@@ -123,8 +123,15 @@ def _bare_move(kit: Board, game: Game, timeout: float, what: str) -> int:
     return sq
 
 
+def _mailboxes(d: Path) -> dict[str, bytes]:
+    """Every file in the board's mailboxes and what it holds: what only a holder of the lock changes (an
+    ``alive`` record is rewritten without it, I6)."""
+    return {str(f.relative_to(d)): f.read_bytes() for f in sorted((d / "box").glob("*/*"))
+            if f.is_file() and f.name != "alive"}
+
+
 def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
-    """L2 L3 M1 M2 M3 P3: a move each way; while the kit holds the lock, beating, for 12 s the implementation waits and then moves; its messages are judged by the kit's own decoder."""
+    """L1 L2 L3 M1 M1a M2 M3 P3: a move each way; while the kit holds the lock, beating, for 12 s the implementation waits, changing no mailbox, and then moves; its messages are judged by the kit's own decoder."""
     kit = KitBoard(other_view(d), "white").join()           # a classic white
     theirs = _theirs(play_cmd, d, "black")
     try:
@@ -140,10 +147,13 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
             os.replace(fsops.write_scratch(kit.tmp, data), box / msg_name(k))
             fsops.replace_with(kit.tmp, box / "head", fsops.record(str(k)), durable=False)
             owner = (d / "lock" / "owner").read_bytes()
+            boxes = _mailboxes(d)
             until = time.monotonic() + 12
             while time.monotonic() < until:
                 check((d / "lock" / "owner").read_bytes() == owner,
                       "it broke a lock that was held and beating (L3 L4: only a silent lock is stale)")
+                check(_mailboxes(d) == boxes, "it changed a mailbox (took our move or sent its own) while the kit "
+                                              "held the lock (L1 L3: every change to a mailbox is made holding it)")
                 check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while it waited")
                 time.sleep(0.5)
         _bare_move(kit, game, 20, "black's second move, within 20 s after the lock was released (L3: it waits "
