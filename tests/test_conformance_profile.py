@@ -68,3 +68,21 @@ def test_the_report_names_unchecked_minimal_clauses_apart_from_full_ones():
     assert "B6" in full_only and "P5" not in full_only and "H8" in full_only
     assert "P5" in unchecked and unchecked <= conformance.MINIMAL_CLAUSES
     assert not full_only & conformance.MINIMAL_CLAUSES
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_links_into_the_protocol_and_its_notes_find_their_headings():
+    """Background moved from PROTOCOL.md into PROTOCOL-NOTES.md: every link that names a heading still finds it."""
+    docs = ROOT / "docs"
+    anchors = {name: {_slug(h) for h in re.findall(r"^#+ (.+)$", (docs / name).read_text(encoding="utf-8"), re.M)}
+               for name in ("PROTOCOL.md", "PROTOCOL-NOTES.md")}
+    links = 0
+    for page in [ROOT / "README.md", *docs.glob("*.md")]:
+        for name, anchor in re.findall(r"\]\((?:docs/)?(PROTOCOL(?:-NOTES)?\.md)#([^)]+)\)", page.read_text(encoding="utf-8")):
+            links += 1
+            assert anchor in anchors[name], f"{page.name}: {name}#{anchor} names no heading"
+    assert links >= 3
