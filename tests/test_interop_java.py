@@ -57,3 +57,13 @@ def test_the_kit_fails_a_minimal_peer_that_skips_the_lock(tmp_path):
     source = source.replace("    boolean ownsLock() {", "    boolean ownsLock() { if (true) return true;")
     results, text = kit(build(tmp_path, source), tmp_path, only=["minimal_lock"])
     assert not results[0][2] and "while the kit held the lock (L1 L3" in results[0][3], text
+
+
+@needs_java
+def test_the_kit_fails_a_minimal_peer_that_junk_stops(tmp_path):
+    source = SOURCE.read_text(encoding="utf-8")
+    line = "            String body = message.body().strip();\n"
+    assert source.count(line) == 1
+    fragile = source.replace(line, line + '            if (body.startsWith("#")) throw new IllegalStateException(body);\n')
+    results, text = kit(build(tmp_path, fragile), tmp_path, only=["minimal_lock"])
+    assert not results[0][2] and "(P5: junk" in results[0][3], text
