@@ -144,10 +144,11 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
         game.play(_bare_move(kit, game, 30, "black's first move, within 30 s of joining"))
         box = d / "box" / "black"
         to = kit.member_run("black") or ""
-        for junk in JUNK:                   # no move, no stop (P5); damaged files skipped (M4)
-            _place(kit, box, lambda k: _kit_frame("white", run_of(kit), "black", to, k, junk))
-        for damaged in (b"garbage\x00\xff" * 8, b"cardstand-msg 1\n" + b"x" * 100_000):
-            _place(kit, box, lambda k: damaged)
+        placed = [_place(kit, box, lambda k: _kit_frame("white", run_of(kit), "black", to, k, junk)) for junk in JUNK]
+        placed += [_place(kit, box, lambda k: damaged)
+                   for damaged in (b"garbage\x00\xff" * 8, b"cardstand-msg 1\n" + b"x" * 100_000)]
+        _wait_for(lambda: not any((box / msg_name(k)).exists() for k in placed), theirs, 30,
+                  "taking junk and damaged files out of its mailbox (P5: ignored, never a stop; M4: set aside)")
         reply = game.position.legal_moves()[0]
         game.play(reply)
         with kit.lease.hold(10):            # our move delivered, then the lock held, beating, for 12 s
