@@ -263,7 +263,7 @@ public final class MinimalPeer {
         try {
             Thread.sleep((long) millis, (int) ((millis % 1) * 1_000_000));
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
