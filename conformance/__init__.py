@@ -10,7 +10,7 @@ own reading of the files), ``process`` (starting and stopping the programs under
 from .cli import main
 from .common import Fail, Skip
 from .process import Served
-from .runner import BOARD_SCENARIOS, GAME_SCENARIOS, MINIMAL_SCENARIOS, PROFILES, run
+from .runner import BOARD_SCENARIOS, GAME_SCENARIOS, MINIMAL_CLAUSES, MINIMAL_SCENARIOS, PROFILES, run
 
-__all__ = ["main", "run", "BOARD_SCENARIOS", "GAME_SCENARIOS", "MINIMAL_SCENARIOS", "PROFILES", "Fail", "Skip",
+__all__ = ["main", "run", "BOARD_SCENARIOS", "GAME_SCENARIOS", "MINIMAL_CLAUSES", "MINIMAL_SCENARIOS", "PROFILES", "Fail", "Skip",
            "Served"]

@@ -116,7 +116,7 @@ def _kit_parse(raw: bytes, box: str | None = None, number: int | None = None) ->
         check(_KIT_RUN.fullmatch(f[k]), f"{k}: {f[k][:70]!r} is not 1-64 of [A-Za-z0-9_-] (M1)")
     for k in ("seq", "length"):
         check(_KIT_DIGITS.fullmatch(f[k]), f"{k}: {f[k][:20]!r} is not 1 to 12 decimal digits (M1)")
-    check(re.fullmatch(r"[0-9a-f]{8}", f["crc32"]), f"crc32: {f['crc32'][:20]!r} is not 8 lower-case hex digits (M1)")
+    check(re.fullmatch(r"[0-9a-f]{8}", f["crc32"]), f"crc32: {f['crc32'][:20]!r} is not 8 lower-case hex digits (M1 M1a)")
     check(int(f["length"]) == len(data), f"length: {f['length']}, the body has {len(data)} bytes (M1)")
     check(int(f["crc32"], 16) == zlib.crc32(data), "crc32: is not the body's CRC-32 (M1)")
     if "mac" in f:

@@ -123,28 +123,50 @@ def _bare_move(kit: Board, game: Game, timeout: float, what: str) -> int:
     return sq
 
 
+# Bodies from white that are no move of a classic white: each is shown (made visible) and ignored (P5)
+JUNK = ["pass", "i9", "e3x", "# hello v=1", "\x1b[2J\x07\u202e not a move", "y" * 60_000]
+
+
+def _mailboxes(d: Path) -> dict[str, bytes]:
+    """Every file in the board's mailboxes and what it holds: what only a holder of the lock changes (an
+    ``alive`` record is rewritten without it, I6)."""
+    return {str(f.relative_to(d)): f.read_bytes() for f in sorted((d / "box").glob("*/*"))
+            if f.is_file() and f.name != "alive"}
+
+
 def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
-    """L2 L3 M1 M2 M3 P3: a move each way; while the kit holds the lock, beating, for 12 s the implementation waits and then moves; its messages are judged by the kit's own decoder."""
+    """L1 L2 L3 M1 M1a M2 M3 M4 P3 P5: a move each way, junk and damaged files first; while the kit holds the lock, beating, for 12 s the implementation waits, changing no mailbox, and then moves; its messages are judged by the kit's own decoder."""
     kit = KitBoard(other_view(d), "white").join()           # a classic white
     theirs = _theirs(play_cmd, d, "black")
     try:
         _wait_for(lambda: kit.member_run("black") is not None, theirs, 30, "joining as black")
         game = Game(8)
         game.play(_bare_move(kit, game, 30, "black's first move, within 30 s of joining"))
+        box = d / "box" / "black"
+        to = kit.member_run("black") or ""
+        placed = [_place(kit, box, lambda k: _kit_frame("white", run_of(kit), "black", to, k, junk)) for junk in JUNK]
+        placed += [_place(kit, box, lambda k: damaged)
+                   for damaged in (b"garbage\x00\xff" * 8, b"cardstand-msg 1\n" + b"x" * 100_000)]
+        _wait_for(lambda: not any((box / msg_name(k)).exists() for k in placed), theirs, 30,
+                  "taking junk and damaged files out of its mailbox (P5: ignored, never a stop; M4: set aside)")
         reply = game.position.legal_moves()[0]
         game.play(reply)
-        box = d / "box" / "black"
         with kit.lease.hold(10):            # our move delivered, then the lock held, beating, for 12 s
             k = max(fsops.read_int(box / "head"), fsops.read_int(box / "tail")) + 1
             data = _kit_frame("white", run_of(kit), "black", kit.member_run("black") or "", k, square_name(reply, 8))
             os.replace(fsops.write_scratch(kit.tmp, data), box / msg_name(k))
             fsops.replace_with(kit.tmp, box / "head", fsops.record(str(k)), durable=False)
             owner = (d / "lock" / "owner").read_bytes()
+            boxes = _mailboxes(d)
             until = time.monotonic() + 12
             while time.monotonic() < until:
                 check((d / "lock" / "owner").read_bytes() == owner,
                       "it broke a lock that was held and beating (L3 L4: only a silent lock is stale)")
-                check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while it waited")
+                check(_mailboxes(d) == boxes, "it changed a mailbox (took our move or sent its own) while the kit "
+                                              "held the lock (L1 L3: every change to a mailbox is made holding it)")
+                check(theirs.poll() is None, f"the implementation exited {theirs.returncode} while it waited (P5: "
+                                             f"junk, a damaged file or a held lock must not stop it): "
+                                             f"{theirs.output()[-200:]!r}")
                 time.sleep(0.5)
         _bare_move(kit, game, 20, "black's second move, within 20 s after the lock was released (L3: it waits "
                                   "and takes it)")

@@ -40,6 +40,11 @@ MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_stale, s_minimal
                                      s_classic_white, s_classic_black]
 PROFILES: dict[str, list[Scenario]] = {"full": BOARD_SCENARIOS + GAME_SCENARIOS, "minimal": MINIMAL_SCENARIOS}
 
+# The clauses a minimal peer MUST keep: the first table of PROTOCOL.md PR2 (tests/test_conformance_profile.py
+# holds the two together).  The report tells those that no minimal scenario checks from those it may leave out.
+MINIMAL_CLAUSES = frozenset("B1 B2 B4 F2 R1 R2 L1 L2 L3 L4 L5 L6 L3a I1 I1a I2 M1 M1a M2 M3 M4 M5 "
+                            "P1 P3 P5 H6 H6a H9 G1 G2 G3 G3a G4".split())
+
 
 def clauses_of(scenarios: Sequence[Scenario]) -> set[str]:
     """The clauses a list of scenarios checks, ranges spelt out (``H1-H3`` is H1, H2 and H3)."""
@@ -110,8 +115,11 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
         raise
     _summary(results, stream)
     if profile != "full":
-        left = sorted(clauses_of(PROFILES["full"]) - clauses_of(PROFILES[profile]), key=_clause_key)
-        stream.write(f"Not checked by the {profile} profile (full profile only): {' '.join(left)}\n")
+        checked = clauses_of(PROFILES[profile])
+        unchecked = sorted(MINIMAL_CLAUSES - checked, key=_clause_key)
+        left = sorted(clauses_of(PROFILES["full"]) - checked - MINIMAL_CLAUSES, key=_clause_key)
+        stream.write(f"Not checked by the {profile} profile (full profile only): {' '.join(left)}\n"
+                     f"Minimal clauses no scenario here checks (keep them all the same): {' '.join(unchecked)}\n")
         stream.flush()
     return results
 
