@@ -318,3 +318,33 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
     assert v.sides[BLACK].name == "computer" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"
+
+
+def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_waited_for(tmp_path, monkeypatch):
+    """A minimal peer (PR2) writes no alive record, so it is never judged gone (P2): when it has not
+    moved for a while (a minute) the person is told why nothing can be judged, once a move, and the
+    game waits on."""
+    from engine import BLACK
+    from peer.session import presence
+    from peerfakes import Exhausted, session
+    monkeypatch.setattr(presence, "SILENT_AFTER", 0.5)
+    s, b, out = session(tmp_path / "b", BLACK, size=4, patience=1.0, gone_after=0.3)
+    s.classic_after = 0.0
+    b.idle = True
+    b.states["white"] = None                     # no alive record: it keeps no heartbeat
+    told_at = []
+
+    def three_seconds_after_it_was_told(b):
+        if "has not moved" in out.getvalue() and not told_at:
+            told_at.append(time.monotonic())
+        if told_at and time.monotonic() - told_at[0] > 3:
+            b.idle = False                       # the board runs dry: the session stops (Exhausted)
+        return False
+
+    b.push("white", "never delivered", after=three_seconds_after_it_was_told)
+    with pytest.raises(Exhausted):
+        s.run()
+    text = out.getvalue()
+    assert s.mode == "classic" and len(s.game.moves) == 1, text
+    assert text.count("white has not moved for 0 s and keeps no sign of life") == 1, text
+    assert "no sign of life for" not in text and "leaving" not in text, text     # never judged gone

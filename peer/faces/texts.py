@@ -103,6 +103,10 @@ TEXTS = {
              "Waiting; {to_leave}.",
              "{name}から {secs} 秒以上応答がありません（終了したか、共有フォルダが切れた？）。"
              "待っています。{to_leave}。"),
+    "silent": ("{name} has not moved for {secs} s and keeps no sign of life on the board (a program without a "
+               "heartbeat), so whether it is thinking or has stopped cannot be told. Waiting; {to_leave}.",
+               "{name}は {secs} 秒指していません。伝言台に生存の合図を書かないプログラムなので、考え中か止まったかは"
+               "分かりません。待っています。{to_leave}。"),
     "back": ("{name} is back.", "{name}が戻りました。"),
     "left": ("{name} left the game. Waiting for them to come back; {to_leave}.",
              "{name}が対局を中断しました。戻るのを待っています。{to_leave}。"),

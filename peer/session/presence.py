@@ -6,12 +6,17 @@ from ..record import ENDED
 from .leave import Leave
 from .state import State
 
+SILENT_AFTER = 60.0     # s an opponent without a heartbeat may think before this side says it cannot be judged
+
 if TYPE_CHECKING:
     from .core import Session
 
 
 class Presence(State):
     """Mixed into ``Session``: writes our ``alive`` record, judges the opponent's."""
+
+    _silent: tuple[int, float] | None = None    # (plies, since when) while a peer without a heartbeat is to move
+    _silent_told = -1                           # the ply at which its silence was said
 
     def _presence_loop(self: "Session") -> None:
         """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
@@ -33,7 +38,8 @@ class Presence(State):
         now = time.monotonic()
         if rec is None:
             if self.them.alive_seen is None:
-                return      # a program written without I6 has no alive record: never judged gone
+                self._check_silent()    # a program written without I6 has no alive record: never judged gone
+                return
             key = self.them.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
         else:
             key = (rec.get("run"), rec.get("beat"))
@@ -52,6 +58,20 @@ class Presence(State):
         if self.them.gone and self.patience is not None and now - self.them.alive_seen[1] > self.patience:
             self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
             raise Leave(4)
+
+    def _check_silent(self: "Session") -> None:
+        """An opponent without a heartbeat (a minimal peer, PR2) that has not moved for
+        ``SILENT_AFTER`` s: said once a move, since it cannot be judged gone; we go on waiting."""
+        game = self.game
+        if game is None or self.mode is None or game.position.turn == self.colour or game.position.is_game_over():
+            self._silent = None
+            return
+        now, plies = time.monotonic(), len(game.moves)
+        if self._silent is None or self._silent[0] != plies:
+            self._silent = (plies, now)
+        elif self._silent_told != plies and now - self._silent[1] > SILENT_AFTER:
+            self._silent_told = plies
+            self.say("silent", name=self.them.name, secs=int(SILENT_AFTER))
 
     def _disk_full(self: "Session") -> bool:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
