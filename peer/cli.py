@@ -88,7 +88,8 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
                      help="an external program plays this side (one-shot format: reads side, size "
                           "and rows on stdin, writes 'x y')")
     ap.add_argument("--size", type=size_option, help="board size, even 4..26 (black proposes, default 8; "
-                                               "white refuses a different one if given); an unfinished game "
+                                               "white refuses a different size if given, and takes any board of that size, holes or not: "
+                                               "--shape to insist on one); an unfinished game "
                                                "on the board keeps its size: another one is refused (start "
                                                "without --size to resume it, or with --new)")
     _shape_option(ap, "black proposes it; white refuses another one if given; an unfinished game on the "
