@@ -202,9 +202,14 @@ def test_fit_with_a_prior_and_the_check_step(tmp_path, capsys):
                        "--iterations", "3", "--out", str(out)]) == 0
     assert patterns.stages(patterns.load(out)) == 30
     capsys.readouterr()
-    assert train.main(["check", "--data", str(npz), "--weights", str(patterns.WEIGHTS), "--weights", str(out)]) == 0
+    assert train.main(["check", "--data", str(npz), "--weights", str(patterns.WEIGHTS), "--weights", str(out),
+                       "--solve", "3"]) == 0
     text = capsys.readouterr().out
-    assert text.count("1-60") == 2 and str(out) in text
+    assert text.count("1-60") == 2 and text.count("solved") == 2 and str(out) in text
+    exact = train.solved(data, 3)
+    assert 1 <= len(exact["label"]) <= 3
+    for P, O, label in zip(exact["P"], exact["O"], exact["label"]):
+        assert 16 <= 64 - bin(int(P) | int(O)).count("1") <= 20 and label == compiled.solve(8, int(P), int(O))[0]
     rows = train.errors(patterns.load(out), data)
     assert rows[-1][0] == "1-60" and rows[-1][1] == int(train.held_out(data).sum()) and rows[-1][2] <= rows[-1][3]
     assert train.main(["check", "--data", str(npz), "--weights", str(tmp_path / "missing.bin.gz")]) == 2

@@ -205,6 +205,22 @@ def resample(weights: "Sequence[int] | NDArray[Any]", stages: int) -> "NDArray[A
     return out.ravel()
 
 
+def solved(data: Data, count: int, empties: tuple[int, int] = (16, 20), holdout: float = 0.05) -> Data:
+    """Up to ``count`` positions of the held-out games with ``empties`` empty squares (a range),
+    labelled with their exact value (the solver's) instead of their game's result; the same
+    positions for the same data.  A test of the weights against perfect play."""
+    import numpy as np
+    from .. import _core
+    test = held_out(data, holdout)
+    e = 64 - np.array([bin(int(a) | int(b)).count("1") for a, b in zip(data["P"], data["O"])])
+    pick = np.flatnonzero(test & (e >= empties[0]) & (e <= empties[1]) & (data["mp"] > 0))
+    pick = pick[np.linspace(0, len(pick) - 1, min(count, len(pick))).astype(np.int64)] if len(pick) else pick
+    out = {k: v[pick] for k, v in data.items()}
+    out["label"] = np.array([_core.solve(8, int(P), int(O))[0] for P, O in zip(out["P"], out["O"])],
+                            dtype=np.float32)
+    return out
+
+
 def errors(weights: "Sequence[int]", data: Data, holdout: float = 0.05) -> list[tuple[str, int, float, float]]:
     """How far weights (as ``patterns.load`` gives them) are from the labels of the held-out
     games of ``data``: ``(empties, positions, mean absolute error, rms error)`` in discs for
@@ -263,6 +279,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--prior", type=Path, default=None, metavar="FILE",
                     help="fit: start from these weights (any number of stages) and pull toward "
                          "them instead of toward zero")
+    ap.add_argument("--solve", type=whole(0, 100000), default=0, metavar="N",
+                    help="check: also on N held-out positions of 16-20 empty squares labelled by the "
+                         "exact solver (default 0: only the games' results)")
     ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--data", type=Path, action="append", default=[],
@@ -297,10 +316,14 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         if not a.data or not a.weights:
             ap.error("check needs --data FILE.npz and --weights FILE")
         data = _joined([dict(np.load(f)) for f in a.data])
+        exact = solved(data, a.solve) if a.solve else None
         for f in a.weights:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
             for span, n, mae, rms in errors(patterns.load(f), data):
                 print(f"  {span:>6} {n:9d} {mae:6.2f} {rms:6.2f}")
+            if exact is not None:
+                _, n, mae, rms = errors(patterns.load(f), exact, holdout=1.0)[-1]
+                print(f"  {'solved':>6} {n:9d} {mae:6.2f} {rms:6.2f}  (16-20 empties, labelled by the exact solver)")
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
