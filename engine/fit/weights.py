@@ -4,6 +4,8 @@
     python -m engine.fit.weights generate --games 50000 --data games.npz
     python -m engine.fit.weights generate --games 30000 --seed 2 --evaluation patterns --data more.npz
     python -m engine.fit.weights fit --data games.npz --data more.npz --out engine/weights.bin.gz
+    python -m engine.fit.weights fit --data new.npz --stages 30 --prior engine/weights.bin.gz --out w30.bin.gz
+    python -m engine.fit.weights check --data new.npz --weights engine/weights.bin.gz --weights w30.bin.gz --solve 300
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -15,7 +17,14 @@ result of good play from a varied position, exact in the endgame.
 Fit: ridge least squares of those labels on the pattern configurations and
 mobility counts of ``engine.patterns`` (one set of weights per stage), by
 conjugate gradients on the normal equations; 5% of the games are held out and
-their error printed.
+their error printed.  ``--stages`` sets the number of stages (the file records
+it); ``--prior FILE`` starts from earlier weights (resampled to those stages)
+and pulls toward them rather than toward zero, so new data refines a fit
+without the data it was made from.
+
+Check: the mean absolute and rms error of weights files on the held-out games
+of a data file, by empty squares, and with ``--solve N`` on N of their
+positions of 16-20 empties labelled by the exact solver.
 
 ``all`` (the default) plays round 1 with the hand-written evaluation, fits,
 plays round 2 with those weights (``--games2`` games, seed + 1) and fits both
