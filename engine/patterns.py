@@ -6,15 +6,17 @@ table of weights.  A configuration of an instance is read as a base-3 number,
 first square most significant, one digit per square: 0 empty, 1 a disc of the
 side to move, 2 an opponent disc.  The evaluation of a position with ``e``
 empty squares is the sum, over all instances, of the weight of their
-configuration in the table of stage ``STAGE_OF[e]``, plus two mobility terms
+configuration in the table of stage ``stage_of(e, stages)``, plus two mobility terms
 (the number of legal moves of each side, capped at 32).  Weights are stored
 in 1/``SCALE`` disc; the sum is returned in 1/``EVAL_UNIT`` disc, rounded
 toward zero.  Its meaning is the expected final
 disc difference for the side to move.
 
 The weights are fitted by ``python -m engine.fit.weights`` (see docs/ai.md) and
-shipped in ``weights.bin.gz`` beside this file.  ``evaluate`` below is the
-readable reference that the compiled evaluation is tested against.
+shipped in ``weights.bin.gz`` beside this file.  A weights file says how many stages it
+has (1 to ``MAX_STAGES``, each an equal share of the 60 plies); ``STAGES`` is the number
+the fitting makes.  ``evaluate`` below is the readable reference that the compiled
+evaluation is tested against.
 """
 import array
 import gzip
@@ -29,7 +31,8 @@ WEIGHTS = Path(__file__).with_name("weights.bin.gz")
 MAGIC = b"OTHPAT1\n"
 SCALE = 16          # weights are stored in 1/16 disc
 EVAL_UNIT = 4       # the evaluation is returned in 1/4 disc
-STAGES = 12
+STAGES = 12         # stages of the fitted weights (a file may have another number)
+MAX_STAGES = 60
 MOBILITY = 33       # legal-move counts 0..32
 
 
@@ -80,42 +83,53 @@ def layout() -> tuple[list[list[int]], list[int], int, int]:
     return instances, offsets, at, at + 2 * MOBILITY
 
 
-def stage_of(empties: int) -> int:
-    """The weight stage of a position with ``empties`` empty squares (0..60)."""
-    return min(STAGES - 1, max(0, empties - 1) * STAGES // 60)
+def stage_of(empties: int, stages: int = STAGES) -> int:
+    """The weight stage of a position with ``empties`` empty squares (0..60), out of ``stages``."""
+    return min(stages - 1, max(0, empties - 1) * stages // 60)
 
 
 def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
-    """Write weights (a sequence of ints in 1/SCALE disc, STAGES * stage_size of them)."""
+    """Write weights (a sequence of ints in 1/SCALE disc, a whole number of stages of
+    ``layout()[3]`` each, 1 to MAX_STAGES stages)."""
     stage_size = layout()[3]
-    if len(weights) != STAGES * stage_size:
-        raise ValueError(f"expected {STAGES * stage_size} weights, got {len(weights)}")
+    stages = len(weights) // stage_size
+    if len(weights) != stages * stage_size or not 1 <= stages <= MAX_STAGES:
+        raise ValueError(f"expected 1 to {MAX_STAGES} stages of {stage_size} weights, got {len(weights)} weights")
     data = array.array("h", weights)
     if sys.byteorder == "big":
         data.byteswap()
     with gzip.GzipFile(path, "wb", mtime=0) as f:
-        f.write(MAGIC + struct.pack("<II", STAGES, stage_size) + data.tobytes())
+        f.write(MAGIC + struct.pack("<II", stages, stage_size) + data.tobytes())
 
 
 def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":
-    """The weights as an ``array('h')`` (native byte order); ValueError if the file is not ours."""
-    size = len(MAGIC) + 8 + 2 * STAGES * layout()[3]   # the whole file of this layout, unpacked
-    try:
-        raw = gzipped.decompress(gzipped.read_file(path, size), size)
+    """The weights as an ``array('h')`` (native byte order), ``stages(weights)`` stages of them;
+    ValueError if the file is not ours."""
+    stage_size = layout()[3]
+    head = len(MAGIC) + 8
+    try:   # at most the largest file of this layout, unpacked
+        raw = gzipped.decompress(gzipped.read_file(path, head + 2 * MAX_STAGES * stage_size),
+                                 head + 2 * MAX_STAGES * stage_size)
     except ValueError as e:
         raise ValueError(f"{path}: refused: {e}") from None
-    if not raw.startswith(MAGIC):
+    if not raw.startswith(MAGIC) or len(raw) < head:
         raise ValueError(f"{path}: not a pattern-weights file")
-    stages, stage_size = struct.unpack_from("<II", raw, len(MAGIC))
-    if (stages, stage_size) != (STAGES, layout()[3]):
-        raise ValueError(f"{path}: weights for another pattern layout ({stages} x {stage_size})")
+    stages, size = struct.unpack_from("<II", raw, len(MAGIC))
+    if size != stage_size or not 1 <= stages <= MAX_STAGES:
+        raise ValueError(f"{path}: weights for another pattern layout ({stages} x {size})")
+    if len(raw) != head + 2 * stages * stage_size:
+        raise ValueError(f"{path}: truncated or too long ({len(raw) - head} bytes of weights, "
+                         f"{2 * stages * stage_size} expected)")
     data = array.array("h")
-    data.frombytes(raw[len(MAGIC) + 8:])
+    data.frombytes(raw[head:])
     if sys.byteorder == "big":
         data.byteswap()
-    if len(data) != stages * stage_size:
-        raise ValueError(f"{path}: truncated")
     return data
+
+
+def stages(weights: Sequence[int]) -> int:
+    """The number of stages of loaded weights."""
+    return len(weights) // layout()[3]
 
 
 def configuration(P: int, O: int, squares: Sequence[int]) -> int:
@@ -133,7 +147,7 @@ def evaluate(P: int, O: int, weights: Sequence[int], moves_p: int, moves_o: int)
     """
     instances, offsets, mob, stage_size = layout()
     empties = 64 - bin(P | O).count("1")
-    base = stage_of(empties) * stage_size
+    base = stage_of(empties, stages(weights)) * stage_size
     total = sum(weights[base + off + configuration(P, O, sq)] for sq, off in zip(instances, offsets))
     total += weights[base + mob + min(moves_p, 32)] + weights[base + mob + MOBILITY + min(moves_o, 32)]
     q = abs(total) // (SCALE // EVAL_UNIT)
@@ -162,7 +176,8 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
             _installed = False
             return False
         instances, offsets, mob, stage_size = layout()
-        _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60)) for e in range(65)],
+        _core.set_patterns(instances, offsets, mob, stage_size,
+                           [stage_of(min(e, 60), stages(weights)) for e in range(65)],
                            SCALE // EVAL_UNIT, weights)
         from . import probcut
         probcut.install()  # the midgame search's cuts, fitted for these weights

@@ -129,3 +129,88 @@ def test_training_script_round_trip(tmp_path):
     patterns.save(train.to_ints(w), out)
     assert len(patterns.load(out)) == len(w)
     assert np.abs(w).max() > 0
+
+
+def test_a_file_says_its_number_of_stages(tmp_path):
+    size = patterns.layout()[3]
+    for stages in (1, 30, patterns.MAX_STAGES):
+        out = tmp_path / f"w{stages}.bin.gz"
+        patterns.save([s % 7 for s in range(stages * size)], out)
+        w = patterns.load(out)
+        assert patterns.stages(w) == stages and len(w) == stages * size
+    assert [patterns.stage_of(e, 30) for e in (0, 1, 2, 3, 59, 60)] == [0, 0, 0, 1, 29, 29]
+    assert {patterns.stage_of(e, 60) for e in range(1, 61)} == set(range(60))
+    for bad in (0, patterns.MAX_STAGES + 1):
+        with pytest.raises(ValueError):
+            patterns.save([0] * (bad * size), tmp_path / "bad.bin.gz")
+    with pytest.raises(ValueError):
+        patterns.save([0] * (size + 1), tmp_path / "bad.bin.gz")
+    head = patterns.MAGIC + (61).to_bytes(4, "little") + size.to_bytes(4, "little")
+    with gzip.open(tmp_path / "bad.bin.gz", "wb") as f:
+        f.write(head + b"\0" * (2 * size))
+    with pytest.raises(ValueError, match="another pattern layout"):
+        patterns.load(tmp_path / "bad.bin.gz")
+    head = patterns.MAGIC + (2).to_bytes(4, "little") + size.to_bytes(4, "little")
+    with gzip.open(tmp_path / "bad.bin.gz", "wb") as f:
+        f.write(head + b"\0" * (2 * size + 2))
+    with pytest.raises(ValueError, match="truncated or too long"):
+        patterns.load(tmp_path / "bad.bin.gz")
+    with gzip.open(tmp_path / "bad.bin.gz", "wb") as f:
+        f.write(head[:len(patterns.MAGIC) + 3])
+    with pytest.raises(ValueError, match="not a pattern-weights file"):
+        patterns.load(tmp_path / "bad.bin.gz")
+
+
+@needs_core
+def test_weights_of_another_stage_count_evaluate_alike_compiled_and_reference(tmp_path):
+    """Weights resampled to 60 stages (one a ply) give the very evaluation of the shipped ones,
+    compiled and reference alike."""
+    pytest.importorskip("numpy")
+    from engine.fit import weights as train
+    shipped = patterns.load()
+    out = tmp_path / "w60.bin.gz"
+    patterns.save(train.to_ints(train.resample(shipped, 60)), out)
+    w60 = patterns.load(out)
+    try:
+        assert patterns.install(out)
+        for p in random_positions(200, seed=5):
+            P, O = p.player, p.opponent
+            mp = bin(compiled.moves(8, P, O)).count("1")
+            mo = bin(compiled.moves(8, O, P)).count("1")
+            ref = patterns.evaluate(P, O, shipped, mp, mo)
+            assert compiled.evaluate(P, O, "patterns") == patterns.evaluate(P, O, w60, mp, mo) == ref, p.text()
+    finally:
+        assert patterns.install()
+
+
+@needs_core
+def test_fit_with_a_prior_and_the_check_step(tmp_path, capsys):
+    np = pytest.importorskip("numpy")
+    from engine.fit import weights as train
+    data = train.generate(20, seed=6, depth=2, exact=10, workers=1)
+    prior = train.resample(patterns.load(), 30)
+    held = train.fit(data, iterations=5, stages=30, prior=prior, ridge=1e9)
+    assert np.abs(held - prior).max() < 0.01          # an enormous ridge keeps the prior
+    free = train.fit(data, iterations=20, stages=30, prior=prior, ridge=0.5)
+    assert np.abs(free - prior).max() > 0.1
+    with pytest.raises(ValueError):
+        train.fit(data, iterations=1, stages=12, prior=prior)
+    npz = tmp_path / "d.npz"
+    np.savez(npz, **data)
+    out = tmp_path / "w.bin.gz"
+    assert train.main(["fit", "--data", str(npz), "--stages", "30", "--prior", str(patterns.WEIGHTS),
+                       "--iterations", "3", "--out", str(out)]) == 0
+    assert patterns.stages(patterns.load(out)) == 30
+    capsys.readouterr()
+    assert train.main(["check", "--data", str(npz), "--weights", str(patterns.WEIGHTS), "--weights", str(out),
+                       "--solve", "3"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("1-60") == 2 and text.count("solved") == 2 and str(out) in text
+    exact = train.solved(data, 3)
+    assert 1 <= len(exact["label"]) <= 3
+    for P, O, label in zip(exact["P"], exact["O"], exact["label"]):
+        assert 16 <= 64 - bin(int(P) | int(O)).count("1") <= 20 and label == compiled.solve(8, int(P), int(O))[0]
+    rows = train.errors(patterns.load(out), data)
+    assert rows[-1][0] == "1-60" and rows[-1][1] == int(train.held_out(data).sum()) and rows[-1][2] <= rows[-1][3]
+    assert train.main(["check", "--data", str(npz), "--weights", str(tmp_path / "missing.bin.gz")]) == 2
+    assert "error:" in capsys.readouterr().err

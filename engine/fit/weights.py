@@ -4,6 +4,8 @@
     python -m engine.fit.weights generate --games 50000 --data games.npz
     python -m engine.fit.weights generate --games 30000 --seed 2 --evaluation patterns --data more.npz
     python -m engine.fit.weights fit --data games.npz --data more.npz --out engine/weights.bin.gz
+    python -m engine.fit.weights fit --data new.npz --stages 30 --prior engine/weights.bin.gz --out w30.bin.gz
+    python -m engine.fit.weights check --data new.npz --weights engine/weights.bin.gz --weights w30.bin.gz --solve 300
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -15,7 +17,14 @@ result of good play from a varied position, exact in the endgame.
 Fit: ridge least squares of those labels on the pattern configurations and
 mobility counts of ``engine.patterns`` (one set of weights per stage), by
 conjugate gradients on the normal equations; 5% of the games are held out and
-their error printed.
+their error printed.  ``--stages`` sets the number of stages (the file records
+it); ``--prior FILE`` starts from earlier weights (resampled to those stages)
+and pulls toward them rather than toward zero, so new data refines a fit
+without the data it was made from.
+
+Check: the mean absolute and rms error of weights files on the held-out games
+of a data file, by empty squares, and with ``--solve N`` on N of their
+positions of 16-20 empties labelled by the exact solver.
 
 ``all`` (the default) plays round 1 with the hand-written evaluation, fits,
 plays round 2 with those weights (``--games2`` games, seed + 1) and fits both
@@ -28,7 +37,7 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from .. import patterns
 from ..cliargs import whole
@@ -115,15 +124,16 @@ def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers
     return data
 
 
-def features(data: Data) -> "NDArray[Any]":
-    """Global weight indices, one row per position, one column per instance plus two mobility terms."""
+def features(data: Data, stages: int = patterns.STAGES) -> "NDArray[Any]":
+    """Global weight indices for weights of ``stages`` stages, one row per position, one column
+    per instance plus two mobility terms."""
     import numpy as np
     instances, offsets, mob, stage_size = patterns.layout()
     P, O = data["P"], data["O"]
     filled = np.zeros(len(P), dtype=np.int64)
     for sq in range(64):
         filled += (((P | O) >> np.uint64(sq)) & np.uint64(1)).astype(np.int64)
-    stage_table = np.array([patterns.stage_of(e) for e in range(61)], dtype=np.int64)
+    stage_table = np.array([patterns.stage_of(e, stages) for e in range(61)], dtype=np.int64)
     base = stage_table[64 - filled] * stage_size
     cells = [(((P >> np.uint64(sq)) & np.uint64(1)) + 2 * ((O >> np.uint64(sq)) & np.uint64(1))).astype(np.int64)
              for sq in range(64)]
@@ -138,13 +148,26 @@ def features(data: Data) -> "NDArray[Any]":
     return np.stack(cols, axis=1).astype(np.int32)
 
 
-def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 0.05) -> "NDArray[Any]":
-    """Ridge least squares by CGLS; returns the weights (floats, discs) and prints the errors."""
+def held_out(data: Data, holdout: float = 0.05) -> "NDArray[Any]":
+    """Which positions belong to the games held out of the fit (one game in 1/``holdout``)."""
+    return (data["game"] % int(1 / holdout)) == 0
+
+
+def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 0.05,
+        stages: int = patterns.STAGES, prior: "Optional[NDArray[Any]]" = None) -> "NDArray[Any]":
+    """Ridge least squares by CGLS; returns the weights (floats, discs) and prints the errors.
+
+    ``prior`` (weights in discs, ``stages`` stages, e.g. ``resample`` of an earlier fit): the
+    fit starts there and the ridge pulls toward it instead of toward zero, so configurations the
+    data rarely shows keep their earlier values."""
     import numpy as np
-    X = features(data)
+    X = features(data, stages)
     y = data["label"].astype(np.float64)
-    size = patterns.STAGES * patterns.layout()[3]
-    test = (data["game"] % int(1 / holdout)) == 0
+    size = stages * patterns.layout()[3]
+    w0 = np.zeros(size) if prior is None else np.asarray(prior, dtype=np.float64)
+    if w0.shape != (size,):
+        raise ValueError(f"the prior has {w0.shape[0]} weights, {size} expected")
+    test = held_out(data, holdout)
     Xt, yt, Xv, yv = X[~test], y[~test], X[test], y[test]
     flat = Xt.ravel()
 
@@ -154,26 +177,76 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
     def AT(r: "NDArray[Any]") -> "NDArray[Any]":
         return np.bincount(flat, weights=np.repeat(r, Xt.shape[1]), minlength=size)
 
-    w = np.zeros(size)
-    r = yt - A(w)
-    s = AT(r) - ridge * w
+    d = np.zeros(size)          # the change from the prior
+    r = yt - A(w0)
+    s = AT(r)
     p = s.copy()
     gamma = s @ s
     for it in range(1, iterations + 1):
         q = A(p)
         alpha = gamma / (q @ q + ridge * (p @ p))
-        w += alpha * p
+        d += alpha * p
         r -= alpha * q
-        s = AT(r) - ridge * w
+        s = AT(r) - ridge * d
         g2 = s @ s
         p = s + (g2 / gamma) * p
         gamma = g2
         if it % 25 == 0 or it == iterations:
             train = np.sqrt(np.mean(r * r))
-            held = np.sqrt(np.mean((yv - w[Xv].sum(axis=1)) ** 2)) if len(yv) else float("nan")
-            print(f"  iteration {it}: rms error {train:.2f} discs (training), {held:.2f} (held out)",
-                  file=sys.stderr)
-    return w
+            miss = yv - (w0 + d)[Xv].sum(axis=1)
+            held = np.sqrt(np.mean(miss ** 2)) if len(yv) else float("nan")
+            mae = np.mean(np.abs(miss)) if len(yv) else float("nan")
+            print(f"  iteration {it}: rms error {train:.2f} discs (training), {held:.2f} (held out; "
+                  f"mean absolute {mae:.2f})", file=sys.stderr)
+    return w0 + d
+
+
+def resample(weights: "Sequence[int] | NDArray[Any]", stages: int) -> "NDArray[Any]":
+    """Weights of any number of stages (as ``patterns.load`` gives them, 1/SCALE disc) as
+    ``stages`` stages, in discs: each new stage takes the old stage of its middle ply."""
+    import numpy as np
+    size = patterns.layout()[3]
+    old = np.asarray(weights, dtype=np.float64).reshape(-1, size) / patterns.SCALE
+    out = np.empty((stages, size))
+    for t in range(stages):
+        empties = [e for e in range(61) if patterns.stage_of(e, stages) == t]
+        out[t] = old[patterns.stage_of(empties[len(empties) // 2], old.shape[0])]
+    return out.ravel()
+
+
+def solved(data: Data, count: int, empties: tuple[int, int] = (16, 20), holdout: float = 0.05) -> Data:
+    """Up to ``count`` positions of the held-out games with ``empties`` empty squares (a range),
+    labelled with their exact value (the solver's) instead of their game's result; the same
+    positions for the same data.  A test of the weights against perfect play."""
+    import numpy as np
+    from .. import _core
+    test = held_out(data, holdout)
+    e = 64 - np.array([bin(int(a) | int(b)).count("1") for a, b in zip(data["P"], data["O"])])
+    pick = np.flatnonzero(test & (e >= empties[0]) & (e <= empties[1]) & (data["mp"] > 0))
+    pick = pick[np.linspace(0, len(pick) - 1, min(count, len(pick))).astype(np.int64)] if len(pick) else pick
+    out = {k: v[pick] for k, v in data.items()}
+    out["label"] = np.array([_core.solve(8, int(P), int(O))[0] for P, O in zip(out["P"], out["O"])],
+                            dtype=np.float32)
+    return out
+
+
+def errors(weights: "Sequence[int]", data: Data, holdout: float = 0.05) -> list[tuple[str, int, float, float]]:
+    """How far weights (as ``patterns.load`` gives them) are from the labels of the held-out
+    games of ``data``: ``(empties, positions, mean absolute error, rms error)`` in discs for
+    ranges of empty squares, then for all."""
+    import numpy as np
+    w = np.asarray(weights, dtype=np.float64) / patterns.SCALE
+    test = held_out(data, holdout)
+    part = {k: v[test] for k, v in data.items()}
+    miss = part["label"].astype(np.float64) - w[features(part, patterns.stages(weights))].sum(axis=1)
+    empties = 64 - np.array([bin(int(a) | int(b)).count("1") for a, b in zip(part["P"], part["O"])])
+    out = []
+    for lo, hi in ((1, 14), (15, 24), (25, 34), (35, 44), (45, 60), (1, 60)):
+        sel = (empties >= lo) & (empties <= hi)
+        if sel.any():
+            out.append((f"{lo}-{hi}", int(sel.sum()), float(np.mean(np.abs(miss[sel]))),
+                        float(np.sqrt(np.mean(miss[sel] ** 2)))))
+    return out
 
 
 def to_ints(w: "NDArray[Any]") -> list[int]:
@@ -191,8 +264,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.fit.weights", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit"], default="all",
-                    help="all (default): both rounds and the fits; or one step")
+    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit", "check"], default="all",
+                    help="all (default): both rounds and the fits; or one step (check: the errors of "
+                         "each --weights FILE on the held-out games of the --data)")
     ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
     ap.add_argument("--games2", type=int, default=30000,
                     help="all: games of the second round, played with the first fit (default 30000)")
@@ -206,8 +280,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="keep each batch's games here as they finish; the same command again resumes")
     ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
                     help="generate: evaluation of the self-play search (patterns: --weights)")
-    ap.add_argument("--weights", type=Path, default=patterns.WEIGHTS,
-                    help="generate: the weights a patterns self-play uses")
+    ap.add_argument("--weights", type=Path, action="append", default=[],
+                    help="generate: the weights a patterns self-play uses (default the shipped ones); "
+                         "check: the weights to measure (may be repeated)")
+    ap.add_argument("--stages", type=whole(1, patterns.MAX_STAGES), default=patterns.STAGES,
+                    help=f"fit: stages of the game, each its own weights (default {patterns.STAGES})")
+    ap.add_argument("--prior", type=Path, default=None, metavar="FILE",
+                    help="fit: start from these weights (any number of stages) and pull toward "
+                         "them instead of toward zero")
+    ap.add_argument("--solve", type=whole(0, 100000), default=0, metavar="N",
+                    help="check: also on N held-out positions of 16-20 empty squares labelled by the "
+                         "exact solver (default 0: only the games' results)")
     ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--data", type=Path, action="append", default=[],
@@ -220,7 +303,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         ap.error("training needs numpy: pip install -e '.[train]'")
     try:
         return _steps(a, ap)
-    except (jobs.JournalError, RuntimeError) as e:
+    except (ValueError, OSError, RuntimeError) as e:   # a journal of another run, a file not ours
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -229,13 +312,27 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     import numpy as np
 
     def fit_and_save(data: Data) -> None:
-        print(f"fitting {len(data['label'])} positions", file=sys.stderr)
-        patterns.save(to_ints(fit(data, a.ridge, a.iterations)), a.out)
+        print(f"fitting {len(data['label'])} positions, {a.stages} stages", file=sys.stderr)
+        prior = resample(patterns.load(a.prior), a.stages) if a.prior else None
+        patterns.save(to_ints(fit(data, a.ridge, a.iterations, stages=a.stages, prior=prior)), a.out)
         print(f"wrote {a.out}")
 
+    weights = a.weights[0] if a.weights else patterns.WEIGHTS
     if a.step == "generate":
         generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
-                 a.weights, a.cluster, a.journal)
+                 weights, a.cluster, a.journal)
+    elif a.step == "check":
+        if not a.data or not a.weights:
+            ap.error("check needs --data FILE.npz and --weights FILE")
+        data = _joined([dict(np.load(f)) for f in a.data])
+        exact = solved(data, a.solve) if a.solve else None
+        for f in a.weights:
+            print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
+            for span, n, mae, rms in errors(patterns.load(f), data):
+                print(f"  {span:>6} {n:9d} {mae:6.2f} {rms:6.2f}")
+            if exact is not None:
+                _, n, mae, rms = errors(patterns.load(f), exact, holdout=1.0)[-1]
+                print(f"  {'solved':>6} {n:9d} {mae:6.2f} {rms:6.2f}  (16-20 empties, labelled by the exact solver)")
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
