@@ -3,6 +3,7 @@ command must do to play our players safely, in the order docs/FIRST-PEER.md buil
 and its member record, the lock, Quiet, a move each way, whole games.  (The classic scenarios of
 ``games`` belong to this profile too.)"""
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -199,7 +200,21 @@ def _against_ours(play_cmd: str, d: Path, colour: str) -> None:
 
 def s_ours(cmd: str, d: Path, play_cmd: str) -> None:
     """P1 P3 H6 G1 G2 G3 G4: a whole game against our white.py and one against our black.py (which waits 10 s for a greeting, then plays classic)."""
+    failed: list[BaseException] = []
+
+    def game(colour: str) -> None:
+        try:
+            _against_ours(play_cmd, d / colour, colour)
+        except BaseException as e:      # noqa: BLE001 - raised again below, in this thread
+            failed.append(e)
+
     for colour in ("black", "white"):
         (d / colour).mkdir()
-        _against_ours(play_cmd, d / colour, colour)
+    side_by_side = [threading.Thread(target=game, args=(c,), name=f"kit-{c}") for c in ("black", "white")]
+    for t in side_by_side:          # two boards, two games at once: a black.py waits 10 s for a greeting
+        t.start()
+    for t in side_by_side:
+        t.join()
+    if failed:
+        raise failed[0]
 
