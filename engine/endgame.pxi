@@ -229,7 +229,7 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
     if empties >= SOLVE_EVAL_EMPTIES:
         n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
     elif empties >= SOLVE_ORDER_EMPTIES:
-        n = _order(P, O, s.holes, moves, hash_move, sqs, fl)
+        n = _order(P, O, s.holes, moves, hash_move, _odd_regions(~(P | O | s.holes)), sqs, fl)
     else:
         n = 0
         odd = _odd_regions(~(P | O | s.holes)) & moves

@@ -102,7 +102,7 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
         if v < 0:
             return alpha
     if depth >= 2:
-        n = _order(P, O, s.holes, moves, hash_move, sqs, fl)
+        n = _order(P, O, s.holes, moves, hash_move, 0, sqs, fl)
     else:
         n = 0
         while moves:

@@ -12,12 +12,13 @@ cdef enum:
     TT_BITS = 20
     KIND_EXACT = 1
     KIND_MID = 2
-    SOLVE_TT_EMPTIES = 10     # positions with this many empties or more go to the hash table
+    SOLVE_TT_EMPTIES = 8      # positions with this many empties or more go to the hash table
     SOLVE_ORDER_EMPTIES = 6   # fastest-first ordering from here; parity alone below
+    SOLVE_PARITY = 2          # ... where a move into an odd region gains this (a reply is 4)
     SOLVE_SMALL = 5           # from here on: no move generation, no hash table
     SOLVE_STABLE_EMPTIES = 8
-    SOLVE_ETC_EMPTIES = 14    # enhanced transposition cutoffs above this
-    SOLVE_EVAL_EMPTIES = 14   # ordering by a shallow midgame search from here
+    SOLVE_ETC_EMPTIES = 12    # enhanced transposition cutoffs above this
+    SOLVE_EVAL_EMPTIES = 12   # ordering by a shallow midgame search from here
     SOLVE_EVAL_BASE = 12      # ... of depth (empties - SOLVE_EVAL_BASE) / 2
     SOLVE_EVAL_MOBILITY = 8   # ... plus this weight times the opponent's mobility
     BUSY_SIZE = 1 << 14       # words in the table of positions being searched
@@ -204,10 +205,10 @@ cdef inline void _insert(int* keys, int* sqs, uint64_t* flips, int n, int k, int
     flips[i] = f
 
 
-cdef int _order(uint64_t P, uint64_t O, uint64_t H, uint64_t moves, int hash_move, int* sqs,
-                uint64_t* flips) noexcept nogil:
+cdef int _order(uint64_t P, uint64_t O, uint64_t H, uint64_t moves, int hash_move, uint64_t odd,
+                int* sqs, uint64_t* flips) noexcept nogil:
     """Moves sorted fastest-first: fewest replies for the opponent (corners count double);
-    ``H``: the holes."""
+    ``H``: the holes; a move on one of the ``odd`` squares (parity) gains SOLVE_PARITY."""
     cdef int keys[32]
     cdef int n = 0, i, j, sq, k
     cdef uint64_t f, b, reply
@@ -223,6 +224,8 @@ cdef int _order(uint64_t P, uint64_t O, uint64_t H, uint64_t moves, int hash_mov
             k = -100
         elif b & DEF_CORNERS:
             k -= 1
+        if b & odd:
+            k -= SOLVE_PARITY
         _insert(keys, sqs, flips, n, k, sq, f)
         n += 1
     return n
