@@ -1,5 +1,6 @@
 """Command line: ``python -m engine {info,perft,bench,move,solve,tournament,nboard,book}``."""
 import argparse
+import os
 import sys
 import time
 from typing import Callable, Iterator, Optional
@@ -468,6 +469,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

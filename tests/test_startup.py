@@ -42,3 +42,12 @@ def test_the_guard_sees_a_command_that_needs_them() -> None:
     rc, _, loaded = imported_by(["book", "check"], "")
     assert rc == 0
     assert "engine.fit.book" in loaded
+
+
+def test_output_to_a_reader_that_has_gone_ends_quietly():
+    """``python -m engine info | head -1``: the reader closes the pipe; no traceback, exit 1."""
+    p = subprocess.Popen([sys.executable, "-m", "engine", "info"], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()                    # gone before the first line is written
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 1 and "Traceback" not in err and "BrokenPipe" not in err, err
