@@ -34,9 +34,6 @@ REASONS = {
                     "give both sides the same CARDSTAND_SECRET or --secret-file",
 }
 
-# the problem codes of comm's members that a screen words itself when a join fails (``why_<kind>``)
-BOARD_TROUBLE = ("gone", "full", "readonly", "denied", "disconnected", "io", "locked")
-
 # Why a player cannot start ("Cannot play: ..."), and why a game record is not used (D4, D5).
 PROBLEMS = {
     "threads_not_ai": "--threads and --ponder are for --ai best, not for a person or --engine",
@@ -90,14 +87,15 @@ class Reason:
     @classmethod
     def board(cls, e: OSError) -> "Reason | OSError":
         """Why a board could not be joined (a ``comm.BoardError``): its code and fields, with the
-        cause a ``Reason`` of its own when comm named it (``why_<kind>``); else the error itself."""
+        cause a ``Reason`` of its own when comm named its kind (``why_<kind>``: a screen without
+        words for that kind shows the system's); else the error itself."""
         code, fields = getattr(e, "code", ""), dict(getattr(e, "fields", {}))
         if not code:
             return e
         if code in ("cannot_use", "cannot_join"):
             system = str(fields.get("system", ""))
             kind = fields.get("kind") or ""
-            fields["reason"] = cls(f"why_{kind}", system, {"system": system}) if kind in BOARD_TROUBLE else system
+            fields["reason"] = cls(f"why_{kind}", system, {"system": system}) if kind else system
         return cls(f"board_{code}", str(e), fields)
 
     @classmethod

@@ -446,16 +446,17 @@ TEXTS = {
     # the start screen (peer/faces/start.py)
     "start_lang": ("Language / 言語: 1 English, 2 日本語", "Language / 言語: 1 English, 2 日本語"),
     "start_board": ("Board folder: both players name the same one (made if missing; on a network share "
-              "use a subfolder)", "伝言台のフォルダー: 二人とも同じフォルダーを指定します（なければ作ります。"
-              "ネットワーク共有ではその中のサブフォルダーを）"),
+                    "use a subfolder)",
+                    "伝言台のフォルダー: 二人とも同じフォルダーを指定します（なければ作ります。"
+                    "ネットワーク共有ではその中のサブフォルダーを）"),
     "start_colour": ("Your colour: 1 black (moves first), 2 white", "手番: 1 黒（先手）, 2 白"),
     "start_who": ("Who plays it: 1 you, 2 a computer player, 3 your own AI (a .py file)",
-            "誰が打ちますか: 1 あなた, 2 コンピューター, 3 自作 AI（.py ファイル）"),
+                  "誰が打ちますか: 1 あなた, 2 コンピューター, 3 自作 AI（.py ファイル）"),
     "start_ai": ("Which computer player (number or name)", "どのコンピューターにしますか（番号か名前）"),
     "start_own": ("Your AI as FILE.py or FILE.py:CLASS (docs/ai.md)", "自作 AI: FILE.py または FILE.py:CLASS（docs/ai.md）"),
     "start_size": ("Board size, even 4..26", "盤の大きさ（4〜26 の偶数）"),
     "start_size_white": ("Board size, even 4..26 (empty: the one black proposes)",
-                   "盤の大きさ（4〜26 の偶数。空欄なら黒の提案どおり）"),
+                         "盤の大きさ（4〜26 の偶数。空欄なら黒の提案どおり）"),
     "start_time": ("Seconds per move for the computer", "コンピューターの 1 手の持ち時間（秒）"),
     "start_default": ("default", "既定"),
     "start_bad_choice": ("Type one of the numbers shown.", "表示された番号を入力してください。"),
