@@ -227,8 +227,11 @@ PLAYER = textwrap.dedent("""
         engine = External(f'"{sys.executable}" -c "{code}"', time_limit=2)
         move, why = engine.choose(Position.start())
         results.append(why)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"reasons": results, "peak_mb": peak / (1 << 20 if sys.platform == "darwin" else 1 << 10)}))
+    try:    # this process's own peak: ru_maxrss also counts the parent's pages at the fork (Linux)
+        peak_mb = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
+    print(json.dumps({"reasons": results, "peak_mb": peak_mb}))
 """)
 
 
