@@ -7,7 +7,7 @@
 # engine/probcut.py; PC_T100 / 100 standard deviations count as "far enough".
 cdef enum:
     PC_MIN_DEPTH = 3
-    PC_MAX_DEPTH = 12
+    PC_MAX_DEPTH = 20
     PC_STAGES = 3        # 40 or more empties, 25 to 39, fewer
 
 cdef int PC_SIGMA[PC_STAGES][PC_MAX_DEPTH + 1]

@@ -1,7 +1,7 @@
 """ProbCut's table: how far a search at depth d/2 lands from one at depth d, fitted on self-play.
 
 The compiled midgame search (with the trained patterns) skips a node at depth
-d, 3 <= d <= 12, when a search at depth d/2 is more than ``t`` standard
+d, 3 <= d <= 20, when a search at depth d/2 is more than ``t`` standard
 deviations outside the window (Buro's ProbCut, with one test a node).  The
 table here holds, for each depth and stage of the game (40 or more empty
 squares, 25 to 39, fewer), the mean and the standard deviation of
@@ -9,8 +9,9 @@ squares, 25 to 39, fewer), the mean and the standard deviation of
 
 The table is ``probcut.txt`` beside this file, fitted offline by
 ``python -m engine.fit.probcut fit`` (``engine/fit/probcut.py``); this module
-only reads it and gives it to the compiled search.  Depths beyond the fitted
-ones get no cut.
+only reads it and gives it to the compiled search.  A depth deeper than the
+fitted ones takes the row of depth - 4: the error hardly grows with depth,
+and its bias follows the parities of d and d/2, which d - 4 shares.
 """
 from pathlib import Path
 from typing import Optional
@@ -18,7 +19,7 @@ from typing import Optional
 TABLE = Path(__file__).with_name("probcut.txt")
 T = 1.5                 # standard deviations that make a cut
 STAGES = 3
-MAX_DEPTH = 12
+MAX_DEPTH = 20
 MIN_DEPTH = 3
 
 
@@ -55,6 +56,11 @@ def load(path: Path = TABLE) -> tuple[float, list[list[int]], list[list[int]]]:
         sigmas[st][depth] = max(1, round(sigma))
     if t is None:
         raise ValueError(f"{path}: no 't' line")
+    for st in range(STAGES):
+        deepest = max((d for d in range(MAX_DEPTH + 1) if sigmas[st][d]), default=MAX_DEPTH)
+        for depth in range(deepest + 1, MAX_DEPTH + 1):
+            if depth - 4 >= MIN_DEPTH:
+                biases[st][depth], sigmas[st][depth] = biases[st][depth - 4], sigmas[st][depth - 4]
     return t, biases, sigmas
 
 

@@ -35,6 +35,21 @@ def test_the_shipped_table_loads_and_covers_every_stage():
         assert all(sigmas[st][d] > 0 for d in range(probcut.MIN_DEPTH, 11)), st
 
 
+def test_depths_beyond_the_fitted_ones_take_the_row_four_shallower(tmp_path):
+    table = tmp_path / "probcut.txt"
+    table.write_text("t 1.5\n" + "".join(f"stage {st} depth {d} bias {d * (-1) ** d} sigma {10 + d + st} n 9\n"
+                                         for st in range(probcut.STAGES) for d in range(3, 11 + (st == 1))),
+                     encoding="ascii")
+    t, biases, sigmas = probcut.load(table)
+    assert compiled.PROBCUT_MAX_DEPTH == probcut.MAX_DEPTH
+    for st in range(probcut.STAGES):
+        fitted = 11 + (st == 1)
+        assert sigmas[st][fitted - 1] == 9 + fitted + st                 # a fitted row is kept
+        for d in range(fitted, probcut.MAX_DEPTH + 1):
+            assert (biases[st][d], sigmas[st][d]) == (biases[st][d - 4], sigmas[st][d - 4]), (st, d)
+    assert biases[0][11] == -7 and biases[0][12] == 8 and sigmas[1][12] == sigmas[1][8] == 19
+
+
 def test_selective_search_cuts_nodes_and_stays_close():
     cut = full = 0
     for seed in range(4):
