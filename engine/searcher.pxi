@@ -88,17 +88,20 @@ cdef void _work_solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, in
         bits_set_flag(s.halt, 1)
 
 
-cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth, double start, double seconds,
+cdef void _work_search(Search* s, uint64_t P, uint64_t O, int max_depth,
                        int* score, int* move, int* depth) noexcept nogil:
-    """One thread's iterative deepening.  The main thread (id 0) decides when to stop."""
+    """One thread's iterative deepening, until max_depth, the end of the game or the clock; the
+    main thread (id 0) stops the others when it ends."""
     cdef int d, v, m, empties = s.squares - bits_count(P | O)
     depth[0] = 0
     for d in range(1, max_depth + 1):
         v = _root8(s, P, O, d, False, -INF, INF, &m)
         if s.aborted:
+            if v > -INF and d > 1:   # the moves of the cut-off depth searched in full: the best of them
+                score[0], move[0] = v, m
             break
         score[0], move[0], depth[0] = v, m, d
-        if d >= empties or (s.id == 0 and seconds > 0 and bits_now() - start > 0.4 * seconds):
+        if d >= empties:
             break
     if s.id == 0:
         bits_set_flag(s.halt, 1)
@@ -230,11 +233,11 @@ cdef class Searcher:
         self.work[k] = local
         self.scores[k], self.moves_[k] = score, move
 
-    def _helper_search(self, int k, uint64_t P, uint64_t O, int max_depth, double start, double seconds):
+    def _helper_search(self, int k, uint64_t P, uint64_t O, int max_depth):
         cdef Search local = self.work[k]
         cdef int score = 0, move = -1, depth = 0
         with nogil:
-            _work_search(&local, P, O, max_depth, start, seconds, &score, &move, &depth)
+            _work_search(&local, P, O, max_depth, &score, &move, &depth)
         self.work[k] = local
         self.scores[k], self.moves_[k], self.depths[k] = score, move, depth
 
@@ -309,8 +312,12 @@ cdef class Searcher:
         plus the disc difference).  ``evaluation`` (8x8): "full"
         (hand-written), "simple" (square weights and mobility, what other
         sizes always use) or "patterns" (trained; 1/4 disc units; needs
-        ``engine.patterns.install()``).  A new depth is not started after
-        40% of ``seconds``; a depth cut off by the clock is dropped.
+        ``engine.patterns.install()``).  On 8x8 the search deepens until
+        ``seconds`` are up, and a depth cut off by the clock still counts the
+        moves it searched in full (the previous depth's best first): the best
+        of them is the move, with its score; ``depth`` is the deepest depth
+        completed.  On other sizes a new depth is not started after 40% of
+        ``seconds``, and a depth cut off is dropped.
         ``seconds`` 0: no limit (until ``max_depth`` or ``stop()``).
         ``holes``: the squares of a shaped board that are no part of it.
         """
@@ -337,7 +344,7 @@ cdef class Searcher:
                 p8, o8 = P, O
                 if (moves8(p8, o8) & ~h8) == 0:
                     return 0, -1, 0, 0
-                self._run(self._helper_search, (p8, o8, max_depth, start, seconds), threads)
+                self._run(self._helper_search, (p8, o8, max_depth), threads)
                 nodes = sum(self.thread_nodes)
                 if self.depths[0] == 0:
                     return 0, -1, nodes, 0
