@@ -50,7 +50,7 @@ BASE = {
     "diag4": [(i + 4, i) for i in range(4)],
 }
 
-_SYMMETRIES: list[Callable[[int, int], tuple[int, int]]] = [
+SYMMETRIES: list[Callable[[int, int], tuple[int, int]]] = [
     lambda x, y: (x, y), lambda x, y: (7 - x, y), lambda x, y: (x, 7 - y), lambda x, y: (7 - x, 7 - y),
     lambda x, y: (y, x), lambda x, y: (7 - y, x), lambda x, y: (y, 7 - x), lambda x, y: (7 - y, 7 - x),
 ]
@@ -59,7 +59,7 @@ _SYMMETRIES: list[Callable[[int, int], tuple[int, int]]] = [
 def _instances(points: list[tuple[int, int]]) -> list[list[int]]:
     seen: set[frozenset[int]] = set()
     out: list[list[int]] = []
-    for f in _SYMMETRIES:
+    for f in SYMMETRIES:
         squares = [y * 8 + x for x, y in (f(*p) for p in points)]
         key = frozenset(squares)
         if key not in seen:

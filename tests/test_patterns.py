@@ -214,3 +214,37 @@ def test_fit_with_a_prior_and_the_check_step(tmp_path, capsys):
     assert rows[-1][0] == "1-60" and rows[-1][1] == int(train.held_out(data).sum()) and rows[-1][2] <= rows[-1][3]
     assert train.main(["check", "--data", str(npz), "--weights", str(tmp_path / "missing.bin.gz")]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_smoothing_makes_the_evaluation_symmetric_and_blends_the_stages(tmp_path, capsys):
+    np = pytest.importorskip("numpy")
+    from engine.fit import weights as train
+    size = patterns.layout()[3]
+    out = tmp_path / "smooth.bin.gz"
+    assert train.main(["smooth", "--weights", str(patterns.WEIGHTS), "--out", str(out)]) == 0
+    assert "30 blended stages" in capsys.readouterr().out
+    smooth, shipped = patterns.load(out), patterns.load()
+    assert patterns.stages(smooth) == train.SMOOTH_STAGES == 30
+    images = [lambda x, y: (7 - x, y), lambda x, y: (y, x), lambda x, y: (7 - y, 7 - x)]
+    lopsided = 0
+    for p in random_positions(60, seed=9):
+        P, O = p.player, p.opponent
+        mp, mo = bin(p.legal_moves_mask()).count("1"), bin(Position(8, O, P, 0).legal_moves_mask()).count("1")
+        value = patterns.evaluate(P, O, smooth, mp, mo)
+        for f in images:
+            move = [0] * 64
+            for sq in range(64):
+                x, y = f(sq % 8, sq // 8)
+                move[sq] = y * 8 + x
+            P2 = sum(1 << move[sq] for sq in range(64) if P >> sq & 1)
+            O2 = sum(1 << move[sq] for sq in range(64) if O >> sq & 1)
+            assert patterns.evaluate(P2, O2, smooth, mp, mo) == value, p.text()
+            lopsided += patterns.evaluate(P2, O2, shipped, mp, mo) != patterns.evaluate(P, O, shipped, mp, mo)
+    assert lopsided > 0          # the fitted weights alone are not symmetric: the test can fail
+    ramp = np.repeat(np.arange(12, dtype=np.float64), size)
+    blended = train.interpolated(ramp, 30).reshape(30, size)
+    for j in range(30):
+        assert np.allclose(blended[j], min(11.0, max(0.0, (2 * j + 1.5 - 3) / 5))), j
+    assert np.array_equal(train.interpolated(ramp, 12), ramp)
+    with pytest.raises(SystemExit):
+        train.main(["smooth", "--out", str(out)])

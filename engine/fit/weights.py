@@ -3,7 +3,8 @@
     python -m engine.fit.weights                      # both rounds below, about an hour on 2 cores
     python -m engine.fit.weights generate --games 50000 --data games.npz
     python -m engine.fit.weights generate --games 30000 --seed 2 --evaluation patterns --data more.npz
-    python -m engine.fit.weights fit --data games.npz --data more.npz --out engine/weights.bin.gz
+    python -m engine.fit.weights fit --data games.npz --data more.npz --out fitted.bin.gz
+    python -m engine.fit.weights smooth --weights fitted.bin.gz --out engine/weights.bin.gz
     python -m engine.fit.weights fit --data new.npz --stages 30 --prior engine/weights.bin.gz --out w30.bin.gz
     python -m engine.fit.weights check --data new.npz --weights engine/weights.bin.gz --weights w30.bin.gz --solve 300
 
@@ -22,13 +23,19 @@ it); ``--prior FILE`` starts from earlier weights (resampled to those stages)
 and pulls toward them rather than toward zero, so new data refines a fit
 without the data it was made from.
 
+Smooth: the fitted weights made symmetric (``symmetric``: configurations that
+a symmetry of the board maps onto each other get their average) and blended
+into ``--stages`` stages (default 30; ``interpolated``: each the linear blend
+of the two fitted stages nearest to it), so the evaluation moves by small
+steps as the board fills.
+
 Check: the mean absolute and rms error of weights files on the held-out games
 of a data file, by empty squares, and with ``--solve N`` on N of their
 positions of 16-20 empties labelled by the exact solver.
 
 ``all`` (the default) plays round 1 with the hand-written evaluation, fits,
-plays round 2 with those weights (``--games2`` games, seed + 1) and fits both
-rounds together.  With the default options (seeded, fixed-depth searches) it
+plays round 2 with those weights (``--games2`` games, seed + 1), fits both
+rounds together and smooths that fit into 30 stages.  With the default options (seeded, fixed-depth searches) it
 reproduces the shipped file.  Needs numpy (``pip install -e '.[train]'``) and the
 compiled core.
 """
@@ -51,6 +58,7 @@ Data = dict[str, "NDArray[Any]"]
 """Self-play positions as columns: game, P, O, mp, mo (legal-move counts), label."""
 Sample = tuple[int, int, int, int, int]
 """One position of a game: P, O, legal moves of P and of O, the label for P."""
+SMOOTH_STAGES = 30   # stages of the shipped file: the fitted ones blended (``interpolated``)
 
 
 
@@ -214,6 +222,57 @@ def resample(weights: "Sequence[int] | NDArray[Any]", stages: int) -> "NDArray[A
     return out.ravel()
 
 
+def symmetric(weights: "Sequence[int] | NDArray[Any]") -> "NDArray[Any]":
+    """Weights (any stages, any unit) with each pattern's configurations that a symmetry of the
+    board maps onto each other averaged: an edge read left to right or right to left is the same
+    edge, so its two weights estimate one value (the fit sees them apart)."""
+    import numpy as np
+    size = patterns.layout()[3]
+    w = np.asarray(weights, dtype=np.float64).reshape(-1, size).copy()
+    at = 0
+    for points in patterns.BASE.values():
+        n = len(points)
+        squares = [y * 8 + x for x, y in points]
+        digits = (np.arange(3 ** n)[:, None] // 3 ** np.arange(n - 1, -1, -1)[None, :]) % 3
+        images = []
+        for f in patterns.SYMMETRIES:
+            moved = [y * 8 + x for x, y in (f(*q) for q in points)]
+            if sorted(moved) == sorted(squares):    # the symmetry maps the pattern onto itself
+                where = [squares.index(sq) for sq in moved]   # digit j of a configuration lands at where[j]
+                image = np.zeros(3 ** n, dtype=np.int64)
+                for j in range(n):
+                    image += digits[:, j] * 3 ** (n - 1 - where[j])
+                images.append(image)
+        block = w[:, at:at + 3 ** n]
+        w[:, at:at + 3 ** n] = sum(block[:, image] for image in images) / len(images)
+        at += 3 ** n
+    return w.ravel()
+
+
+def interpolated(weights: "Sequence[int] | NDArray[Any]", stages: int) -> "NDArray[Any]":
+    """Weights of any number of stages as ``stages`` stages: each new stage is the linear blend
+    of the two old stages whose middles are nearest to its own (by empty squares), so the
+    evaluation changes by small steps as the board fills instead of jumping at the old stages'
+    edges.  Same unit as given."""
+    import numpy as np
+    size = patterns.layout()[3]
+    old = np.asarray(weights, dtype=np.float64).reshape(-1, size)
+    n = old.shape[0]
+
+    def middle(t: int, count: int) -> float:
+        empties = [e for e in range(1, 61) if patterns.stage_of(e, count) == t]
+        return (empties[0] + empties[-1]) / 2
+
+    centres = np.array([middle(t, n) for t in range(n)])
+    out = np.empty((stages, size))
+    for t in range(stages):
+        e = middle(t, stages)
+        k = int(np.clip(np.searchsorted(centres, e) - 1, 0, max(n - 2, 0)))
+        share = 0.0 if n == 1 else float(np.clip((e - centres[k]) / (centres[k + 1] - centres[k]), 0, 1))
+        out[t] = old[k] * (1 - share) + (old[k + 1] if n > 1 else old[k]) * share
+    return out.ravel()
+
+
 def solved(data: Data, count: int, empties: tuple[int, int] = (16, 20), holdout: float = 0.05) -> Data:
     """Up to ``count`` positions of the held-out games with ``empties`` empty squares (a range),
     labelled with their exact value (the solver's) instead of their game's result; the same
@@ -264,9 +323,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.fit.weights", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit", "check"], default="all",
-                    help="all (default): both rounds and the fits; or one step (check: the errors of "
-                         "each --weights FILE on the held-out games of the --data)")
+    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit", "smooth", "check"], default="all",
+                    help="all (default): both rounds, the fits and the smoothing; or one step (smooth: "
+                         "--weights FILE made symmetric and blended into --stages stages; check: the "
+                         "errors of each --weights FILE on the held-out games of the --data)")
     ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
     ap.add_argument("--games2", type=int, default=30000,
                     help="all: games of the second round, played with the first fit (default 30000)")
@@ -283,8 +343,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--weights", type=Path, action="append", default=[],
                     help="generate: the weights a patterns self-play uses (default the shipped ones); "
                          "check: the weights to measure (may be repeated)")
-    ap.add_argument("--stages", type=whole(1, patterns.MAX_STAGES), default=patterns.STAGES,
-                    help=f"fit: stages of the game, each its own weights (default {patterns.STAGES})")
+    ap.add_argument("--stages", type=whole(1, patterns.MAX_STAGES), default=None,
+                    help=f"fit: stages of the game, each its own weights (default {patterns.STAGES}); "
+                         f"smooth: stages written (default {SMOOTH_STAGES})")
     ap.add_argument("--prior", type=Path, default=None, metavar="FILE",
                     help="fit: start from these weights (any number of stages) and pull toward "
                          "them instead of toward zero")
@@ -311,11 +372,18 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     import numpy as np
 
+    stages = a.stages or patterns.STAGES
+
     def fit_and_save(data: Data) -> None:
-        print(f"fitting {len(data['label'])} positions, {a.stages} stages", file=sys.stderr)
-        prior = resample(patterns.load(a.prior), a.stages) if a.prior else None
-        patterns.save(to_ints(fit(data, a.ridge, a.iterations, stages=a.stages, prior=prior)), a.out)
+        print(f"fitting {len(data['label'])} positions, {stages} stages", file=sys.stderr)
+        prior = resample(patterns.load(a.prior), stages) if a.prior else None
+        patterns.save(to_ints(fit(data, a.ridge, a.iterations, stages=stages, prior=prior)), a.out)
         print(f"wrote {a.out}")
+
+    def smooth(source: Union[str, Path], count: int) -> None:
+        w = patterns.load(source)
+        patterns.save(to_ints(interpolated(symmetric(w), count) / patterns.SCALE), a.out)
+        print(f"wrote {a.out}: {source} made symmetric, in {count} blended stages")
 
     weights = a.weights[0] if a.weights else patterns.WEIGHTS
     if a.step == "generate":
@@ -333,6 +401,10 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
             if exact is not None:
                 _, n, mae, rms = errors(patterns.load(f), exact, holdout=1.0)[-1]
                 print(f"  {'solved':>6} {n:9d} {mae:6.2f} {rms:6.2f}  (16-20 empties, labelled by the exact solver)")
+    elif a.step == "smooth":
+        if not a.weights:
+            ap.error("smooth needs --weights FILE")
+        smooth(a.weights[0], a.stages or SMOOTH_STAGES)
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
@@ -346,6 +418,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         second = generate(a.games2, a.seed + 1, a.depth, a.exact, a.workers, "patterns", weights=a.out,
                           cluster=a.cluster, journal=a.journal / "round2" if a.journal else None)
         fit_and_save(_joined([first, second]))
+        smooth(a.out, SMOOTH_STAGES)
     return 0
 
 
