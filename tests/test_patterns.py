@@ -42,7 +42,8 @@ def test_layout_covers_the_board_symmetrically():
 
 def test_shipped_weights_load():
     w = patterns.load()
-    assert len(w) == patterns.STAGES * patterns.layout()[3]
+    assert patterns.stages(w) == 30           # the fitted 12 stages, smoothed (engine.fit.weights smooth)
+    assert len(w) == 30 * patterns.layout()[3]
     assert any(w)
 
 
@@ -220,10 +221,12 @@ def test_smoothing_makes_the_evaluation_symmetric_and_blends_the_stages(tmp_path
     np = pytest.importorskip("numpy")
     from engine.fit import weights as train
     size = patterns.layout()[3]
+    fitted = tmp_path / "fitted.bin.gz"          # like a fit: 12 stages, no symmetry
+    patterns.save(np.random.default_rng(3).integers(-300, 300, 12 * size).tolist(), fitted)
     out = tmp_path / "smooth.bin.gz"
-    assert train.main(["smooth", "--weights", str(patterns.WEIGHTS), "--out", str(out)]) == 0
+    assert train.main(["smooth", "--weights", str(fitted), "--out", str(out)]) == 0
     assert "30 blended stages" in capsys.readouterr().out
-    smooth, shipped = patterns.load(out), patterns.load()
+    smooth, shipped = patterns.load(out), patterns.load(fitted)
     assert patterns.stages(smooth) == train.SMOOTH_STAGES == 30
     images = [lambda x, y: (7 - x, y), lambda x, y: (y, x), lambda x, y: (7 - y, 7 - x)]
     lopsided = 0
@@ -240,7 +243,7 @@ def test_smoothing_makes_the_evaluation_symmetric_and_blends_the_stages(tmp_path
             O2 = sum(1 << move[sq] for sq in range(64) if O >> sq & 1)
             assert patterns.evaluate(P2, O2, smooth, mp, mo) == value, p.text()
             lopsided += patterns.evaluate(P2, O2, shipped, mp, mo) != patterns.evaluate(P, O, shipped, mp, mo)
-    assert lopsided > 0          # the fitted weights alone are not symmetric: the test can fail
+    assert lopsided > 0          # weights as fitted are not symmetric: the test can fail
     ramp = np.repeat(np.arange(12, dtype=np.float64), size)
     blended = train.interpolated(ramp, 30).reshape(30, size)
     for j in range(30):
