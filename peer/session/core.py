@@ -16,6 +16,7 @@ from .classic import Classic
 from .clocks import Clocks
 from .commands import Commands
 from .events import Event, Listener, Reason
+from .garbage import Garbage
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave
@@ -32,7 +33,7 @@ log = logging.getLogger("peer")
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
+class Session(Presence, Trouble, Garbage, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (a ``peer.players.Player``),
     telling ``screen`` (a face: ``tell(Event)``) what happens.
 
@@ -116,6 +117,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
         self._check_rejected()
+        self._check_set_aside()
         if m is None:
             self._check_board()     # G7: a gone board returns at once, a replaced run stops
             return None
