@@ -99,7 +99,7 @@ def test_a_name_anyone_chose_is_escaped_and_cut(tmp_path):
     s, board, out = session(tmp_path / "b", 0)
     evil = "box/\x1b]0;pwned\x07\u202e\udcff" + "x" * 500
     board.set_aside = [SetAside(evil, "not_folder", "a file\x1b[2J")]
-    s._check_set_aside()
+    s.garbage.tell(*board.take_set_aside())
     (line,) = _told(out)
     assert "\x1b" not in line and "\u202e" not in line and "\x07" not in line
     assert "box/\\x1b]0;pwned\\x07\\u202e\\udcff" in line and "not a folder: a file\\x1b[2J" in line
@@ -117,14 +117,14 @@ def test_a_steady_flood_is_a_few_lines_a_minute(tmp_path, monkeypatch):
     for second in range(180):
         board.set_aside = [SetAside(msg_name(n + i), "damaged", "junk") for i in range(5)]
         n += 5
-        s._check_set_aside()
+        s.garbage.tell(*board.take_set_aside())
         now[0] += 1.0
         if second == 59:
             assert len(_told(out)) == ASIDE_SHOWN + 1, _told(out)
     told = _told(out)
     assert len(told) <= 3 * (ASIDE_SHOWN + 1) + 1, told
     now[0] += ASIDE_EVERY
-    s._check_set_aside()        # the last count is said, late, even when nothing more comes
+    s.garbage.tell(*board.take_set_aside())        # the last count is said, late, even when nothing more comes
     told = _told(out)
     counted = sum(int(l.split()[0]) for l in told if "more things" in l)
     assert counted + sum("Something on the board" in l for l in told) == n
@@ -136,8 +136,29 @@ def test_a_screen_in_japanese_says_each_kind(tmp_path):
     s.screen = Screen("ja", colour=False, stream=out)
     for kind in ("refused", "damaged", "not_message", "not_file", "not_folder"):
         board.set_aside = [SetAside(f"box/black/{kind}", kind, "x")]
-        s._aside_since = -ASIDE_EVERY       # (a new minute for each: all told one by one)
-        s._check_set_aside()
+        s.garbage.since = -ASIDE_EVERY      # (a new minute for each: all told one by one)
+        s.garbage.tell(*board.take_set_aside())
         (line,) = _told(out)[-1:]
         assert line == NOTICE["ja"] + f": box/black/{kind}（" + texts.text("ja", f"aside_{kind}", detail="x") + "）"
     assert len(_told(out)) == 5
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_a_watcher_tells_what_it_set_aside(tmp_path, lang):
+    """``python -m peer watch``: a file where the records folder belongs is set aside, and said."""
+    import subprocess
+    import sys
+    from peertools import ROOT, board_folder
+    board = board_folder(tmp_path / "b")
+    (board / "records").write_text("junk where a folder belongs")
+    try:
+        r = subprocess.run([sys.executable, "-m", "peer", "watch", "--board", str(board), "--lang", lang,
+                            "--no-color"], capture_output=True, text=True, encoding="utf-8", timeout=5, cwd=ROOT,
+                           env=dict(os.environ, PYTHONIOENCODING="utf-8"))
+        out = r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode("utf-8") if isinstance(e.stdout, bytes) else (e.stdout or "")
+    lines = [l for l in out.splitlines() if NOTICE[lang] in l]
+    kind = texts.text(lang, "aside_not_folder", detail="a file")
+    assert len(lines) == 1 and lines[0].endswith(f"records ({kind})" if lang == "en" else f"records（{kind}）"), out
+    assert (board / "records").is_dir() and len(os.listdir(board / "trash")) == 1

@@ -33,7 +33,7 @@ log = logging.getLogger("peer")
 COLOURS = ("black", "white")
 
 
-class Session(Presence, Trouble, Garbage, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
+class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Recording, Viewing):
     """Plays ``colour`` on the board folder ``folder`` for ``player`` (a ``peer.players.Player``),
     telling ``screen`` (a face: ``tell(Event)``) what happens.
 
@@ -97,6 +97,7 @@ class Session(Presence, Trouble, Garbage, Runs, Classic, Handshake, Moves, Comma
         self.keeping = Keeping()    # whether the record can be used and written (D6, D6a)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
+        self.garbage = Garbage(self.say)    # what comm set aside, told
 
     # -- what the faces are told -----------------------------------------------------
     def say(self, what: str, /, **fields: Any) -> None:
@@ -117,7 +118,7 @@ class Session(Presence, Trouble, Garbage, Runs, Classic, Handshake, Moves, Comma
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
         self._check_rejected()
-        self._check_set_aside()
+        self.garbage.tell(*self.board.take_set_aside())
         if m is None:
             self._check_board()     # G7: a gone board returns at once, a replaced run stops
             return None

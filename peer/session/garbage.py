@@ -1,17 +1,13 @@
 """Garbage on the board: what comm set aside into ``trash/`` (a damaged or forged message, a file or
 link where a folder belongs...) is told to the person, a line each, a few a minute, the rest counted.
-Never waited for: the game goes on as comm left it."""
+Never waited for: the game goes on as comm left it.  For a player (``Session``) and a watcher."""
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from comm.aside import SetAside
 from comm.text import visible
 
 from ..reasons import Reason
-from .state import State
-
-if TYPE_CHECKING:
-    from .core import Session
 
 ASIDE_SHOWN = 3         # set-asides told one by one in each ASIDE_EVERY s; beyond, counted
 ASIDE_EVERY = 60.0      # s; the count of the others is told at most once in as long
@@ -31,27 +27,30 @@ def aside_reason(item: SetAside) -> Reason:
     return Reason(f"aside_{item.kind}", detail, {"detail": detail})
 
 
-class Garbage(State):
-    """Mixed into ``Session``: tells what comm set aside."""
+class Garbage:
+    """Tells through ``say`` (a session's, a watcher's) what comm set aside: ``set_aside`` events,
+    ``ASIDE_SHOWN`` a minute, and one ``set_aside_more`` a minute counting the others."""
 
-    _aside_since = -ASIDE_EVERY     # when the told one by one began to be counted (monotonic)
-    _aside_told = 0                 # told one by one since then
-    _aside_unsaid = 0               # set aside and not told yet
-    _aside_counted = -ASIDE_EVERY   # when the count of the others was last told
+    def __init__(self, say: Callable[..., None]) -> None:
+        self.say = say
+        self.since = -ASIDE_EVERY       # when the told one by one began to be counted (monotonic)
+        self.told = 0                   # told one by one since then
+        self.unsaid = 0                 # set aside and not told yet
+        self.counted = -ASIDE_EVERY     # when the count of the others was last told
 
-    def _check_set_aside(self: "Session") -> None:
-        """Tell what comm set aside since the last look (called with every look at the board)."""
-        items, more = self.board.take_set_aside()
+    def tell(self, items: list[SetAside], more: int) -> None:
+        """Tell ``items`` set aside, and ``more`` not kept (``comm.Board.take_set_aside``); called
+        with every look at the board, with nothing new too (a count due is told then)."""
         now = time.monotonic()
         for item in items:
-            if now - self._aside_since >= ASIDE_EVERY:
-                self._aside_since, self._aside_told = now, 0
-            if self._aside_told < ASIDE_SHOWN:
-                self._aside_told += 1
+            if now - self.since >= ASIDE_EVERY:
+                self.since, self.told = now, 0
+            if self.told < ASIDE_SHOWN:
+                self.told += 1
                 self.say("set_aside", path=shown(item.path, PATH_LIMIT), reason=aside_reason(item))
             else:
-                self._aside_unsaid += 1
-        self._aside_unsaid += more
-        if self._aside_unsaid and now - self._aside_counted >= ASIDE_EVERY:
-            self.say("set_aside_more", n=self._aside_unsaid)
-            self._aside_unsaid, self._aside_counted = 0, now
+                self.unsaid += 1
+        self.unsaid += more
+        if self.unsaid and now - self.counted >= ASIDE_EVERY:
+            self.say("set_aside_more", n=self.unsaid)
+            self.unsaid, self.counted = 0, now
