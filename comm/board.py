@@ -52,6 +52,10 @@ class Board(Membership):
     and every message received must carry the right one: others are refused (moved to
     ``trash/``, logged, listed by ``take_rejected``) and never returned.
 
+    Everything set aside into ``trash/`` (damaged or refused messages, a link or a file where a
+    folder belongs...) is logged and listed by ``take_set_aside`` (``comm.aside``), for a program
+    that shows a person what happened.
+
     Failures that can happen in normal use (lock busy, recipient absent,
     share unreachable, disk full) return a failure value and set ``last_error``
     (a sentence for people) and ``problem`` (a short code for programs);

@@ -10,12 +10,14 @@ import stat
 import threading
 import time
 import uuid
+import weakref
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
 from collections.abc import Iterator
 from typing import Any, Generic, TypeVar
 
+from .aside import AsideNews, SetAside, Why
 from .fserrors import RETRY_ERRNOS, NotRegular, Swapped, retry
 from .records import record_fields
 
@@ -155,6 +157,8 @@ class RootBase(ABC, Generic[H]):
         self.identity: str | None = None
         self._tls = threading.local()
         self._batch = _Batch(self)
+        self._news: "weakref.WeakSet[AsideNews]" = weakref.WeakSet()   # told of every set-aside
+        self._news_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Root({str(self.folder)!r})"
@@ -340,7 +344,7 @@ class RootBase(ABC, Generic[H]):
         st = self.lstat(rel)
         if st is not None and stat.S_ISDIR(st.st_mode) and not is_link(st):
             return  # someone else put a real folder there meanwhile
-        self.set_aside(rel, f"{_kind(st)} where the folder {rel!r} belongs")
+        self.set_aside(rel, Why("not_folder", _kind(st), f"{_kind(st)} where the folder {rel!r} belongs"))
         if rel in self.CREATE:
             try:
                 self.mkdir(rel)
@@ -568,7 +572,7 @@ class RootBase(ABC, Generic[H]):
                         st = self.lstat(rel)
                         if st is None or not stat.S_ISDIR(st.st_mode):
                             raise
-                        self.set_aside(rel, f"a folder where the file {rel!r} belongs")
+                        self.set_aside(rel, Why("not_file", "a folder", f"a folder where the file {rel!r} belongs"))
             except BaseException:
                 self.remove(tmp)
                 raise
@@ -720,9 +724,10 @@ class RootBase(ABC, Generic[H]):
                 return
             _fsync_and_close(fd)
 
-    def set_aside(self, rel: str, why: str) -> bool:
+    def set_aside(self, rel: str, why: Why) -> bool:
         """Move ``rel`` (whatever it is: a link is moved itself) into ``trash/``, with a log
-        line.  Falls back to removing it.  True when it is gone from ``rel``."""
+        line, and tells every ``AsideNews`` (``aside_news``).  Falls back to removing it.  True when
+        it is gone from ``rel``."""
         token = new_token()
         flat = rel.replace("/", "-")
         with self._batch:
@@ -744,16 +749,32 @@ class RootBase(ABC, Generic[H]):
                     dest = f"{self.TRASH}/{token}-{flat}"
                     self.rename(rel, dest)
                 log.warning("moved %r to %r on the board %s: %s", rel, dest, str(self.folder), why)
+                self._tell(SetAside(rel, why.kind, why.detail))
                 return True
             except FileNotFoundError:
                 return True
             except OSError as e:
                 if self.remove(rel):
                     log.warning("removed %r on the board %s: %s", rel, str(self.folder), why)
+                    self._tell(SetAside(rel, why.kind, why.detail))
                     return True
                 log.warning("could not set aside %r on the board %s (%s): %s", rel, str(self.folder),
                             e.strerror or e, why)
                 return False
+
+    def aside_news(self) -> AsideNews:
+        """A new ``AsideNews``, told of everything this folder's Root sets aside from now on, for as
+        long as it is referenced."""
+        news = AsideNews()
+        with self._news_lock:
+            self._news.add(news)
+        return news
+
+    def _tell(self, item: SetAside) -> None:
+        with self._news_lock:
+            readers = list(self._news)
+        for news in readers:
+            news.put(item)
 
 
 class _Batch(Generic[H]):

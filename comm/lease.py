@@ -45,6 +45,7 @@ from typing import Any
 import filelock
 
 from . import fsops
+from .aside import Why
 
 log = logging.getLogger("comm")
 
@@ -401,7 +402,7 @@ class Lease:
     def _set_aside_link(self) -> None:
         """``lock`` is a symbolic link (or reparse point): no holder ever makes one (L1 renames a
         folder), so it is moved to the trash at once, never followed."""
-        self.root.set_aside("lock", "a symbolic link where the lock folder belongs")
+        self.root.set_aside("lock", Why("not_folder", "a symbolic link", "a symbolic link where the lock folder belongs"))
 
     def _report_break(self, sig: Signature, why: str) -> None:
         f = self._owner_fields(sig[0])

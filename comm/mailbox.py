@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 from . import fsops
+from .aside import SetAside, Why
 from .lease import LockLost
 from .member import MAX_UNREAD, Member
 from .message import (_RUN, MAX_SEQ, Message, Rejected, Unauthentic, check_name, frame, msg_name, msg_number,
@@ -40,11 +41,12 @@ class Mailbox(Member):
                 return k, unframe(raw, box=self.key, number=k, key=self.secret), raw
             except Unauthentic as e:
                 m = e.message
-                self._set_aside(self.mine / msg_name(k), f"refused message from {m.sender}: {e}")
+                self._set_aside(self.mine / msg_name(k),
+                                Why("refused", str(e), f"refused message from {m.sender}: {e}"))
                 self._rejected.append(Rejected(m.sender, m.sender_run, k, str(e)))
                 del self._rejected[:-100]
             except ValueError as e:
-                self._set_aside(self.mine / msg_name(k), f"damaged message: {e}")
+                self._set_aside(self.mine / msg_name(k), Why("damaged", str(e), f"damaged message: {e}"))
             k += 1
 
     def _read_msg(self, k: int) -> bytes | None:
@@ -55,7 +57,7 @@ class Mailbox(Member):
         try:
             raw = self.root.read(rel, self.max_body + 4096, strict=True)
         except fsops.NotRegular as e:
-            self._set_aside(rel, f"not a message: {e.strerror}")
+            self._set_aside(rel, Why("not_message", e.strerror or "", f"not a message: {e.strerror}"))
             return None
         if raw is not None and self.inspect is not None:
             self.inspect(raw, k)
@@ -167,7 +169,7 @@ class Mailbox(Member):
                 raise
             log.info("%s: tail not moved to %d (%s): the next search skips what is gone", self.name, seq, e)
 
-    def _set_aside(self, path: str | Path, why: str) -> None:
+    def _set_aside(self, path: str | Path, why: Why) -> None:
         rel = path if isinstance(path, str) else Path(path).relative_to(self.folder).as_posix()
         self.root.set_aside(rel, why)
 
@@ -228,6 +230,12 @@ class Mailbox(Member):
         out, self._rejected = self._rejected, []
         return out
 
+    def take_set_aside(self) -> tuple[list[SetAside], int]:
+        """What was set aside on this board (moved into ``trash/``: see ``comm.aside``) since the
+        last call, by any Board of this process on this folder: (the first ``comm.aside.KEPT``,
+        oldest first; how many more).  Thread-safe."""
+        return self._aside_news.take()
+
     def _maybe_waiting(self) -> bool:
         """Lock-free look: is there possibly a message for me?  Opens files by name only.
 
@@ -268,4 +276,5 @@ class Mailbox(Member):
                 if not self.root.remove(rel):
                     st = self.root.lstat(rel)
                     if st is not None and stat.S_ISDIR(st.st_mode):
-                        self._set_aside(rel, "a folder named like a consumed message")
+                        self._set_aside(rel, Why("not_message", "a folder",
+                                                "a folder named like a consumed message"))

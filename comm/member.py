@@ -58,6 +58,7 @@ class Member:
         self.trash = self.folder / "trash"
         # every name under the folder is reached through the Root, never following a link
         self.root = fsops.Root.for_folder(self.folder)
+        self._aside_news = self.root.aside_news()      # what is set aside, for ``take_set_aside``
         self._mine = f"box/{self.key}"
         self._member: bytes | None = None
         self.lock_timeout = lock_timeout

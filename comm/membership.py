@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TypeVar
 
 from . import cleanup, fsops
+from .aside import Why
 from .errors import BoardError, MemberBusy
 from .heartbeat import BEAT_EVERY
 from .lease import FRESH_MARGIN, MACHINE, LockTimeout, pid_alive
@@ -136,7 +137,8 @@ class Membership(Mailbox):
         if now:
             return now
         if now == "":
-            root.set_aside(root.IDENTITY, "a damaged board identity: a new one is written")
+            root.set_aside(root.IDENTITY, Why("damaged", "no valid board identity in it",
+                                              "a damaged board identity: a new one is written"))
         new = uuid.uuid4().hex
         try:
             root.replace(root.IDENTITY, fsops.record(f"cardstand-id {VERSION}\nid: {new}"))
@@ -233,7 +235,7 @@ class Membership(Mailbox):
             data = self.root.read("cardstand.board", MARKER_LIMIT + 1, strict=True)
         except fsops.NotRegular as e:
             self.root.ensure_dir("trash")
-            self.root.set_aside("cardstand.board", f"the board marker is {e.strerror}")
+            self.root.set_aside("cardstand.board", Why("not_file", e.strerror or "", f"the board marker is {e.strerror}"))
             data = None
         if data is None:
             self.root.replace("cardstand.board", f"cardstand-board {VERSION}\n".encode(), scratch="")

@@ -22,6 +22,8 @@ class FakeBoard:
         board_folder(folder)
         self.inbox = []             # comm-Message-like objects still to deliver
         self.rejected = []          # comm.Rejected-like objects still to report
+        self.set_aside = []         # comm.aside.SetAside objects still to report
+        self.set_aside_more = 0     # and how many more (beyond what comm keeps)
         self.sent = []              # (to, body)
         self.runs = dict(runs or {"black": "b" * 16, "white": "w" * 16})
         # P2 state of each member's alive record: game peers show one (H9); None: no record
@@ -69,6 +71,11 @@ class FakeBoard:
     def take_rejected(self):
         out, self.rejected = self.rejected, []
         return out
+
+    def take_set_aside(self):
+        out, more = self.set_aside, self.set_aside_more
+        self.set_aside, self.set_aside_more = [], 0
+        return out, more
 
     def send(self, to, body):
         if self.failing:            # (problem, reason) of the next failed sends

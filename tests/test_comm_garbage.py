@@ -183,3 +183,45 @@ def test_a_share_that_fails_reads_now_and_then_loses_nothing(pair, monkeypatch):
         got.append(m.body)
     assert got == [f"m{i}" for i in range(30)]
     assert len(failed) > 10, "hardly any read failed: the test tested nothing"
+
+
+# -- what was set aside, told to the program (comm.aside) --------------------------------------------
+
+def test_what_is_set_aside_is_told_once_with_its_kind(pair):
+    a, b = pair
+    a.take_set_aside(), b.take_set_aside()
+    (b.mine / msg_name(1)).write_bytes(frame("alice", "r", "bob", "r", 1, b"hello").replace(b"hello", b"jello"))
+    (b.mine / msg_name(2)).mkdir()
+    assert a.send("bob", "good")
+    assert b.receive().body == "good"
+    told, more = b.take_set_aside()
+    assert more == 0
+    assert [(t.path, t.kind) for t in told] == [("box/bob/000000000001.msg", "damaged"),
+                                                 ("box/bob/000000000002.msg", "not_message")]
+    assert told[0].detail == "checksum mismatch"
+    assert b.take_set_aside() == ([], 0)        # once
+    assert a.take_set_aside()[0] == told        # every Board of the process on that folder hears it
+
+
+def test_a_file_where_a_folder_belongs_is_told(pair):
+    import shutil
+    a, b = pair
+    b.take_set_aside()
+    shutil.rmtree(b.folder / "tmp")
+    (b.folder / "tmp").write_text("not a folder")
+    assert a.send("bob", "through")
+    told, _ = b.take_set_aside()
+    assert [(t.path, t.kind, t.detail) for t in told] == [("tmp", "not_folder", "a file")]
+
+
+def test_a_flood_of_junk_is_counted_not_kept(pair):
+    from comm.aside import KEPT
+    a, b = pair
+    b.take_set_aside()
+    for k in range(1, KEPT + 51):
+        (b.mine / msg_name(k)).write_bytes(b"junk %d" % k)
+    assert a.send("bob", "after the flood")
+    assert b.receive().body == "after the flood"
+    told, more = b.take_set_aside()
+    assert len(told) == KEPT and more == 50
+    assert told[0].path == "box/bob/000000000001.msg" and {t.kind for t in told} == {"damaged"}

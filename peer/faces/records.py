@@ -8,6 +8,8 @@ from engine import PASS
 
 from ..players import describe
 from ..record import PLAYING, Record, Records
+from ..session.events import Event
+from ..session.garbage import Garbage
 from ..session.view import View, empty_view, record_view
 from .plain import Screen
 
@@ -17,15 +19,19 @@ if TYPE_CHECKING:
 
 
 class _Current:
-    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6)."""
+    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6),
+    and what comm sets aside meanwhile (a link where ``records`` belongs...) as a player tells it."""
 
-    def __init__(self, board: Path, say: Callable[..., None], secret: bytes | None) -> None:
+    def __init__(self, board: Path, screen: Screen, secret: bytes | None) -> None:
         self.records = Records(board, secret)
-        self.say = say
+        self.say = screen.say
         self.told: str | None = None
+        self.news = self.records.root.aside_news()
+        self.garbage = Garbage(lambda what, **fields: screen.tell(Event(what, fields)))
 
     def __call__(self) -> Record | None:
         rec, problem = self.records.current_checked()
+        self.garbage.tell(*self.news.take())
         if problem is not None and str(problem) != self.told:
             self.told = str(problem)
             self.say("bad_record", reason=problem)
@@ -37,7 +43,7 @@ def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, s
     """``watch --gui`` (and the demo at a terminal): the board's current game in ``window`` (or
     the live screen), followed in a worker thread until it is closed (or, ``until_over``, the
     game is over)."""
-    current = _Current(board, window.say, secret)
+    current = _Current(board, window, secret)
     seen: dict[str, Any] = {"key": None, "view": empty_view()}
 
     def work() -> int:
@@ -91,7 +97,7 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
            secret: bytes | None = None, alive: Callable[[], bool] | None = None) -> int:
     """Show the board's current game on ``screen`` as it changes, until it ends (``until_over``),
     ``timeout`` s pass, Ctrl+C, or ``alive()`` says the players are gone (the demo's): 1 then."""
-    current = _Current(board, screen.say, secret)
+    current = _Current(board, screen, secret)
     screen.say("watching", board=board)
     shown = None
     start = time.monotonic()

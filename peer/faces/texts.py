@@ -287,6 +287,17 @@ TEXTS = {
     # -- issue 10: a board folder that others can write ------------------------------------
     "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",
                   "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
+    "set_aside": ("Something on the board that this program cannot use was moved to trash/: {path} ({reason})",
+                  "伝言台にあった使えないものを trash/ に移しました: {path}（{reason}）"),
+    "set_aside_more": ("{n} more things on the board that this program cannot use were moved to trash/ (look "
+                       "there to see them).",
+                       "ほかにも使えないものを {n} 件 trash/ に移しました（trash/ の中で見られます）。"),
+    "aside_refused": ("a message that fails the shared secret's check: {detail}",
+                      "共有秘密鍵の検査に通らないメッセージ: {detail}"),
+    "aside_damaged": ("damaged: {detail}", "壊れています: {detail}"),
+    "aside_not_message": ("not a message: {detail}", "メッセージではありません: {detail}"),
+    "aside_not_file": ("not a file: {detail}", "ファイルではありません: {detail}"),
+    "aside_not_folder": ("not a folder: {detail}", "フォルダーではありません: {detail}"),
     "mac_refused": ("A message claiming to be from {name} was refused: {reason}",
                     "{name}からと称するメッセージを拒否しました: {reason}"),
     "no_secret_there": (REASONS["no_secret_there"],

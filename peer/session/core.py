@@ -16,6 +16,7 @@ from .classic import Classic
 from .clocks import Clocks
 from .commands import Commands
 from .events import Event, Listener, Reason
+from .garbage import Garbage
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave
@@ -96,6 +97,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.keeping = Keeping()    # whether the record can be used and written (D6, D6a)
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
+        self.garbage = Garbage(self.say)    # what comm set aside, told
 
     # -- what the faces are told -----------------------------------------------------
     def say(self, what: str, /, **fields: Any) -> None:
@@ -116,6 +118,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             return self.pending.pop(0)
         m = self.board.wait(timeout=timeout)
         self._check_rejected()
+        self.garbage.tell(*self.board.take_set_aside())
         if m is None:
             self._check_board()     # G7: a gone board returns at once, a replaced run stops
             return None

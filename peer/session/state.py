@@ -12,6 +12,7 @@ from ..protocol import Msg
 from ..record import Record, Records
 from .clocks import Clocks
 from .events import Listener
+from .garbage import Garbage
 from .keeping import Keeping
 from .opponent import Opponent
 
@@ -60,6 +61,7 @@ class State:
     keeping: Keeping            # whether the record can be used and written (D6, D6a)
     sending_stopped: bool       # I6: this run was replaced: it sends nothing more
     stop: threading.Event
+    garbage: Garbage            # tells what comm set aside on the board
 
     @property
     def game_now(self) -> Game:

@@ -1,0 +1,56 @@
+"""Garbage on the board: what comm set aside into ``trash/`` (a damaged or forged message, a file or
+link where a folder belongs...) is told to the person, a line each, a few a minute, the rest counted.
+Never waited for: the game goes on as comm left it.  For a player (``Session``) and a watcher."""
+import time
+from collections.abc import Callable
+
+from comm.aside import SetAside
+from comm.text import visible
+
+from ..reasons import Reason
+
+ASIDE_SHOWN = 3         # set-asides told one by one in each ASIDE_EVERY s; beyond, counted
+ASIDE_EVERY = 60.0      # s; the count of the others is told at most once in as long
+PATH_LIMIT = 80         # characters shown of a path or a detail: anyone who can write the board chose them
+DETAIL_LIMIT = 120
+
+
+def shown(text: str, limit: int) -> str:
+    """``text`` from the board as a screen may print it: escapes for control and bidi characters
+    and for bytes that were not UTF-8 (a file name's), cut to ``limit`` characters."""
+    return visible(text.encode("utf-8", "backslashreplace").decode("utf-8"), limit)
+
+
+def aside_reason(item: SetAside) -> Reason:
+    """What was wrong with ``item``: a ``Reason`` (``aside_<kind>``) with its detail made safe."""
+    detail = shown(item.detail, DETAIL_LIMIT)
+    return Reason(f"aside_{item.kind}", detail, {"detail": detail})
+
+
+class Garbage:
+    """Tells through ``say`` (a session's, a watcher's) what comm set aside: ``set_aside`` events,
+    ``ASIDE_SHOWN`` a minute, and one ``set_aside_more`` a minute counting the others."""
+
+    def __init__(self, say: Callable[..., None]) -> None:
+        self.say = say
+        self.since = -ASIDE_EVERY       # when the told one by one began to be counted (monotonic)
+        self.told = 0                   # told one by one since then
+        self.unsaid = 0                 # set aside and not told yet
+        self.counted = -ASIDE_EVERY     # when the count of the others was last told
+
+    def tell(self, items: list[SetAside], more: int) -> None:
+        """Tell ``items`` set aside, and ``more`` not kept (``comm.Board.take_set_aside``); called
+        with every look at the board, with nothing new too (a count due is told then)."""
+        now = time.monotonic()
+        for item in items:
+            if now - self.since >= ASIDE_EVERY:
+                self.since, self.told = now, 0
+            if self.told < ASIDE_SHOWN:
+                self.told += 1
+                self.say("set_aside", path=shown(item.path, PATH_LIMIT), reason=aside_reason(item))
+            else:
+                self.unsaid += 1
+        self.unsaid += more
+        if self.unsaid and now - self.counted >= ASIDE_EVERY:
+            self.say("set_aside_more", n=self.unsaid)
+            self.unsaid, self.counted = 0, now
