@@ -137,11 +137,11 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
         except BaseException:
             with lock:
                 stopping = True
-                stop = list(running.values())
+                ended, stop = set(done), list(running.values())
             for programs in stop:
                 programs.stop()
             for i, fn in todo[reported:]:
-                if i in done:
+                if i in ended:
                     report(i, fn)
             _summary(results, stream, " (interrupted)")
             raise
