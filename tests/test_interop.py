@@ -33,29 +33,20 @@ def run_kit(*args, **kw):
     return results, failed, out.getvalue()
 
 
-# The whole kit, in three parts so that the two test workers share it out evenly
-_GAMES = [s.__name__[2:] for s in conformance.GAME_SCENARIOS]
-KIT_PARTS = {"board": [s.__name__[2:] for s in conformance.BOARD_SCENARIOS],
-             "games-1": _GAMES[0::3], "games-2": _GAMES[1::3], "games-3": _GAMES[2::3]}
+EVERY = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS]
 
 
-def test_the_kit_parts_cover_every_scenario():
-    every = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS]
-    assert sorted(sum(KIT_PARTS.values(), [])) == sorted(every)
-
-
+# The whole kit, its scenarios side by side (conformance.runner.JOBS at a time): about the time of its longest few
 @needs_node
-@pytest.mark.parametrize("part", KIT_PARTS)
-def test_javascript_peer_passes_every_clause(tmp_path, part):
-    results, failed, text = run_kit(JS, base=tmp_path, only=KIT_PARTS[part])
-    assert [r[0] for r in results] == KIT_PARTS[part], text
+def test_javascript_peer_passes_every_clause(tmp_path):
+    results, failed, text = run_kit(JS, base=tmp_path)
+    assert [r[0] for r in results] == EVERY, text
     assert not failed, text
 
 
-@pytest.mark.parametrize("part", KIT_PARTS)
-def test_python_peer_passes_every_clause(tmp_path, part):
-    results, failed, text = run_kit(PY_PEER, PY_PLAYER, base=tmp_path, only=KIT_PARTS[part])
-    assert [r[0] for r in results] == KIT_PARTS[part], text
+def test_python_peer_passes_every_clause(tmp_path):
+    results, failed, text = run_kit(PY_PEER, PY_PLAYER, base=tmp_path)
+    assert [r[0] for r in results] == EVERY, text
     assert not failed, text
 
 
