@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -284,11 +285,29 @@ BROKEN = [
 ]
 
 
+@pytest.fixture(scope="session")
+def broken_runs(request, tmp_path_factory):
+    """The kit against every broken rule the session runs, side by side (they wait on the protocol's
+    clocks: one after another they took four minutes): (rule, scenario) -> run_kit's answer."""
+    chosen = [(item.callspec.params["rule"], item.callspec.params["scenario"]) for item in request.session.items
+              if getattr(item, "originalname", None) == "test_the_kit_fails_one_broken_rule"]
+
+    bases = [tmp_path_factory.mktemp(rule) for rule, _ in chosen]      # (here: the factory is not for threads)
+
+    def one(case, base):
+        rule, scenario = case
+        fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_broken.py'} {rule}"
+        return run_kit(fake, base=base, only=[scenario])
+
+    with ThreadPoolExecutor(conformance.runner.JOBS) as pool:
+        return dict(zip(chosen, pool.map(one, chosen, bases)))
+
+
+@pytest.mark.xdist_group("broken")        # (one worker runs them all, side by side: broken_runs)
 @pytest.mark.parametrize("rule, scenario, why", BROKEN, ids=[f"{r}-{s}" for r, s, _ in BROKEN])
-def test_the_kit_fails_one_broken_rule(tmp_path, rule, scenario, why):
+def test_the_kit_fails_one_broken_rule(broken_runs, rule, scenario, why):
     """Our Python peer with one rule broken fails the scenario that checks that rule, for that reason."""
-    fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_broken.py'} {rule}"
-    results, failed, text = run_kit(fake, base=tmp_path, only=[scenario])
+    results, failed, text = broken_runs[rule, scenario]
     assert [r[0] for r in results] == [scenario], text
     if results[0][3].startswith("skipped:"):
         pytest.skip(results[0][3])
