@@ -81,6 +81,10 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
 # away and back, and a game killed and resumed (SMB messaging itself: test_comm_netfs)
 THROUGH_SHARES = {"sshfs": ["game_white", "runs", "take_over"],
                   "smb": ["board_gone", "resume"]}
+# Through SMB one scenario at a time: side by side, cleanup once found the hour-old tmp/lock-<token> still
+# there after the JavaScript peer's init (1 run in 4 on a loaded machine; cause not found), which one at
+# a time has not been seen
+JOBS_THROUGH = {"sshfs": conformance.runner.JOBS, "smb": 1}
 
 
 @needs_node
@@ -97,7 +101,7 @@ def test_javascript_peer_through_two_mounts(kind):
     (a / sub).mkdir()
     only = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS] + THROUGH_SHARES[kind]
     try:
-        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub, only=only)
+        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub, only=only, jobs=JOBS_THROUGH[kind])
         assert [r[0] for r in results] == only, text
         assert not failed, text
     finally:
