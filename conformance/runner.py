@@ -144,6 +144,9 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
                 if i in ended:
                     report(i, fn)
             _summary(results, stream, " (interrupted)")
+            deadline = time.monotonic() + 15        # their programs stopped, the scenarios fail fast: let each
+            for t in threads:                       # clean up after itself (its finally: a disk unmounted)
+                t.join(max(0.0, deadline - time.monotonic()))
             raise
         for t in threads:
             t.join()
