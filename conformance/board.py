@@ -8,7 +8,7 @@ from typing import Any
 
 from comm import fsops
 
-from .common import check, Fail, other_view, VIEW, body_of
+from .common import body_of, check, Fail, other_view, second_view
 from .decoder import _check_r1, _kit_parse, _run_of, KitBoard, msg_name
 from .hostile import _snapshot
 from .process import Served
@@ -369,7 +369,7 @@ def s_stale_short(cmd: str, d: Path) -> None:
         held.wait(10)
         a = watcher.ask(op="send", to="kit", body="never", timeout=30)
         check(a.get("result") == 0, f"a send while the kit held the lock answered {a}")
-        bound = 0.5 + (2.5 if VIEW.get("b") else 0.7)
+        bound = 0.5 + (2.5 if second_view() else 0.7)
         for _ in range(2):
             t = time.monotonic()
             a = watcher.ask(op="send", to="kit", body="never", timeout=30)

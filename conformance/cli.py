@@ -23,7 +23,18 @@ from pathlib import Path
 from types import FrameType
 from typing import Sequence
 
-from .runner import PROFILES, run
+from .runner import JOBS, PROFILES, run
+
+
+def _jobs(text: str) -> int:
+    """--jobs: a whole number, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return n
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "with only a play command; minimal ends by listing the full clauses it did not check")
     ap.add_argument("--only", nargs="+", metavar="SCENARIO", help="run only these scenarios (the names the "
                     "kit prints, e.g. init game_black)")
+    ap.add_argument("--jobs", type=_jobs, default=JOBS, metavar="N",
+                    help=f"run N scenarios side by side, each on a board and with programs of its own "
+                    f"(default: {JOBS}: they mostly wait on the protocol's clocks, so a few at once take about the "
+                    "time of the longest and little processor); the report keeps the profile's order.  --jobs 1 "
+                    "runs one at a time: for a very slow or busy computer, where the time bounds a scenario "
+                    "checks (a lock broken within L) are best judged alone")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)  # the kit's own retries are expected, not news
     if args.board_b and not args.board:
@@ -69,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, on_term)
     try:
-        results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b, profile=args.profile)
+        results = run(args.peer, args.player, args.board, args.only, base_b=args.board_b, profile=args.profile,
+                      jobs=args.jobs)
     except KeyboardInterrupt:
         return stopped.get("code", 130)
     return 0 if results and all(ok for _, _, ok, _ in results) else 1

@@ -1,7 +1,8 @@
 """What every scenario uses: its verdict (``check``, ``Fail``, ``Skip``) and the two views of the board folder."""
 import uuid
-from typing import TYPE_CHECKING
+from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from comm import Board, Message
@@ -15,13 +16,23 @@ class Skip(Exception):
     """The scenario cannot run here (no symbolic links or FIFOs on this system)."""
 
 
+# The running scenario's folders (runner.py sets them): where its boards are made, and the same folder
+# seen through a second mount (None: no second mount).  Outside a scenario there is no second view.
+VIEWS: ContextVar[tuple[Path, Path | None] | None] = ContextVar("conformance_views", default=None)
+
+
+def second_view() -> Path | None:
+    """Where the kit's own side sees the boards through a second mount, if it was given one."""
+    views = VIEWS.get()
+    return views[1] if views else None
+
+
 def other_view(d: Path) -> Path:
     """The same board folder as the kit's own side sees it (another mount of the share, if given)."""
-    a, b = VIEW.get("a"), VIEW.get("b")
-    return b / d.relative_to(a) if a and b else d
-
-
-VIEW: dict[str, Path | None] = {}      # "a": where the boards are made, "b": the same seen through a second mount
+    views = VIEWS.get()
+    if views is None or views[1] is None:
+        return d
+    return views[1] / d.relative_to(views[0])
 
 
 def check(cond: object, what: str) -> None:

@@ -2,6 +2,7 @@
 command must do to play our players safely, in the order docs/FIRST-PEER.md builds it: the folder
 and its member record, the lock, Quiet, a move each way, whole games.  (The classic scenarios of
 ``games`` belong to this profile too.)"""
+import contextvars
 import os
 import threading
 import time
@@ -210,7 +211,9 @@ def s_ours(cmd: str, d: Path, play_cmd: str) -> None:
 
     for colour in ("black", "white"):
         (d / colour).mkdir()
-    side_by_side = [threading.Thread(target=game, args=(c,), name=f"kit-{c}") for c in ("black", "white")]
+    # each in a copy of this scenario's context: its programs and its view of the board (process.PROGRAMS)
+    side_by_side = [threading.Thread(target=contextvars.copy_context().run, args=(game, c), name=f"kit-{c}")
+                    for c in ("black", "white")]
     for t in side_by_side:          # two boards, two games at once: a black.py waits 10 s for a greeting
         t.start()
     for t in side_by_side:

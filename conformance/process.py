@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any, Mapping, TypeVar, cast, overload
 
@@ -26,7 +27,39 @@ def _env(secret: str | None = None, base: Mapping[str, str] | None = None) -> di
     return env
 
 
-_STARTED: list["subprocess.Popen[Any]"] = []      # every program the kit started: stopped when run() ends, however it ends
+class Programs:
+    """The programs one scenario started: ``stop`` stops them all, and only them, however the
+    scenario ends; a program started after that (by a thread the scenario left behind) is stopped
+    at once."""
+
+    def __init__(self) -> None:
+        self._procs: list["subprocess.Popen[Any]"] = []
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def add(self, proc: "subprocess.Popen[Any]") -> None:
+        with self._lock:
+            if not self._stopped:
+                self._procs.append(proc)
+                return
+        _kill_group(proc)
+        raise Fail("the scenario was stopped")
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            procs, self._procs = self._procs, []
+        for p in procs:
+            _kill_group(p)      # (even when it has exited: what it started may still run)
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+# The programs of the scenario running in this thread (runner.py sets it; a scenario's own threads
+# get it by running in a copy of its context).  Outside a scenario a program is its caller's to stop.
+PROGRAMS: ContextVar[Programs | None] = ContextVar("conformance_programs", default=None)
 
 
 class _Player(subprocess.Popen[bytes]):
@@ -106,23 +139,15 @@ def _start(argv: list[str], kind: None = None, **kw: Any) -> _Player: ...
 def _start(argv: list[str], kind: type[_P], **kw: Any) -> _P: ...
 def _start(argv: list[str], kind: type["subprocess.Popen[Any]"] | None = None, **kw: Any) -> "subprocess.Popen[Any]":
     """Start a program (a ``_Player`` unless ``kind`` says otherwise) in a process group of its
-    own, kept for ``_stop_all``; a clear failure when it cannot be started at all."""
+    own, kept in the running scenario's ``PROGRAMS``; a clear failure when it cannot be started at all."""
     try:
         proc = (kind or _Player)(argv, **_GROUP, **kw)
     except OSError as e:
         raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
-    _STARTED.append(proc)
+    programs = PROGRAMS.get()
+    if programs is not None:
+        programs.add(proc)
     return proc
-
-
-def _stop_all() -> None:
-    for p in _STARTED:
-        _kill_group(p)      # (even when it has exited: what it started may still run)
-        try:
-            p.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-    _STARTED.clear()
 
 
 class Served:

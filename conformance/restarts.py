@@ -17,7 +17,7 @@ from engine import Game, PASS, parse_square
 from peer import protocol
 from peer.record import Record, Records
 
-from .common import check, Fail, other_view, Skip, VIEW
+from .common import check, Fail, other_view, second_view, Skip
 from .decoder import _run_of
 from .play import (
     _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_handshake, _kit_hello,
@@ -521,7 +521,7 @@ class _Filler:
 
 def s_full_disk(cmd: str, d: Path, play_cmd: str) -> None:
     """T2 T3 G7: a full disk mid-game is waited out and the game goes on; one that stays full is left within the patience."""
-    if not sys.platform.startswith("linux") or os.geteuid() != 0 or VIEW.get("b"):
+    if not sys.platform.startswith("linux") or os.geteuid() != 0 or second_view():
         raise Skip("a small disk (tmpfs) can only be mounted by root on Linux, on one view of the board")
     disk = d / "disk"
     disk.mkdir()

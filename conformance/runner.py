@@ -1,21 +1,23 @@
 """Running the scenarios and reporting pass, fail or skip for each."""
+import contextvars
 import os
 import re
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 from .board import (
     s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
-from .common import Fail, Skip, VIEW
+from .common import Fail, Skip, VIEWS
 from .games import (
     s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_shape, s_version)
 from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_ours
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
-from .process import _stop_all
+from .process import PROGRAMS, Programs
 from .restarts import (
     s_board_gone, s_end_reoffer, s_end_restart, s_full_disk, s_gone, s_refused_record, s_restart_new,
     s_restart_size, s_result, s_resume, s_take_over)
@@ -46,6 +48,12 @@ MINIMAL_CLAUSES = frozenset("B1 B2 B4 F2 R1 R2 L1 L2 L3 L4 L5 L6 L3a I1 I1a I2 M
                             "P1 P3 P5 H6 H6a H9 G1 G2 G3 G3a G4".split())
 
 
+# Scenarios side by side by default (docs/CONFORMANCE.md, "Side by side"): they spend their time waiting on
+# the protocol's clocks (L, heartbeats, patience), so four at once use less than one processor and the full
+# profile takes about the time of its longest few.
+JOBS = 4
+
+
 def clauses_of(scenarios: Sequence[Scenario]) -> set[str]:
     """The clauses a list of scenarios checks, ranges spelt out (``H1-H3`` is H1, H2 and H3)."""
     out: set[str] = set()
@@ -65,54 +73,83 @@ def _clause_key(c: str) -> tuple[str, int, str]:
 
 
 def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, only: Sequence[str] | None = None,
-        stream: TextIO = sys.stdout, base_b: str | Path | None = None, profile: str = "full") -> list[Result]:
+        stream: TextIO = sys.stdout, base_b: str | Path | None = None, profile: str = "full",
+        jobs: int = JOBS) -> list[Result]:
     """Run the scenarios of ``profile`` ("full" or "minimal"); boards under ``base`` (default: a temporary folder).
 
     ``base_b``: the same folder seen through a second mount; the kit and our
     players then work through it while the implementation uses ``base``.
-    Every program a scenario started is stopped when it ends (Ctrl+C too: then the
-    results so far are summed up and ``KeyboardInterrupt`` goes on).
+    ``jobs``: how many scenarios run side by side, each on a board folder and
+    with programs of its own; the report keeps the profile's order, whichever
+    ends first.  Every program a scenario started is stopped when it ends (Ctrl+C
+    too: then the results so far are summed up and ``KeyboardInterrupt`` goes on).
     """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
     play_cmd = play_cmd or f"{cmd} play"
+    todo = [(i, fn) for i, fn in enumerate(PROFILES[profile], 1) if not only or fn.__name__[2:] in only]
     results: list[Result] = []
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(base) if base else Path(tmp)
-            VIEW.clear()
-            VIEW.update(a=root, b=Path(base_b) if base_b else None)
-            for i, fn in enumerate(PROFILES[profile], 1):
-                name = fn.__name__[2:]
-                if only and name not in only:
-                    continue
-                d = root / f"{i:02d}-{name}-{os.getpid()}"
-                d.mkdir(parents=True)
-                t = time.monotonic()
-                try:
-                    if fn not in BOARD_SCENARIOS:
-                        fn(cmd, d, play_cmd)
-                    else:
-                        fn(cmd, d)
-                    ok, why = True, ""
-                except Skip as e:
-                    ok, why = True, f"skipped: {e}"
-                except Fail as e:
-                    ok, why = False, str(e)
-                except Exception as e:  # a crash in the implementation's answers is a failure too
-                    ok, why = False, f"{type(e).__name__}: {e}"
-                finally:
-                    _stop_all()
-                doc = (fn.__doc__ or "").strip()
-                clauses, _, title = doc.partition(": ")
-                word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
-                stream.write(f"{word}  {name:15s} {clauses:22s} {title} ({time.monotonic() - t:.1f} s)\n")
-                if why:
-                    stream.write(f"      {why}\n")
-                stream.flush()
-                results.append((name, clauses, ok, why))
-    except KeyboardInterrupt:
-        _stop_all()
-        _summary(results, stream, " (interrupted)")
-        raise
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:   # (a stopped scenario may still write)
+        root = Path(base) if base else Path(tmp)
+        views = (root, Path(base_b) if base_b else None)
+        pending = list(todo)
+        done: dict[int, tuple[bool, str, float]] = {}
+        running: dict[int, Programs] = {}
+        lock = threading.Condition()
+        stopping = False
+
+        def worker() -> None:
+            while True:
+                with lock:
+                    if stopping or not pending:
+                        return
+                    i, fn = pending.pop(0)
+                    programs = running[i] = Programs()
+                d = root / f"{i:02d}-{fn.__name__[2:]}-{os.getpid()}"
+                outcome = contextvars.Context().run(_scenario, fn, cmd, play_cmd, d, programs, views)
+                with lock:
+                    done[i] = outcome
+                    del running[i]
+                    lock.notify_all()
+
+        def report(i: int, fn: Scenario) -> None:
+            ok, why, took = done[i]
+            name = fn.__name__[2:]
+            clauses, _, title = (fn.__doc__ or "").strip().partition(": ")
+            word = "SKIP" if why.startswith("skipped:") else "PASS" if ok else "FAIL"
+            stream.write(f"{word}  {name:15s} {clauses:22s} {title} ({took:.1f} s)\n")
+            if why:
+                stream.write(f"      {why}\n")
+            stream.flush()
+            results.append((name, clauses, ok, why))
+
+        threads = [threading.Thread(target=worker, name=f"kit-{n}", daemon=True) for n in range(min(jobs, len(todo)))]
+        reported = 0
+        try:
+            for t in threads:
+                t.start()
+            for i, fn in todo:
+                with lock:
+                    while i not in done:
+                        lock.wait(0.5)      # (a timeout, so that Ctrl+C is seen on every system)
+                report(i, fn)
+                reported += 1
+        except BaseException:
+            with lock:
+                stopping = True
+                ended, stop = set(done), list(running.values())
+            for programs in stop:
+                programs.stop()
+            for i, fn in todo[reported:]:
+                if i in ended:
+                    report(i, fn)
+            _summary(results, stream, " (interrupted)")
+            deadline = time.monotonic() + 15        # their programs stopped, the scenarios fail fast: let each
+            for t in threads:                       # clean up after itself (its finally: a disk unmounted)
+                t.join(max(0.0, deadline - time.monotonic()))
+            raise
+        for t in threads:
+            t.join()
     _summary(results, stream)
     if profile != "full":
         checked = clauses_of(PROFILES[profile])
@@ -122,6 +159,31 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
                      f"Minimal clauses no scenario here checks (keep them all the same): {' '.join(unchecked)}\n")
         stream.flush()
     return results
+
+
+def _scenario(fn: Scenario, cmd: str, play_cmd: str, d: Path, programs: Programs,
+              views: tuple[Path, Path | None]) -> tuple[bool, str, float]:
+    """Run one scenario on the board folder ``d`` (in a context of its own: its programs, its views);
+    (passed or skipped, why not or why skipped, seconds).  Its programs are stopped when it ends."""
+    PROGRAMS.set(programs)
+    VIEWS.set(views)
+    t = time.monotonic()
+    try:
+        d.mkdir(parents=True)
+        if fn not in BOARD_SCENARIOS:
+            fn(cmd, d, play_cmd)
+        else:
+            fn(cmd, d)
+        ok, why = True, ""
+    except Skip as e:
+        ok, why = True, f"skipped: {e}"
+    except Fail as e:
+        ok, why = False, str(e)
+    except BaseException as e:  # a crash in the implementation's answers is a failure too (in a thread of its own, whatever it is)
+        ok, why = False, f"{type(e).__name__}: {e}"
+    finally:
+        programs.stop()
+    return ok, why, time.monotonic() - t
 
 
 def _summary(results: list[Result], stream: TextIO, note: str = "") -> None:

@@ -15,10 +15,29 @@ GAMES = {"test_interop", "test_comm_hostile", "test_comm_procs", "test_comm_netf
          "test_peer_shapes", "test_interop_java"}
 
 
+def _keep_group(item: pytest.Item) -> None:
+    """What pytest-xdist's --dist loadgroup does to a test marked ``xdist_group``: its id ends in
+    ``@group``, and the tests of a group run on one worker.  xdist 3.8 writes ``Node._nodeid``, which
+    pytest 9 no longer reads (it keeps the id in ``Node._id``): there every group was spread over
+    both workers, silently.  Done here too, whichever the versions."""
+    groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                     for m in item.iter_markers("xdist_group")})
+    grouped = f"{item.nodeid.partition('@')[0]}@{'_'.join(groups)}"
+    if not groups or item.nodeid == grouped:
+        return
+    node_id = getattr(item, "_id", None)
+    if node_id is not None and hasattr(node_id, "parse"):
+        setattr(item, "_id", type(node_id).parse(grouped))
+    else:
+        setattr(item, "_nodeid", grouped)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.module is not None and item.module.__name__ in GAMES:
             item.add_marker(pytest.mark.games)
+        if getattr(config.option, "loadgroup", False):      # (set in the workers of --dist loadgroup)
+            _keep_group(item)
     # The longest first, so that the two workers finish together: the network shares' group (one
     # worker runs it all, several minutes), then the games, then the many short tests that fill in.
     def rank(item: pytest.Item) -> int:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -33,29 +34,20 @@ def run_kit(*args, **kw):
     return results, failed, out.getvalue()
 
 
-# The whole kit, in three parts so that the two test workers share it out evenly
-_GAMES = [s.__name__[2:] for s in conformance.GAME_SCENARIOS]
-KIT_PARTS = {"board": [s.__name__[2:] for s in conformance.BOARD_SCENARIOS],
-             "games-1": _GAMES[0::3], "games-2": _GAMES[1::3], "games-3": _GAMES[2::3]}
+EVERY = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS]
 
 
-def test_the_kit_parts_cover_every_scenario():
-    every = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS + conformance.GAME_SCENARIOS]
-    assert sorted(sum(KIT_PARTS.values(), [])) == sorted(every)
-
-
+# The whole kit, its scenarios side by side (conformance.runner.JOBS at a time): about the time of its longest few
 @needs_node
-@pytest.mark.parametrize("part", KIT_PARTS)
-def test_javascript_peer_passes_every_clause(tmp_path, part):
-    results, failed, text = run_kit(JS, base=tmp_path, only=KIT_PARTS[part])
-    assert [r[0] for r in results] == KIT_PARTS[part], text
+def test_javascript_peer_passes_every_clause(tmp_path):
+    results, failed, text = run_kit(JS, base=tmp_path)
+    assert [r[0] for r in results] == EVERY, text
     assert not failed, text
 
 
-@pytest.mark.parametrize("part", KIT_PARTS)
-def test_python_peer_passes_every_clause(tmp_path, part):
-    results, failed, text = run_kit(PY_PEER, PY_PLAYER, base=tmp_path, only=KIT_PARTS[part])
-    assert [r[0] for r in results] == KIT_PARTS[part], text
+def test_python_peer_passes_every_clause(tmp_path):
+    results, failed, text = run_kit(PY_PEER, PY_PLAYER, base=tmp_path)
+    assert [r[0] for r in results] == EVERY, text
     assert not failed, text
 
 
@@ -89,6 +81,10 @@ def test_the_kit_fails_a_broken_implementation(tmp_path):
 # away and back, and a game killed and resumed (SMB messaging itself: test_comm_netfs)
 THROUGH_SHARES = {"sshfs": ["game_white", "runs", "take_over"],
                   "smb": ["board_gone", "resume"]}
+# Through SMB one scenario at a time: side by side, cleanup once found the hour-old tmp/lock-<token> still
+# there after the JavaScript peer's init (1 run in 4 on a loaded machine; cause not found), which one at
+# a time has not been seen
+JOBS_THROUGH = {"sshfs": conformance.runner.JOBS, "smb": 1}
 
 
 @needs_node
@@ -105,7 +101,7 @@ def test_javascript_peer_through_two_mounts(kind):
     (a / sub).mkdir()
     only = [s.__name__[2:] for s in conformance.BOARD_SCENARIOS] + THROUGH_SHARES[kind]
     try:
-        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub, only=only)
+        results, failed, text = run_kit(JS, base=a / sub, base_b=b / sub, only=only, jobs=JOBS_THROUGH[kind])
         assert [r[0] for r in results] == only, text
         assert not failed, text
     finally:
@@ -293,11 +289,29 @@ BROKEN = [
 ]
 
 
+@pytest.fixture(scope="session")
+def broken_runs(request, tmp_path_factory):
+    """The kit against every broken rule the session runs, side by side (they wait on the protocol's
+    clocks: one after another they took four minutes): (rule, scenario) -> run_kit's answer."""
+    chosen = [(item.callspec.params["rule"], item.callspec.params["scenario"]) for item in request.session.items
+              if getattr(item, "originalname", None) == "test_the_kit_fails_one_broken_rule"]
+
+    bases = [tmp_path_factory.mktemp(rule) for rule, _ in chosen]      # (here: the factory is not for threads)
+
+    def one(case, base):
+        rule, scenario = case
+        fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_broken.py'} {rule}"
+        return run_kit(fake, base=base, only=[scenario])
+
+    with ThreadPoolExecutor(conformance.runner.JOBS) as pool:
+        return dict(zip(chosen, pool.map(one, chosen, bases)))
+
+
+@pytest.mark.xdist_group("broken")        # (one worker runs them all, side by side: broken_runs)
 @pytest.mark.parametrize("rule, scenario, why", BROKEN, ids=[f"{r}-{s}" for r, s, _ in BROKEN])
-def test_the_kit_fails_one_broken_rule(tmp_path, rule, scenario, why):
+def test_the_kit_fails_one_broken_rule(broken_runs, rule, scenario, why):
     """Our Python peer with one rule broken fails the scenario that checks that rule, for that reason."""
-    fake = f"{sys.executable} {ROOT / 'tests' / 'fake_peer_broken.py'} {rule}"
-    results, failed, text = run_kit(fake, base=tmp_path, only=[scenario])
+    results, failed, text = broken_runs[rule, scenario]
     assert [r[0] for r in results] == [scenario], text
     if results[0][3].startswith("skipped:"):
         pytest.skip(results[0][3])
