@@ -137,11 +137,16 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     return ap
 
 
+def _logs(verbose: bool = False) -> None:
+    """The log's warnings (in English, for the developer) stay off the screen unless ``verbose``:
+    what a person must know is said on the screen, in its language."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR, format="%(name)s: %(message)s")
+
+
 def play(argv: list[str], colour: str | None = None) -> int:
     args = play_parser(colour).parse_args(argv)
     colour = colour or args.color
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
-                        format="%(name)s: %(message)s")
+    _logs(args.verbose)
     lang = args.lang or texts.default_lang()
     reads = (args.ai is None and args.engine is None) or (sys.stdin is not None and sys.stdin.isatty())
     live = reads and live_terminal(args.plain)
@@ -242,6 +247,7 @@ def watch(argv: list[str]) -> int:
     ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
     _secret_option(ap, "records not signed with it are not shown")
     args = ap.parse_args(argv)
+    _logs()
     lang = args.lang or texts.default_lang()
     screen = Screen(lang, wants_colour(args.no_color))
     board = Path(args.board)
@@ -370,6 +376,7 @@ def demo(argv: list[str]) -> int:
     _no_color_option(ap)
     _lang_option(ap)
     args = ap.parse_args(argv)
+    _logs()
     for name in (args.black, args.white):
         try:
             strategies.check(name)

@@ -157,7 +157,8 @@ def test_a_watcher_tells_what_it_set_aside(tmp_path, lang):
                            env=dict(os.environ, PYTHONIOENCODING="utf-8"))
         out = r.stdout + r.stderr
     except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode("utf-8") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out = "".join(s.decode("utf-8") if isinstance(s, bytes) else (s or "") for s in (e.stdout, e.stderr))
+    assert "moved 'records'" not in out          # the log's English line stays off the screen
     lines = [l for l in out.splitlines() if NOTICE[lang] in l]
     kind = texts.text(lang, "aside_not_folder", detail="a file")
     assert len(lines) == 1 and lines[0].endswith(f"records ({kind})" if lang == "en" else f"records（{kind}）"), out
