@@ -5,6 +5,8 @@ import sys
 import time
 from typing import Callable, Iterator, Optional
 
+STARTED = time.monotonic()   # move: its --time counts from here, the start-up and imports included
+
 from . import backend
 from .backend import Core
 from .cliargs import number, output_file, seconds, whole
@@ -127,7 +129,7 @@ def cmd_move(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    move = ai.next_move(position, args.time)
+    move = ai.next_move(position, max(0.01, args.time - (time.monotonic() - STARTED)))
     problem = getattr(ai, "problem", "")
     if problem:         # one's own AI that failed: the greedy player's move, and why
         print(f"warning: {problem}; the greedy player's move instead", file=sys.stderr)
@@ -332,7 +334,8 @@ def _move_options(mv: argparse.ArgumentParser) -> None:
     mv.description = ("stdin: side to move (1 black, -1 white), board size, then the rows of cells (0 empty, "
                       "1 black, -1 white, # a hole of a shaped board). stdout: 'x y', 0-based column and row.")
     mv.add_argument("--ai", default="alphabeta", help="strategy name (default alphabeta)")
-    mv.add_argument("--time", type=seconds, default=1.0, help="seconds to think (default 1)")
+    mv.add_argument("--time", type=seconds, default=1.0,
+                    help="seconds for the answer, this command's start-up included (default 1)")
     mv.add_argument("--threads", type=threads_option, default=None, metavar="N",
                     help="search threads for --ai best (default: every core)")
 

@@ -51,3 +51,23 @@ def test_output_to_a_reader_that_has_gone_ends_quietly():
     p.stdout.close()                    # gone before the first line is written
     err = p.stderr.read().decode()
     assert p.wait(timeout=60) == 1 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_a_one_shot_move_counts_its_start_up_in_its_time(monkeypatch, capsys):
+    import io
+    import time
+    from engine import __main__ as cli, strategies
+    given = []
+
+    class Clocked(strategies.Greedy):
+        def next_move(self, position, time_limit=None):
+            given.append(time_limit)
+            return super().next_move(position, time_limit)
+    monkeypatch.setattr(strategies, "get", lambda name, threads=None: Clocked())
+    request = "1\n4\n0 0 0 0\n0 -1 1 0\n0 1 -1 0\n0 0 0 0\n"
+    for started, limit in ((time.monotonic() - 0.4, 1.0), (time.monotonic() - 5.0, 1.0)):
+        monkeypatch.setattr(cli, "STARTED", started)
+        monkeypatch.setattr("sys.stdin", io.StringIO(request))
+        assert cli.main(["move", "--ai", "greedy", "--time", str(limit)]) == 0
+    assert 0.01 < given[0] <= 0.6 and given[1] == 0.01      # what the start-up took is not thought with
+    assert len(capsys.readouterr().out.splitlines()) == 2       # a move printed each time
