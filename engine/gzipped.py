@@ -4,6 +4,7 @@ A few megabytes of gzip can expand to gigabytes (a "gzip bomb"): ``decompress`` 
 at ``limit`` bytes and refuses the file, never holding more than that.
 """
 import os
+import stat
 import zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -34,7 +35,10 @@ def decompress(raw: bytes, limit: int) -> bytes:
 def read_file(path: "str | os.PathLike[str]", limit: int) -> bytes:
     """The bytes of the file ``path``, reading no more than ``limit`` + 1 of them; ValueError when it
     is larger than ``limit`` bytes (OSError when it cannot be read)."""
-    with open(path, "rb") as f:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb") as f:      # (not blocking: opening a named pipe waits for a writer)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):       # a pipe or a device: never read from
+            raise ValueError("it is not a regular file")
         raw = f.read(limit + 1)
     if len(raw) > limit:
         raise ValueError(f"it is larger than {limit:,} bytes (the most accepted)")

@@ -20,6 +20,7 @@ evaluation is tested against.
 """
 import array
 import gzip
+import os
 import struct
 import sys
 from pathlib import Path
@@ -90,7 +91,7 @@ def stage_of(empties: int, stages: int = STAGES) -> int:
 
 def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
     """Write weights (a sequence of ints in 1/SCALE disc, a whole number of stages of
-    ``layout()[3]`` each, 1 to MAX_STAGES stages)."""
+    ``layout()[3]`` each, 1 to MAX_STAGES stages): whole or not at all."""
     stage_size = layout()[3]
     stages = len(weights) // stage_size
     if len(weights) != stages * stage_size or not 1 <= stages <= MAX_STAGES:
@@ -98,8 +99,14 @@ def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
     data = array.array("h", weights)
     if sys.byteorder == "big":
         data.byteswap()
-    with gzip.GzipFile(path, "wb", mtime=0) as f:
-        f.write(MAGIC + struct.pack("<II", stages, stage_size) + data.tobytes())
+    path = Path(path)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")   # a failed write leaves the old file
+    try:
+        with open(scratch, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw, mtime=0) as f:
+            f.write(MAGIC + struct.pack("<II", stages, stage_size) + data.tobytes())
+        os.replace(scratch, path)
+    finally:
+        scratch.unlink(missing_ok=True)
 
 
 def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":

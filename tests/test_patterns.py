@@ -1,5 +1,6 @@
 """The trained pattern evaluation: compiled == reference, the weights file, and the training script."""
 import gzip
+import os
 import random
 
 import pytest
@@ -251,3 +252,22 @@ def test_smoothing_makes_the_evaluation_symmetric_and_blends_the_stages(tmp_path
     assert np.array_equal(train.interpolated(ramp, 12), ramp)
     with pytest.raises(SystemExit):
         train.main(["smooth", "--out", str(out)])
+
+
+def test_a_failed_save_leaves_the_old_file_and_a_pipe_is_not_read(tmp_path, monkeypatch):
+    size = patterns.layout()[3]
+    out = tmp_path / "w.bin.gz"
+    patterns.save([1] * size, out)
+    before = out.read_bytes()
+
+    def full_disk(self, data):
+        raise OSError(28, "No space left on device")
+    with monkeypatch.context() as m:
+        m.setattr(gzip.GzipFile, "write", full_disk)
+        with pytest.raises(OSError):
+            patterns.save([2] * size, out)
+    assert out.read_bytes() == before and list(tmp_path.iterdir()) == [out]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe")          # opening it to read would wait for a writer forever
+        with pytest.raises(ValueError, match="not a regular file"):
+            patterns.load(tmp_path / "pipe")

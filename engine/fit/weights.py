@@ -356,7 +356,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--data", type=Path, action="append", default=[],
                     help="games file (.npz) to write (generate) or read (fit; may be repeated)")
-    ap.add_argument("--out", type=Path, default=patterns.WEIGHTS)
+    ap.add_argument("--out", type=Path, default=patterns.WEIGHTS,
+                    help="fit, smooth, all: the weights file written (default the shipped one, "
+                         "engine/weights.bin.gz; written whole or not at all)")
     a = ap.parse_args(argv)
     try:
         import numpy  # noqa: F401
@@ -383,7 +385,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     def smooth(source: Union[str, Path], count: int) -> None:
         w = patterns.load(source)
         patterns.save(to_ints(interpolated(symmetric(w), count) / patterns.SCALE), a.out)
-        print(f"wrote {a.out}: {source} made symmetric, in {count} blended stages")
+        print(f"wrote {a.out}: {source} made symmetric, in {count} blended stage{'s' * (count != 1)}")
 
     weights = a.weights[0] if a.weights else patterns.WEIGHTS
     if a.step == "generate":
