@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import PASS, Position, patterns  # noqa: E402
 from engine.backend import compiled  # noqa: E402
+from engine.cliargs import whole  # noqa: E402
 
 OPENINGS = Path(__file__).with_name("openings.txt")
 
@@ -45,9 +46,10 @@ def positions(count: int, plies: "list[int]", seed: int) -> "list[tuple[str, Pos
 
 def main(argv: "list[str] | None" = None) -> int:
     ap = argparse.ArgumentParser(prog="python bench/midgame.py", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--depth", type=int, default=12)
-    ap.add_argument("--count", type=int, default=40, help="openings used (default 40)")
-    ap.add_argument("--plies", type=int, nargs="+", default=[20, 32], help="plies played (default 20 32)")
+    ap.add_argument("--depth", type=whole(1, 30), default=12, help="depth searched, 1..30 (default 12)")
+    ap.add_argument("--count", type=whole(1, 200), default=40, help="openings used, 1..200 (default 40)")
+    ap.add_argument("--plies", type=whole(8, 50), nargs="+", default=[20, 32],
+                    help="plies played from the start, 8..50 (default 20 32)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-probcut", action="store_true", help="search every move (no ProbCut)")
     ap.add_argument("--verbose", action="store_true", help="a line for each position")

@@ -20,7 +20,7 @@ from peertools import finish, player
 
 NOTICE = {"en": "Something on the board that this program cannot use was moved to trash/",
           "ja": "伝言台にあった使えないものを trash/ に移しました"}
-MORE = {"en": "more things on the board that this program cannot use were moved to trash/",
+MORE = {"en": "more moved to trash/: things on the board that this program cannot use",
         "ja": "ほかにも使えないものを"}
 
 
@@ -126,7 +126,7 @@ def test_a_steady_flood_is_a_few_lines_a_minute(tmp_path, monkeypatch):
     now[0] += ASIDE_EVERY
     s.garbage.tell(*board.take_set_aside())        # the last count is said, late, even when nothing more comes
     told = _told(out)
-    counted = sum(int(l.split()[0]) for l in told if "more things" in l)
+    counted = sum(int(l.split()[0]) for l in told if "more moved" in l)
     assert counted + sum("Something on the board" in l for l in told) == n
 
 

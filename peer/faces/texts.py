@@ -289,7 +289,7 @@ TEXTS = {
                   "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
     "set_aside": ("Something on the board that this program cannot use was moved to trash/: {path} ({reason})",
                   "伝言台にあった使えないものを trash/ に移しました: {path}（{reason}）"),
-    "set_aside_more": ("{n} more things on the board that this program cannot use were moved to trash/ (look "
+    "set_aside_more": ("{n} more moved to trash/: things on the board that this program cannot use (look "
                        "there to see them).",
                        "ほかにも使えないものを {n} 件 trash/ に移しました（trash/ の中で見られます）。"),
     "aside_refused": ("a message that fails the shared secret's check: {detail}",
