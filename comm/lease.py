@@ -29,6 +29,10 @@ links, see ``fsops.Root``):
   old in place); where that fails, aside and delete it.  False when it was taken
   from us (we stalled for over ``stale_after``).
 * ``lock`` as a symbolic link is moved to the trash at once (no holder makes one).
+* interrupted (Ctrl+C, or a signal raised as KeyboardInterrupt, at any point of a take or a
+  release): the token that may stand on the board is kept (``_put_up``); the next take
+  adopts a lock naming it, and ``close`` takes it down, so that the process can still say
+  goodbye and leaves no lock for the others to wait out.
 """
 import hashlib
 import logging
@@ -38,7 +42,8 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +192,8 @@ class Lease:
         self.stale_after = float(stale_after)
         self.who = who
         self.token: str | None = None
+        self._put_up: str | None = None     # a token of ours that may name the lock without our knowing
+        self._unfinished: set[str] = set()  # our folders under tmp/ that an interrupt may have left
         self._local = local_lock(self.folder)
         self._local_held = False
         self._local_stuck = False       # the local queue was busy for LOCAL_WAIT * L (logged once)
@@ -285,15 +292,24 @@ class Lease:
         token = fsops.new_token()
         mine = f"{self._tmp}/lock-{token}"
         root = self.root
-        try:
-            root.mkdir(mine)
-            root.create(f"{mine}/owner", self._owner_text(token))  # no fsync: a lock does not outlive a reboot
-        except OSError as e:
-            root.remove_tree(mine)
-            raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
-                                   f"{e.strerror or e}") from None
-        self._spare, self._spare_at = token, time.monotonic()
+        with self._making(mine):
+            try:
+                root.mkdir(mine)
+                root.create(f"{mine}/owner", self._owner_text(token))  # no fsync: a lock does not outlive a reboot
+            except OSError as e:
+                root.remove_tree(mine)
+                raise OSError(e.errno, f"cannot write in the board's scratch folder {self.scratch}: "
+                                       f"{e.strerror or e}") from None
+            self._spare, self._spare_at = token, time.monotonic()
         return token
+
+    @contextmanager
+    def _making(self, name: str) -> Iterator[None]:
+        """A folder under tmp/ that the block makes or moves there, and hands over (as the spare)
+        or removes: ``close`` removes it if an interrupt stops the block before that."""
+        self._unfinished.add(name)
+        yield
+        self._unfinished.discard(name)
 
     def refresh_spare(self) -> None:
         """Rewrite the owner record of our kept private folder in place when it is due (every
@@ -320,6 +336,7 @@ class Lease:
             refused = None
             try:
                 with self._spare_lock:
+                    self._put_up = self._put_up or token
                     root.rename(f"{self._tmp}/lock-{token}", "lock", attempts=1)
             except FileNotFoundError:
                 self._spare = None      # cleaned up under us (S1): made again at the next try
@@ -329,9 +346,16 @@ class Lease:
                     raise
                 refused = e
             sig = self._settled_signature()
-            if sig is not None and self._owner_fields(sig[0]).get("token") == token:
-                self.token, self._spare = token, None
+            owner = self._owner_fields(sig[0]).get("token") if sig is not None else None
+            if owner is not None and owner in (token, self._put_up, self.token):
+                if owner == token:
+                    self._spare = None
+                # (or ours already: from a take or a release an interrupt stopped, or a hold whose
+                # end never ran)
+                self.token, self._put_up = owner, None
                 return True
+            if self._put_up == token:
+                self._put_up = None
             if sig is None and refused is not None and fsops.trouble(refused):
                 raise refused
             self._refused = refused
@@ -497,8 +521,10 @@ class Lease:
                     time.sleep(min(delay, max(0.0, deadline - now)))
                     delay = min(delay * 2, 0.01)
         except BaseException:
-            if self.token is None:
-                self._release_local()
+            with self._cv:      # interrupted once taken: not held, but adopted by the next take
+                if self.token is not None:
+                    self._put_up, self.token = self.token, None
+            self._release_local()
             raise
 
     def _release_local(self) -> None:
@@ -539,7 +565,9 @@ class Lease:
         """Leave the lock (L6).  False when it had been taken from us (we stalled for over L:
         what we did under it after that is not to be trusted), True otherwise."""
         with self._cv:
-            token, self.token = self.token, None
+            held = self.token is not None
+            token = self._put_up = self.token or self._put_up
+            self.token = None
             self._cv.notify_all()
         if token is None:
             return True
@@ -553,10 +581,11 @@ class Lease:
                 elif sig is not None and self._unreadable(sig):
                     log.warning("could not read the board lock to release it (others will break it "
                                 "after %g s): %s", self.stale_after, (sig[0] or b"").decode("ascii", "replace"))
-                else:
+                elif held:
                     lost = True
                     log.warning("the board lock was taken from us while we held it "
                                 "(stalled or stopped for over %g s?)", self.stale_after)
+            self._put_up = None
         finally:
             self._release_local()
         return not lost
@@ -570,6 +599,11 @@ class Lease:
         root = self.root
         nxt = fsops.new_token() if self._spare is None else None
         aside = f"{self._tmp}/lock-{nxt}" if nxt else f"{self._tmp}/released-{token}"
+        with self._making(aside):
+            self._move_aside(sig, token, aside, nxt)
+
+    def _move_aside(self, sig: Signature, token: str, aside: str, nxt: str | None) -> None:
+        root = self.root
         for attempt in range(30):
             try:
                 root.rename("lock", aside, attempts=1)
@@ -600,11 +634,13 @@ class Lease:
         """Release the lock if held and remove our private folder from ``tmp/``."""
         ok = self.release()
         spare, self._spare = self._spare, None
-        if spare is not None:
+        left = [f"{self._tmp}/lock-{spare}"] if spare is not None else []
+        for name in [*left, *sorted(self._unfinished)]:
             try:
-                self.root.remove_tree(f"{self._tmp}/lock-{spare}", expect=("owner",))
+                self.root.remove_tree(name, expect=("owner", "beat"))
             except OSError:
                 pass
+            self._unfinished.discard(name)
         return ok
 
     def hold(self, timeout: float, patient: bool = True) -> "_Held":

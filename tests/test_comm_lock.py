@@ -262,3 +262,31 @@ def test_a_process_that_exited_but_is_not_reaped_runs_no_more():
     assert os.path.exists(f"/proc/{child.pid}")     # still there, unreaped
     child.wait()
     assert _pid_alive(os.getpid())
+
+
+def test_an_interrupt_anywhere_in_take_or_release_leaves_the_lock_to_be_taken_again(tmp_path):
+    """Ctrl+C (or SIGTERM raised as KeyboardInterrupt, as the players do) can land between any
+    two steps of a take or a release.  The process must still get the lock at once (to say
+    ``bye``) and, once closed, leave none on the board for the others to wait out."""
+    import _thread
+    rng = random.Random(7)
+    folder = tmp_path / "board"
+    (folder / "tmp").mkdir(parents=True)
+    for i in range(150):
+        lease = Lease(folder, folder / "tmp", stale_after=10.0, who="me")
+        timer = threading.Timer(rng.uniform(0.0, 0.01), _thread.interrupt_main)
+        try:
+            timer.start()
+            while True:
+                with lease.hold(5.0):
+                    pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            timer.cancel()
+            timer.join()
+        assert lease.acquire(0.5, patient=False), (i, lease.timeout_reason())
+        lease.release()
+        lease.close()
+        assert not (folder / "lock").exists(), i
+        assert not list((folder / "tmp").iterdir()), i
