@@ -123,7 +123,8 @@ def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_
                  const int16_t[:] weights):
     """Install the pattern evaluation (called by ``engine.patterns.install``)."""
     global PAT_MOB, PAT_STAGE_SIZE, PAT_DIV, PAT_W, PAT_COUNT
-    cdef int i, k
+    cdef int i, k, j, bits, v
+    cdef int place[12]
     cdef int16_t* w
     if len(instances) > 64 or any(len(sqs) > 12 for sqs in instances) or len(stage_of) != 65:
         raise ValueError("pattern layout too large")
@@ -149,9 +150,14 @@ def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_
         PAT_TERN[i] = <int32_t*> malloc((1 << PAT_LEN[i]) * sizeof(int32_t))
         if PAT_TERN[i] == NULL:
             raise MemoryError("no memory for the pattern tables")
-        place = [3 ** (PAT_LEN[i] - 1 - list(instances[i]).index(sq)) for sq in ordered]
+        for j in range(PAT_LEN[i]):
+            place[j] = <int> (3 ** (PAT_LEN[i] - 1 - list(instances[i]).index(ordered[j])))
         for bits in range(1 << PAT_LEN[i]):
-            PAT_TERN[i][bits] = sum(place[j] for j in range(PAT_LEN[i]) if (bits >> j) & 1)
+            v = 0
+            for j in range(PAT_LEN[i]):
+                if (bits >> j) & 1:
+                    v += place[j]
+            PAT_TERN[i][bits] = v
     for i in range(65):
         PAT_STAGE_OF[i] = stage_of[i]
     PAT_MOB, PAT_STAGE_SIZE, PAT_DIV = mobility_offset, stage_size, divisor

@@ -19,6 +19,7 @@ the fitting makes.  ``evaluate`` below is the readable reference that the compil
 evaluation is tested against.
 """
 import array
+import functools
 import gzip
 import os
 import struct
@@ -69,19 +70,20 @@ def _instances(points: list[tuple[int, int]]) -> list[list[int]]:
     return out
 
 
-def layout() -> tuple[list[list[int]], list[int], int, int]:
+@functools.cache
+def layout() -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], int, int]:
     """``(instances, offsets, mobility_offset, stage_size)``: each instance's squares, the
     offset of its pattern's table inside one stage, where the two mobility tables start
-    (side to move, then opponent), and the number of weights in one stage."""
-    instances: list[list[int]] = []
+    (side to move, then opponent), and the number of weights in one stage.  Made once."""
+    instances: list[tuple[int, ...]] = []
     offsets: list[int] = []
     at = 0
     for points in BASE.values():
         for squares in _instances(points):
-            instances.append(squares)
+            instances.append(tuple(squares))
             offsets.append(at)
         at += 3 ** len(points)
-    return instances, offsets, at, at + 2 * MOBILITY
+    return tuple(instances), tuple(offsets), at, at + 2 * MOBILITY
 
 
 def stage_of(empties: int, stages: int = STAGES) -> int:
@@ -183,8 +185,8 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
             _installed = False
             return False
         instances, offsets, mob, stage_size = layout()
-        _core.set_patterns(instances, offsets, mob, stage_size,
-                           [stage_of(min(e, 60), stages(weights)) for e in range(65)],
+        n = stages(weights)
+        _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60), n) for e in range(65)],
                            SCALE // EVAL_UNIT, weights)
         from . import probcut
         probcut.install()  # the midgame search's cuts, fitted for these weights
