@@ -119,6 +119,19 @@ cdef int eval_patterns8(uint64_t P, uint64_t O, uint64_t H) noexcept nogil:
     return total // PAT_DIV  # cdivision: toward zero
 
 
+def clear_patterns():
+    """Take the pattern evaluation out of the core (``engine.patterns.uninstall``): the search and
+    the solver's ordering then use the hand-written evaluation."""
+    global PAT_W, PAT_COUNT
+    cdef int i
+    for i in range(PAT_COUNT):
+        free(PAT_TERN[i])
+        PAT_TERN[i] = NULL
+    PAT_COUNT = 0
+    free(PAT_W)
+    PAT_W = NULL
+
+
 def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_of, int divisor,
                  const int16_t[:] weights):
     """Install the pattern evaluation (called by ``engine.patterns.install``)."""

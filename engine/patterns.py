@@ -182,6 +182,7 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
         try:
             weights = load(path)
         except (OSError, ValueError):
+            _core.clear_patterns()  # not another file's weights in its place
             _installed = False
             return False
         instances, offsets, mob, stage_size = layout()
@@ -192,3 +193,15 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
         probcut.install()  # the midgame search's cuts, fitted for these weights
         _installed = True
     return _installed
+
+
+def uninstall() -> None:
+    """Take the weights out of the compiled core, as in a process that never installed them:
+    the search and the solver's move ordering use the hand-written evaluation again."""
+    global _installed
+    try:
+        from . import _core
+    except ImportError:
+        return
+    _core.clear_patterns()
+    _installed = None

@@ -28,6 +28,17 @@ def test_self_play_is_the_same_on_one_process_two_and_a_two_worker_cluster(tmp_p
     assert not same(one, weights.generate(6, seed=6, workers=1, **SMALL))
 
 
+def test_self_play_with_the_hand_written_evaluation_ignores_weights_installed_before():
+    from engine import patterns
+    assert patterns.install()
+    try:
+        after_install = weights.generate(12, seed=7, depth=6, exact=12, workers=1)
+        patterns.uninstall()
+        assert same(after_install, weights.generate(12, seed=7, depth=6, exact=12, workers=1))
+    finally:
+        patterns.install()
+
+
 def test_probcut_labels_on_a_cluster_match_the_local_ones():
     pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
     positions = probcut.sample_positions(6, 3)

@@ -100,8 +100,11 @@ def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "ful
 
 def _batch(args: tuple[list[int], int, int, str, Union[str, Path]]) -> list[tuple[int, ...]]:
     seeds, depth, exact, evaluation, weights = args
-    if evaluation == "patterns" and not patterns.install(weights):
-        raise RuntimeError(f"cannot load the pattern weights {weights}")
+    if evaluation == "patterns":
+        if not patterns.install(weights):
+            raise RuntimeError(f"cannot load the pattern weights {weights}")
+    else:
+        patterns.uninstall()  # the solver orders its moves with installed weights: none, wherever this runs
     rows: list[tuple[int, ...]] = []
     for s in seeds:
         rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
