@@ -28,7 +28,7 @@ from .players import Computer, External, Human, LineInput, Player, live_terminal
 from .protocol import NAME_LIMIT
 from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
-from . import samples
+from . import installed, samples
 from .session import Session
 
 if TYPE_CHECKING:
@@ -206,7 +206,12 @@ def play(argv: list[str], colour: str | None = None) -> int:
         except KeyboardInterrupt:   # (before the game began, or a second one)
             return 130
         finally:
-            on_signals(Face.signals, old)
+            while True:     # (a second Ctrl+C landing here is dropped: the player is leaving)
+                try:
+                    on_signals(Face.signals, old)
+                    break
+                except KeyboardInterrupt:
+                    pass
     player.lines = face.lines
     return face.run(session.run, session.view)
 
@@ -592,6 +597,8 @@ def white() -> int:
 
 
 def main(argv: list[str] | None = None, colour: str | None = None) -> int:
+    """The players' and ``python -m peer``'s command line; returns the exit code."""
+    installed.interruptible()
     argv = list(sys.argv[1:] if argv is None else argv)
     if colour is None and argv[:1] in (["-h"], ["--help"]):
         print(HELP)
@@ -613,4 +620,7 @@ def main(argv: list[str] | None = None, colour: str | None = None) -> int:
         if cmd != "play":
             print(f"{USAGE}\npython -m peer: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
             return 2
-    return play(argv, colour)
+    try:
+        return play(argv, colour)
+    except KeyboardInterrupt:   # (one landing outside the session's own handling: still no traceback)
+        return 130

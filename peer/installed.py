@@ -2,11 +2,11 @@
 started outside the project's environment is told in one line what to activate or install,
 instead of a ``ModuleNotFoundError`` traceback.  It imports nothing that may be missing."""
 import importlib.util
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import List, Optional, Sequence
-
-from .faces import texts
 
 NEEDED = ("filelock", "colorama", "prompt_toolkit")    # the modules of pyproject.toml's dependencies
 
@@ -16,12 +16,21 @@ def missing() -> List[str]:
     return [name for name in NEEDED if importlib.util.find_spec(name) is None]
 
 
+def _quit(signum: int, frame: object) -> None:
+    raise SystemExit(130)
+
+
 def check(program: str, argv: Optional[Sequence[str]] = None) -> None:
     """Exit with code 2 and one line on stderr (in the language of ``--lang``, else the
-    system's) when a module the game needs is missing."""
+    system's) when a module the game needs is missing.  Until ``interruptible``, a Ctrl+C
+    (while the game's modules load) ends the program quietly, with code 130."""
+    if threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # (not one ignored on purpose)
+        signal.signal(signal.SIGINT, _quit)
     lacking = missing()
     if not lacking:
         return
+    from .faces import texts
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = texts.default_lang()
     for i, arg in enumerate(argv):
@@ -35,3 +44,9 @@ def check(program: str, argv: Optional[Sequence[str]] = None) -> None:
                      install="python -m pip install -e " + (f'"{folder}"' if " " in folder else folder)),
           file=sys.stderr)
     sys.exit(2)
+
+
+def interruptible() -> None:
+    """Ctrl+C raises ``KeyboardInterrupt`` again (after ``check``), for the program to handle."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is _quit:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

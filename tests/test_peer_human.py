@@ -234,3 +234,32 @@ def test_a_move_typed_after_the_end_says_the_game_is_over(tmp_path):
             os.kill(b.pid, signal.SIGCONT)
             b.kill()
         h.close(force=True)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_ctrl_c_at_any_moment_of_starting_leaves_nothing_on_the_board(tmp_path, seed):
+    """One or two Ctrl+C at random moments of 0.2-1.5 s (loading the modules, joining the
+    board, waiting for the opponent): the player ends quietly (no traceback, exit code 0 or 130),
+    and leaves neither the board's lock nor a scratch folder of it behind."""
+    import random
+    import subprocess
+    import sys
+    from peertools import ROOT, default_sigint
+    rng = random.Random(seed)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
+    board = tmp_path / "b"
+    for _ in range(8):
+        p = subprocess.Popen([sys.executable, str(ROOT / "black.py"), "--board", str(board), "--lang", "en",
+                              "--ai", "random"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT, preexec_fn=default_sigint)
+        time.sleep(rng.uniform(0.2, 1.5))   # (before 0.1 s: Python's own start, no code of ours)
+        p.send_signal(signal.SIGINT)
+        if rng.random() < 0.5:
+            time.sleep(rng.uniform(0, 0.05))
+            p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        # (-SIGINT: the second one landed as Python was shutting down, the signals back to the system's
+        # defaults; a shell sees 130 as for the others)
+        assert p.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in out, (p.returncode, out)
+        left = [f.name for f in board.glob("lock*")] + [f.name for f in board.glob("tmp/lock-*")]
+        assert not left, (left, out)

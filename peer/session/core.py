@@ -19,7 +19,7 @@ from .events import Event, Listener, Reason
 from .garbage import Garbage
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
-from .leave import Leave
+from .leave import Leave, uninterrupted
 from .moves import Moves
 from .opponent import Opponent
 from .presence import Presence
@@ -160,18 +160,19 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self._start_check()     # before anything on the board changes
         except Leave as e:
             return e.code
+        joined = False
         try:
-            self.board.join()
-        except comm.MemberBusy as e:
-            self._busy(e)           # P1: one live run per colour (I6)
-            return 2
-        except comm.BoardError as e:
-            self.say("cannot_play", reason=Reason.board(e))
-            return 2
-        presence = threading.Thread(target=self._presence_loop, name="presence", daemon=True)
-        self.board.beat("waiting")
-        presence.start()
-        try:
+            try:
+                self.board.join()
+            except comm.MemberBusy as e:
+                self._busy(e)           # P1: one live run per colour (I6)
+                return 2
+            except comm.BoardError as e:
+                self.say("cannot_play", reason=Reason.board(e))
+                return 2
+            self.board.beat("waiting")
+            threading.Thread(target=self._presence_loop, name="presence", daemon=True).start()
+            joined = True
             # Messages left for an earlier run go; a resumed game is re-synchronised by
             # the handshake, which carries each side's whole transcript.
             self.board.quiet()
@@ -192,7 +193,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             # does; a second one while leaving leaves at once
             try:
                 self.board.lock_timeout = min(self.board.lock_timeout, 2.0)  # the user wants out now
-                if self.board.problem == "replaced":
+                if not joined or self.board.problem == "replaced":   # nothing to tell the opponent
                     self.say("bye")
                     return 130
                 self._leave()
@@ -204,7 +205,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 return 0
         finally:
             self.stop.set()
-            self.board.close()
+            with uninterrupted():
+                self.board.close()
 
     def _play(self) -> int:
         """Section 14: moves until the game is over and acknowledged (exit code 0), or the opponent

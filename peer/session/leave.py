@@ -1,4 +1,9 @@
-"""How a session ends from deep inside a rule: ``raise Leave(code)``."""
+"""How a session ends from deep inside a rule: ``raise Leave(code)``; its last cleanup,
+``uninterrupted``."""
+import contextlib
+import signal
+import threading
+from typing import Any, Iterator
 
 
 class Leave(Exception):
@@ -7,3 +12,29 @@ class Leave(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Ctrl+C and the stopping signals (SIGTERM, SIGHUP, SIGBREAK) are held off while the block runs,
+    then dropped: for a leaving program's last cleanup (taking its lock off the board), which a
+    second Ctrl+C must not cut in half.  Outside the main thread signals cannot arrive: nothing
+    to do."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old: dict[int, Any] = {}
+    try:
+        for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"):
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                old[sig] = signal.signal(sig, signal.SIG_IGN)
+        yield
+    finally:
+        while old:          # (a signal landing here before its own handler is back: restore the rest)
+            try:
+                sig = next(reversed(old))       # SIGINT last
+                signal.signal(sig, old[sig])
+                del old[sig]
+            except KeyboardInterrupt:
+                pass
