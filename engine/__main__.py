@@ -37,6 +37,13 @@ def cmd_info(args: argparse.Namespace) -> None:
     learned = book.learned()
     print("book       : " + (f"{len(learned):,} positions ({book.BOOK.name})" if learned is not None
                              else f"none, the named openings only ({book.learned_error()})"))
+    from . import patterns
+    try:
+        print(f"weights    : {patterns.stages(patterns.load())} stages of patterns ({patterns.WEIGHTS.name}), "
+              "the evaluation of best" + ("" if backend.compiled else " (with a compiled core)"))
+    except (OSError, ValueError) as e:
+        problem = e if isinstance(e, ValueError) else f"{patterns.WEIGHTS}: {e.strerror or e}"
+        print(f"weights    : not in use ({problem}); best plays with the hand-written evaluation")
     print(f"python     : {platform.python_implementation()} {platform.python_version()}")
     print(f"machine    : {platform.machine()} {platform.system()}")
 

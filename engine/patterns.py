@@ -23,12 +23,14 @@ import functools
 import gzip
 import os
 import struct
+import logging
 import sys
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
 from . import gzipped
 
+log = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("weights.bin.gz")
 MAGIC = b"OTHPAT1\n"
 SCALE = 16          # weights are stored in 1/16 disc
@@ -165,25 +167,30 @@ def evaluate(P: int, O: int, weights: Sequence[int], moves_p: int, moves_o: int)
 
 _installed: Optional[bool] = None
 _installed_path: Union[str, Path] = WEIGHTS
+_problem: Optional[str] = None
 
 
 def install(path: Union[str, Path] = WEIGHTS) -> bool:
     """Load the weights into the compiled core (once per file); False when there is no
-    compiled core or no usable file."""
-    global _installed, _installed_path
+    compiled core or no usable file (``install_error`` says why; a file that is there but
+    refused is also logged, once, as a warning: ``best`` then plays with the hand-written
+    evaluation)."""
+    global _installed, _installed_path, _problem
     if _installed_path != path:
         _installed, _installed_path = None, path
     if _installed is None:
         try:
             from . import _core
         except ImportError:
-            _installed = False
+            _installed, _problem = False, "no compiled core"
             return False
         try:
             weights = load(path)
-        except (OSError, ValueError):
+        except (OSError, ValueError) as e:
             _core.clear_patterns()  # not another file's weights in its place
-            _installed = False
+            _installed, _problem = False, str(e) if isinstance(e, ValueError) else f"{path}: {e.strerror or e}"
+            if Path(path).exists():
+                log.warning("%s; the hand-written evaluation plays instead", _problem)
             return False
         instances, offsets, mob, stage_size = layout()
         n = stages(weights)
@@ -191,8 +198,13 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
                            SCALE // EVAL_UNIT, weights)
         from . import probcut
         probcut.install()  # the midgame search's cuts, fitted for these weights
-        _installed = True
+        _installed, _problem = True, None
     return _installed
+
+
+def install_error() -> Optional[str]:
+    """Why the last ``install`` returned False (None after one that succeeded, or before any)."""
+    return _problem
 
 
 def uninstall() -> None:

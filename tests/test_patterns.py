@@ -271,3 +271,36 @@ def test_a_failed_save_leaves_the_old_file_and_a_pipe_is_not_read(tmp_path, monk
         os.mkfifo(tmp_path / "pipe")          # opening it to read would wait for a writer forever
         with pytest.raises(ValueError, match="not a regular file"):
             patterns.load(tmp_path / "pipe")
+
+
+@needs_core
+def test_a_damaged_weights_file_is_refused_with_the_reason_and_no_weights_stay_in_use(tmp_path, caplog):
+    damaged = tmp_path / "w.bin.gz"
+    damaged.write_bytes(patterns.WEIGHTS.read_bytes()[:5000])
+    try:
+        assert patterns.install()
+        with caplog.at_level("WARNING", logger="engine.patterns"):
+            assert not patterns.install(damaged)
+        assert "truncated" in patterns.install_error()
+        assert "truncated" in caplog.text and "hand-written evaluation plays instead" in caplog.text
+        with pytest.raises(RuntimeError, match="no pattern weights installed"):
+            compiled.evaluate(Position.start().player, Position.start().opponent, "patterns")
+        assert not patterns.install(tmp_path / "missing.bin.gz") and "missing.bin.gz" in patterns.install_error()
+    finally:
+        assert patterns.install() and patterns.install_error() is None
+
+
+def test_engine_info_names_the_weights_or_why_they_are_not_used(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "engine", "info"], cwd=root, capture_output=True, text=True)
+    assert r.returncode == 0 and f"stages of patterns ({patterns.WEIGHTS.name})" in r.stdout, r.stdout
+    copy = tmp_path / "engine"
+    shutil.copytree(root / "engine", copy, ignore=shutil.ignore_patterns("fit", "__pycache__", "*.c", "*.pyx", "*.pxi"))
+    (copy / "weights.bin.gz").write_bytes(b"not a weights file")
+    r = subprocess.run([sys.executable, "-m", "engine", "info"], cwd=tmp_path, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert r.returncode == 0 and "weights    : not in use" in r.stdout and "hand-written evaluation" in r.stdout, r
