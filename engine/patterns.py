@@ -19,6 +19,7 @@ the fitting makes.  ``evaluate`` below is the readable reference that the compil
 evaluation is tested against.
 """
 import array
+import contextlib
 import functools
 import gzip
 import os
@@ -26,7 +27,7 @@ import struct
 import logging
 import sys
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from . import gzipped
 
@@ -217,3 +218,23 @@ def uninstall() -> None:
         return
     _core.clear_patterns()
     _installed = None
+
+
+@contextlib.contextmanager
+def installed_only(path: Optional[Union[str, Path]]) -> Iterator[bool]:
+    """Within the block, the weights of ``path`` are installed (None: none are, as in a process
+    that never installed any); yields whether they are.  What was installed before is installed
+    again after, so a job run inside another program (a test, a notebook) leaves it as it was."""
+    before = _installed_path if _installed else None
+    if path is None:
+        uninstall()
+        ok = False
+    else:
+        ok = install(path)
+    try:
+        yield ok
+    finally:
+        if before is None:
+            uninstall()
+        else:
+            install(before)

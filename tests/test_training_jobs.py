@@ -39,6 +39,28 @@ def test_self_play_with_the_hand_written_evaluation_ignores_weights_installed_be
         patterns.install()
 
 
+def test_a_self_play_job_run_in_this_process_leaves_its_weights_as_it_found_them():
+    from engine import Position, _core, patterns
+
+    def searches_with_patterns():
+        p = Position.start()
+        try:
+            _core.search(8, p.player, p.opponent, 2, 1e9, "patterns", 16)
+        except RuntimeError:  # "no pattern weights installed"
+            return False
+        return True
+
+    assert patterns.install() and searches_with_patterns()
+    weights.generate(2, seed=3, workers=1, **SMALL)
+    assert searches_with_patterns()
+    patterns.uninstall()
+    try:
+        weights.generate(2, seed=3, workers=1, evaluation="patterns", **SMALL)
+        assert not searches_with_patterns()
+    finally:
+        patterns.install()
+
+
 def test_probcut_labels_on_a_cluster_match_the_local_ones():
     pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
     positions = probcut.sample_positions(6, 3)

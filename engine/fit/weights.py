@@ -100,15 +100,14 @@ def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "ful
 
 def _batch(args: tuple[list[int], int, int, str, Union[str, Path]]) -> list[tuple[int, ...]]:
     seeds, depth, exact, evaluation, weights = args
-    if evaluation == "patterns":
-        if not patterns.install(weights):
+    # the solver orders its moves with installed weights: exactly these (or none), wherever this runs
+    with patterns.installed_only(weights if evaluation == "patterns" else None) as ok:
+        if evaluation == "patterns" and not ok:
             raise RuntimeError(f"cannot load the pattern weights {weights}")
-    else:
-        patterns.uninstall()  # the solver orders its moves with installed weights: none, wherever this runs
-    rows: list[tuple[int, ...]] = []
-    for s in seeds:
-        rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
-    return rows
+        rows: list[tuple[int, ...]] = []
+        for s in seeds:
+            rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
+        return rows
 
 
 def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers: int = 2, evaluation: str = "full",
