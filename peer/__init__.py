@@ -4,12 +4,15 @@
 start the two sides; ``python -m peer demo`` shows two computer players.
 ``Session`` joins the rules (``engine``) and the message board (``comm``).
 """
-from typing import Any
-
 __all__ = ["Session"]
 
 
-def __getattr__(name: str) -> Any:
+TYPE_CHECKING = False   # (typing is not imported: peer.installed runs as early as it can)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def __getattr__(name: str) -> "Any":
     # (imported when asked for: ``peer.installed`` must run before anything a Python may lack)
     if name == "Session":
         from .session import Session

@@ -598,6 +598,18 @@ def white() -> int:
 
 def main(argv: list[str] | None = None, colour: str | None = None) -> int:
     """The players' and ``python -m peer``'s command line; returns the exit code."""
+    try:
+        return _main(argv, colour)
+    finally:
+        while True:
+            try:
+                installed.leaving()
+                break
+            except KeyboardInterrupt:   # (a second Ctrl+C landing just before)
+                pass
+
+
+def _main(argv: list[str] | None, colour: str | None) -> int:
     installed.interruptible()
     argv = list(sys.argv[1:] if argv is None else argv)
     if colour is None and argv[:1] in (["-h"], ["--help"]):

@@ -1,35 +1,55 @@
 """Whether this Python has what the game needs, asked before anything imports it: a player
 started outside the project's environment is told in one line what to activate or install,
 instead of a ``ModuleNotFoundError`` traceback.  It imports nothing that may be missing."""
-import importlib.util
 import signal
 import sys
-import threading
-from pathlib import Path
-from typing import List, Optional, Sequence
+
+TYPE_CHECKING = False   # (typing is not imported: a Ctrl+C is caught sooner)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_interrupted = False
+_program = False    # check ran: this process is one of the programs, not a library's user
+
+
+def _quit(signum: int, frame: object) -> None:
+    global _interrupted
+    if _interrupted:        # (a second one, as the program already exits)
+        return
+    _interrupted = True     # (an exception raised while Python compiles a module is lost: see interruptible)
+    raise SystemExit(130)
+
+
+def _catch() -> None:
+    """``_quit`` for Ctrl+C when the default handler is in place (not one ignored on purpose), in
+    the main thread only."""
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _quit)
+    except ValueError:      # not the main thread
+        pass
+
 
 NEEDED = ("filelock", "colorama", "prompt_toolkit")    # the modules of pyproject.toml's dependencies
 
 
-def missing() -> List[str]:
+def missing() -> "list[str]":
     """The modules of ``NEEDED`` this Python cannot import."""
+    import importlib.util
     return [name for name in NEEDED if importlib.util.find_spec(name) is None]
 
 
-def _quit(signum: int, frame: object) -> None:
-    raise SystemExit(130)
-
-
-def check(program: str, argv: Optional[Sequence[str]] = None) -> None:
+def check(program: str, argv: "Sequence[str] | None" = None) -> None:
     """Exit with code 2 and one line on stderr (in the language of ``--lang``, else the
     system's) when a module the game needs is missing.  Until ``interruptible``, a Ctrl+C
     (while the game's modules load) ends the program quietly, with code 130."""
-    if threading.current_thread() is threading.main_thread() \
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:   # (not one ignored on purpose)
-        signal.signal(signal.SIGINT, _quit)
+    global _program
+    _program = True
+    _catch()
     lacking = missing()
     if not lacking:
         return
+    from pathlib import Path
     from .faces import texts
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = texts.default_lang()
@@ -47,6 +67,30 @@ def check(program: str, argv: Optional[Sequence[str]] = None) -> None:
 
 
 def interruptible() -> None:
-    """Ctrl+C raises ``KeyboardInterrupt`` again (after ``check``), for the program to handle."""
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is _quit:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    """Ctrl+C raises ``KeyboardInterrupt`` again (after ``check``), for the program to handle; a
+    Ctrl+C that came while the modules loaded and was lost there ends the program now (130)."""
+    try:
+        if signal.getsignal(signal.SIGINT) is _quit:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:      # not the main thread
+        pass
+    if _interrupted:
+        raise SystemExit(130)
+
+
+def leaving() -> None:
+    """The program has done its cleaning up and exits: from here on Ctrl+C and the stopping signals
+    are ignored, as a second Ctrl+C would only cut into Python's own shutdown (with a traceback).
+    Nothing happens in a process that did not start through ``check``."""
+    if not _program:
+        return
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"):
+        sig = getattr(signal, name, None)
+        while sig is not None:
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+                break
+            except KeyboardInterrupt:   # (one pending as this is set: handled in the call)
+                pass
+            except (ValueError, OSError):   # not the main thread
+                return

@@ -263,3 +263,20 @@ def test_ctrl_c_at_any_moment_of_starting_leaves_nothing_on_the_board(tmp_path, 
         assert p.returncode in (0, 130, -signal.SIGINT) and "Traceback" not in out, (p.returncode, out)
         left = [f.name for f in board.glob("lock*")] + [f.name for f in board.glob("tmp/lock-*")]
         assert not left, (left, out)
+
+
+def test_a_ctrl_c_lost_while_the_modules_loaded_still_ends_the_player_before_the_board(tmp_path):
+    """CPython drops an exception raised by a signal handler while it compiles a module (no .pyc):
+    the Ctrl+C is remembered, and the player ends (130) before it joins the board."""
+    import subprocess
+    import sys
+    from peertools import ROOT
+    board = tmp_path / "b"
+    code = ("import sys; from peer import installed; installed.check('black.py')\n"
+            "try:\n    installed._quit(2, None)\nexcept SystemExit:\n    pass  # (as when it is lost)\n"
+            "from peer.cli import main\n"
+            f"sys.exit(main(['--board', {str(board)!r}, '--ai', 'random', '--lang', 'en'], colour='black'))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1"), stdin=subprocess.DEVNULL)
+    assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr)
+    assert not board.exists()

@@ -204,9 +204,14 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             except Exception:  # (bye could not be sent: the opponent sees us gone)
                 return 0
         finally:
-            self.stop.set()
-            with uninterrupted():
-                self.board.close()
+            while True:     # (a Ctrl+C landing before the signals are held off: once more)
+                try:
+                    with uninterrupted():
+                        self.stop.set()
+                        self.board.close()
+                    break
+                except KeyboardInterrupt:
+                    pass
 
     def _play(self) -> int:
         """Section 14: moves until the game is over and acknowledged (exit code 0), or the opponent

@@ -28,7 +28,13 @@ def uninterrupted() -> Iterator[None]:
         for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"):
             sig = getattr(signal, name, None)
             if sig is not None:
-                old[sig] = signal.signal(sig, signal.SIG_IGN)
+                old[sig] = signal.getsignal(sig)
+                while True:     # (a signal pending when this is set is handled in the call: set it again)
+                    try:
+                        signal.signal(sig, signal.SIG_IGN)
+                        break
+                    except KeyboardInterrupt:
+                        pass
         yield
     finally:
         while old:          # (a signal landing here before its own handler is back: restore the rest)
