@@ -39,8 +39,9 @@ def cmd_info(args: argparse.Namespace) -> None:
                              else f"none, the named openings only ({book.learned_error()})"))
     from . import patterns
     try:
-        print(f"weights    : {patterns.stages(patterns.load())} stages of patterns ({patterns.WEIGHTS.name}), "
-              "the evaluation of best" + ("" if backend.compiled else " (with a compiled core)"))
+        use = ("the evaluation of best" if backend.compiled is not None and backend.core is backend.compiled
+               else "not used by best without the compiled core")
+        print(f"weights    : {patterns.stages(patterns.load())} stages of patterns ({patterns.WEIGHTS.name}), {use}")
     except (OSError, ValueError) as e:
         problem = e if isinstance(e, ValueError) else f"{patterns.WEIGHTS}: {e.strerror or e}"
         print(f"weights    : not in use ({problem}); best plays with the hand-written evaluation")

@@ -13,6 +13,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 def decompress(raw: bytes, limit: int) -> bytes:
     """The bytes that the gzip data ``raw`` (one or more members) expands to; ValueError when
     they would be more than ``limit`` bytes, or ``raw`` is not whole gzip data."""
+    if not raw:
+        raise ValueError("the file is empty")
     out = bytearray()
     rest = raw
     try:

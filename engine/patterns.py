@@ -166,6 +166,16 @@ def evaluate(P: int, O: int, weights: Sequence[int], moves_p: int, moves_o: int)
     return q if total >= 0 else -q
 
 
+def digest(path: Union[str, Path] = WEIGHTS) -> str:
+    """SHA-256 of the weights in ``path`` (of the values, whatever the compression): the same on
+    every machine for the same weights.  ValueError or OSError as ``load``."""
+    import hashlib
+    weights = load(path)
+    if sys.byteorder == "big":
+        weights.byteswap()
+    return hashlib.sha256(weights.tobytes()).hexdigest()
+
+
 _installed: Optional[bool] = None
 _installed_path: Union[str, Path] = WEIGHTS
 _problem: Optional[str] = None
@@ -190,7 +200,7 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
         except (OSError, ValueError) as e:
             _core.clear_patterns()  # not another file's weights in its place
             _installed, _problem = False, str(e) if isinstance(e, ValueError) else f"{path}: {e.strerror or e}"
-            if Path(path).exists():
+            if os.path.lexists(path):     # (a link to nothing, too)
                 log.warning("%s; the hand-written evaluation plays instead", _problem)
             return False
         instances, offsets, mob, stage_size = layout()

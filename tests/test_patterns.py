@@ -290,6 +290,26 @@ def test_a_damaged_weights_file_is_refused_with_the_reason_and_no_weights_stay_i
         assert patterns.install() and patterns.install_error() is None
 
 
+@needs_core
+def test_an_empty_weights_file_or_a_link_to_nothing_is_warned_of(tmp_path, caplog):
+    empty, link = tmp_path / "empty.bin.gz", tmp_path / "link.bin.gz"
+    empty.write_bytes(b"")
+    try:
+        link.symlink_to(tmp_path / "nothing")
+    except (OSError, NotImplementedError):      # (Windows without the right to make links)
+        link = None
+    try:
+        with caplog.at_level("WARNING", logger="engine.patterns"):
+            assert not patterns.install(empty)
+            assert "empty" in patterns.install_error()
+            if link is not None:
+                assert not patterns.install(link)
+        assert "empty.bin.gz: refused: the file is empty" in caplog.text
+        assert link is None or "link.bin.gz" in caplog.text
+    finally:
+        assert patterns.install()
+
+
 def test_engine_info_names_the_weights_or_why_they_are_not_used(tmp_path):
     import shutil
     import subprocess
@@ -298,6 +318,11 @@ def test_engine_info_names_the_weights_or_why_they_are_not_used(tmp_path):
     root = Path(__file__).resolve().parents[1]
     r = subprocess.run([sys.executable, "-m", "engine", "info"], cwd=root, capture_output=True, text=True)
     assert r.returncode == 0 and f"stages of patterns ({patterns.WEIGHTS.name})" in r.stdout, r.stdout
+    in_use = "the evaluation of best" in r.stdout
+    assert in_use == (compiled is not None and os.environ.get("OTHELLO_ENGINE") != "pure"), r.stdout
+    r = subprocess.run([sys.executable, "-m", "engine", "info"], cwd=root, capture_output=True, text=True,
+                       env=dict(os.environ, OTHELLO_ENGINE="pure"))
+    assert "not used by best without the compiled core" in r.stdout, r.stdout
     copy = tmp_path / "engine"
     shutil.copytree(root / "engine", copy, ignore=shutil.ignore_patterns("fit", "__pycache__", "*.c", "*.pyx", "*.pxi"))
     (copy / "weights.bin.gz").write_bytes(b"not a weights file")

@@ -61,6 +61,20 @@ def test_a_self_play_job_run_in_this_process_leaves_its_weights_as_it_found_them
         patterns.install()
 
 
+def test_a_journal_of_self_play_is_refused_when_other_weights_lie_under_the_same_name(tmp_path):
+    from engine import patterns
+    w, journal = tmp_path / "w.bin.gz", tmp_path / "journal"
+    patterns.save(patterns.load(), w)
+    first = weights.generate(2, seed=3, workers=1, evaluation="patterns", weights=w, journal=journal, **SMALL)
+    assert same(first, weights.generate(2, seed=3, workers=1, evaluation="patterns", weights=w, journal=journal,
+                                        **SMALL))
+    other = patterns.load()
+    other[0] += 1
+    patterns.save(other, w)
+    with pytest.raises(jobs.JournalError, match="another run"):
+        weights.generate(2, seed=3, workers=1, evaluation="patterns", weights=w, journal=journal, **SMALL)
+
+
 def test_probcut_labels_on_a_cluster_match_the_local_ones():
     pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
     positions = probcut.sample_positions(6, 3)

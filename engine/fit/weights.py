@@ -98,12 +98,14 @@ def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "ful
     return [(p, o, mp, mo, final * c) for p, o, mp, mo, c in seen]
 
 
-def _batch(args: tuple[list[int], int, int, str, Union[str, Path]]) -> list[tuple[int, ...]]:
-    seeds, depth, exact, evaluation, weights = args
+def _batch(args: tuple[list[int], int, int, str, Union[str, Path], str]) -> list[tuple[int, ...]]:
+    seeds, depth, exact, evaluation, weights, sha = args
     # the solver orders its moves with installed weights: exactly these (or none), wherever this runs
     with patterns.installed_only(weights if evaluation == "patterns" else None) as ok:
         if evaluation == "patterns" and not ok:
-            raise RuntimeError(f"cannot load the pattern weights {weights}")
+            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
+        if evaluation == "patterns" and patterns.digest(weights) != sha:
+            raise RuntimeError(f"{weights} here holds other weights than the run started with")
         rows: list[tuple[int, ...]] = []
         for s in seeds:
             rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
@@ -118,7 +120,10 @@ def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers
     to ``out``).  The same for a seed wherever they are played."""
     import numpy as np
     seeds = [seed * 1_000_003 + g for g in range(games)]
-    chunks = [(seeds[i:i + batch], depth, exact, evaluation, str(weights)) for i in range(0, games, batch)]
+    # (the weights' digest is part of each job: a journal of other weights is refused, and so is a
+    # worker that finds other weights under the same name)
+    sha = patterns.digest(weights) if evaluation == "patterns" else ""
+    chunks = [(seeds[i:i + batch], depth, exact, evaluation, str(weights), sha) for i in range(0, games, batch)]
     rows: list[list[int]] = [r for part in jobs.run(_batch, chunks, cluster=cluster, workers=workers,
                                                     journal=journal, label="self-play") for r in part]
     data: Data = {
