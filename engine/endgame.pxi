@@ -148,9 +148,9 @@ cdef int _solve_small(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bi
 
 
 cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash_move, int depth,
-                     int* sqs, uint64_t* flips) noexcept nogil:
-    """Moves sorted by a shallow midgame search of each (in the search's evaluation) and the
-    opponent's replies (fewest first), the hash move first."""
+                     int mobility, int* sqs, uint64_t* flips) noexcept nogil:
+    """Moves sorted by a shallow midgame search of each (in the search's evaluation) plus
+    ``mobility`` times the opponent's replies (fewest first), the hash move first."""
     cdef int keys[32]
     cdef int n = 0, i, sq, k
     cdef uint64_t f, b, np, no, reply
@@ -163,7 +163,7 @@ cdef int _order_eval(Search* s, uint64_t P, uint64_t O, uint64_t moves, int hash
         no = P | f | b
         k = _mid(s, np, no, depth, -INF, INF, False)
         reply = moves8(np, no) & ~s.holes
-        k += SOLVE_EVAL_MOBILITY * (bits_count(reply) + bits_count(reply & DEF_CORNERS))
+        k += mobility * (bits_count(reply) + bits_count(reply & DEF_CORNERS))
         if sq == hash_move:
             k = -INF
         _insert(keys, sqs, flips, n, k, sq, f)
@@ -227,7 +227,7 @@ cdef int _solve(Search* s, uint64_t P, uint64_t O, int alpha, int beta, bint pas
             if v >= beta:
                 return v
     if empties >= SOLVE_EVAL_EMPTIES:
-        n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
+        n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, SOLVE_EVAL_MOBILITY, sqs, fl)
     elif empties >= SOLVE_ORDER_EMPTIES:
         n = _order(P, O, s.holes, moves, hash_move, _odd_regions(~(P | O | s.holes)), sqs, fl)
     else:

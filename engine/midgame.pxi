@@ -101,7 +101,9 @@ cdef int _mid(Search* s, uint64_t P, uint64_t O, int depth, int alpha, int beta,
             return beta
         if v < 0:
             return alpha
-    if depth >= 2:
+    if depth >= MID_EVAL_DEPTH:
+        n = _order_eval(s, P, O, moves, hash_move, 0, MID_EVAL_MOBILITY, sqs, fl)
+    elif depth >= 2:
         n = _order(P, O, s.holes, moves, hash_move, 0, sqs, fl)
     else:
         n = 0

@@ -21,6 +21,8 @@ cdef enum:
     SOLVE_EVAL_EMPTIES = 12   # ordering by a shallow midgame search from here
     SOLVE_EVAL_BASE = 12      # ... of depth (empties - SOLVE_EVAL_BASE) / 2
     SOLVE_EVAL_MOBILITY = 4   # ... plus this weight times the opponent's mobility
+    MID_EVAL_DEPTH = 6        # midgame nodes this deep: ordered by the evaluation of each move
+    MID_EVAL_MOBILITY = 8     # ... plus this weight times the opponent's mobility
     BUSY_SIZE = 1 << 14       # words in the table of positions being searched
     SPLIT_EMPTIES = 12        # threads spread over the moves of solver nodes with this many empties
     SPLIT_DEPTH = 4           # ... and of midgame nodes this deep

@@ -14,7 +14,7 @@ cdef int _root8(Search* s, uint64_t P, uint64_t O, int depth, bint exact, int al
     if _load(s, P, O, &e):
         hash_move = e.move
     if exact and empties >= SOLVE_EVAL_EMPTIES:
-        n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, sqs, fl)
+        n = _order_eval(s, P, O, moves, hash_move, (empties - SOLVE_EVAL_BASE) // 2, SOLVE_EVAL_MOBILITY, sqs, fl)
     else:
         n = _order(P, O, s.holes, moves, hash_move, 0, sqs, fl)
     out_move[0] = sqs[0] if n else -1
