@@ -7,6 +7,7 @@ import sys
 TYPE_CHECKING = False   # (typing is not imported: a Ctrl+C is caught sooner)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 _interrupted = False
 _program = False    # check ran: this process is one of the programs, not a library's user
@@ -78,19 +79,34 @@ def interruptible() -> None:
         raise SystemExit(130)
 
 
+STOPPING = ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK")    # Ctrl+C and the signals that stop a program
+
+
+def hold_off() -> "dict[int, Any]":
+    """Ignore ``STOPPING`` (those this system has) from now on; returns their handlers before, to
+    give back.  A signal pending as one is set is handled in that call: it is set again.  Nothing
+    outside the main thread."""
+    old: "dict[int, Any]" = {}
+    for name in STOPPING:
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            old[sig] = signal.getsignal(sig)
+        except ValueError:      # not the main thread
+            return old
+        while True:
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+                break
+            except KeyboardInterrupt:
+                pass
+    return old
+
+
 def leaving() -> None:
     """The program has done its cleaning up and exits: from here on Ctrl+C and the stopping signals
     are ignored, as a second Ctrl+C would only cut into Python's own shutdown (with a traceback).
     Nothing happens in a process that did not start through ``check``."""
-    if not _program:
-        return
-    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"):
-        sig = getattr(signal, name, None)
-        while sig is not None:
-            try:
-                signal.signal(sig, signal.SIG_IGN)
-                break
-            except KeyboardInterrupt:   # (one pending as this is set: handled in the call)
-                pass
-            except (ValueError, OSError):   # not the main thread
-                return
+    if _program:
+        hold_off()

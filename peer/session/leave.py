@@ -5,6 +5,8 @@ import signal
 import threading
 from typing import Any, Iterator
 
+from ..installed import hold_off
+
 
 class Leave(Exception):
     """End the session with an exit code (the reason was already shown)."""
@@ -25,16 +27,7 @@ def uninterrupted() -> Iterator[None]:
         return
     old: dict[int, Any] = {}
     try:
-        for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"):
-            sig = getattr(signal, name, None)
-            if sig is not None:
-                old[sig] = signal.getsignal(sig)
-                while True:     # (a signal pending when this is set is handled in the call: set it again)
-                    try:
-                        signal.signal(sig, signal.SIG_IGN)
-                        break
-                    except KeyboardInterrupt:
-                        pass
+        old = hold_off()
         yield
     finally:
         while old:          # (a signal landing here before its own handler is back: restore the rest)
