@@ -195,13 +195,14 @@ class Lease:
         self._put_up: str | None = None     # a token of ours that may name the lock without our knowing
         self._unfinished: set[str] = set()  # our folders under tmp/ that an interrupt may have left
         self._local = local_lock(self.folder)
-        self._local_held = False
         self._local_stuck = False       # the local queue was busy for LOCAL_WAIT * L (logged once)
         self._spare: str | None = None  # token of our private lock folder in tmp/, ready to rename
         self._spare_at = 0.0            # when its owner was last written (our monotonic clock)
         self._spare_lock = threading.Lock()  # one writer of the spare's owner at a time
         self._cv = threading.Condition()
+        self._beat_lock = threading.Lock()  # held while a beat is written: release() waits it out
         self._beater: threading.Thread | None = None
+        self._closed = False            # close() ends the heartbeat thread at once
         self._beats = 0
         # what the lock looked like and since when (our monotonic clock): kept across
         # acquire() calls, so that operations giving up after T <= L still see a stale lock
@@ -486,8 +487,8 @@ class Lease:
         fresh = patient and self._seen is None
         holders = set()     # the owners of the locks seen during this wait
         self._refused = None
-        self._local_held = self._queue_locally(deadline)
         try:
+            self._queue_locally(deadline)
             delay = 0.0005
             with self.root.batch():
                 while True:
@@ -528,10 +529,12 @@ class Lease:
             raise
 
     def _release_local(self) -> None:
-        if self._local_held:
-            self._local_held = False
-            if self._local is not None:
-                self._local.release()
+        # by what the lock object says, not by a flag of ours: an interrupt landing just after
+        # it was taken (or inside filelock) would leave it held, and this host's queue stuck
+        # until the object is collected
+        local = self._local
+        if local is not None and local.is_locked:
+            local.release(force=True)
 
     def timeout_reason(self) -> str:
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""
@@ -569,6 +572,8 @@ class Lease:
             token = self._put_up = self.token or self._put_up
             self.token = None
             self._cv.notify_all()
+        with self._beat_lock:   # a beat under way may have read the lock as ours before this
+            pass
         if token is None:
             return True
         root = self.root
@@ -633,6 +638,9 @@ class Lease:
     def close(self) -> bool:
         """Release the lock if held and remove our private folder from ``tmp/``."""
         ok = self.release()
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
         spare, self._spare = self._spare, None
         left = [f"{self._tmp}/lock-{spare}"] if spare is not None else []
         for name in [*left, *sorted(self._unfinished)]:
@@ -651,6 +659,7 @@ class Lease:
     # -- heartbeat -------------------------------------------------------------
     def _start_beating(self) -> None:
         with self._cv:
+            self._closed = False
             self._cv.notify_all()
             if self._beater is None or not self._beater.is_alive():
                 self._beater = threading.Thread(target=self._beat_loop, name="comm-heartbeat", daemon=True)
@@ -661,22 +670,22 @@ class Lease:
         while True:
             with self._cv:
                 while self.token is None:
-                    if not self._cv.wait(timeout=60):
-                        if self.token is None:
-                            self._beater = None
-                            return
+                    if self._closed or not self._cv.wait(timeout=60) and self.token is None:
+                        self._beater = None
+                        return
                 token = self.token
                 self._cv.wait(timeout=every)
+            with self._beat_lock:
                 if self.token != token:
                     continue
-            try:
-                with self.root.batch():
-                    if self.is_mine():
-                        self._beats += 1
-                        self.root.replace("lock/beat", fsops.record(str(self._beats)), durable=False,
-                                          scratch=self._tmp)
-            except OSError as e:
-                log.warning("heartbeat failed: %s", e)
+                try:
+                    with self.root.batch():
+                        if self.is_mine():
+                            self._beats += 1
+                            self.root.replace("lock/beat", fsops.record(str(self._beats)), durable=False,
+                                              scratch=self._tmp)
+                except OSError as e:
+                    log.warning("heartbeat failed: %s", e)
 
 
 class _Held:
