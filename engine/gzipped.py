@@ -38,9 +38,13 @@ def read_file(path: "str | os.PathLike[str]", limit: int) -> bytes:
     """The bytes of the file ``path``, reading no more than ``limit`` + 1 of them; ValueError when it
     is larger than ``limit`` bytes (OSError when it cannot be read)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with open(fd, "rb") as f:      # (not blocking: opening a named pipe waits for a writer)
-        if not stat.S_ISREG(os.fstat(fd).st_mode):       # a pipe or a device: never read from
+    try:                            # (not blocking: opening a named pipe waits for a writer)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):       # a folder, a pipe or a device: never read
             raise ValueError("it is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    with open(fd, "rb") as f:
         raw = f.read(limit + 1)
     if len(raw) > limit:
         raise ValueError(f"it is larger than {limit:,} bytes (the most accepted)")

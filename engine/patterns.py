@@ -236,12 +236,12 @@ def installed_only(path: Optional[Union[str, Path]]) -> Iterator[bool]:
     that never installed any); yields whether they are.  What was installed before is installed
     again after, so a job run inside another program (a test, a notebook) leaves it as it was."""
     before = _installed_path if _installed else None
-    if path is None:
-        uninstall()
-        ok = False
-    else:
-        ok = install(path)
     try:
+        if path is None:
+            uninstall()
+            ok = False
+        else:
+            ok = install(path)
         yield ok
     finally:
         if before is None:

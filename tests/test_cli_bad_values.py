@@ -206,6 +206,7 @@ def test_the_two_copies_of_cliargs_are_the_same():
     (["engine", "solve", ""], "no position"),
     (["engine", "solve", "{tmp}"], "not a regular file"),
     (["engine", "solve", "{tmp}/missing.obf"], "no such file"),
+    (["engine.fit.weights", "smooth", "--weights", "{tmp}", "--out", "{tmp}/o.bin.gz"], "not a regular file"),
 ])
 def test_real_processes_refuse_bad_values(argv, about, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]

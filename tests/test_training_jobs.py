@@ -113,3 +113,11 @@ def test_a_damaged_job_file_is_computed_again(tmp_path):
     assert jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None) == first
     with pytest.raises(jobs.JournalError):
         jobs.run(probcut._measure_job, args[:2], workers=1, journal=tmp_path, progress=None)
+
+
+def test_a_journal_whose_run_file_was_removed_is_refused(tmp_path):
+    args = [(p.player, p.opponent, 2) for p in probcut.sample_positions(2, 1)]
+    jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
+    (tmp_path / "run.json").unlink()
+    with pytest.raises(jobs.JournalError, match="no run.json"):
+        jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)

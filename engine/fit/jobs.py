@@ -58,6 +58,9 @@ class Journal:
             if known != fingerprint:
                 raise JournalError(f"{self.folder} is the journal of another run (other jobs or options): "
                                    f"give a new folder, or the options of that run")
+        elif any(self.folder.glob("job-*.json")):   # (run.json is written before any job's result)
+            raise JournalError(f"{self.folder} holds job results but no run.json: whose run they are "
+                               f"cannot be told; give a new folder")
         else:
             self._write(head, {"fingerprint": fingerprint})
 
