@@ -18,7 +18,19 @@ def _quit(signum: int, frame: object) -> None:
     if _interrupted:        # (a second one, as the program already exits)
         return
     _interrupted = True     # (an exception raised while Python compiles a module is lost: see interruptible)
+    try:                    # the program ends: a second Ctrl+C would only cut into its exit
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):
+        pass
     raise SystemExit(130)
+
+
+def _unraisable(u: "Any") -> None:
+    """``sys.unraisablehook`` of a program: the exit of ``_quit`` landing in a callback Python
+    cannot raise from (a weakref's, a gc's) is not reported: the program ends anyway."""
+    if _interrupted and isinstance(u.exc_value, (SystemExit, KeyboardInterrupt)):
+        return
+    sys.__unraisablehook__(u)
 
 
 def _catch() -> None:
@@ -46,6 +58,8 @@ def check(program: str, argv: "Sequence[str] | None" = None) -> None:
     (while the game's modules load) ends the program quietly, with code 130."""
     global _program
     _program = True
+    if sys.unraisablehook is sys.__unraisablehook__:
+        sys.unraisablehook = _unraisable
     _catch()
     lacking = missing()
     if not lacking:
@@ -101,6 +115,10 @@ def hold_off() -> "dict[int, Any]":
                 break
             except KeyboardInterrupt:
                 pass
+            except OSError:     # "Signal 2 ignored due to race condition": one came as it was set
+                if signal.getsignal(sig) is not signal.SIG_IGN:
+                    raise
+                break
     return old
 
 

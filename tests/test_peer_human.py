@@ -280,3 +280,60 @@ def test_a_ctrl_c_lost_while_the_modules_loaded_still_ends_the_player_before_the
                        env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1"), stdin=subprocess.DEVNULL)
     assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr)
     assert not board.exists()
+
+
+def _program_run(code: str) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+    from peertools import ROOT
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1"), stdin=subprocess.DEVNULL)
+
+
+def test_the_ctrl_c_that_ends_a_loading_program_leaves_later_ones_ignored():
+    """A second Ctrl+C while the program exits (Python restores the system's handler at its
+    shutdown) ended it with -2 instead of 130."""
+    p = _program_run("import signal; from peer import installed; installed.check('black.py')\n"
+                     "try:\n    installed._quit(2, None)\nexcept SystemExit:\n"
+                     "    print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n")
+    assert p.stdout == "True\n" and p.returncode == 0, p
+
+
+def test_the_exit_of_a_ctrl_c_python_cannot_raise_is_not_reported():
+    """A Ctrl+C landing in a callback Python cannot raise from (a weakref's, a gc's) printed
+    'Exception ignored ... SystemExit: 130' before the program ended; other errors still print."""
+    quiet = ("from peer import installed; installed.check('black.py')\n"
+             "class A:\n    def __del__(self):\n        installed._quit(2, None)\n"
+             "A()\nprint('on')\n")
+    p = _program_run(quiet)
+    assert p.stdout == "on\n" and p.stderr == "", p
+    loud = quiet.replace("installed._quit(2, None)", "raise RuntimeError('kept')")
+    p = _program_run(loud)
+    assert "Exception ignored" in p.stderr and "kept" in p.stderr, p
+
+
+def test_holding_off_survives_a_signal_pending_as_it_is_set(monkeypatch):
+    """CPython raises 'OSError: Signal 2 ignored due to race condition' from signal.signal when a
+    Ctrl+C came just before its handler became SIG_IGN: the handler is set all the same."""
+    import signal as real
+    from peer import installed
+    calls = []
+    set_handler = real.signal
+
+    def racing(sig, handler):
+        before = real.getsignal(sig)
+        set_handler(sig, handler)
+        calls.append((sig, before))
+        if len(calls) == 1:
+            raise OSError("Signal 2 ignored due to race condition")
+        return before
+
+    monkeypatch.setattr(installed.signal, "signal", racing)
+    try:
+        installed.hold_off()
+        assert real.getsignal(real.SIGINT) is real.SIG_IGN
+        assert len(calls) == len([n for n in installed.STOPPING if hasattr(real, n)])
+    finally:
+        monkeypatch.undo()
+        for sig, before in calls:
+            set_handler(sig, before)
