@@ -4,7 +4,7 @@
     python bench/sprt.py --ai-a mybot.py:Corners --ai-b greedy [--time 0.5] ...
         [--elo0 0] [--elo1 20] [--alpha 0.05] [--beta 0.05]
         [--max-games N] [--max-minutes M] [--min-games 20] [--openings FILE | --plies 8] [--seed S]
-        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR]
+        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR] [--workers N | --cluster ADDRESS]
     python bench/sprt.py --make-openings [--count 200] [--plies 8] [--seed 1]
         [--opening-depth 10] [--max-abs 2] [--openings bench/openings.txt]
 
@@ -51,29 +51,34 @@ per game; the summary ends with the exact command.
 
 Threads: our ``best`` searches on every core the process may run on, so
 ``taskset -c 1`` in both commands gives each one thread on one shared core
-(``--threads 1`` says it too, where the engine has the flag).  Only one game
-is played at a time.
+(``--threads 1`` says it too, where the engine has the flag).  One game is
+played at a time, by two engines kept from game to game, unless:
+
+Spread: ``--workers N`` plays N game pairs at once on this machine, and
+``--cluster ADDRESS`` plays them on a Dask cluster (``local:N``, or a
+scheduler's ``tcp://HOST:8786``; docs/training.md), each pair a job of
+``engine.fit.jobs`` that starts its own two engines (``engine.fit.match``).
+Results are counted as pairs finish; once the test decides, the pairs in
+play are stopped and not counted.  On a cluster the engine commands run on
+the workers: give paths that exist there.  Give each game pair a core of
+its own (N at most the cores, each engine with ``--threads 1``) or the
+engines' time per move is not what it says.
 """
 import argparse
+import itertools
 import math
 import os
-import queue
 import random
 import shlex
-import signal
-import subprocess
 import sys
-import threading
 import time
-from collections import deque
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import notation, strategies  # noqa: E402  (the rules, after the path is set)
+from engine import strategies  # noqa: E402  (the rules, after the path is set)
 from engine.game import Game  # noqa: E402
-from engine.notation import PASS  # noqa: E402
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parent / "openings.txt"
 
@@ -220,214 +225,16 @@ def read_openings(path):
     return out
 
 
-# -- engines ----------------------------------------------------------------
-
-class EngineError(Exception):
-    """``kind``: 'crash' (the process ended or its input closed) or 'timeout'."""
-
-    def __init__(self, kind, text):
-        super().__init__(text)
-        self.kind = kind
-
-
-class Engine:
-    """One NBoard engine process."""
-
-    def __init__(self, label, command, cwd=None, start_timeout=60.0):
-        self.label, self.command, self.cwd = label, command, cwd
-        self.start_timeout = start_timeout
-        self.proc = None
-        self.name = label
-        self.pings = 0
-        self.starts = 0
-        self.stderr_tail = deque(maxlen=20)
-        self.status = ""
-
-    def start(self):
-        self.stop()
-        self.starts += 1
-        self.proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     bufsize=1, start_new_session=True)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, None), daemon=True).start()
-        self.send("nboard 2")
-        self.sync(self.start_timeout)
-
-    def _pump(self, stream, into):
-        try:
-            for line in stream:
-                if into is None:
-                    self.stderr_tail.append(line.rstrip("\n"))
-                else:
-                    into.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
-        if into is not None:
-            into.put(None)
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def ensure_running(self):
-        if not self.alive():
-            self.start()
-
-    def _died(self, what):
-        code = self.proc.poll() if self.proc else None
-        tail = " | ".join(list(self.stderr_tail)[-3:])
-        return EngineError("crash", f"{what} (exit code {code}){': ' + tail if tail else ''}")
-
-    def send(self, line):
-        try:
-            self.proc.stdin.write(line + "\n")
-            self.proc.stdin.flush()
-        except (OSError, ValueError):
-            raise self._died("its input is closed") from None
-
-    def read_until(self, want, timeout, what):
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                line = self.lines.get(timeout=max(0.0, left))
-            except queue.Empty:
-                raise EngineError("timeout", f"no {what} within {timeout:.1f} s") from None
-            if line is None:
-                time.sleep(0.05)  # let the exit code and the last stderr lines arrive
-                raise self._died(f"the engine ended while we waited for {what}")
-            if line.startswith("set myname "):
-                self.name = line[len("set myname "):].strip() or self.label
-            elif line.startswith("status ") and line.strip() not in ("status", "status thinking"):
-                self.status = line[len("status "):].strip()
-            if want(line):
-                return line
-
-    def sync(self, timeout=10.0):
-        self.pings += 1
-        tag = f"pong {self.pings}"
-        self.send(f"ping {self.pings}")
-        self.read_until(lambda line: line.strip() == tag, timeout, f"'{tag}'")
-
-    def go(self, timeout):
-        """(the move's text, seconds to the answer)."""
-        start = time.monotonic()
-        self.send("go")
-        line = self.read_until(lambda line: line.startswith("==="), timeout, "'=== move' answer")
-        took = time.monotonic() - start
-        return line[3:].strip().split("/")[0].strip(), took
-
-    def stop(self, graceful=True):
-        """``quit`` and up to 3 s to leave (``graceful``), then the engine's process group is killed."""
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        try:
-            if graceful and proc.poll() is None:
-                try:
-                    proc.stdin.write("quit\n")
-                    proc.stdin.flush()
-                    proc.stdin.close()
-                except (OSError, ValueError):
-                    pass
-                try:
-                    proc.wait(timeout=3)
-                except subprocess.TimeoutExpired:
-                    pass
-        finally:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the group this engine was started in, no other
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
-
-
-# -- games ------------------------------------------------------------------
-
-class Clock:
-    def __init__(self):
-        self.moves = 0
-        self.slowest = 0.0
-        self.slowest_at = None
-        self.over = 0
-
-
-def _tell_both(players, line):
-    """Send ``line`` to both engines (black first); an engine that cannot take it forfeits:
-    ``(its colour, why)``, or None when both took it."""
-    for colour, e in enumerate(players):
-        try:
-            e.send(line)
-        except EngineError as err:
-            e.stop(graceful=False)  # started again for the next game
-            return colour, f"{err.kind}: {err}"
-    return None
-
-
-def play_game(black, white, opening, time_limit, timeout, clocks, deadline=None):
-    """One game from ``opening``; ``black``/``white`` are Engines, ``clocks`` maps them to a Clock.
-
-    Returns a dict: game (a Game), diff (black minus white discs, or +-64 for a forfeit),
-    forfeit (None or (colour 0/1, reason)), abandoned (the deadline passed).
-    """
-    game = Game.from_transcript(opening)
-    players = (black, white)
-    ggf = game.to_ggf(place="sprt")
-    for e in players:
-        e.ensure_running()  # an engine that does not start again raises: the match stops
-    forfeit = _tell_both(players, f"set game {ggf}")
-    while forfeit is None and not game.position.is_game_over():
-        if deadline is not None and time.monotonic() > deadline:
-            return {"game": game, "diff": 0, "forfeit": None, "abandoned": True}
-        pos = game.position
-        if pos.must_pass():
-            sq = PASS
-        else:
-            e = players[pos.turn]
-            try:
-                e.sync()
-                text, took = e.go(timeout)
-            except EngineError as err:
-                forfeit = (pos.turn, f"{err.kind}: {err}")
-                e.stop(graceful=False)  # started again for the next game
-                break
-            c = clocks[e]
-            c.moves += 1
-            if took > c.slowest:
-                c.slowest, c.slowest_at = took, 60 - pos.empties() if pos.size == 8 else None
-            if took > time_limit:
-                c.over += 1
-            try:
-                sq = notation.parse_square(text, pos.size)
-            except ValueError:
-                sq = None
-            if sq is None or sq == PASS or not pos.is_legal(sq):
-                legal = " ".join(notation.square_name(m).upper() for m in pos.legal_moves())
-                forfeit = (pos.turn, f"illegal move {text!r} (legal: {legal})")
-                break
-        game.play(sq)
-        name = "PA" if sq == PASS else notation.square_name(sq, pos.size).upper()
-        forfeit = _tell_both(players, f"move {name}")
-    if forfeit is not None:
-        return {"game": game, "diff": 64 if forfeit[0] == 1 else -64, "forfeit": forfeit, "abandoned": False}
-    b, w = game.position.discs()
-    return {"game": game, "diff": b - w, "forfeit": None, "abandoned": False}
-
-
-def ggf_record(result, black_name, white_name):
-    d = result["diff"]
-    re = f"{d:+d}.000" if d else "0.000"
-    if result["forfeit"]:
-        re += ":t" if result["forfeit"][1].startswith("timeout") else ":r"
-    return result["game"].to_ggf(black_name, white_name, re, place="bench/sprt.py")
+from engine.fit.match import (  # noqa: E402  (the engines and their games)
+    Clock, Engine, EngineError, ggf_record, play_game, play_pair)
 
 
 # -- the match ----------------------------------------------------------------
 
 class Match:
     def __init__(self, a, b, openings, time_limit, timeout, elo0, elo1, alpha, beta, max_games=None,
-                 max_minutes=None, plies=None, seed=1, out=sys.stdout, ggf_out=None, command="", min_games=0):
+                 max_minutes=None, plies=None, seed=1, out=sys.stdout, ggf_out=None, command="", min_games=0,
+                 workers=1, cluster=None):
         self.engines = {"A": a, "B": b}
         self.clocks = {a: Clock(), b: Clock()}
         self.openings, self.plies = openings, plies
@@ -444,6 +251,7 @@ class Match:
         self.abandoned = 0
         self.decision = None
         self.games = 0
+        self.workers, self.cluster = workers, cluster
         if self.openings is not None:
             self.order = list(self.openings)
             self.rng.shuffle(self.order)
@@ -465,7 +273,52 @@ class Match:
         return (f"A {w}-{d}-{l} ({100 * s:.1f}%) Elo {e:+.1f} ± {err:.1f} | "
                 f"LLR {llr(w, d, l, self.elo0, self.elo1):+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]")
 
+    def _announce(self):
+        a, b = self.engines["A"], self.engines["B"]
+        for e in (a, b):     # (an engine not started here has no name yet)
+            name = f"{e.name}: " if e.name != e.label else ""
+            self.say(f"{e.label}: {name}{e.command}" + (f" (in {e.cwd})" if e.cwd else ""))
+        where = f"; game pairs on {self.cluster or f'{self.workers} local processes'}" \
+            if self.cluster or self.workers > 1 else ""
+        self.say(f"SPRT elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}: "
+                 f"LLR bounds [{self.lower:+.3f}, {self.upper:+.3f}]; time {self.time_limit:g} s per move, "
+                 f"forfeit after {self.timeout:g} s; "
+                 + (f"{len(self.openings)} openings" if self.openings is not None
+                    else f"random openings of {self.plies} plies") + where)
+
+    def _record(self, a_black, opening, diff, forfeit, ggf, start):
+        """Count one finished game (``diff``: black minus white); the decision it brings, or None."""
+        self.games += 1
+        d = diff if a_black else -diff
+        k = 0 if d > 0 else 1 if d == 0 else 2
+        self.wdl[k] += 1
+        self.by_colour[0 if a_black else 1][k] += 1
+        note = ""
+        if forfeit:
+            colour, reason = forfeit
+            who = "A" if (colour == 0) == a_black else "B"
+            self.forfeits.append((self.games, who, reason))
+            note = f" FORFEIT by {who}: {reason}"
+        outcome = "A wins" if k == 0 else "draw" if k == 1 else "B wins"
+        elapsed = time.monotonic() - start
+        self.say(f"[{self.games:4d}] {elapsed / 60:6.1f} min  A {'black' if a_black else 'white'} "
+                 f"{opening:<18s} {outcome} {d:+d}{note} | {self.status_line()}")
+        if self.ggf_out and ggf:
+            with open(self.ggf_out, "a", encoding="utf-8") as f:
+                f.write(ggf + "\n")
+        value = llr(*self.wdl, self.elo0, self.elo1)
+        if self.games >= self.min_games and value >= self.upper:
+            return f"H1 accepted: A is stronger than B (elo1={self.elo1:g} over elo0={self.elo0:g})"
+        if self.games >= self.min_games and value <= self.lower:
+            return (f"H0 accepted: A is not elo1={self.elo1:g} stronger than B "
+                    f"(elo0={self.elo0:g} is the likelier)")
+        if self.max_games is not None and self.games >= self.max_games:
+            return f"stopped at --max-games {self.max_games}"
+        return None
+
     def run(self):
+        if self.cluster or self.workers > 1:
+            return self._run_spread()
         start = time.monotonic()
         deadline = start + 60 * self.max_minutes if self.max_minutes else None
         a, b = self.engines["A"], self.engines["B"]
@@ -476,19 +329,10 @@ class Match:
                 a.stop()
                 b.stop()
                 raise EngineError(err.kind, f"engine {e.label} does not start: {err}") from None
-        self.say(f"A: {a.name}: {a.command}" + (f" (in {a.cwd})" if a.cwd else ""))
-        self.say(f"B: {b.name}: {b.command}" + (f" (in {b.cwd})" if b.cwd else ""))
-        self.say(f"SPRT elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}: "
-                 f"LLR bounds [{self.lower:+.3f}, {self.upper:+.3f}]; time {self.time_limit:g} s per move, "
-                 f"forfeit after {self.timeout:g} s; "
-                 + (f"{len(self.openings)} openings" if self.openings is not None
-                    else f"random openings of {self.plies} plies"))
+        self._announce()
         pair, opening = 0, None
         try:
-            while True:
-                if self.max_games is not None and self.games >= self.max_games:
-                    self.decision = f"stopped at --max-games {self.max_games}"
-                    break
+            while self.decision is None:
                 if deadline is not None and time.monotonic() >= deadline:
                     self.decision = f"stopped at --max-minutes {self.max_minutes:g}"
                     break
@@ -506,38 +350,61 @@ class Match:
                     self.abandoned += 1
                     self.decision = f"stopped at --max-minutes {self.max_minutes:g} (a game in play dropped)"
                     break
-                self.games += 1
-                d = r["diff"] if a_black else -r["diff"]
-                k = 0 if d > 0 else 1 if d == 0 else 2
-                self.wdl[k] += 1
-                self.by_colour[0 if a_black else 1][k] += 1
-                note = ""
-                if r["forfeit"]:
-                    colour, reason = r["forfeit"]
-                    who = "A" if (colour == 0) == a_black else "B"
-                    self.forfeits.append((self.games, who, reason))
-                    note = f" FORFEIT by {who}: {reason}"
-                outcome = "A wins" if k == 0 else "draw" if k == 1 else "B wins"
-                elapsed = time.monotonic() - start
-                self.say(f"[{self.games:4d}] {elapsed / 60:6.1f} min  A {'black' if a_black else 'white'} "
-                         f"{opening:<18s} {outcome} {d:+d}{note} | {self.status_line()}")
+                ggf = None
                 if self.ggf_out:
                     names = (f"A:{a.name}", f"B:{b.name}") if a_black else (f"B:{b.name}", f"A:{a.name}")
-                    with open(self.ggf_out, "a", encoding="utf-8") as f:
-                        f.write(ggf_record(r, *names) + "\n")
-                value = llr(*self.wdl, self.elo0, self.elo1)
-                if self.games < self.min_games:
-                    continue
-                if value >= self.upper:
-                    self.decision = f"H1 accepted: A is stronger than B (elo1={self.elo1:g} over elo0={self.elo0:g})"
-                    break
-                if value <= self.lower:
-                    self.decision = (f"H0 accepted: A is not elo1={self.elo1:g} stronger than B "
-                                     f"(elo0={self.elo0:g} is the likelier)")
-                    break
+                    ggf = ggf_record(r, *names)
+                self.decision = self._record(a_black, opening, r["diff"], r["forfeit"], ggf, start)
         finally:
             for e in (a, b):
                 e.stop()
+        self.seconds = time.monotonic() - start
+        return self.summary()
+
+    def _run_spread(self):
+        """Game pairs as jobs (``engine.fit.match.play_pair``) on local processes or a Dask cluster,
+        counted as they finish; each pair starts its own two engines."""
+        from engine.fit import jobs
+        start = time.monotonic()
+        deadline = time.time() + 60 * self.max_minutes if self.max_minutes else None
+        a, b = self.engines["A"], self.engines["B"]
+        self._announce()
+        pairs = itertools.count() if self.max_games is None else range((self.max_games + 1) // 2)
+        # (no pair is started after the deadline)
+        made = ((a.command, a.cwd, b.command, b.cwd, self.opening(i), self.time_limit, self.timeout, deadline)
+                for i in itertools.takewhile(lambda _: deadline is None or time.time() < deadline, pairs))
+        results = jobs.stream(play_pair, made, cluster=self.cluster, workers=self.workers)
+        try:
+            for _, r in results:
+                if r["error"] and self.games == 0:
+                    raise EngineError("crash", r["error"])
+                if r["error"]:
+                    self.decision = f"aborted: {r['error']}"
+                    break
+                for label, eng in self.engines.items():
+                    c, got = self.clocks[eng], r["clocks"][label]
+                    c.moves += got["moves"]
+                    c.over += got["over"]
+                    eng.starts += got["starts"]
+                    if got["slowest"] > c.slowest:
+                        c.slowest, c.slowest_at = got["slowest"], got["slowest_at"]
+                    eng.name = r["names"][label]
+                for g in r["games"]:
+                    if g["abandoned"]:
+                        self.abandoned += 1
+                        self.decision = f"stopped at --max-minutes {self.max_minutes:g} (a game in play dropped)"
+                        break
+                    self.decision = self._record(g["a_black"], g["opening"], g["diff"], g["forfeit"], g["ggf"],
+                                                 start)
+                    if self.decision:
+                        break
+                if self.decision:
+                    break
+            else:
+                if self.decision is None and deadline is not None:
+                    self.decision = f"stopped at --max-minutes {self.max_minutes:g}"
+        finally:
+            results.close()
         self.seconds = time.monotonic() - start
         return self.summary()
 
@@ -613,6 +480,12 @@ def main(argv=None, out=sys.stdout):
                     help="random openings of this many plies instead of a file (with --make-openings: "
                          "the openings' length, default 8)")
     ap.add_argument("--seed", type=int, default=1, help="order of the openings (or the random openings)")
+    ap.add_argument("--workers", type=_positive(int), default=1,
+                    help="game pairs played at once on this machine, each with its own two engines "
+                         "(default 1: one game at a time, the engines kept from game to game)")
+    ap.add_argument("--cluster", default=None, metavar="ADDRESS",
+                    help="play the game pairs on a Dask cluster: its scheduler (tcp://HOST:8786) or local:N "
+                         "(see docs/training.md); the engine commands run on its workers")
     ap.add_argument("--ggf-out", "--pgn-out", dest="ggf_out", default=None,
                     help="append every game to this file, one GGF game a line (Othello's PGN)")
     ap.add_argument("--make-openings", action="store_true", help="write the balanced openings file and stop")
@@ -648,6 +521,11 @@ def main(argv=None, out=sys.stdout):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
     if args.plies is not None and args.plies > 20:
         ap.error("--plies: openings of at most 20 plies (a longer random one may never be found unfinished)")
+    if args.cluster is not None and args.workers != 1:
+        ap.error("--workers is for this machine; a --cluster has its own workers")
+    if args.cluster is not None and args.cluster.startswith("local:") and \
+            not (args.cluster[6:].isdigit() and 1 <= int(args.cluster[6:]) <= 256):
+        ap.error(f"--cluster local:N takes N from 1 to 256 (not {args.cluster[6:]!r})")
     if args.min_games is not None and args.max_games is not None and args.min_games > args.max_games:
         ap.error("--min-games above --max-games: no decision could ever be taken")
     openings = None
@@ -662,10 +540,11 @@ def main(argv=None, out=sys.stdout):
     match = Match(a, b, openings, args.time, timeout, args.elo0, args.elo1, args.alpha, args.beta,
                   args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
                   "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv),
-                  min_games=20 if args.min_games is None else args.min_games)
+                  min_games=20 if args.min_games is None else args.min_games, workers=args.workers,
+                  cluster=args.cluster)
     try:
         match.run()
-    except EngineError as e:
+    except (EngineError, RuntimeError) as e:     # (RuntimeError: a cluster that cannot be reached)
         out.write(f"error: {e}\n")
         return 2
     except KeyboardInterrupt:

@@ -134,9 +134,30 @@ def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
 
 
 
+@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "local:2"]])
+def test_a_match_spread_over_processes_or_a_cluster_counts_whole_pairs(tmp_path, where):
+    if where[0] == "--cluster":
+        pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    ggf = tmp_path / "games.ggf"
+    code, out = match("--engine-a", nboard("greedy"), "--engine-b", nboard("random"), "--time", "0.05",
+                      "--max-games", "4", "--ggf-out", str(ggf), *where)
+    assert code == 0, out
+    assert "game pairs on " + ("2 local processes" if where[0] == "--workers" else "local:2") in out
+    summary = out.split("=== summary")[1]
+    assert "result : stopped at --max-games 4" in summary and "games  : 4, A " in summary
+    assert "engine A: cardstand-greedy" in summary and "started 2 time(s)" in summary
+    games = [Game.from_ggf(g) for g in ggf.read_text().splitlines()]
+    assert len(games) == 4 and all(g.position.is_game_over() for g in games)
+    openings = sorted(g.moves[:8] for g in games)
+    assert openings[0] == openings[1] and openings[2] == openings[3]   # each pair: one opening, both colours
+    code, out = match("--engine-a", fake("crash"), "--engine-b", nboard("greedy"), "--time", "0.05",
+                      "--max-games", "2", *where)
+    assert code == 0 and "A 0-0-2" in out and out.count("FORFEIT by A: crash") == 2, out
+
+
 class _Idle:
     """An engine for a match whose games are made up (play_game replaced)."""
-    name, command, cwd, starts = "idle", "idle", None, 1
+    name, label, command, cwd, starts = "idle", "I", "idle", None, 1
 
     def start(self):
         pass

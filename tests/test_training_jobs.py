@@ -121,3 +121,32 @@ def test_a_journal_whose_run_file_was_removed_is_refused(tmp_path):
     (tmp_path / "run.json").unlink()
     with pytest.raises(jobs.JournalError, match="no run.json"):
         jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
+
+
+def _slow_job(arg):
+    """Job k returns k at once, except the last, which waits, then leaves a file."""
+    k, last, marker = arg
+    if k == last:
+        time.sleep(3)
+        with open(marker, "w") as f:
+            f.write("finished")
+    return k
+
+
+def test_a_stream_reads_its_arguments_as_jobs_start_and_stops_its_running_jobs_when_left(tmp_path):
+    marker = tmp_path / "marker"
+    taken = []
+
+    def endless():
+        for k in range(10 ** 9):
+            taken.append(k)
+            yield (k, 1, str(marker))
+
+    results = jobs.stream(_slow_job, endless(), workers=2)
+    first = next(results)
+    assert first == (0, 0)
+    assert len(taken) <= 3          # two running, one more started as the first finished
+    results.close()                 # job 1 still running: its process is ended
+    time.sleep(4)
+    assert not marker.exists()
+    assert sorted(jobs.stream(_slow_job, [(k, -1, "") for k in range(5)], workers=2)) == [(k, k) for k in range(5)]

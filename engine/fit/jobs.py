@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
 MAX_JOB_FILE = 256 << 20    # bytes of one job's result file read back at most
 
@@ -164,26 +165,54 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
 
 def _compute(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluster: Optional[str],
              workers: int) -> Iterator[tuple[int, Any]]:
-    if not todo:
+    for k, result in stream(fn, (args[i] for i in todo), cluster=cluster, workers=workers):
+        yield todo[k], result
+
+
+def stream(fn: Callable[[Any], Any], args: Iterable[Any], *, cluster: Optional[str] = None,
+           workers: int = 2) -> Iterator[tuple[int, Any]]:
+    """``(k, fn(a))`` for the k-th argument of ``args``, as each job finishes (in the order they
+    finish), where ``run`` would compute them; ``args`` is read as jobs are started, no more
+    jobs running at once than there are workers, so it may be endless.  Leaving the loop early
+    (a decision reached, an exception) starts no more: the local pool's running jobs are
+    stopped at once (their processes ended); a cluster forgets its queued jobs, and a job
+    already running there ends on its worker, its result dropped."""
+    if workers < 1:
+        raise ValueError("workers must be 1 or more")
+    given = enumerate(args)
+    if cluster is None and workers == 1:
+        for k, a in given:
+            yield k, fn(a)
         return
     if cluster is None:
-        if workers == 1:
-            for i in todo:
-                yield i, fn(args[i])
-            return
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            futures = {pool.submit(_call, (fn, args[i])): i for i in todo}
-            try:
-                for f in concurrent.futures.as_completed(futures):
-                    yield futures[f], f.result()
-            finally:
-                for f in futures:
-                    f.cancel()
-        return
-    yield from _dask(fn, args, todo, cluster)
+        yield from _pool(fn, given, workers)
+    else:
+        yield from _dask(fn, given, cluster)
 
 
-def _dask(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluster: str) -> Iterator[tuple[int, Any]]:
+def _pool(fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]], workers: int) -> Iterator[tuple[int, Any]]:
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    running: dict[concurrent.futures.Future[Any], int] = {}
+    finished = False
+    try:
+        for k, a in itertools.islice(given, workers):
+            running[pool.submit(_call, (fn, a))] = k
+        while running:
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in done:
+                k = running.pop(f)
+                for k2, a in itertools.islice(given, 1):    # (the worker busy while this is handled)
+                    running[pool.submit(_call, (fn, a))] = k2
+                yield k, f.result()
+        finished = True
+    finally:
+        if not finished:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        pool.shutdown(wait=finished, cancel_futures=True)
+
+
+def _dask(fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]], cluster: str) -> Iterator[tuple[int, Any]]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -201,11 +230,21 @@ def _dask(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluste
             client = Client(cluster, timeout=30)
         except (OSError, TimeoutError, ValueError) as e:
             raise RuntimeError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
+    tag = f"cardstand-{fn.__name__}-{os.getpid()}-{time.time_ns()}"
     try:
-        futures = [client.submit(_call, (fn, args[i]), key=f"cardstand-{fn.__name__}-{i}-{os.getpid()}-{time.time_ns()}",
-                                 pure=False) for i in todo]
-        index = {f.key: i for f, i in zip(futures, todo)}
-        for f in as_completed(futures):
+        # as many jobs in flight as the cluster has threads, and as many again queued (a worker
+        # that finishes finds its next job waiting); more are submitted as results come back
+        ahead = 2 * max(1, sum(client.nthreads().values()))
+        futures = {}
+        for k, a in itertools.islice(given, ahead):
+            futures[k] = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
+        index = {f.key: k for k, f in futures.items()}
+        pending = as_completed(list(futures.values()))
+        for f in pending:
+            for k, a in itertools.islice(given, 1):
+                g = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
+                index[g.key] = k
+                pending.add(g)
             yield index[f.key], f.result()
     finally:
         client.close()
