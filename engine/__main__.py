@@ -281,7 +281,7 @@ def cmd_book(args: argparse.Namespace) -> int:
         try:
             bookbuild.build(args.out, plies=args.plies, depth=args.depth, width=args.width, seed=args.seed,
                             positions=args.positions or None, minutes=args.minutes, resume=args.resume,
-                            log=lambda line: print(line, flush=True))
+                            log=lambda line: print(line, flush=True), workers=args.workers, cluster=args.cluster)
         except (ValueError, RuntimeError) as e:  # BookError is a ValueError
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -418,6 +418,10 @@ def _book_options(bk: argparse.ArgumentParser) -> None:
     bb.add_argument("--minutes", type=number(*bookbuild.LIMITS["minutes"]), default=None,
                     help="stop after this many minutes")
     bb.add_argument("--resume", action="store_true", help="continue from the book in --out")
+    bb.add_argument("--workers", type=whole(1, 256), default=1,
+                    help="search the leaves on N local processes (default 1: in this one); the same book")
+    bb.add_argument("--cluster", default=None, metavar="ADDRESS",
+                    help="search the leaves on a Dask cluster: tcp://HOST:8786 or local:N (docs/training.md)")
     bs = bsub.add_parser("show", help="the book moves of a position, best first, values in discs")
     bs.add_argument("moves", nargs="?", default="", help="the moves from the start, e.g. f5d6c3 (default: none)")
     bs.add_argument("--file", default=str(BOOK), help="the book file (default: the shipped one)")

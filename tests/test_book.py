@@ -88,6 +88,30 @@ def test_all_8_images_share_one_key_and_moves_map_back():
 # -- building and checking ------------------------------------------------------------------
 
 @needs_search
+@pytest.mark.parametrize("where", [["--workers", "2"], ["--cluster", "local:2"]])
+def test_a_build_spread_over_processes_or_a_cluster_is_the_same_book(tiny, tmp_path, where, capsys):
+    if where[0] == "--cluster":
+        pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    path, _ = tiny
+    spread = tmp_path / "spread.bin.gz"
+    assert main(["book", "build", "--out", str(spread), "--plies", "4", "--depth", "2", "--width", "1",
+                 "--seed", "3", *where]) == 0
+    assert spread.read_bytes() == path.read_bytes()
+    # a --positions bound stops at the same book position as on one process
+    one, two = tmp_path / "one.bin.gz", tmp_path / "two.bin.gz"
+    for out, extra in ((one, []), (two, where)):
+        assert main(["book", "build", "--out", str(out), "--plies", "6", "--depth", "2", "--width", "1",
+                     "--seed", "3", "--positions", "9", *extra]) == 0
+    assert one.read_bytes() == two.read_bytes() and len(book.load(one)) == 9
+
+
+def test_a_build_refuses_a_worker_with_other_weights():
+    from engine.fit import book as bookbuild
+    with pytest.raises(RuntimeError, match="other weights"):
+        bookbuild._leaf_job(([(0x0000000810000000, 0x0000001008000000)], 2, 16, "0" * 64))
+
+
+@needs_search
 def test_a_tiny_build_is_deterministic_resumable_and_passes_check(tiny, tmp_path, capsys):
     from engine.fit import book as bookbuild
     path, b = tiny

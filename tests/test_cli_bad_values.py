@@ -51,7 +51,7 @@ BAD = {
     "engine nboard": ([], {"--time": SECONDS, "--threads": THREADS}),
     "engine book build": ([], {"--out": OUT, "--plies": POSITIVE + ["61"], "--depth": POSITIVE + ["61"],
                                "--width": NONNEG + ["65"], "--seed": WHOLE + [str(2 ** 32)],
-                               "--positions": WHOLE, "--minutes": SECONDS}),
+                               "--positions": WHOLE, "--minutes": SECONDS, "--workers": POSITIVE + ["257"]}),
     "engine book show": ([], {}),
     "engine book check": ([], {}),
     "peer play": (["--color", "black"],

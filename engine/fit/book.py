@@ -14,6 +14,12 @@ The search runs to a fixed depth (no clock), so the book depends only on the
 options; ``--positions`` and ``--minutes`` bound the work, and ``--resume``
 continues from the file that an earlier run (stopped, interrupted or with
 smaller options) saved.
+
+The leaves' searches are jobs of ``engine.fit.jobs`` (``workers`` local processes, or a Dask
+``cluster``): a few book positions at a time, their new leaves searched in batches wherever the
+workers are, then added in the same order as on one process: the same book either way.  Each
+batch carries the digest of the weights it was started with; a worker holding other weights
+under ``engine/weights.bin.gz`` refuses it.
 """
 import struct
 import time
@@ -22,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Union
 
 from .. import book as books, patterns
+from . import jobs
 from ..backend import compiled, core
 from ..book import UNIT, Key, LearnedBook, canonical, child_key
 from ..position import Position
@@ -48,6 +55,28 @@ def leaf_value(P: int, O: int, depth: int, hash_bits: int = 18) -> int:
     if abs(score) >= 9000:  # a proven result: 10000 plus the disc difference
         score = UNIT * (score - 10000 if score > 0 else score + 10000)
     return max(-64 * UNIT, min(64 * UNIT, score))
+
+
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def _weights_digest() -> str:
+    """The digest of the shipped weights' file, computed once per version of the file."""
+    st = patterns.WEIGHTS.stat()
+    key = (str(patterns.WEIGHTS), st.st_mtime_ns, st.st_size)
+    if key not in _digests:
+        _digests[key] = patterns.digest(patterns.WEIGHTS)
+    return _digests[key]
+
+
+def _leaf_job(job: tuple[list[tuple[int, int]], int, int, str]) -> list[int]:
+    """A job: ``leaf_value`` of each position, with the weights whose digest is given."""
+    positions, depth, hash_bits, sha = job
+    if not patterns.install():
+        raise RuntimeError(f"cannot load the pattern weights here: {patterns.install_error()}")
+    if _weights_digest() != sha:
+        raise RuntimeError(f"{patterns.WEIGHTS} here holds other weights than the build started with")
+    return [leaf_value(P, O, depth, hash_bits) for P, O in positions]
 
 
 def _ply(key: Key) -> int:
@@ -78,7 +107,8 @@ class Builder:
 
     def __init__(self, out: Union[str, Path], plies: int = 11, depth: int = 10, width: float = 2.0, seed: int = 1,
                  positions: Optional[int] = 1000, minutes: Optional[float] = None, resume: bool = False,
-                 log: Callable[[str], None] = print, save_every: float = 60.0, hash_bits: int = 18) -> None:
+                 log: Callable[[str], None] = print, save_every: float = 60.0, hash_bits: int = 18,
+                 workers: int = 1, cluster: Optional[str] = None) -> None:
         if compiled is None:
             raise RuntimeError("building a book needs the compiled core (pip install -e . with a C compiler)")
         if not patterns.install():
@@ -89,6 +119,10 @@ class Builder:
             if not lo <= given[name] <= hi:     # (NaN too)
                 raise ValueError(f"{name} must be from {lo:g} to {hi:g}, not {given[name]}")
         self.out, self.log, self.save_every, self.hash_bits = out, log, save_every, hash_bits
+        self.where = jobs.Workers(cluster, workers)     # (closed at the end of run)
+        # book positions whose leaves are searched at once: enough to keep the workers busy
+        self.chunk = 1 if cluster is None and workers == 1 else 4 * workers if cluster is None else 32
+        self.sha = _weights_digest()
         self.plies, self.depth, self.seed = plies, depth, seed
         self.width = round(width * UNIT)
         self.max_positions = positions
@@ -140,6 +174,25 @@ class Builder:
                     out[child] = min(loss, out.get(child, loss))
         return out
 
+    def prepare(self, keys: list[Key]) -> None:
+        """Search the leaves of ``keys`` that are neither in the book nor searched yet, as jobs."""
+        leaves: list[Key] = []
+        for P, O in keys:
+            for sq in _bits(core.moves(8, P, O)):
+                child = child_key(P, O, sq)
+                if child not in self.book.entries and child not in self.cache and child not in leaves:
+                    leaves.append(child)
+        if not leaves:
+            return
+        n = max(1, -(-len(leaves) // (2 * self.where.workers if self.where.cluster is None else 16)))
+        batches = [leaves[i:i + n] for i in range(0, len(leaves), n)]
+        values = jobs.run(_leaf_job, [([tuple(c) for c in b], self.depth, self.hash_bits, self.sha) for b in batches],
+                          on=self.where, progress=None)
+        for batch, got in zip(batches, values):
+            for child, value in zip(batch, got):
+                self.cache[child] = value
+                self.searches += 1
+
     def expand(self, key: Key) -> None:
         """Value every move of the position ``key`` and add it to the book."""
         P, O = key
@@ -184,6 +237,9 @@ class Builder:
                     why = self._stop()
                     if why:
                         break
+                    if i % self.chunk == 0:
+                        left = None if self.max_positions is None else self.max_positions - len(self.book)
+                        self.prepare(level[i:i + min(self.chunk, left if left is not None else self.chunk)])
                     self.expand(key)
                     now = time.monotonic()
                     if now - last_note >= 10 or i + 1 == len(level):
@@ -200,6 +256,8 @@ class Builder:
             self.save()
             self.log(f"interrupted: {len(self.book)} positions saved in {self.out}; --resume continues")
             raise
+        finally:
+            self.where.close()
         self.save()
         start_pos = Position.start()
         root = self.book.entries.get(canonical(start_pos.player, start_pos.opponent))

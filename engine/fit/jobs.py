@@ -101,11 +101,14 @@ def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> st
 
 def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str] = None, workers: int = 2,
         journal: Optional[str | os.PathLike[str]] = None, label: str = "jobs",
-        progress: Optional[TextIO] = sys.stderr) -> list[Any]:
+        progress: Optional[TextIO] = sys.stderr, on: Optional["Workers"] = None) -> list[Any]:
     """``[fn(a) for a in args]``, computed as the module's docstring says; results in the order
     of ``args`` (JSON values: what a journal keeps is what is returned, kept or not).  Progress
     lines go to ``progress`` (None: nowhere).  An exception in a job stops the run (the results
-    already in the journal stay)."""
+    already in the journal stay).  ``on``: ``Workers`` kept open by the caller (then ``cluster``
+    and ``workers`` are theirs)."""
+    if on is not None:
+        cluster, workers = on.cluster, on.workers
     if workers < 1:
         raise ValueError("workers must be 1 or more")
     book = Journal(journal, fingerprint(label, fn, args)) if journal is not None else None
@@ -119,7 +122,10 @@ def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str]
         progress.write(f"{label}: {len(args)} jobs on {where}{kept}\n")
         progress.flush()
     finished = 0
-    for index, result in _compute(fn, args, todo, cluster, workers):
+    pending = (args[i] for i in todo)
+    computed = on.stream(fn, pending) if on is not None else stream(fn, pending, cluster=cluster, workers=workers)
+    for k, result in computed:
+        index = todo[k]
         result = json.loads(json.dumps(result))     # the same values whether kept or not
         results[index] = result
         if book is not None:
@@ -163,90 +169,133 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
     return fn(arg)
 
 
-def _compute(fn: Callable[[Any], Any], args: Sequence[Any], todo: list[int], cluster: Optional[str],
-             workers: int) -> Iterator[tuple[int, Any]]:
-    for k, result in stream(fn, (args[i] for i in todo), cluster=cluster, workers=workers):
-        yield todo[k], result
-
-
 def stream(fn: Callable[[Any], Any], args: Iterable[Any], *, cluster: Optional[str] = None,
            workers: int = 2) -> Iterator[tuple[int, Any]]:
     """``(k, fn(a))`` for the k-th argument of ``args``, as each job finishes (in the order they
     finish), where ``run`` would compute them; ``args`` is read as jobs are started, no more
-    jobs running at once than there are workers, so it may be endless.  Leaving the loop early
-    (a decision reached, an exception) starts no more: the local pool's running jobs are
-    stopped at once (their processes ended); a cluster forgets its queued jobs, and a job
-    already running there ends on its worker, its result dropped."""
-    if workers < 1:
-        raise ValueError("workers must be 1 or more")
-    given = enumerate(args)
-    if cluster is None and workers == 1:
-        for k, a in given:
-            yield k, fn(a)
-        return
-    if cluster is None:
-        yield from _pool(fn, given, workers)
-    else:
-        yield from _dask(fn, given, cluster)
+    jobs running at once than there are workers (a cluster: twice its threads), so it may be
+    endless.  Leaving the loop early (a decision reached, an exception) starts no more: the
+    local pool's running jobs are stopped at once (their processes ended); a cluster forgets
+    its queued jobs, and a job already running there ends on its worker, its result dropped."""
+    with Workers(cluster, workers) as on:
+        yield from on.stream(fn, args)
 
 
-def _pool(fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]], workers: int) -> Iterator[tuple[int, Any]]:
-    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-    running: dict[concurrent.futures.Future[Any], int] = {}
-    finished = False
-    try:
-        for k, a in itertools.islice(given, workers):
-            running[pool.submit(_call, (fn, a))] = k
-        while running:
-            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-            for f in done:
-                k = running.pop(f)
-                for k2, a in itertools.islice(given, 1):    # (the worker busy while this is handled)
-                    running[pool.submit(_call, (fn, a))] = k2
-                yield k, f.result()
-        finished = True
-    finally:
-        if not finished:
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
-                process.terminate()
-        pool.shutdown(wait=finished, cancel_futures=True)
+class Workers:
+    """Where jobs run, ``workers`` local processes or the Dask ``cluster`` (see the module
+    docstring), kept from one ``stream`` (or ``run(on=...)``) to the next until ``close`` or the
+    end of a ``with`` block: for work that runs a few jobs at a time, many times over (a book)."""
 
+    def __init__(self, cluster: Optional[str] = None, workers: int = 2) -> None:
+        if workers < 1:
+            raise ValueError("workers must be 1 or more")
+        if cluster is not None and cluster.startswith("local:"):
+            n = cluster[len("local:"):]
+            if not n.isdigit() or not 1 <= int(n) <= 256:
+                raise ValueError(f"--cluster local:N takes N from 1 to 256 (not {n!r})")
+        self.cluster, self.workers = cluster, workers
+        self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
+        self._client: Any = None
+        self._local: Any = None
 
-def _dask(fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]], cluster: str) -> Iterator[tuple[int, Any]]:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise RuntimeError("a Dask cluster needs dask's distributed package: "
-                           "pip install 'cardstand-othello[cluster]' (or pip install distributed)") from None
-    local = None
-    if cluster.startswith("local:"):
-        n = cluster[len("local:"):]
-        if not n.isdigit() or not 1 <= int(n) <= 256:
-            raise ValueError(f"--cluster local:N takes N from 1 to 256 (not {n!r})")
-        local = LocalCluster(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(local)
-    else:
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        client, self._client = self._client, None
+        local, self._local = self._local, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if client is not None:
+            client.close()
+        if local is not None:
+            local.close()
+
+    def stream(self, fn: Callable[[Any], Any], args: Iterable[Any]) -> Iterator[tuple[int, Any]]:
+        """As the module's ``stream``, on these workers."""
+        given = enumerate(args)
+        if self.cluster is None and self.workers == 1:
+            for k, a in given:
+                yield k, fn(a)
+        elif self.cluster is None:
+            yield from self._pooled(fn, given)
+        else:
+            yield from self._dasked(fn, given)
+
+    def _pooled(self, fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
+                                                                mp_context=multiprocessing.get_context("spawn"))
+        pool = self._pool
+        running: dict[concurrent.futures.Future[Any], int] = {}
+        finished = False
         try:
-            client = Client(cluster, timeout=30)
-        except (OSError, TimeoutError, ValueError) as e:
-            raise RuntimeError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
-    tag = f"cardstand-{fn.__name__}-{os.getpid()}-{time.time_ns()}"
-    try:
+            for k, a in itertools.islice(given, self.workers):
+                running[pool.submit(_call, (fn, a))] = k
+            while running:
+                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for f in done:
+                    k = running.pop(f)
+                    for k2, a in itertools.islice(given, 1):    # (the worker busy while this is handled)
+                        running[pool.submit(_call, (fn, a))] = k2
+                    yield k, f.result()
+            finished = True
+        finally:
+            if not finished:    # left early: its processes end now, a later stream starts others
+                self._pool = None
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+                pool.shutdown(wait=False, cancel_futures=True)
+
+    def _connect(self) -> Any:
+        if self._client is not None:
+            return self._client
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RuntimeError("a Dask cluster needs dask's distributed package: "
+                               "pip install 'cardstand-othello[cluster]' (or pip install distributed)") from None
+        cluster = self.cluster or ""
+        if cluster.startswith("local:"):
+            self._local = LocalCluster(n_workers=int(cluster[len("local:"):]), threads_per_worker=1,
+                                       processes=True, dashboard_address=None)
+            self._client = Client(self._local)
+        else:
+            try:
+                self._client = Client(cluster, timeout=30)
+            except (OSError, TimeoutError, ValueError) as e:
+                raise RuntimeError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
+        return self._client
+
+    def _dasked(self, fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
+        from distributed import as_completed
+        client = self._connect()
+        tag = f"cardstand-{fn.__name__}-{os.getpid()}-{time.time_ns()}"
         # as many jobs in flight as the cluster has threads, and as many again queued (a worker
         # that finishes finds its next job waiting); more are submitted as results come back
         ahead = 2 * max(1, sum(client.nthreads().values()))
-        futures = {}
+        index: dict[str, int] = {}
+        submitted: list[Any] = []     # (not yet handed out)
         for k, a in itertools.islice(given, ahead):
-            futures[k] = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
-        index = {f.key: k for k, f in futures.items()}
-        pending = as_completed(list(futures.values()))
-        for f in pending:
-            for k, a in itertools.islice(given, 1):
-                g = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
-                index[g.key] = k
-                pending.add(g)
-            yield index[f.key], f.result()
-    finally:
-        client.close()
-        if local is not None:
-            local.close()
+            submitted.append(client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False))
+            index[submitted[-1].key] = k
+        pending = as_completed(submitted)
+        try:
+            for f in pending:
+                for k, a in itertools.islice(given, 1):
+                    g = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
+                    submitted.append(g)
+                    index[g.key] = k
+                    pending.add(g)
+                submitted.remove(f)     # (its result is not kept on the cluster)
+                yield index.pop(f.key), f.result()
+        finally:
+            left = [f for f in submitted if not f.done()]
+            pending.clear()
+            submitted.clear()
+            if left:
+                client.cancel(left)
