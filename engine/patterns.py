@@ -166,14 +166,22 @@ def evaluate(P: int, O: int, weights: Sequence[int], moves_p: int, moves_o: int)
     return q if total >= 0 else -q
 
 
+_digests: dict[tuple[str, int, int, int], str] = {}
+
+
 def digest(path: Union[str, Path] = WEIGHTS) -> str:
     """SHA-256 of the weights in ``path`` (of the values, whatever the compression): the same on
-    every machine for the same weights.  ValueError or OSError as ``load``."""
+    every machine for the same weights.  ValueError or OSError as ``load``.  Computed once per
+    version of the file (its inode, size and modification time): jobs ask it for every batch."""
     import hashlib
-    weights = load(path)
-    if sys.byteorder == "big":
-        weights.byteswap()
-    return hashlib.sha256(weights.tobytes()).hexdigest()
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _digests:
+        weights = load(path)
+        if sys.byteorder == "big":
+            weights.byteswap()
+        _digests[key] = hashlib.sha256(weights.tobytes()).hexdigest()
+    return _digests[key]
 
 
 _installed: Optional[bool] = None

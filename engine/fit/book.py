@@ -57,24 +57,12 @@ def leaf_value(P: int, O: int, depth: int, hash_bits: int = 18) -> int:
     return max(-64 * UNIT, min(64 * UNIT, score))
 
 
-_digests: dict[tuple[str, int, int], str] = {}
-
-
-def _weights_digest() -> str:
-    """The digest of the shipped weights' file, computed once per version of the file."""
-    st = patterns.WEIGHTS.stat()
-    key = (str(patterns.WEIGHTS), st.st_mtime_ns, st.st_size)
-    if key not in _digests:
-        _digests[key] = patterns.digest(patterns.WEIGHTS)
-    return _digests[key]
-
-
 def _leaf_job(job: tuple[list[tuple[int, int]], int, int, str]) -> list[int]:
     """A job: ``leaf_value`` of each position, with the weights whose digest is given."""
     positions, depth, hash_bits, sha = job
     if not patterns.install():
         raise RuntimeError(f"cannot load the pattern weights here: {patterns.install_error()}")
-    if _weights_digest() != sha:
+    if patterns.digest() != sha:
         raise RuntimeError(f"{patterns.WEIGHTS} here holds other weights than the build started with")
     return [leaf_value(P, O, depth, hash_bits) for P, O in positions]
 
@@ -122,7 +110,7 @@ class Builder:
         self.where = jobs.Workers(cluster, workers)     # (closed at the end of run)
         # book positions whose leaves are searched at once: enough to keep the workers busy
         self.chunk = 1 if cluster is None and workers == 1 else 4 * workers if cluster is None else 32
-        self.sha = _weights_digest()
+        self.sha = patterns.digest()
         self.plies, self.depth, self.seed = plies, depth, seed
         self.width = round(width * UNIT)
         self.max_positions = positions
