@@ -109,7 +109,7 @@ class Builder:
         self.out, self.log, self.save_every, self.hash_bits = out, log, save_every, hash_bits
         self.where = jobs.Workers(cluster, workers)     # (closed at the end of run)
         # book positions whose leaves are searched at once: enough to keep the workers busy
-        self.chunk = 1 if cluster is None and workers == 1 else 4 * workers if cluster is None else 32
+        self.chunk = 1 if cluster is None and workers == 1 else 8 * workers if cluster is None else 32
         self.sha = patterns.digest()
         self.plies, self.depth, self.seed = plies, depth, seed
         self.width = round(width * UNIT)
@@ -172,7 +172,7 @@ class Builder:
                     leaves.append(child)
         if not leaves:
             return
-        n = max(1, -(-len(leaves) // (2 * self.where.workers if self.where.cluster is None else 16)))
+        n = max(1, -(-len(leaves) // (4 * self.where.workers if self.where.cluster is None else 16)))
         batches = [leaves[i:i + n] for i in range(0, len(leaves), n)]
         values = jobs.run(_leaf_job, [([tuple(c) for c in b], self.depth, self.hash_bits, self.sha) for b in batches],
                           on=self.where, progress=None)
