@@ -252,6 +252,7 @@ class Match:
         self.decision = None
         self.games = 0
         self.workers, self.cluster = workers, cluster
+        self.started = None
         if self.openings is not None:
             self.order = list(self.openings)
             self.rng.shuffle(self.order)
@@ -319,7 +320,7 @@ class Match:
     def run(self):
         if self.cluster or self.workers > 1:
             return self._run_spread()
-        start = time.monotonic()
+        start = self.started = time.monotonic()
         deadline = start + 60 * self.max_minutes if self.max_minutes else None
         a, b = self.engines["A"], self.engines["B"]
         for e in (a, b):
@@ -365,13 +366,15 @@ class Match:
         """Game pairs as jobs (``engine.fit.match.play_pair``) on local processes or a Dask cluster,
         counted as they finish; each pair starts its own two engines."""
         from engine.fit import jobs
-        start = time.monotonic()
+        start = self.started = time.monotonic()
         deadline = time.time() + 60 * self.max_minutes if self.max_minutes else None
         a, b = self.engines["A"], self.engines["B"]
         self._announce()
         pairs = itertools.count() if self.max_games is None else range((self.max_games + 1) // 2)
         # (no pair is started after the deadline)
-        made = ((a.command, a.cwd, b.command, b.cwd, self.opening(i), self.time_limit, self.timeout, deadline)
+        last = None if self.max_games is None or self.max_games % 2 == 0 else self.max_games // 2
+        made = ((a.command, a.cwd, b.command, b.cwd, self.opening(i), self.time_limit, self.timeout, deadline,
+                 1 if i == last else 2)     # (an odd --max-games: its last pair plays one game)
                 for i in itertools.takewhile(lambda _: deadline is None or time.time() < deadline, pairs))
         results = jobs.stream(play_pair, made, cluster=self.cluster, workers=self.workers)
         try:
@@ -521,6 +524,8 @@ def main(argv=None, out=sys.stdout):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
     if args.plies is not None and args.plies > 20:
         ap.error("--plies: openings of at most 20 plies (a longer random one may never be found unfinished)")
+    if args.cluster is not None and not args.cluster.strip():
+        ap.error("--cluster needs an address: tcp://HOST:8786 or local:N")
     if args.cluster is not None and args.workers != 1:
         ap.error("--workers is for this machine; a --cluster has its own workers")
     if args.cluster is not None and args.cluster.startswith("local:") and \
@@ -549,7 +554,7 @@ def main(argv=None, out=sys.stdout):
         return 2
     except KeyboardInterrupt:
         out.write("interrupted\n")
-        match.seconds = 0.0
+        match.seconds = time.monotonic() - match.started if match.started else 0.0
         match.decision = "interrupted"
         match.summary()
         return 130

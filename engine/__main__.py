@@ -278,6 +278,9 @@ def cmd_book(args: argparse.Namespace) -> int:
     from .position import IllegalMove
     if args.book_cmd == "build":
         from .fit import book as bookbuild
+        if args.cluster is not None and args.workers != 1:
+            print("error: --workers is for this machine; a --cluster has its own workers", file=sys.stderr)
+            return 2
         try:
             bookbuild.build(args.out, plies=args.plies, depth=args.depth, width=args.width, seed=args.seed,
                             positions=args.positions or None, minutes=args.minutes, resume=args.resume,

@@ -24,12 +24,16 @@ jobs as they are; Ray brings a large native runtime and object store that these 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import hashlib
 import itertools
 import json
 import multiprocessing
+import logging
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
@@ -169,6 +173,43 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
     return fn(arg)
 
 
+@contextlib.contextmanager
+def _deaf_children() -> Iterator[None]:
+    """Processes this thread starts in the block never see Ctrl+C: this process stops them itself
+    (a worker that got it while importing printed a traceback).  Ctrl+C is blocked for the block
+    (POSIX; one that comes meanwhile reaches this process as the block ends) and stays blocked
+    in what the block starts.  (Not for a Dask ``local:N``: its processes are started by
+    threads of its own, and print their tracebacks on Ctrl+C.)"""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    before = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, before)
+
+
+def _end_with(parent: int) -> None:
+    """A pool process's start: it ends when the process that started the pool is gone (it does
+    not see Ctrl+C, and a parent ended by a signal cannot end it), and ``terminate`` (SIGTERM)
+    ends its job as Ctrl+C would, running its cleanup (an SPRT pair stops its engines)."""
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        signal.signal(signal.SIGTERM, stop)
+    except (ValueError, OSError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+
+
 def stream(fn: Callable[[Any], Any], args: Iterable[Any], *, cluster: Optional[str] = None,
            workers: int = 2) -> Iterator[tuple[int, Any]]:
     """``(k, fn(a))`` for the k-th argument of ``args``, as each job finishes (in the order they
@@ -189,6 +230,8 @@ class Workers:
     def __init__(self, cluster: Optional[str] = None, workers: int = 2) -> None:
         if workers < 1:
             raise ValueError("workers must be 1 or more")
+        if cluster is not None and not cluster.strip():
+            raise ValueError("--cluster needs an address: tcp://HOST:8786 or local:N")
         if cluster is not None and cluster.startswith("local:"):
             n = cluster[len("local:"):]
             if not n.isdigit() or not 1 <= int(n) <= 256:
@@ -229,19 +272,22 @@ class Workers:
     def _pooled(self, fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
         if self._pool is None:
             self._pool = concurrent.futures.ProcessPoolExecutor(self.workers,
-                                                                mp_context=multiprocessing.get_context("spawn"))
+                                                                mp_context=multiprocessing.get_context("spawn"),
+                                                                initializer=_end_with, initargs=(os.getpid(),))
         pool = self._pool
         running: dict[concurrent.futures.Future[Any], int] = {}
         finished = False
         try:
-            for k, a in itertools.islice(given, self.workers):
-                running[pool.submit(_call, (fn, a))] = k
+            with _deaf_children():     # (the pool starts its processes as jobs are submitted)
+                for k, a in itertools.islice(given, self.workers):
+                    running[pool.submit(_call, (fn, a))] = k
             while running:
                 done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for f in done:
                     k = running.pop(f)
                     for k2, a in itertools.islice(given, 1):    # (the worker busy while this is handled)
-                        running[pool.submit(_call, (fn, a))] = k2
+                        with _deaf_children():
+                            running[pool.submit(_call, (fn, a))] = k2
                     yield k, f.result()
             finished = True
         finally:
@@ -261,13 +307,15 @@ class Workers:
                                "pip install 'cardstand-othello[cluster]' (or pip install distributed)") from None
         cluster = self.cluster or ""
         if cluster.startswith("local:"):
+            # (silent but for critical logs: a worker's heartbeat cut by the cluster's own end is
+            # logged as an error; a job's exception still comes back through its future)
             self._local = LocalCluster(n_workers=int(cluster[len("local:"):]), threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                                       processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
             self._client = Client(self._local)
         else:
             try:
                 self._client = Client(cluster, timeout=30)
-            except (OSError, TimeoutError, ValueError) as e:
+            except Exception as e:      # (an address Dask cannot use raises anything, e.g. TypeError)
                 raise RuntimeError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
         return self._client
 

@@ -232,14 +232,16 @@ def ggf_record(result: dict[str, Any], black_name: str, white_name: str) -> str:
     return result["game"].to_ggf(black_name, white_name, re, place="bench/sprt.py")
 
 
-def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, float, Optional[float]]) -> dict[str, Any]:
-    """A job: ``(command A, cwd A, command B, cwd B, opening, time, timeout, deadline)`` plays the
-    opening twice, A with black first, each engine started for the pair; ``deadline`` (seconds
-    since the epoch, or None) drops a game still in play then.  Returns JSON values: ``games``
+def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, float, Optional[float], int]
+              ) -> dict[str, Any]:
+    """A job: ``(command A, cwd A, command B, cwd B, opening, time, timeout, deadline, games)`` plays
+    the opening ``games`` times (2, or 1 to end a match of an odd number), A with black first,
+    each engine started for the pair; ``deadline`` (seconds since the epoch, or None) drops a
+    game still in play then.  Returns JSON values: ``games``
     (each with ``a_black``, ``diff`` (black minus white), ``forfeit`` ([colour, reason] or
     None), ``abandoned`` and ``ggf``), ``clocks`` and ``names`` by engine label, and ``error``
     (an engine that does not start: no games then)."""
-    cmd_a, cwd_a, cmd_b, cwd_b, opening, time_limit, timeout, deadline_epoch = job
+    cmd_a, cwd_a, cmd_b, cwd_b, opening, time_limit, timeout, deadline_epoch, count = job
     a, b = Engine("A", cmd_a, cwd_a), Engine("B", cmd_b, cwd_b)
     clocks = {a: Clock(), b: Clock()}
     deadline = None if deadline_epoch is None else time.monotonic() + (deadline_epoch - time.time())
@@ -252,7 +254,7 @@ def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, flo
             except EngineError as err:
                 error = f"engine {e.label} does not start: {err}"
                 break
-        for a_black in ((True, False) if error is None else ()):
+        for a_black in ((True, False)[:count] if error is None else ()):
             black, white = (a, b) if a_black else (b, a)
             try:
                 r = play_game(black, white, opening, time_limit, timeout, clocks, deadline)
