@@ -337,3 +337,27 @@ def test_holding_off_survives_a_signal_pending_as_it_is_set(monkeypatch):
         monkeypatch.undo()
         for sig, before in calls:
             set_handler(sig, before)
+
+
+def test_an_opponent_that_joins_and_leaves_before_the_game_is_waited_for_its_patience(tmp_path):
+    """White joined and left (a Ctrl+C in its first half second) while black waited for its
+    greeting: black waited forever (its 'bye' dropped, or its run taken for one not yet come).
+    Now it is waited for --patience (exit 4), as in a game; an earlier game's white that had
+    left before black started is still waited for without limit."""
+    import time
+    from peertools import game_board, player, finish
+    board = tmp_path / "b"
+    b = player("black", board, "--ai", "random", "--patience", "2")
+    time.sleep(2.0)
+    w = game_board(board, "white")
+    w.close()                                   # joined and gone between two of black's looks
+    code, out = finish(b, timeout=60)
+    assert code == 4 and "Traceback" not in out, out
+    # the next black, on that board: the white run that left is an earlier one's, not this game's
+    b = player("black", board, "--ai", "random", "--patience", "1")
+    try:
+        time.sleep(5.0)
+        assert b.poll() is None, b.communicate()[0]
+    finally:
+        b.kill()
+        b.communicate()

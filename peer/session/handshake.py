@@ -5,7 +5,7 @@ black's ``hello`` defines the game, white answers it with ``welcome``.
 """
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Dict, NoReturn, Tuple
+from typing import TYPE_CHECKING, Any, Dict, NoReturn, Optional, Tuple
 
 from comm.text import visible
 from engine import BLACK, WHITE, Game, Shape
@@ -280,11 +280,30 @@ class Handshake(State):
         except OSError:
             return False
 
+    def _member_run(self: "Session") -> Optional[str]:
+        try:
+            return self.board.member_run(self.other)
+        except OSError:
+            return None
+
+    def _came_and_went(self: "Session", before: Optional[str], seen: bool) -> Optional[str]:
+        """The run of the opponent that joined and has left since the handshake began (one that
+        joined after it began, or that it saw joined), or None.  A run that was on the board before
+        and had ended (an earlier game's) is not one: an opponent not yet come is waited for."""
+        try:
+            run = self.board.member_run(self.other)
+            return run if run is not None and (seen or run != before) and self.board.left(self.other) else None
+        except OSError:
+            return None
+
     def _handshake(self: "Session") -> None:
         """H1: greet the opponent once it has shown that it speaks control lines (H9), every 2 s
         until it answers; H6: black plays classic when white joined but shows nothing, or does
-        not answer, within ``classic_after`` seconds."""
+        not answer, within ``classic_after`` seconds.  An opponent that joins and leaves (its
+        ``bye``, or its run ended) before the game starts is waited for ``patience`` (G5)."""
         self.role.start(self, self._resumable())
+        before = self._member_run()
+        gone_run: Optional[str] = None     # a run that came and went: not joined again
         joined_at = time.monotonic() if self._member_joined() else None
         self.them.joined = joined_at is not None
         greeted_at = None           # when our first hello was delivered
@@ -297,15 +316,23 @@ class Handshake(State):
             if msg is None:
                 if now >= next_look:
                     next_look = now + 0.5
-                    if joined_at is None and self._member_joined():
+                    went = self._came_and_went(before, joined_at is not None) if gone_run is None else None
+                    if went is not None:
+                        gone_run, joined_at, greeted_at = went, None, None
+                        self.them.left()
+                        self.say("left", name=self.them.name)
+                    if joined_at is None and self._member_joined() and self._member_run() != gone_run:
                         joined_at, self.them.joined = now, True
+                        gone_run, self.them.left_at = None, None
                         self.say("waiting_hello", other=self.other)
+                    self._check_left()
                     if joined_at is not None and now >= next_hello and self._shown():
                         if self.board.send(self.other, self._hello()) and greeted_at is None:
                             greeted_at = now
                         next_hello = now + 2.0
                 since = greeted_at if greeted_at is not None else joined_at
-                if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after:
+                if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after \
+                        and self._member_joined():
                     self.mode = "classic"
                     self._bind_classic()
                     self.say("classic", other=self.other)
@@ -332,6 +359,10 @@ class Handshake(State):
                 return
             if msg.kind == "say":
                 self.say("chat", name=self.them.name, text=msg.get("text"))
+            if msg.kind == "bye" and gone_run is None:
+                gone_run, joined_at, greeted_at = msg.run, None, None
+                self.them.left()
+                self.say("left", name=self.them.name)
 
     def _black_greeting(self: "Session", msg: Msg, strict: bool) -> bool:
         """Black gets a ``hello`` or ``welcome``; True when it completed a handshake (and bound the run)."""
