@@ -290,9 +290,11 @@ class Handshake(State):
         """The run of the opponent that joined and has left since the handshake began (one that
         joined after it began, or that it saw joined), or None.  A run that was on the board before
         and had ended (an earlier game's) is not one: an opponent not yet come is waited for."""
+        run = self._member_run()
+        if run is None or not (seen or run != before):
+            return None
         try:
-            run = self.board.member_run(self.other)
-            return run if run is not None and (seen or run != before) and self.board.left(self.other) else None
+            return run if self.board.left(self.other) else None
         except OSError:
             return None
 
