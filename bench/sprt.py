@@ -226,7 +226,7 @@ def read_openings(path):
 
 
 from engine.fit.match import (  # noqa: E402  (the engines and their games)
-    Clock, Engine, EngineError, ggf_record, play_game, play_pair)
+    Clock, Engine, EngineError, pair_record, play_game, play_pair)
 
 
 # -- the match ----------------------------------------------------------------
@@ -351,10 +351,7 @@ class Match:
                     self.abandoned += 1
                     self.decision = f"stopped at --max-minutes {self.max_minutes:g} (a game in play dropped)"
                     break
-                ggf = None
-                if self.ggf_out:
-                    names = (f"A:{a.name}", f"B:{b.name}") if a_black else (f"B:{b.name}", f"A:{a.name}")
-                    ggf = ggf_record(r, *names)
+                ggf = pair_record(r, a, b, a_black) if self.ggf_out else None
                 self.decision = self._record(a_black, opening, r["diff"], r["forfeit"], ggf, start)
         finally:
             for e in (a, b):

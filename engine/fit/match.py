@@ -224,6 +224,12 @@ def play_game(black: Engine, white: Engine, opening: str, time_limit: float, tim
     return {"game": game, "diff": b - w, "forfeit": None, "abandoned": False}
 
 
+def pair_record(result: dict[str, Any], a: Engine, b: Engine, a_black: bool) -> str:
+    """``ggf_record`` of a game of engines A and B, each named with its label (``A:name``)."""
+    names = (f"A:{a.name}", f"B:{b.name}")
+    return ggf_record(result, *(names if a_black else names[::-1]))
+
+
 def ggf_record(result: dict[str, Any], black_name: str, white_name: str) -> str:
     d = result["diff"]
     re = f"{d:+d}.000" if d else "0.000"
@@ -261,10 +267,9 @@ def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, flo
             except EngineError as err:
                 error = str(err)
                 break
-            names = (f"A:{a.name}", f"B:{b.name}") if a_black else (f"B:{b.name}", f"A:{a.name}")
             games.append({"a_black": a_black, "opening": opening, "diff": r["diff"], "abandoned": r["abandoned"],
                           "forfeit": list(r["forfeit"]) if r["forfeit"] else None,
-                          "ggf": None if r["abandoned"] else ggf_record(r, *names)})
+                          "ggf": None if r["abandoned"] else pair_record(r, a, b, a_black)})
             if r["abandoned"]:
                 break
     finally:
