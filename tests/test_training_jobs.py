@@ -150,3 +150,66 @@ def test_a_stream_reads_its_arguments_as_jobs_start_and_stops_its_running_jobs_w
     time.sleep(4)
     assert not marker.exists()
     assert sorted(jobs.stream(_slow_job, [(k, -1, "") for k in range(5)], workers=2)) == [(k, k) for k in range(5)]
+
+
+def test_labels_by_search_are_the_same_on_one_process_two_and_a_cluster_and_keep_the_results(tmp_path):
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    from engine import _core, patterns
+    data = weights.generate(4, seed=9, workers=1, **SMALL)
+    one = weights.label(data, depth=3, exact=12, every=2, workers=1, batch=7)
+    assert same(one, weights.label(data, depth=3, exact=12, every=2, workers=2, batch=7))
+    assert same(one, weights.label(data, depth=3, exact=12, every=2, cluster="local:2", batch=7))
+    assert len(one["label"]) == (len(data["label"]) + 1) // 2
+    assert (one["result"] == data["label"][::2]).all() and (one["P"] == data["P"][::2]).all()
+    with patterns.installed_only(patterns.WEIGHTS):
+        for P, O, value in zip(one["P"], one["O"], one["label"]):
+            P, O = int(P), int(O)
+            if 64 - bin(P | O).count("1") <= 12:
+                assert value == _core.solve(8, P, O)[0]
+            else:
+                score = _core.search(8, P, O, 3, 0.0, "patterns", 16)[0]
+                assert value == score / patterns.EVAL_UNIT and abs(value) <= 64
+    assert not same(one, weights.label(data, depth=4, exact=12, every=2, workers=1, batch=7))
+
+
+def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path, capsys):
+    data = weights.generate(3, seed=11, workers=1, **SMALL)
+    games = tmp_path / "games.npz"
+    np.savez(games, **data)
+    out = tmp_path / "labelled.npz"
+    assert weights.main(["label", "--data", str(games), "--labels", str(out), "--depth", "2",
+                         "--every", "3", "--workers", "1"]) == 0
+    labelled = dict(np.load(out))
+    assert set(labelled) == set(data) | {"result"} and len(labelled["label"]) == (len(data["label"]) + 2) // 3
+    fitted = tmp_path / "w.bin.gz"
+    # a labelled file and a plain one fit together (on the columns both have)
+    assert weights.main(["fit", "--data", str(out), "--data", str(games), "--iterations", "2",
+                         "--out", str(fitted)]) == 0 and fitted.exists()
+    capsys.readouterr()
+    for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"]):
+        with pytest.raises(SystemExit) as e:
+            weights.main(["label", "--data", str(games), "--labels", str(tmp_path / "no.npz")] + bad)
+        assert e.value.code == 2
+    with pytest.raises(SystemExit):
+        weights.main(["label", "--data", str(games)])        # where to write is not guessed
+    assert "--labels" in capsys.readouterr().err
+    assert not (tmp_path / "no.npz").exists()
+
+
+def test_a_file_that_is_not_positions_is_refused_by_every_step_that_reads_one(tmp_path, capsys):
+    junk = tmp_path / "junk.npz"
+    junk.write_text("not a zip", encoding="utf-8")
+    other = tmp_path / "other.npz"
+    np.savez(other, a=np.arange(3))
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, **{k: np.array([object()] * 2) for k in weights.COLUMNS})
+    short = tmp_path / "short.npz"
+    data = weights.generate(1, seed=3, workers=1, **SMALL)
+    np.savez(short, **dict(data, label=data["label"][:-1]))
+    for path in (junk, other, pickled, short, tmp_path):
+        for step in (["label", "--labels", str(tmp_path / "out.npz")], ["fit", "--out", str(tmp_path / "w.bin.gz")],
+                     ["check", "--weights", str(tmp_path / "w.bin.gz")]):
+            assert weights.main(step + ["--data", str(path)]) == 2
+            err = capsys.readouterr().err
+            assert err.startswith("error: ") and "Traceback" not in err, (path, step, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "other.npz", "pickled.npz", "short.npz"]

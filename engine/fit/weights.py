@@ -7,6 +7,7 @@
     python -m engine.fit.weights smooth --weights fitted.bin.gz --out engine/weights.bin.gz
     python -m engine.fit.weights fit --data new.npz --stages 30 --prior engine/weights.bin.gz --out w30.bin.gz
     python -m engine.fit.weights check --data new.npz --weights engine/weights.bin.gz --weights w30.bin.gz --solve 300
+    python -m engine.fit.weights label --data games.npz --every 3 --depth 8 --labels deeper.npz
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -14,6 +15,12 @@ compiled PVS plays both sides at a fixed depth (deterministic) until at most
 position from the first engine move on is labelled with the exact final disc
 difference of that game for its side to move (empties to the winner): the
 result of good play from a varied position, exact in the endgame.
+
+Label: one position in ``--every`` of data files relabelled by a search of its own: exact (the
+solver) with at most ``--exact`` empty squares (default 18), else the compiled search with the
+installed patterns to ``--depth`` plies (default 8), one thread, its own hash table, so the label
+is the same wherever it is computed (local processes or ``--cluster``, ``--journal`` to resume).
+The games' results are kept in the column ``result``; ``fit`` reads ``label``.
 
 Fit: ridge least squares of those labels on the pattern configurations and
 mobility counts of ``engine.patterns`` (one set of weights per stage), by
@@ -137,6 +144,53 @@ def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers
     if out:
         np.savez_compressed(out, **data)  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
     return data
+
+
+WON = 10000   # the search's score of a game it saw end: WON plus the disc difference
+
+
+def search_value(P: int, O: int, depth: int, exact: int) -> float:
+    """The value in discs of (P, O) for P: exact (the solver) with at most ``exact`` empty squares,
+    else the compiled search's to ``depth`` plies with the installed patterns (one thread, its own
+    hash table: the same value wherever it is computed)."""
+    from .. import _core
+    if 64 - bin(P | O).count("1") <= exact:
+        return float(_core.solve(8, P, O)[0])
+    score = _core.search(8, P, O, depth, 0.0, "patterns", 16)[0]
+    if abs(score) >= WON:
+        return float(score - WON if score > 0 else score + WON)
+    return score / patterns.EVAL_UNIT
+
+
+def _label_batch(args: tuple[list[int], list[int], int, int, str, str]) -> list[float]:
+    Ps, Os, depth, exact, weights, sha = args
+    with patterns.installed_only(weights) as ok:
+        if not ok:
+            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
+        if patterns.digest(weights) != sha:
+            raise RuntimeError(f"{weights} here holds other weights than the run started with")
+        return [search_value(p, o, depth, exact) for p, o in zip(Ps, Os)]
+
+
+def label(data: Data, depth: int = 8, exact: int = 18, every: int = 1, workers: int = 2,
+          weights: Union[str, Path] = patterns.WEIGHTS, cluster: Optional[str] = None,
+          journal: Optional[Union[str, Path]] = None, batch: int = 2000) -> Data:
+    """One position in ``every`` of ``data``, each labelled with ``search_value`` (by ``weights``)
+    instead of its game's result, which is kept as ``result``.  Jobs of ``batch`` positions, run
+    as ``generate``'s are; the same labels whatever runs them."""
+    import numpy as np
+    if depth < 1 or every < 1 or not 0 <= exact <= 60:
+        raise ValueError("label needs --depth 1 or more, --every 1 or more and --exact 0..60")
+    keep = np.arange(0, len(data["label"]), every)
+    part = {k: v[keep] for k, v in data.items() if k != "result"}
+    Ps, Os = [int(x) for x in part["P"]], [int(x) for x in part["O"]]
+    sha = patterns.digest(weights)
+    chunks = [(Ps[i:i + batch], Os[i:i + batch], depth, exact, str(weights), sha) for i in range(0, len(Ps), batch)]
+    values = [v for chunk in jobs.run(_label_batch, chunks, cluster=cluster, workers=workers, journal=journal,
+                                      label="labels") for v in chunk]
+    part["result"] = part["label"]
+    part["label"] = np.array(values, dtype=np.float32)
+    return part
 
 
 def features(data: Data, stages: int = patterns.STAGES) -> "NDArray[Any]":
@@ -321,24 +375,52 @@ def to_ints(w: "NDArray[Any]") -> list[int]:
     return np.clip(np.rint(w * patterns.SCALE), -32767, 32767).astype(np.int16).tolist()
 
 
+COLUMNS = {"game": "int64", "P": "uint64", "O": "uint64", "mp": "int16", "mo": "int16", "label": "float32"}
+
+
+def load_data(path: Union[str, Path]) -> Data:
+    """The positions of a data file (``generate``'s or ``label``'s); ValueError when it is not one."""
+    import zipfile
+    import numpy as np
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            data = {k: f[k] for k in f.files if k in COLUMNS or k == "result"}
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as e:
+        raise ValueError(f"{path} is not a data file of this program ({e})") from None
+    lengths = {len(v) if v.ndim == 1 else -1 for v in data.values()}
+    if any(k not in data or data[k].dtype != t for k, t in COLUMNS.items()) or len(lengths) != 1 or -1 in lengths:
+        raise ValueError(f"{path} is not a data file of this program (columns "
+                         f"{', '.join(COLUMNS)} of one length expected)")
+    return data
+
+
 def _joined(parts: list[Data]) -> Data:
     import numpy as np
-    return {k: np.concatenate([d[k] for d in parts]) for k in parts[0]}
+    common = [k for k in parts[0] if all(k in d for d in parts)]   # a labelled file also keeps "result"
+    return {k: np.concatenate([d[k] for d in parts]) for k in common}
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.fit.weights", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("step", nargs="?", choices=["all", "generate", "fit", "smooth", "check"], default="all",
-                    help="all (default): both rounds, the fits and the smoothing; or one step (smooth: "
+    ap.add_argument("step", nargs="?", choices=["all", "generate", "label", "fit", "smooth", "check"], default="all",
+                    help="all (default): both rounds, the fits and the smoothing; or one step (label: "
+                         "the positions of the --data relabelled by searches, written to --labels; smooth: "
                          "--weights FILE made symmetric and blended into --stages stages; check: the "
                          "errors of each --weights FILE on the held-out games of the --data)")
     ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
     ap.add_argument("--games2", type=int, default=30000,
                     help="all: games of the second round, played with the first fit (default 30000)")
-    ap.add_argument("--depth", type=int, default=6, help="search depth of the self-play (default 6)")
-    ap.add_argument("--exact", type=int, default=14, help="solve exactly from this many empties (default 14)")
+    ap.add_argument("--depth", type=whole(1, 60), default=None,
+                    help="search depth of the self-play (default 6) or of the labels (default 8)")
+    ap.add_argument("--exact", type=whole(0, 60), default=None,
+                    help="solve exactly from this many empties: the self-play (default 14), the labels "
+                         "(default 18)")
+    ap.add_argument("--every", type=whole(1, 1_000_000), default=1, metavar="N",
+                    help="label: one position in N of the --data (default 1: all)")
+    ap.add_argument("--labels", type=Path, default=None, metavar="FILE.npz",
+                    help="label: the labelled positions written (their games' results kept as \"result\")")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=whole(1, 256), default=2, help="local processes (default 2)")
     ap.add_argument("--cluster", default=None, metavar="ADDRESS",
@@ -348,7 +430,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
                     help="generate: evaluation of the self-play search (patterns: --weights)")
     ap.add_argument("--weights", type=Path, action="append", default=[],
-                    help="generate: the weights a patterns self-play uses (default the shipped ones); "
+                    help="generate, label: the weights a patterns self-play or the labels' search uses "
+                         "(default the shipped ones); "
                          "check: the weights to measure (may be repeated)")
     ap.add_argument("--stages", type=whole(1, patterns.MAX_STAGES), default=None,
                     help=f"fit: stages of the game, each its own weights (default {patterns.STAGES}); "
@@ -395,13 +478,23 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         print(f"wrote {a.out}: {source} made symmetric, in {count} blended stage{'s' * (count != 1)}")
 
     weights = a.weights[0] if a.weights else patterns.WEIGHTS
+    if a.step == "label":
+        if not a.data or not a.labels:
+            ap.error("label needs --data FILE.npz and --labels FILE.npz")
+        data = label(_joined([load_data(f) for f in a.data]), a.depth or 8,
+                     18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal)
+        np.savez_compressed(a.labels, **data)  # type: ignore[arg-type]
+        print(f"wrote {a.labels}: {len(data['label'])} positions")
+        return 0
+    a.depth = a.depth or 6
+    a.exact = 14 if a.exact is None else a.exact
     if a.step == "generate":
         generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
                  weights, a.cluster, a.journal)
     elif a.step == "check":
         if not a.data or not a.weights:
             ap.error("check needs --data FILE.npz and --weights FILE")
-        data = _joined([dict(np.load(f)) for f in a.data])
+        data = _joined([load_data(f) for f in a.data])
         exact = solved(data, a.solve) if a.solve else None
         for f in a.weights:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
@@ -417,7 +510,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
-        fit_and_save(_joined([dict(np.load(f)) for f in a.data]))
+        fit_and_save(_joined([load_data(f) for f in a.data]))
     else:
         print("round 1: self-play with the hand-written evaluation", file=sys.stderr)
         first = generate(a.games, a.seed, a.depth, a.exact, a.workers, "full", cluster=a.cluster,
