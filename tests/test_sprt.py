@@ -183,3 +183,26 @@ def test_no_decision_before_min_games(monkeypatch, min_games, decided_at):
                    out=io.StringIO(), min_games=min_games)
     result = m.run()
     assert result["games"] == decided_at and result["decision"].startswith("H1 accepted")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_a_ctrl_c_at_any_moment_of_the_start_ends_the_run_without_a_traceback(tmp_path):
+    # one in the first ~70 ms, while the engine's modules loaded, gave a traceback.  The delays count
+    # from the end of Python's own start (-X importtime's line for site): a Ctrl+C before that is
+    # Python's business, not the script's
+    import signal
+    import subprocess
+    import time
+    script = Path(__file__).resolve().parents[1] / "bench" / "sprt.py"
+    for delay in (0.03, 0.05, 0.07, 0.1, 0.15, 0.25, 0.5):
+        p = subprocess.Popen([sys.executable, "-X", "importtime", str(script), "--ai-a", "greedy", "--ai-b", "random",
+                              "--time", "0.01", "--max-games", "2"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for line in p.stderr:
+            if line.rstrip().endswith("| site"):
+                break
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("import time:"))
+        assert p.returncode in (130, 0) and "Traceback" not in out + err, (delay, p.returncode, out, err)
