@@ -213,3 +213,37 @@ def test_a_file_that_is_not_positions_is_refused_by_every_step_that_reads_one(tm
             err = capsys.readouterr().err
             assert err.startswith("error: ") and "Traceback" not in err, (path, step, err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "other.npz", "pickled.npz", "short.npz"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a Ctrl+C to a process group is POSIX")
+def test_a_ctrl_c_stops_a_run_on_a_local_cluster_quietly_and_leaves_no_process(tmp_path):
+    """The terminal sends Ctrl+C to every process of the program: the Dask workers printed their
+    own tracebacks, and the training commands one of theirs."""
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    p = subprocess.Popen([sys.executable, "-m", "engine.fit.weights", "generate", "--games", "400", "--depth", "4",
+                          "--cluster", "local:2", "--data", str(tmp_path / "games.npz"),
+                          "--journal", str(tmp_path / "journal")],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen = []
+        for line in p.stdout:
+            seen.append(line)
+            if " done, " in line:        # the cluster is up and jobs come back
+                break
+        os.killpg(p.pid, signal.SIGINT)
+        out = "".join(seen) + p.communicate(timeout=60)[0]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130 and "Traceback" not in out, out
+    assert out.rstrip().endswith("interrupted: the journal keeps the jobs done, and the same command again resumes")
+    assert not (tmp_path / "games.npz").exists()
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break                       # the workers are gone too
+        assert time.monotonic() < deadline, "the cluster's processes outlived the program by 20 s"
+        time.sleep(0.2)

@@ -103,6 +103,9 @@ def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> st
     return h.hexdigest()
 
 
+RESUME = ": the journal keeps the jobs done, and the same command again resumes"
+
+
 def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str] = None, workers: int = 2,
         journal: Optional[str | os.PathLike[str]] = None, label: str = "jobs",
         progress: Optional[TextIO] = sys.stderr, on: Optional["Workers"] = None) -> list[Any]:
@@ -179,7 +182,7 @@ def _deaf_children() -> Iterator[None]:
     (a worker that got it while importing printed a traceback).  Ctrl+C is blocked for the block
     (POSIX; one that comes meanwhile reaches this process as the block ends) and stays blocked
     in what the block starts.  (Not for a Dask ``local:N``: its processes are started by
-    threads of its own, and print their tracebacks on Ctrl+C.)"""
+    threads of its own; ``dask_setup`` quiets them.)"""
     mask = getattr(signal, "pthread_sigmask", None)
     if mask is None:
         yield
@@ -189,6 +192,15 @@ def _deaf_children() -> Iterator[None]:
         yield
     finally:
         mask(signal.SIG_SETMASK, before)
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by each worker process of a ``local:N`` cluster as it starts (Dask's preload): Ctrl+C,
+    which the terminal sends to every process of the program, is ignored there (the program
+    closes its cluster itself; its workers printed tracebacks).  Dask starts them from threads
+    of its own, where ``_deaf_children`` cannot reach."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _end_with(parent: int) -> None:
@@ -310,7 +322,8 @@ class Workers:
             # (silent but for critical logs: a worker's heartbeat cut by the cluster's own end is
             # logged as an error; a job's exception still comes back through its future)
             self._local = LocalCluster(n_workers=int(cluster[len("local:"):]), threads_per_worker=1,
-                                       processes=True, dashboard_address=None, silence_logs=logging.CRITICAL)
+                                       processes=True, dashboard_address=None, silence_logs=logging.CRITICAL,
+                                       preload=[__name__])     # (dask_setup below)
             self._client = Client(self._local)
         else:
             try:

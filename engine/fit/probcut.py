@@ -130,6 +130,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         except (jobs.JournalError, RuntimeError) as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            print(f"interrupted{jobs.RESUME if args.journal else ''}", file=sys.stderr)
+            return 130
         return 0
     print(TABLE.read_text(encoding="ascii"), end="")
     return 0

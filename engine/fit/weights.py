@@ -459,6 +459,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (ValueError, OSError, RuntimeError) as e:   # a journal of another run, a file not ours
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted{jobs.RESUME if a.journal else ''}", file=sys.stderr)
+        return 130
 
 
 def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
