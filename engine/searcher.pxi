@@ -243,25 +243,49 @@ cdef class Searcher:
 
     def _run(self, helper, args, int threads):
         """Run the main search and its helpers, each on a thread of its own, and wait for them.
-        The caller waits in short steps, so that Ctrl-C (KeyboardInterrupt) stops the search
-        at once and is passed on."""
+
+        Ctrl-C stops the search at once and is passed on once every thread has ended: in the
+        main thread, while they run, SIGINT's handler only records it and cancels the search,
+        and the handler that was there is called afterwards (Python's raises KeyboardInterrupt).
+        An exception must not break into the waits: CPython 3.11's ``Thread.join``, interrupted,
+        may take a running thread for stopped, and the search's memory was then freed under it."""
+        import signal
         import threading
         workers = [threading.Thread(target=helper, args=(k,) + args, daemon=True) for k in range(threads)]
+        caught = []
+
+        def record(signum, frame):
+            caught.append((signum, frame))
+            self.stop()
+
+        before = None       # (a handler that was there, swapped out; not one ignoring it, or set from C)
+        if threading.current_thread() is threading.main_thread():
+            current = signal.getsignal(signal.SIGINT)
+            if callable(current) or current == signal.SIG_DFL:
+                before = signal.signal(signal.SIGINT, record)
         try:
             for t in workers:
                 t.start()
-            while workers[0].is_alive():
-                workers[0].join(0.05)
-        except BaseException:
+            workers[0].join()
+            bits_set_flag(&self.halt, 1)
+            for t in workers:
+                t.join()
+        except BaseException:       # (another signal's handler that raises: stop, and pass it on)
             bits_set_flag(&self.cancel, 1)
             for t in workers:
                 if t.ident is not None:
                     t.join()
             bits_set_flag(&self.cancel, 0)
             raise
-        bits_set_flag(&self.halt, 1)
-        for t in workers:
-            t.join()
+        finally:
+            if before is not None:
+                signal.signal(signal.SIGINT, before)
+        if caught:
+            self.clear_stop()
+            if callable(before):
+                before(*caught[0])
+            elif before == signal.SIG_DFL:
+                raise KeyboardInterrupt
 
     def solve(self, int size, P, O, double seconds=0.0, int alpha=-64, int beta=64, holes=0):
         """Exact result for the side to move: ``(score, move, nodes, complete)``.
