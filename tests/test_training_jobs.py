@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -168,7 +169,7 @@ def test_labels_by_search_are_the_same_on_one_process_two_and_a_cluster_and_keep
                 assert value == _core.solve(8, P, O)[0]
             else:
                 score = _core.search(8, P, O, 3, 0.0, "patterns", 16)[0]
-                assert value == score / patterns.EVAL_UNIT and abs(value) <= 64
+                assert value == max(-64, min(64, score / patterns.EVAL_UNIT))
     assert not same(one, weights.label(data, depth=4, exact=12, every=2, workers=1, batch=7))
 
 
@@ -196,23 +197,105 @@ def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path
     assert not (tmp_path / "no.npz").exists()
 
 
-def test_a_file_that_is_not_positions_is_refused_by_every_step_that_reads_one(tmp_path, capsys):
-    junk = tmp_path / "junk.npz"
-    junk.write_text("not a zip", encoding="utf-8")
-    other = tmp_path / "other.npz"
-    np.savez(other, a=np.arange(3))
-    pickled = tmp_path / "pickled.npz"
-    np.savez(pickled, **{k: np.array([object()] * 2) for k in weights.COLUMNS})
-    short = tmp_path / "short.npz"
+def _bad_data_files(tmp_path):
+    """Files that are no data file of ours, each of another kind."""
+    import io
+    import zipfile
     data = weights.generate(1, seed=3, workers=1, **SMALL)
-    np.savez(short, **dict(data, label=data["label"][:-1]))
-    for path in (junk, other, pickled, short, tmp_path):
+    bad = {}
+    bad["junk"] = b"not a zip"
+    for name, columns in {
+        "other": {"a": np.arange(3)},
+        "pickled": {k: np.array([object()] * 2) for k in weights.COLUMNS},
+        "short": dict(data, label=data["label"][:-1]),
+        "twod": dict(data, label=data["label"].reshape(1, -1)),
+        "emptyboard": dict(data, P=np.zeros_like(data["P"]), O=np.zeros_like(data["O"])),
+        "overlap": dict(data, O=data["O"] | data["P"]),
+        "nan": dict(data, label=np.full_like(data["label"], np.nan)),
+        "far": dict(data, label=data["label"] + 100),
+    }.items():
+        buf = io.BytesIO()
+        np.savez(buf, **columns)
+        bad[name] = buf.getvalue()
+    buf = io.BytesIO()
+    np.save(buf, data["label"])
+    bad["npy"] = buf.getvalue()                       # one array, not an archive
+    good = io.BytesIO()
+    np.savez_compressed(good, **data)
+    raw = bytearray(good.getvalue())
+    raw[60:68] = b"\xff" * 8                         # the compressed stream damaged
+    bad["deflate"] = bytes(raw)
+    huge = io.BytesIO()                               # a header that claims 10**12 labels
+    with zipfile.ZipFile(huge, "w") as z:
+        for k, v in data.items():
+            if k != "label":
+                with z.open(f"{k}.npy", "w") as f:
+                    np.lib.format.write_array(f, v)
+        with z.open("label.npy", "w") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (10 ** 12,)})
+            f.write(b"\0" * 64)
+    bad["huge"] = huge.getvalue()
+    paths = []
+    for name, content in bad.items():
+        (tmp_path / f"{name}.npz").write_bytes(content)
+        paths.append(tmp_path / f"{name}.npz")
+    return paths + [tmp_path, tmp_path / "missing.npz"]
+
+
+def test_a_file_that_is_not_positions_is_refused_by_every_step_that_reads_one(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    before = None
+    for path in _bad_data_files(tmp_path / "in"):
+        before = before or sorted((tmp_path / "in").iterdir())
         for step in (["label", "--labels", str(tmp_path / "out.npz")], ["fit", "--out", str(tmp_path / "w.bin.gz")],
                      ["check", "--weights", str(tmp_path / "w.bin.gz")]):
-            assert weights.main(step + ["--data", str(path)]) == 2
+            assert weights.main(step + ["--data", str(path)]) == 2, (path, step)
             err = capsys.readouterr().err
             assert err.startswith("error: ") and "Traceback" not in err, (path, step, err)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "other.npz", "pickled.npz", "short.npz"]
+    assert sorted((tmp_path / "in").iterdir()) == before and sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a FIFO is POSIX")
+def test_a_fifo_given_as_data_is_refused_without_being_read(tmp_path, capsys):
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    assert weights.main(["fit", "--data", str(fifo), "--out", str(tmp_path / "w.bin.gz")]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_labels_are_written_where_asked_checked_before_the_work_and_keep_the_games_results(tmp_path, capsys):
+    data = weights.generate(2, seed=13, workers=1, **SMALL)
+    games = tmp_path / "games.npz"
+    weights.save_data(data, games)
+    for where in (tmp_path, tmp_path / "nowhere" / "x.npz", Path("")):
+        assert weights.main(["label", "--data", str(games), "--labels", str(where), "--depth", "2",
+                             "--workers", "1"]) == 2
+        out = capsys.readouterr()
+        assert "cannot write a file there" in out.err and "labels:" not in out.err, out   # before any search
+    plain = tmp_path / "plain"                        # no .npz added
+    assert weights.main(["label", "--data", str(games), "--labels", str(plain), "--depth", "2",
+                         "--workers", "1"]) == 0
+    assert plain.is_file() and not (tmp_path / "plain.npz").exists() and f"wrote {plain}:" in capsys.readouterr().out
+    once = weights.load_data(plain)
+    assert weights.main(["label", "--data", str(plain), "--labels", str(plain), "--depth", "3",
+                         "--workers", "1"]) == 0    # relabelled in place
+    twice = weights.load_data(plain)
+    assert (twice["result"] == data["label"]).all() and (once["result"] == data["label"]).all()
+    assert not (twice["label"] == once["label"]).all()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.npz", "plain"]     # no scratch left
+
+
+def test_check_without_positions_to_solve_and_fit_without_positions_say_so(tmp_path, capsys):
+    data = weights.generate(1, seed=3, workers=1, **SMALL)
+    one = tmp_path / "one.npz"
+    weights.save_data({k: v[:1] for k, v in data.items()}, one)
+    assert weights.main(["check", "--data", str(one), "--weights", str(weights.patterns.WEIGHTS),
+                         "--solve", "5"]) == 0
+    assert "no held-out position with 16-20 empties" in capsys.readouterr().out
+    none = tmp_path / "none.npz"
+    weights.save_data({k: v[:0] for k, v in data.items()}, none)
+    assert weights.main(["fit", "--data", str(none), "--out", str(tmp_path / "w.bin.gz")]) == 2
+    assert "no positions to fit" in capsys.readouterr().err and not (tmp_path / "w.bin.gz").exists()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a Ctrl+C to a process group is POSIX")

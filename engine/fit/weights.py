@@ -47,6 +47,7 @@ reproduces the shipped file.  Needs numpy (``pip install -e '.[train]'``) and th
 compiled core.
 """
 import argparse
+import os
 import random
 import sys
 import time
@@ -142,7 +143,7 @@ def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers
         "label": np.array([r[5] for r in rows], dtype=np.float32),
     }
     if out:
-        np.savez_compressed(out, **data)  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
+        save_data(data, out)
     return data
 
 
@@ -151,15 +152,15 @@ WON = 10000   # the search's score of a game it saw end: WON plus the disc diffe
 
 def search_value(P: int, O: int, depth: int, exact: int) -> float:
     """The value in discs of (P, O) for P: exact (the solver) with at most ``exact`` empty squares,
-    else the compiled search's to ``depth`` plies with the installed patterns (one thread, its own
-    hash table: the same value wherever it is computed)."""
+    else the compiled search's to ``depth`` plies with the installed patterns, within 64 discs (one
+    thread, its own hash table: the same value wherever it is computed)."""
     from .. import _core
     if 64 - bin(P | O).count("1") <= exact:
         return float(_core.solve(8, P, O)[0])
     score = _core.search(8, P, O, depth, 0.0, "patterns", 16)[0]
     if abs(score) >= WON:
         return float(score - WON if score > 0 else score + WON)
-    return score / patterns.EVAL_UNIT
+    return max(-64.0, min(64.0, score / patterns.EVAL_UNIT))    # (an evaluation may say more)
 
 
 def _label_batch(args: tuple[list[int], list[int], int, int, str, str]) -> list[float]:
@@ -188,7 +189,7 @@ def label(data: Data, depth: int = 8, exact: int = 18, every: int = 1, workers: 
     chunks = [(Ps[i:i + batch], Os[i:i + batch], depth, exact, str(weights), sha) for i in range(0, len(Ps), batch)]
     values = [v for chunk in jobs.run(_label_batch, chunks, cluster=cluster, workers=workers, journal=journal,
                                       label="labels") for v in chunk]
-    part["result"] = part["label"]
+    part["result"] = data["result"][keep] if "result" in data else part["label"]   # (relabelled: the games' still)
     part["label"] = np.array(values, dtype=np.float32)
     return part
 
@@ -237,6 +238,8 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
     if w0.shape != (size,):
         raise ValueError(f"the prior has {w0.shape[0]} weights, {size} expected")
     test = held_out(data, holdout)
+    if test.all():
+        raise ValueError("no positions to fit (none but those of the held-out games)")
     Xt, yt, Xv, yv = X[~test], y[~test], X[test], y[test]
     flat = Xt.ravel()
 
@@ -376,22 +379,96 @@ def to_ints(w: "NDArray[Any]") -> list[int]:
 
 
 COLUMNS = {"game": "int64", "P": "uint64", "O": "uint64", "mp": "int16", "mo": "int16", "label": "float32"}
+OPTIONAL = {"result": "float32"}     # a labelled file's games' results
+MAX_ROWS = 100_000_000              # positions in one data file (3.2 GB): no more is read
+
+
+def _popcount(a: "NDArray[Any]") -> "NDArray[Any]":
+    import numpy as np
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(a).astype(np.int64)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+    return table[np.ascontiguousarray(a).view(np.uint8).reshape(-1, 8)].sum(axis=1)
 
 
 def load_data(path: Union[str, Path]) -> Data:
-    """The positions of a data file (``generate``'s or ``label``'s); ValueError when it is not one."""
+    """The positions of a data file (``generate``'s or ``label``'s); ValueError when it is not one:
+    each column's header is read and checked (type, one dimension, one length for all, the size
+    the archive declares) before its data, then the boards (no square of both colours, 4 to 64
+    discs) and the labels (finite, within 64 discs)."""
+    import stat
     import zipfile
+    import zlib
     import numpy as np
+    fmt = np.lib.format
+
+    def refuse(why: str) -> ValueError:
+        return ValueError(f"{path} is not a data file of this program ({why})")
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise ValueError(f"{path} is not a regular file")
+    data: Data = {}
     try:
-        with np.load(path, allow_pickle=False) as f:
-            data = {k: f[k] for k in f.files if k in COLUMNS or k == "result"}
-    except (zipfile.BadZipFile, EOFError, KeyError, ValueError) as e:
-        raise ValueError(f"{path} is not a data file of this program ({e})") from None
-    lengths = {len(v) if v.ndim == 1 else -1 for v in data.values()}
-    if any(k not in data or data[k].dtype != t for k, t in COLUMNS.items()) or len(lengths) != 1 or -1 in lengths:
-        raise ValueError(f"{path} is not a data file of this program (columns "
-                         f"{', '.join(COLUMNS)} of one length expected)")
+        with zipfile.ZipFile(path) as z:
+            names = {n[:-len(".npy")]: n for n in z.namelist() if n.endswith(".npy")}
+            rows = None
+            for key, dtype in {**COLUMNS, **OPTIONAL}.items():
+                if key not in names:
+                    if key in OPTIONAL:
+                        continue
+                    raise refuse(f"no column {key!r}")
+                info = z.getinfo(names[key])
+                with z.open(info) as f:
+                    version = fmt.read_magic(f)
+                    shape, fortran, kind = (fmt.read_array_header_1_0(f) if version == (1, 0)
+                                            else fmt.read_array_header_2_0(f))
+                    if kind != np.dtype(dtype) or len(shape) != 1 or (rows is not None and shape[0] != rows):
+                        raise refuse(f"columns {', '.join(COLUMNS)} of one length expected; {key!r} is "
+                                     f"{kind} of shape {shape}")
+                    rows = shape[0]
+                    size = rows * kind.itemsize
+                    if rows > MAX_ROWS or info.file_size > size + 65536 or info.file_size < size:
+                        raise refuse(f"column {key!r} says {rows} positions in {info.file_size} bytes")
+                    raw = f.read(size)
+                    if len(raw) != size:
+                        raise refuse(f"column {key!r} is cut short")
+                    data[key] = np.frombuffer(raw, dtype=kind).copy()
+    except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, ValueError) as e:
+        if isinstance(e, ValueError) and str(e).startswith(str(path)):
+            raise
+        raise refuse(str(e) or type(e).__name__) from None
+    P, O = data["P"], data["O"]
+    discs = _popcount(P | O)
+    if ((P & O) != 0).any() or (discs < 4).any():
+        raise refuse("a board with a square of both colours, or with fewer than 4 discs")
+    for key in ("label", "result"):
+        if key in data and not (np.isfinite(data[key]) & (np.abs(data[key]) <= 64)).all():
+            raise refuse(f"a {key} that is not a number of discs from -64 to 64")
+    if ((data["mp"] < 0) | (data["mo"] < 0)).any():
+        raise refuse("a negative count of legal moves")
     return data
+
+
+def save_data(data: Data, path: Union[str, Path]) -> None:
+    """Write positions to ``path`` (that name exactly, .npz or not): whole or not at all."""
+    import numpy as np
+    path = Path(path)
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(scratch, "wb") as f:
+            np.savez_compressed(f, **data)  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
+        os.replace(scratch, path)
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def writable(path: Union[str, Path]) -> Path:
+    """``path`` if a file can be written there (checked before hours of work); ValueError if not."""
+    path = Path(path)
+    if not path.name or path.is_dir() or not path.parent.is_dir() or not os.access(path.parent, os.W_OK) \
+            or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"cannot write a file there: {path}")
+    return path
 
 
 def _joined(parts: list[Data]) -> Data:
@@ -484,14 +561,19 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
+        writable(a.labels)
         data = label(_joined([load_data(f) for f in a.data]), a.depth or 8,
                      18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal)
-        np.savez_compressed(a.labels, **data)  # type: ignore[arg-type]
+        save_data(data, a.labels)
         print(f"wrote {a.labels}: {len(data['label'])} positions")
         return 0
     a.depth = a.depth or 6
     a.exact = 14 if a.exact is None else a.exact
+    if a.step in ("fit", "smooth", "all"):
+        writable(a.out)
     if a.step == "generate":
+        if a.data:
+            writable(a.data[0])
         generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
                  weights, a.cluster, a.journal)
     elif a.step == "check":
@@ -503,7 +585,9 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
             for span, n, mae, rms in errors(patterns.load(f), data):
                 print(f"  {span:>6} {n:9d} {mae:6.2f} {rms:6.2f}")
-            if exact is not None:
+            if exact is not None and not len(exact["label"]):
+                print(f"  {'solved':>6}         0  (no held-out position with 16-20 empties)")
+            elif exact is not None:
                 _, n, mae, rms = errors(patterns.load(f), exact, holdout=1.0)[-1]
                 print(f"  {'solved':>6} {n:9d} {mae:6.2f} {rms:6.2f}  (16-20 empties, labelled by the exact solver)")
     elif a.step == "smooth":
