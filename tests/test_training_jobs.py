@@ -330,3 +330,23 @@ def test_a_ctrl_c_stops_a_run_on_a_local_cluster_quietly_and_leaves_no_process(t
             break                       # the workers are gone too
         assert time.monotonic() < deadline, "the cluster's processes outlived the program by 20 s"
         time.sleep(0.2)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a Ctrl+C to a process group is POSIX")
+@pytest.mark.parametrize("delay", [0.4, 0.9, 1.4])
+def test_a_ctrl_c_while_a_local_cluster_starts_prints_no_traceback(tmp_path, delay):
+    """Workers interrupted while they imported printed tracebacks, and the cluster's half-made
+    parts errors.  While it starts, Ctrl+C is ignored (lost: the run goes on; a short one ends)."""
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    p = subprocess.Popen([sys.executable, "-m", "engine.fit.weights", "generate", "--games", "30", "--depth", "3",
+                          "--cluster", "local:2", "--data", str(tmp_path / "games.npz")],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGINT)
+        out = p.communicate(timeout=60)[0]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode in (0, 130) and "Traceback" not in out and "Error" not in out, out

@@ -182,7 +182,7 @@ def _deaf_children() -> Iterator[None]:
     (a worker that got it while importing printed a traceback).  Ctrl+C is blocked for the block
     (POSIX; one that comes meanwhile reaches this process as the block ends) and stays blocked
     in what the block starts.  (Not for a Dask ``local:N``: its processes are started by
-    threads of its own; ``dask_setup`` quiets them.)"""
+    threads of its own: ``_ignoring_ctrl_c``.)"""
     mask = getattr(signal, "pthread_sigmask", None)
     if mask is None:
         yield
@@ -194,11 +194,27 @@ def _deaf_children() -> Iterator[None]:
         mask(signal.SIG_SETMASK, before)
 
 
+@contextlib.contextmanager
+def _ignoring_ctrl_c() -> Iterator[None]:
+    """Ctrl+C ignored while a ``local:N`` cluster starts (a second or two; from the main thread),
+    and so for good in the processes it starts then, which inherit an ignored signal: the
+    terminal sends it to every process of the program, and the workers, interrupted while they
+    started, printed tracebacks and the cluster's half-made parts errors.  Dask starts them from
+    threads of its own, where ``_deaf_children`` cannot reach.  A Ctrl+C in the block is lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def dask_setup(worker: Any) -> None:
-    """Run by each worker process of a ``local:N`` cluster as it starts (Dask's preload): Ctrl+C,
-    which the terminal sends to every process of the program, is ignored there (the program
-    closes its cluster itself; its workers printed tracebacks).  Dask starts them from threads
-    of its own, where ``_deaf_children`` cannot reach."""
+    """Run by each worker process of a ``local:N`` cluster as it starts (Dask's preload): Ctrl+C
+    is ignored there, also in a worker Dask starts again later (the program closes its cluster
+    itself)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -321,10 +337,11 @@ class Workers:
         if cluster.startswith("local:"):
             # (silent but for critical logs: a worker's heartbeat cut by the cluster's own end is
             # logged as an error; a job's exception still comes back through its future)
-            self._local = LocalCluster(n_workers=int(cluster[len("local:"):]), threads_per_worker=1,
-                                       processes=True, dashboard_address=None, silence_logs=logging.CRITICAL,
-                                       preload=[__name__])     # (dask_setup below)
-            self._client = Client(self._local)
+            with _ignoring_ctrl_c():
+                self._local = LocalCluster(n_workers=int(cluster[len("local:"):]), threads_per_worker=1,
+                                           processes=True, dashboard_address=None,
+                                           silence_logs=logging.CRITICAL, preload=[__name__])
+                self._client = Client(self._local)
         else:
             try:
                 self._client = Client(cluster, timeout=30)
