@@ -12,6 +12,7 @@ checks that the two stay the same.
 import argparse
 import math
 import os
+import stat
 from pathlib import Path
 from typing import Callable
 
@@ -57,14 +58,18 @@ seconds.__doc__ = "A ``type=`` for a time: seconds above 0, at most MAX_SECONDS.
 
 
 def output_file(text: str) -> str:
-    """A ``type=`` for a file to write: refused when it is a folder, when its folder is missing or
-    not a folder, or when it (or its folder) cannot be written."""
+    """A ``type=`` for a file to write (replaced whole): refused when it is a folder, or something
+    else that is no plain file (a device such as /dev/null, a FIFO, a symbolic link: the new file
+    would take its place), when its folder is missing or not a folder, or when it (or its folder)
+    cannot be written."""
     path = Path(text)
     parent = path.parent
     if not text or "\0" in text:
         raise argparse.ArgumentTypeError(f"{_shown(text)} is not a file name")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder, not a file to write")
+    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a plain file: it would be replaced by one")
     if not parent.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: the folder {_shown(str(parent))} "
                                          f"does not exist")

@@ -235,6 +235,14 @@ def _bad_data_files(tmp_path):
             np.lib.format.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": (10 ** 12,)})
             f.write(b"\0" * 64)
     bad["huge"] = huge.getvalue()
+    lz = io.BytesIO()                                 # another compression, damaged
+    with zipfile.ZipFile(lz, "w", compression=zipfile.ZIP_LZMA) as z:
+        for k, v in data.items():
+            with z.open(f"{k}.npy", "w") as f:
+                np.lib.format.write_array(f, v)
+    raw = bytearray(lz.getvalue())
+    raw[120:128] = b"\x5a\xa5" * 4
+    bad["lzma"] = bytes(raw)
     paths = []
     for name, content in bad.items():
         (tmp_path / f"{name}.npz").write_bytes(content)
@@ -267,11 +275,11 @@ def test_labels_are_written_where_asked_checked_before_the_work_and_keep_the_gam
     data = weights.generate(2, seed=13, workers=1, **SMALL)
     games = tmp_path / "games.npz"
     weights.save_data(data, games)
-    for where in (tmp_path, tmp_path / "nowhere" / "x.npz", Path("")):
-        assert weights.main(["label", "--data", str(games), "--labels", str(where), "--depth", "2",
-                             "--workers", "1"]) == 2
+    for where in (str(tmp_path), str(tmp_path / "nowhere" / "x.npz"), ""):
+        with pytest.raises(SystemExit) as e:
+            weights.main(["label", "--data", str(games), "--labels", where, "--depth", "2", "--workers", "1"])
         out = capsys.readouterr()
-        assert "cannot write a file there" in out.err and "labels:" not in out.err, out   # before any search
+        assert e.value.code == 2 and "--labels" in out.err and "jobs on" not in out.err, out   # before any search
     plain = tmp_path / "plain"                        # no .npz added
     assert weights.main(["label", "--data", str(games), "--labels", str(plain), "--depth", "2",
                          "--workers", "1"]) == 0
@@ -350,3 +358,43 @@ def test_a_ctrl_c_while_a_local_cluster_starts_prints_no_traceback(tmp_path, del
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
     assert p.returncode in (0, 130) and "Traceback" not in out and "Error" not in out, out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and links as a user makes them on POSIX")
+def test_an_output_that_is_no_plain_file_is_refused_before_the_work(tmp_path, capsys):
+    """Written whole through a rename, an output took the place of what was there: as root,
+    --labels /dev/null replaced the system's /dev/null with a file."""
+    from engine.fit import probcut
+    data = weights.generate(1, seed=3, workers=1, **SMALL)
+    games = tmp_path / "games.npz"
+    weights.save_data(data, games)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.npz"
+    link.symlink_to(games)
+    dangling = tmp_path / "dangling.npz"
+    dangling.symlink_to(tmp_path / "nothing")
+    for target in (fifo, link, dangling):
+        for argv in (["fit", "--data", str(games), "--out", str(target)],
+                     ["label", "--data", str(games), "--labels", str(target)],
+                     ["generate", "--games", "1", "--data", str(target)]):
+            with pytest.raises(SystemExit) as e:
+                weights.main(argv)
+            assert e.value.code == 2 and "not a plain file" in capsys.readouterr().err
+        with pytest.raises(SystemExit) as e:
+            probcut.main(["fit", "--out", str(target)])
+        assert e.value.code == 2 and "not a plain file" in capsys.readouterr().err
+    assert fifo.is_fifo() and link.is_symlink() and dangling.is_symlink() and not (tmp_path / "nothing").exists()
+
+
+def test_a_fit_with_nothing_to_learn_or_to_hold_out_says_so_without_warnings(tmp_path, capsys, recwarn):
+    data = weights.generate(2, seed=3, workers=1, **SMALL)
+    zero = tmp_path / "zero.npz"
+    weights.save_data(dict(data, label=np.zeros_like(data["label"]), game=data["game"] * 0 + 1), zero)
+    out = tmp_path / "w.bin.gz"
+    assert weights.main(["fit", "--data", str(zero), "--stages", "2", "--iterations", "3", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "nan" not in err and not [w for w in recwarn if issubclass(w.category, RuntimeWarning)], err
+    assert not any(weights.patterns.load(out))           # all labels 0: all weights 0
+    assert weights.main(["check", "--data", str(zero), "--weights", str(out)]) == 0
+    assert "no positions of held-out games" in capsys.readouterr().out

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional, TextIO, Union
 
 from .. import patterns
-from ..cliargs import whole
+from ..cliargs import output_file, whole
 from . import jobs
 from ..position import Position
 from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage
@@ -107,7 +107,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     f.add_argument("--depth", type=int, default=10, choices=range(MIN_DEPTH, MAX_DEPTH + 1), metavar="D",
                    help=f"deepest depth fitted, {MIN_DEPTH}..{MAX_DEPTH} (default 10)")
     f.add_argument("--seed", type=int, default=1)
-    f.add_argument("--out", default=str(TABLE), help="where to write the table (default: the shipped one)")
+    f.add_argument("--out", type=output_file, default=str(TABLE), help="where to write the table (default: the shipped one)")
     f.add_argument("--workers", type=whole(1, 256), default=1, help="local processes (default 1)")
     f.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="search on a Dask cluster: tcp://HOST:8786, or local:N (docs/training.md)")
@@ -119,8 +119,6 @@ def main(argv: Optional[list[str]] = None) -> int:
         out = Path(args.out)
         if args.positions < 10 * STAGES:
             ap.error(f"--positions must be at least {10 * STAGES} (10 for each stage of the game)")
-        if out.is_dir() or not out.parent.is_dir() or not os.access(out.parent, os.W_OK):
-            ap.error(f"--out: cannot write a file there: {out}")
         try:
             fit(args.positions, args.depth, args.seed, out, workers=args.workers, cluster=args.cluster,
                 journal=args.journal)

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from .. import patterns
-from ..cliargs import whole
+from ..cliargs import output_file, whole
 from . import jobs
 from ..position import Position
 
@@ -256,6 +256,8 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
     gamma = s @ s
     for it in range(1, iterations + 1):
         q = A(p)
+        if gamma == 0 or q @ q + ridge * (p @ p) == 0:     # nothing left to fit (all labels met)
+            break
         alpha = gamma / (q @ q + ridge * (p @ p))
         d += alpha * p
         r -= alpha * q
@@ -266,10 +268,9 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
         if it % 25 == 0 or it == iterations:
             train = np.sqrt(np.mean(r * r))
             miss = yv - (w0 + d)[Xv].sum(axis=1)
-            held = np.sqrt(np.mean(miss ** 2)) if len(yv) else float("nan")
-            mae = np.mean(np.abs(miss)) if len(yv) else float("nan")
-            print(f"  iteration {it}: rms error {train:.2f} discs (training), {held:.2f} (held out; "
-                  f"mean absolute {mae:.2f})", file=sys.stderr)
+            held = (f"{np.sqrt(np.mean(miss ** 2)):.2f} (held out; mean absolute {np.mean(np.abs(miss)):.2f})"
+                    if len(yv) else "no held-out games")
+            print(f"  iteration {it}: rms error {train:.2f} discs (training), {held}", file=sys.stderr)
     return w0 + d
 
 
@@ -396,6 +397,7 @@ def load_data(path: Union[str, Path]) -> Data:
     each column's header is read and checked (type, one dimension, one length for all, the size
     the archive declares) before its data, then the boards (no square of both colours, 4 to 64
     discs) and the labels (finite, within 64 discs)."""
+    import lzma
     import stat
     import zipfile
     import zlib
@@ -433,7 +435,8 @@ def load_data(path: Union[str, Path]) -> Data:
                     if len(raw) != size:
                         raise refuse(f"column {key!r} is cut short")
                     data[key] = np.frombuffer(raw, dtype=kind).copy()
-    except (zipfile.BadZipFile, zlib.error, EOFError, KeyError, ValueError) as e:
+    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFError, KeyError, ValueError,
+            NotImplementedError, RuntimeError) as e:   # (damaged bz2: OSError; encrypted: RuntimeError)
         if isinstance(e, ValueError) and str(e).startswith(str(path)):
             raise
         raise refuse(str(e) or type(e).__name__) from None
@@ -462,19 +465,14 @@ def save_data(data: Data, path: Union[str, Path]) -> None:
         scratch.unlink(missing_ok=True)
 
 
-def writable(path: Union[str, Path]) -> Path:
-    """``path`` if a file can be written there (checked before hours of work); ValueError if not."""
-    path = Path(path)
-    if not path.name or path.is_dir() or not path.parent.is_dir() or not os.access(path.parent, os.W_OK) \
-            or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"cannot write a file there: {path}")
-    return path
-
-
 def _joined(parts: list[Data]) -> Data:
     import numpy as np
     common = [k for k in parts[0] if all(k in d for d in parts)]   # a labelled file also keeps "result"
     return {k: np.concatenate([d[k] for d in parts]) for k in common}
+
+
+def _output(text: str) -> Path:
+    return Path(output_file(text))
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -496,7 +494,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "(default 18)")
     ap.add_argument("--every", type=whole(1, 1_000_000), default=1, metavar="N",
                     help="label: one position in N of the --data (default 1: all)")
-    ap.add_argument("--labels", type=Path, default=None, metavar="FILE.npz",
+    ap.add_argument("--labels", type=_output, default=None, metavar="FILE.npz",
                     help="label: the labelled positions written (their games' results kept as \"result\")")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=whole(1, 256), default=2, help="local processes (default 2)")
@@ -523,7 +521,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--iterations", type=int, default=150)
     ap.add_argument("--data", type=Path, action="append", default=[],
                     help="games file (.npz) to write (generate) or read (fit; may be repeated)")
-    ap.add_argument("--out", type=Path, default=patterns.WEIGHTS,
+    ap.add_argument("--out", type=_output, default=patterns.WEIGHTS,
                     help="fit, smooth, all: the weights file written (default the shipped one, "
                          "engine/weights.bin.gz; written whole or not at all)")
     a = ap.parse_args(argv)
@@ -561,7 +559,6 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
-        writable(a.labels)
         data = label(_joined([load_data(f) for f in a.data]), a.depth or 8,
                      18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal)
         save_data(data, a.labels)
@@ -569,11 +566,12 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         return 0
     a.depth = a.depth or 6
     a.exact = 14 if a.exact is None else a.exact
-    if a.step in ("fit", "smooth", "all"):
-        writable(a.out)
     if a.step == "generate":
         if a.data:
-            writable(a.data[0])
+            try:
+                output_file(str(a.data[0]))
+            except argparse.ArgumentTypeError as e:
+                ap.error(f"--data: {e}")
         generate(a.games, a.seed, a.depth, a.exact, a.workers, a.evaluation, a.data[0] if a.data else None,
                  weights, a.cluster, a.journal)
     elif a.step == "check":
@@ -583,8 +581,11 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         exact = solved(data, a.solve) if a.solve else None
         for f in a.weights:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
-            for span, n, mae, rms in errors(patterns.load(f), data):
+            rows = errors(patterns.load(f), data)
+            for span, n, mae, rms in rows:
                 print(f"  {span:>6} {n:9d} {mae:6.2f} {rms:6.2f}")
+            if not rows:
+                print("  no positions of held-out games (one game in 20 is held out)")
             if exact is not None and not len(exact["label"]):
                 print(f"  {'solved':>6}         0  (no held-out position with 16-20 empties)")
             elif exact is not None:
