@@ -3,7 +3,8 @@
 Each helper refuses a bad value with a one-line reason; argparse then prints it
 and exits with code 2, before any work starts.  Numbers must be finite and in
 range (no NaN, no infinity, no 20-digit counts); an output file must be one
-that can be created: not a folder, not in a missing folder.
+that can be created: not a folder, not in a missing folder, not something other than a
+plain file (a device, a FIFO, a link) that it would replace.
 
 This file is copied, unchanged, as ``comm/cliargs.py`` (``engine`` may not
 import ``comm``, nor ``comm`` the Othello engine); tests/test_cli_bad_values.py
