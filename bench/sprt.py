@@ -566,6 +566,8 @@ def main(argv=None, out=sys.stdout):
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        sys.exit(main())
+        code = main()
     except KeyboardInterrupt:   # before the match: reading the openings, starting the engines
-        sys.exit(130)
+        code = 130
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # the run is over: a Ctrl+C while Python ends changes nothing
+    sys.exit(code)
