@@ -47,12 +47,13 @@ reproduces the shipped file.  Needs numpy (``pip install -e '.[train]'``) and th
 compiled core.
 """
 import argparse
+import contextlib
 import os
 import random
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .. import patterns
 from ..cliargs import output_file, whole
@@ -106,14 +107,22 @@ def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "ful
     return [(p, o, mp, mo, final * c) for p, o, mp, mo, c in seen]
 
 
+@contextlib.contextmanager
+def _job_weights(weights: Optional[Union[str, Path]], sha: str) -> Iterator[None]:
+    """A job's block with exactly ``weights`` installed (None: none), which must be the ones of
+    digest ``sha`` the run started with, wherever the job runs."""
+    with patterns.installed_only(weights) as ok:
+        if weights is not None and not ok:
+            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
+        if weights is not None and patterns.digest(weights) != sha:
+            raise RuntimeError(f"{weights} here holds other weights than the run started with")
+        yield
+
+
 def _batch(args: tuple[list[int], int, int, str, Union[str, Path], str]) -> list[tuple[int, ...]]:
     seeds, depth, exact, evaluation, weights, sha = args
     # the solver orders its moves with installed weights: exactly these (or none), wherever this runs
-    with patterns.installed_only(weights if evaluation == "patterns" else None) as ok:
-        if evaluation == "patterns" and not ok:
-            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
-        if evaluation == "patterns" and patterns.digest(weights) != sha:
-            raise RuntimeError(f"{weights} here holds other weights than the run started with")
+    with _job_weights(weights if evaluation == "patterns" else None, sha):
         rows: list[tuple[int, ...]] = []
         for s in seeds:
             rows.extend((s,) + r for r in play_game(s, depth, exact, evaluation))
@@ -165,11 +174,7 @@ def search_value(P: int, O: int, depth: int, exact: int) -> float:
 
 def _label_batch(args: tuple[list[int], list[int], int, int, str, str]) -> list[float]:
     Ps, Os, depth, exact, weights, sha = args
-    with patterns.installed_only(weights) as ok:
-        if not ok:
-            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
-        if patterns.digest(weights) != sha:
-            raise RuntimeError(f"{weights} here holds other weights than the run started with")
+    with _job_weights(weights, sha):
         return [search_value(p, o, depth, exact) for p, o in zip(Ps, Os)]
 
 
@@ -256,9 +261,10 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
     gamma = s @ s
     for it in range(1, iterations + 1):
         q = A(p)
-        if gamma == 0 or q @ q + ridge * (p @ p) == 0:     # nothing left to fit (all labels met)
+        denominator = q @ q + ridge * (p @ p)
+        if gamma == 0 or denominator == 0:     # nothing left to fit (all labels met)
             break
-        alpha = gamma / (q @ q + ridge * (p @ p))
+        alpha = gamma / denominator
         d += alpha * p
         r -= alpha * q
         s = AT(r) - ridge * d
