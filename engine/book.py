@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, TypedDict, Union
 
-from . import gzipped
+from . import files, gzipped
 from .backend import core
 from .game import Game
 from .notation import square_name
@@ -227,10 +227,7 @@ def dumps(book: LearnedBook) -> bytes:
 
 def save(book: LearnedBook, path: PathLike = BOOK) -> None:
     """Write ``book`` to ``path`` (through a temporary file, so a reader never sees half a book)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(dumps(book))
-    tmp.replace(path)
+    files.write_whole(path, dumps(book))
 
 
 def _records(raw: bytes, name: str) -> tuple[tuple[Any, ...], list[tuple[int, int, list[tuple[int, int]]]]]:

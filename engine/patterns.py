@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence, Union
 
-from . import gzipped
+from . import files, gzipped
 
 log = logging.getLogger(__name__)
 WEIGHTS = Path(__file__).with_name("weights.bin.gz")
@@ -104,14 +104,8 @@ def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
     data = array.array("h", weights)
     if sys.byteorder == "big":
         data.byteswap()
-    path = Path(path)
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")   # a failed write leaves the old file
-    try:
-        with open(scratch, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw, mtime=0) as f:
-            f.write(MAGIC + struct.pack("<II", stages, stage_size) + data.tobytes())
-        os.replace(scratch, path)
-    finally:
-        scratch.unlink(missing_ok=True)
+    head = MAGIC + struct.pack("<II", stages, stage_size)
+    files.write_whole(path, gzip.compress(head + data.tobytes(), mtime=0))
 
 
 def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":

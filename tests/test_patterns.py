@@ -260,10 +260,10 @@ def test_a_failed_save_leaves_the_old_file_and_a_pipe_is_not_read(tmp_path, monk
     patterns.save([1] * size, out)
     before = out.read_bytes()
 
-    def full_disk(self, data):
+    def full_disk(fd):
         raise OSError(28, "No space left on device")
     with monkeypatch.context() as m:
-        m.setattr(gzip.GzipFile, "write", full_disk)
+        m.setattr(os, "fsync", full_disk)
         with pytest.raises(OSError):
             patterns.save([2] * size, out)
     assert out.read_bytes() == before and list(tmp_path.iterdir()) == [out]

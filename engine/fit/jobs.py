@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
+from .. import files
+
 MAX_JOB_FILE = 256 << 20    # bytes of one job's result file read back at most
 
 
@@ -86,12 +88,7 @@ class Journal:
         self._write(self.folder / f"job-{index:06d}.json", {"result": result})
 
     def _write(self, path: Path, value: Any) -> None:
-        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(scratch, "w", encoding="utf-8") as f:
-            json.dump(value, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(scratch, path)
+        files.write_whole(path, json.dumps(value).encode("utf-8"))
 
 
 def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> str:

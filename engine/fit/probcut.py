@@ -9,7 +9,6 @@ shipped one).  ``python -m engine.fit.probcut show`` prints the installed table.
 """
 import argparse
 import math
-import os
 import random
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Optional, TextIO, Union
 
 from .. import patterns
 from ..cliargs import output_file, whole
+from .. import files
 from . import jobs
 from ..position import Position
 from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage
@@ -91,9 +91,7 @@ def fit(count: int = 150, max_depth: int = 10, seed: int = 1, out: Union[str, Pa
         mean = sum(xs) / len(xs)
         sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / max(1, len(xs) - 1))
         lines.append(f"stage {st} depth {d} bias {mean:.1f} sigma {sd:.1f} n {len(xs)}")
-    scratch = Path(out).with_name(Path(out).name + ".new")
-    scratch.write_text("\n".join(lines) + "\n", encoding="ascii")
-    os.replace(scratch, out)
+    files.write_whole(out, ("\n".join(lines) + "\n").encode("ascii"))
     stream.write(f"wrote {out}\n")
     return out
 

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .. import patterns
 from ..cliargs import output_file, whole
+from .. import files
 from . import jobs
 from ..position import Position
 
@@ -461,14 +462,7 @@ def load_data(path: Union[str, Path]) -> Data:
 def save_data(data: Data, path: Union[str, Path]) -> None:
     """Write positions to ``path`` (that name exactly, .npz or not): whole or not at all."""
     import numpy as np
-    path = Path(path)
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(scratch, "wb") as f:
-            np.savez_compressed(f, **data)  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
-        os.replace(scratch, path)
-    finally:
-        scratch.unlink(missing_ok=True)
+    files.write_whole(path, lambda f: np.savez_compressed(f, **data))  # type: ignore[arg-type]  # the stub fears a key "allow_pickle"
 
 
 def _joined(parts: list[Data]) -> Data:
