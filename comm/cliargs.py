@@ -58,15 +58,21 @@ seconds = number(0, MAX_SECONDS, above=True, unit="seconds")
 seconds.__doc__ = "A ``type=`` for a time: seconds above 0, at most MAX_SECONDS."
 
 
+def file_name(text: str) -> Path:
+    """A ``type=`` for a file or folder name: refused when empty (it would mean the current
+    folder) or when it holds a NUL, which no system accepts."""
+    if not text or "\0" in text:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a file name")
+    return Path(text)
+
+
 def output_file(text: str) -> str:
     """A ``type=`` for a file to write (replaced whole): refused when it is a folder, or something
     else that is no plain file (a device such as /dev/null, a FIFO, a symbolic link: the new file
     would take its place), when its folder is missing or not a folder, or when it (or its folder)
     cannot be written."""
-    path = Path(text)
+    path = file_name(text)
     parent = path.parent
-    if not text or "\0" in text:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a file name")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder, not a file to write")
     if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):

@@ -207,6 +207,8 @@ def test_the_two_copies_of_cliargs_are_the_same():
     (["engine", "solve", "{tmp}"], "not a regular file"),
     (["engine", "solve", "{tmp}/missing.obf"], "no such file"),
     (["engine.fit.weights", "smooth", "--weights", "{tmp}", "--out", "{tmp}/o.bin.gz"], "not a regular file"),
+    (["engine.fit.weights", "label", "--data", "", "--labels", "{tmp}/l.npz"], "--data: '' is not a file name"),
+    (["engine.fit.weights", "generate", "--games", "2", "--journal", ""], "--journal: '' is not a file name"),
 ])
 def test_real_processes_refuse_bad_values(argv, about, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]

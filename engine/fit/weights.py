@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .. import patterns
-from ..cliargs import output_file, whole
+from ..cliargs import file_name, output_file, whole
 from .. import files
 from . import jobs
 from ..position import Position
@@ -500,18 +500,18 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--workers", type=whole(1, 256), default=2, help="local processes (default 2)")
     ap.add_argument("--cluster", default=None, metavar="ADDRESS",
                     help="play on a Dask cluster: tcp://HOST:8786, or local:N (docs/training.md)")
-    ap.add_argument("--journal", type=Path, default=None, metavar="DIR",
+    ap.add_argument("--journal", type=file_name, default=None, metavar="DIR",
                     help="keep each batch's games here as they finish; the same command again resumes")
     ap.add_argument("--evaluation", choices=["full", "patterns"], default="full",
                     help="generate: evaluation of the self-play search (patterns: --weights)")
-    ap.add_argument("--weights", type=Path, action="append", default=[],
+    ap.add_argument("--weights", type=file_name, action="append", default=[],
                     help="generate, label: the weights a patterns self-play or the labels' search uses "
                          "(default the shipped ones); "
                          "check: the weights to measure (may be repeated)")
     ap.add_argument("--stages", type=whole(1, patterns.MAX_STAGES), default=None,
                     help=f"fit: stages of the game, each its own weights (default {patterns.STAGES}); "
                          f"smooth: stages written (default {SMOOTH_STAGES})")
-    ap.add_argument("--prior", type=Path, default=None, metavar="FILE",
+    ap.add_argument("--prior", type=file_name, default=None, metavar="FILE",
                     help="fit: start from these weights (any number of stages) and pull toward "
                          "them instead of toward zero")
     ap.add_argument("--solve", type=whole(0, 100000), default=0, metavar="N",
@@ -519,7 +519,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "exact solver (default 0: only the games' results)")
     ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
     ap.add_argument("--iterations", type=int, default=150)
-    ap.add_argument("--data", type=Path, action="append", default=[],
+    ap.add_argument("--data", type=file_name, action="append", default=[],
                     help="games file (.npz) to write (generate) or read (fit; may be repeated)")
     ap.add_argument("--out", type=_output, default=patterns.WEIGHTS,
                     help="fit, smooth, all: the weights file written (default the shipped one, "
@@ -555,11 +555,14 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         patterns.save(to_ints(interpolated(symmetric(w), count) / patterns.SCALE), a.out)
         print(f"wrote {a.out}: {source} made symmetric, in {count} blended stage{'s' * (count != 1)}")
 
+    def given_data() -> Data:
+        return _joined([load_data(f) for f in a.data])
+
     weights = a.weights[0] if a.weights else patterns.WEIGHTS
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
-        data = label(_joined([load_data(f) for f in a.data]), a.depth or 8,
+        data = label(given_data(), a.depth or 8,
                      18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal)
         save_data(data, a.labels)
         print(f"wrote {a.labels}: {len(data['label'])} positions")
@@ -577,7 +580,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     elif a.step == "check":
         if not a.data or not a.weights:
             ap.error("check needs --data FILE.npz and --weights FILE")
-        data = _joined([load_data(f) for f in a.data])
+        data = given_data()
         exact = solved(data, a.solve) if a.solve else None
         for f in a.weights:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
@@ -598,7 +601,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     elif a.step == "fit":
         if not a.data:
             ap.error("fit needs --data FILE.npz")
-        fit_and_save(_joined([load_data(f) for f in a.data]))
+        fit_and_save(given_data())
     else:
         print("round 1: self-play with the hand-written evaluation", file=sys.stderr)
         first = generate(a.games, a.seed, a.depth, a.exact, a.workers, "full", cluster=a.cluster,
