@@ -157,9 +157,12 @@ def test_labels_by_search_are_the_same_on_one_process_two_and_a_cluster_and_keep
     pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
     from engine import _core, patterns
     data = weights.generate(4, seed=9, workers=1, **SMALL)
-    one = weights.label(data, depth=3, exact=12, every=2, workers=1, batch=7)
-    assert same(one, weights.label(data, depth=3, exact=12, every=2, workers=2, batch=7))
-    assert same(one, weights.label(data, depth=3, exact=12, every=2, cluster="local:2", batch=7))
+    one = weights.label(data, depth=3, exact=12, every=2, workers=1, batch=7, mix=0)
+    assert same(one, weights.label(data, depth=3, exact=12, every=2, workers=2, batch=7, mix=0))
+    assert same(one, weights.label(data, depth=3, exact=12, every=2, cluster="local:2", batch=7, mix=0))
+    mixed = weights.label(data, depth=3, exact=12, every=2, workers=2, batch=7)      # half and half
+    assert (mixed["label"] == (one["label"] + one["result"]) / 2).all() and (mixed["result"] == one["result"]).all()
+    assert (weights.label(data, depth=3, exact=12, every=2, workers=1, mix=1)["label"] == one["result"]).all()
     assert len(one["label"]) == (len(data["label"]) + 1) // 2
     assert (one["result"] == data["label"][::2]).all() and (one["P"] == data["P"][::2]).all()
     with patterns.installed_only(patterns.WEIGHTS):
@@ -170,7 +173,7 @@ def test_labels_by_search_are_the_same_on_one_process_two_and_a_cluster_and_keep
             else:
                 score = _core.search(8, P, O, 3, 0.0, "patterns", 16)[0]
                 assert value == max(-64, min(64, score / patterns.EVAL_UNIT))
-    assert not same(one, weights.label(data, depth=4, exact=12, every=2, workers=1, batch=7))
+    assert not same(one, weights.label(data, depth=4, exact=12, every=2, workers=1, batch=7, mix=0))
 
 
 def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path, capsys):
@@ -187,7 +190,7 @@ def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path
     assert weights.main(["fit", "--data", str(out), "--data", str(games), "--iterations", "2",
                          "--out", str(fitted)]) == 0 and fitted.exists()
     capsys.readouterr()
-    for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"]):
+    for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"], ["--mix", "1.5"], ["--mix", "nan"]):
         with pytest.raises(SystemExit) as e:
             weights.main(["label", "--data", str(games), "--labels", str(tmp_path / "no.npz")] + bad)
         assert e.value.code == 2

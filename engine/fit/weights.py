@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from .. import patterns
-from ..cliargs import file_name, output_file, whole
+from ..cliargs import file_name, number, output_file, whole
 from .. import files
 from . import jobs
 from ..position import Position
@@ -181,13 +181,14 @@ def _label_batch(args: tuple[list[int], list[int], int, int, str, str]) -> list[
 
 def label(data: Data, depth: int = 8, exact: int = 18, every: int = 1, workers: int = 2,
           weights: Union[str, Path] = patterns.WEIGHTS, cluster: Optional[str] = None,
-          journal: Optional[Union[str, Path]] = None, batch: int = 2000) -> Data:
+          journal: Optional[Union[str, Path]] = None, batch: int = 2000, mix: float = 0.5) -> Data:
     """One position in ``every`` of ``data``, each labelled with ``search_value`` (by ``weights``)
-    instead of its game's result, which is kept as ``result``.  Jobs of ``batch`` positions, run
-    as ``generate``'s are; the same labels whatever runs them."""
+    mixed with its game's result: ``(1 - mix) * search + mix * result`` (0: the search alone).  The
+    result is kept as ``result``.  Jobs of ``batch`` positions, run as ``generate``'s are; the same
+    labels whatever runs them."""
     import numpy as np
-    if depth < 1 or every < 1 or not 0 <= exact <= 60:
-        raise ValueError("label needs --depth 1 or more, --every 1 or more and --exact 0..60")
+    if depth < 1 or every < 1 or not 0 <= exact <= 60 or not 0 <= mix <= 1:
+        raise ValueError("label needs --depth 1 or more, --every 1 or more, --exact 0..60 and --mix 0..1")
     keep = np.arange(0, len(data["label"]), every)
     part = {k: v[keep] for k, v in data.items() if k != "result"}
     Ps, Os = [int(x) for x in part["P"]], [int(x) for x in part["O"]]
@@ -196,7 +197,8 @@ def label(data: Data, depth: int = 8, exact: int = 18, every: int = 1, workers: 
     values = [v for chunk in jobs.run(_label_batch, chunks, cluster=cluster, workers=workers, journal=journal,
                                       label="labels") for v in chunk]
     part["result"] = data["result"][keep] if "result" in data else part["label"]   # (relabelled: the games' still)
-    part["label"] = np.array(values, dtype=np.float32)
+    searched = np.array(values, dtype=np.float64)
+    part["label"] = ((1 - mix) * searched + mix * part["result"].astype(np.float64)).astype(np.float32)
     return part
 
 
@@ -494,6 +496,9 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "(default 18)")
     ap.add_argument("--every", type=whole(1, 1_000_000), default=1, metavar="N",
                     help="label: one position in N of the --data (default 1: all)")
+    ap.add_argument("--mix", type=number(0, 1), default=0.5, metavar="F",
+                    help="label: the share of the game's result in each label, the rest the search's "
+                         "value (default 0.5; 0: the search alone)")
     ap.add_argument("--labels", type=_output, default=None, metavar="FILE.npz",
                     help="label: the labelled positions written (their games' results kept as \"result\")")
     ap.add_argument("--seed", type=int, default=1)
@@ -563,7 +568,8 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
         data = label(given_data(), a.depth or 8,
-                     18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal)
+                     18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal,
+                     mix=a.mix)
         save_data(data, a.labels)
         print(f"wrote {a.labels}: {len(data['label'])} positions")
         return 0
