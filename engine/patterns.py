@@ -111,26 +111,31 @@ def save(weights: Sequence[int], path: Union[str, Path] = WEIGHTS) -> None:
 def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":
     """The weights as an ``array('h')`` (native byte order), ``stages(weights)`` stages of them;
     ValueError if the file is not ours."""
-    stage_size = layout()[3]
+    return read(path, (layout()[3],))[1]
+
+
+def read(path: Union[str, Path], sizes: Sequence[int]) -> "tuple[int, array.array[int]]":
+    """``(stage size, weights)`` of a file whose stage size is one of ``sizes``: ``load`` for the
+    weights of other layouts (the fitting starts from those of earlier ones)."""
     head = len(MAGIC) + 8
-    try:   # at most the largest file of this layout, unpacked
-        raw = gzipped.decompress(gzipped.read_file(path, head + 2 * MAX_STAGES * stage_size),
-                                 head + 2 * MAX_STAGES * stage_size)
+    most = head + 2 * MAX_STAGES * max(sizes)
+    try:   # at most the largest file of these layouts, unpacked
+        raw = gzipped.decompress(gzipped.read_file(path, most), most)
     except ValueError as e:
         raise ValueError(f"{path}: refused: {e}") from None
     if not raw.startswith(MAGIC) or len(raw) < head:
         raise ValueError(f"{path}: not a pattern-weights file")
     stages, size = struct.unpack_from("<II", raw, len(MAGIC))
-    if size != stage_size or not 1 <= stages <= MAX_STAGES:
+    if size not in sizes or not 1 <= stages <= MAX_STAGES:
         raise ValueError(f"{path}: weights for another pattern layout ({stages} x {size})")
-    if len(raw) != head + 2 * stages * stage_size:
+    if len(raw) != head + 2 * stages * size:
         raise ValueError(f"{path}: truncated or too long ({len(raw) - head} bytes of weights, "
-                         f"{2 * stages * stage_size} expected)")
+                         f"{2 * stages * size} expected)")
     data = array.array("h")
     data.frombytes(raw[head:])
     if sys.byteorder == "big":
         data.byteswap()
-    return data
+    return size, data
 
 
 def stages(weights: Sequence[int]) -> int:

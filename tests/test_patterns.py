@@ -2,6 +2,7 @@
 import gzip
 import os
 import random
+import struct
 
 import pytest
 
@@ -46,6 +47,33 @@ def test_shipped_weights_load():
     assert patterns.stages(w) == 30           # the fitted 12 stages, smoothed (engine.fit.weights smooth)
     assert len(w) == 30 * patterns.layout()[3]
     assert any(w)
+
+
+def test_a_prior_of_the_layout_before_the_last_pattern_was_added_grows_into_this_one(tmp_path):
+    """``fit --prior`` takes the weights of an earlier layout (BASE without its last patterns):
+    their tables keep their places, the added pattern's table starts at zero, the mobility moves."""
+    from engine.fit import weights as fitting
+    _, _, mob, size = patterns.layout()
+    last = 3 ** len(list(patterns.BASE.values())[-1])
+    old_size = size - last
+    rng = random.Random(5)
+    old = [rng.randrange(-900, 900) for _ in range(2 * old_size)]   # two stages
+    f = tmp_path / "old.bin.gz"
+    with gzip.open(f, "wb") as out:
+        out.write(patterns.MAGIC + struct.pack("<II", 2, old_size) + struct.pack(f"<{len(old)}h", *old))
+    with pytest.raises(ValueError, match="another pattern layout"):
+        patterns.load(f)                                            # what plays takes this layout only
+    grown = fitting.grown(f).reshape(2, size)
+    for st in range(2):
+        stage = old[st * old_size:(st + 1) * old_size]
+        assert list(grown[st, :mob - last]) == stage[:mob - last]
+        assert not grown[st, mob - last:mob].any()
+        assert list(grown[st, mob:]) == stage[mob - last:]
+    assert (fitting.grown(patterns.WEIGHTS) == patterns.load()).all()
+    with gzip.open(f, "wb") as out:                                 # a size of no earlier layout
+        out.write(patterns.MAGIC + struct.pack("<II", 1, old_size - 1) + b"\0\0" * (old_size - 1))
+    with pytest.raises(ValueError, match="another pattern layout"):
+        fitting.grown(f)
 
 
 def test_foreign_or_damaged_weights_are_refused(tmp_path):

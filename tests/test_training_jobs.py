@@ -181,16 +181,22 @@ def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path
     games = tmp_path / "games.npz"
     np.savez(games, **data)
     out = tmp_path / "labelled.npz"
+    rest = tmp_path / "rest.npz"
     assert weights.main(["label", "--data", str(games), "--labels", str(out), "--depth", "2",
-                         "--every", "3", "--workers", "1"]) == 0
+                         "--every", "3", "--workers", "1", "--rest", str(rest)]) == 0
     labelled = dict(np.load(out))
     assert set(labelled) == set(data) | {"result"} and len(labelled["label"]) == (len(data["label"]) + 2) // 3
+    others = dict(np.load(rest))      # the positions not relabelled, as they were
+    assert set(others) == set(data) and len(others["label"]) + len(labelled["label"]) == len(data["label"])
+    for k in data:
+        assert (others[k] == np.delete(data[k], np.s_[::3])).all()
     fitted = tmp_path / "w.bin.gz"
     # a labelled file and a plain one fit together (on the columns both have)
     assert weights.main(["fit", "--data", str(out), "--data", str(games), "--iterations", "2",
                          "--out", str(fitted)]) == 0 and fitted.exists()
     capsys.readouterr()
-    for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"], ["--mix", "1.5"], ["--mix", "nan"]):
+    for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"], ["--mix", "1.5"], ["--mix", "nan"],
+                ["--rest", str(tmp_path)]):
         with pytest.raises(SystemExit) as e:
             weights.main(["label", "--data", str(games), "--labels", str(tmp_path / "no.npz")] + bad)
         assert e.value.code == 2

@@ -283,6 +283,21 @@ def fit(data: Data, ridge: float = 2.0, iterations: int = 150, holdout: float = 
     return w0 + d
 
 
+def grown(path: Union[str, Path]) -> "NDArray[Any]":
+    """The weights of a file (1/SCALE disc, as ``patterns.load`` gives them) of this layout or of an
+    earlier one: that of the first patterns of ``patterns.BASE`` only (patterns are added at its
+    end), whose weights keep their meaning here; the added patterns' tables are zero."""
+    import numpy as np
+    tables = [3 ** len(points) for points in patterns.BASE.values()]
+    size, raw = patterns.read(path, [sum(tables[:k]) + 2 * patterns.MOBILITY for k in range(1, len(tables) + 1)])
+    old = np.asarray(raw, dtype=np.float64).reshape(-1, size)
+    _, _, mob, new_size = patterns.layout()
+    new = np.zeros((old.shape[0], new_size))
+    new[:, :size - 2 * patterns.MOBILITY] = old[:, :size - 2 * patterns.MOBILITY]
+    new[:, mob:] = old[:, size - 2 * patterns.MOBILITY:]
+    return new.ravel()
+
+
 def resample(weights: "Sequence[int] | NDArray[Any]", stages: int) -> "NDArray[Any]":
     """Weights of any number of stages (as ``patterns.load`` gives them, 1/SCALE disc) as
     ``stages`` stages, in discs: each new stage takes the old stage of its middle ply."""
@@ -499,6 +514,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--mix", type=number(0, 1), default=0.5, metavar="F",
                     help="label: the share of the game's result in each label, the rest the search's "
                          "value (default 0.5; 0: the search alone)")
+    ap.add_argument("--rest", type=_output, default=None, metavar="FILE.npz",
+                    help="label: also write the positions not relabelled (with --every), as they were")
     ap.add_argument("--labels", type=_output, default=None, metavar="FILE.npz",
                     help="label: the labelled positions written (their games' results kept as \"result\")")
     ap.add_argument("--seed", type=int, default=1)
@@ -551,7 +568,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
 
     def fit_and_save(data: Data) -> None:
         print(f"fitting {len(data['label'])} positions, {stages} stages", file=sys.stderr)
-        prior = resample(patterns.load(a.prior), stages) if a.prior else None
+        prior = resample(grown(a.prior), stages) if a.prior else None
         patterns.save(to_ints(fit(data, a.ridge, a.iterations, stages=stages, prior=prior)), a.out)
         print(f"wrote {a.out}")
 
@@ -567,11 +584,16 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
-        data = label(given_data(), a.depth or 8,
+        given = given_data()
+        data = label(given, a.depth or 8,
                      18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal,
                      mix=a.mix)
         save_data(data, a.labels)
         print(f"wrote {a.labels}: {len(data['label'])} positions")
+        if a.rest:
+            rest = {k: v[np.arange(len(v)) % a.every != 0] for k, v in given.items()}
+            save_data(rest, a.rest)
+            print(f"wrote {a.rest}: the {len(rest['label'])} others")
         return 0
     a.depth = a.depth or 6
     a.exact = 14 if a.exact is None else a.exact
