@@ -7,7 +7,7 @@
     python -m engine.fit.weights smooth --weights fitted.bin.gz --out engine/weights.bin.gz
     python -m engine.fit.weights fit --data new.npz --stages 30 --prior engine/weights.bin.gz --out w30.bin.gz
     python -m engine.fit.weights check --data new.npz --weights engine/weights.bin.gz --weights w30.bin.gz --solve 300
-    python -m engine.fit.weights label --data games.npz --every 3 --depth 8 --labels deeper.npz
+    python -m engine.fit.weights label --data games.npz --every 3 --depth 8 --labels deeper.npz --rest rest.npz
 
 Generation: each game starts with a few random moves (2..24 plies), then the
 compiled PVS plays both sides at a fixed depth (deterministic) until at most
@@ -20,13 +20,16 @@ Label: one position in ``--every`` of data files relabelled by a search of its o
 solver) with at most ``--exact`` empty squares (default 18), else the compiled search with the
 installed patterns to ``--depth`` plies (default 8), one thread, its own hash table, so the label
 is the same wherever it is computed (local processes or ``--cluster``, ``--journal`` to resume).
-The games' results are kept in the column ``result``; ``fit`` reads ``label``.
+Each label is the mean of that value and the game's result (``--mix``: the result's share); the
+results are kept in the column ``result``, and ``fit`` reads ``label``.  ``--rest`` writes the
+positions left out, as they were.
 
 Fit: ridge least squares of those labels on the pattern configurations and
 mobility counts of ``engine.patterns`` (one set of weights per stage), by
 conjugate gradients on the normal equations; 5% of the games are held out and
 their error printed.  ``--stages`` sets the number of stages (the file records
-it); ``--prior FILE`` starts from earlier weights (resampled to those stages)
+it); ``--prior FILE`` starts from earlier weights (resampled to those stages; of
+this layout, or of the one before patterns were added at the end of ``BASE``)
 and pulls toward them rather than toward zero, so new data refines a fit
 without the data it was made from.
 
@@ -42,8 +45,9 @@ positions of 16-20 empties labelled by the exact solver.
 
 ``all`` (the default) plays round 1 with the hand-written evaluation, fits,
 plays round 2 with those weights (``--games2`` games, seed + 1), fits both
-rounds together and smooths that fit into 30 stages.  With the default options (seeded, fixed-depth searches) it
-reproduces the shipped file.  Needs numpy (``pip install -e '.[train]'``) and the
+rounds together and smooths that fit into 30 stages.  Seeded, fixed-depth searches: the same
+options give the same file.  The shipped file was refined from such a start by the steps of
+docs/ai.md (more rounds, labels from searches, patterns added).  Needs numpy (``pip install -e '.[train]'``) and the
 compiled core.
 """
 import argparse
