@@ -196,7 +196,7 @@ def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path
                          "--out", str(fitted)]) == 0 and fitted.exists()
     capsys.readouterr()
     for bad in (["--depth", "0"], ["--every", "0"], ["--exact", "61"], ["--exact", "x"], ["--mix", "1.5"], ["--mix", "nan"],
-                ["--rest", str(tmp_path)]):
+                ["--rest", str(tmp_path)], ["--rest", str(tmp_path / "no.npz")]):
         with pytest.raises(SystemExit) as e:
             weights.main(["label", "--data", str(games), "--labels", str(tmp_path / "no.npz")] + bad)
         assert e.value.code == 2

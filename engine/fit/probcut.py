@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 from typing import Optional, TextIO, Union
 
-from .. import patterns
+from .. import files, patterns
 from ..cliargs import output_file, whole
-from .. import files
 from . import jobs
 from ..position import Position
 from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage

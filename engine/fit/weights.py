@@ -59,9 +59,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
-from .. import patterns
+from .. import files, patterns
 from ..cliargs import file_name, number, output_file, whole
-from .. import files
 from . import jobs
 from ..position import Position
 
@@ -588,6 +587,8 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
+        if a.rest and Path(a.rest).resolve() == Path(a.labels).resolve():
+            ap.error("--rest and --labels name the same file")
         given = given_data()
         data = label(given, a.depth or 8,
                      18 if a.exact is None else a.exact, a.every, a.workers, weights, a.cluster, a.journal,
