@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 MAX_SECONDS = 1e6   # about 11 days: the largest time any option takes
+MAX_NAME = 255      # characters of a file name to write (where most systems stop)
 
 
 def _shown(text: str) -> str:
@@ -73,14 +74,20 @@ def output_file(text: str) -> str:
     cannot be written."""
     path = file_name(text)
     parent = path.parent
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder, not a file to write")
-    if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a plain file: it would be replaced by one")
-    if not parent.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: the folder {_shown(str(parent))} "
-                                         f"does not exist")
-    if not os.access(path if path.exists() else parent, os.W_OK):
+    if len(path.name) > MAX_NAME:
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: a name of more than {MAX_NAME} characters")
+    try:
+        if path.is_dir():
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is a folder, not a file to write")
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a plain file: it would be replaced by one")
+        if not parent.is_dir():
+            raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: the folder {_shown(str(parent))} "
+                                             f"does not exist")
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: {e.strerror or e}") from None
+    # a file is written beside its target, then renamed onto it: the folder must take new files
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: permission denied")
     return text
 

@@ -45,6 +45,12 @@ def cmd_info(args: argparse.Namespace) -> None:
     except (OSError, ValueError) as e:
         problem = e if isinstance(e, ValueError) else f"{patterns.WEIGHTS}: {e.strerror or e}"
         print(f"weights    : not in use ({problem}); best plays with the hand-written evaluation")
+    from . import probcut
+    try:
+        probcut.load(probcut.TABLE)
+        print(f"probcut    : {probcut.TABLE.name}, the selective search of best")
+    except (OSError, ValueError) as e:
+        print(f"probcut    : not in use ({probcut.problem(e, probcut.TABLE)}); best searches without its cuts")
     print(f"python     : {platform.python_implementation()} {platform.python_version()}")
     print(f"machine    : {platform.machine()} {platform.system()}")
 
@@ -287,6 +293,9 @@ def cmd_book(args: argparse.Namespace) -> int:
                             log=lambda line: print(line, flush=True), workers=args.workers, cluster=args.cluster)
         except (ValueError, RuntimeError) as e:  # BookError is a ValueError
             print(f"error: {e}", file=sys.stderr)
+            return 2
+        except OSError as e:
+            print(f"error: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             return 130

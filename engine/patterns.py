@@ -130,8 +130,11 @@ def read(path: Union[str, Path], sizes: Sequence[int]) -> "tuple[int, array.arra
     if not raw.startswith(MAGIC) or len(raw) < head:
         raise ValueError(f"{path}: not a pattern-weights file")
     stages, size = struct.unpack_from("<II", raw, len(MAGIC))
-    if size not in sizes or not 1 <= stages <= MAX_STAGES:
-        raise ValueError(f"{path}: weights for another pattern layout ({stages} x {size})")
+    if size not in sizes:
+        raise ValueError(f"{path}: weights for another pattern layout ({size:,} weights a stage, "
+                         f"{sizes[-1]:,} here)")
+    if not 1 <= stages <= MAX_STAGES:
+        raise ValueError(f"{path}: {stages:,} stages (1 to {MAX_STAGES} are possible)")
     if len(raw) != head + 2 * stages * size:
         raise ValueError(f"{path}: truncated or too long ({len(raw) - head} bytes of weights, "
                          f"{2 * stages * size} expected)")

@@ -13,8 +13,11 @@ only reads it and gives it to the compiled search.  A depth deeper than the
 fitted ones takes the row of depth - 4: the error hardly grows with depth,
 and its bias follows the parities of d and d/2, which d - 4 shares.
 """
+import logging
 from pathlib import Path
 from typing import Optional
+
+log = logging.getLogger(__name__)
 
 TABLE = Path(__file__).with_name("probcut.txt")
 T = 1.5                 # standard deviations that make a cut
@@ -64,6 +67,15 @@ def load(path: Path = TABLE) -> tuple[float, list[list[int]], list[list[int]]]:
     return t, biases, sigmas
 
 
+def problem(e: Exception, path: Path = TABLE) -> str:
+    """What ``load``'s error says, in one line that names the file."""
+    if isinstance(e, UnicodeDecodeError):
+        return f"{path}: not a ProbCut table (it is not text)"
+    if isinstance(e, OSError):
+        return f"{path}: {e.strerror or e}"
+    return str(e)
+
+
 def install(path: Path = TABLE) -> bool:
     """Give the table to the compiled search; False (and no cuts) without a core or a usable file."""
     try:
@@ -72,8 +84,9 @@ def install(path: Path = TABLE) -> bool:
         return False
     try:
         t, biases, sigmas = load(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError) as e:
         _core.set_probcut([[0] * (MAX_DEPTH + 1)] * STAGES, [[0] * (MAX_DEPTH + 1)] * STAGES, 0)
+        log.warning("%s; the search runs without ProbCut's cuts", problem(e, path))
         return False
     _core.set_probcut(sigmas, biases, t)
     return True

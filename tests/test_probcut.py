@@ -66,14 +66,16 @@ def test_selective_search_cuts_nodes_and_stays_close():
                                   "t 1.5\nstage 5 depth 3 bias 1 sigma 2 n 3\n",
                                   "t 1.5\nstage 0 depth 30 bias 1 sigma 2 n 3\n",
                                   "stage 0 depth 3 bias 1 sigma 2 n 3\n", "\x00\x01garbage"])
-def test_a_malformed_table_is_refused_and_no_cut_is_made(tmp_path, text):
+def test_a_malformed_table_is_refused_and_no_cut_is_made(tmp_path, text, caplog):
     bad = tmp_path / "probcut.txt"
     bad.write_text(text, encoding="latin-1")
     with pytest.raises(ValueError):
         probcut.load(bad)
     p = midgame(1, 24)
     try:
-        assert probcut.install(bad) is False
+        with caplog.at_level("WARNING", logger="engine.probcut"):
+            assert probcut.install(bad) is False
+        assert str(bad) in caplog.text and "without ProbCut's cuts" in caplog.text     # said, not silent
         assert search(p, True)[2] == search(p, False)[2]   # no table: the same tree
     finally:
         assert probcut.install()
@@ -89,9 +91,24 @@ def test_fit_writes_a_table_that_loads(tmp_path):
 
 def test_fit_refuses_too_few_positions_and_a_place_it_cannot_write(tmp_path, capsys):
     before = probcut.TABLE.read_bytes()
-    for args in (["--positions", "0"], ["--positions", "-1"], ["--out", str(tmp_path)],
+    for args in (["--positions", "0"], ["--positions", "-1"], ["--out", str(tmp_path)], ["--journal", ""],
                  ["--out", str(tmp_path / "no" / "such" / "dir.txt")]):
         with pytest.raises(SystemExit):
             probcut_fit.main(["fit", *args])
         assert "error" in capsys.readouterr().err
     assert probcut.TABLE.read_bytes() == before
+
+
+def test_show_and_info_say_when_the_table_is_damaged(tmp_path, monkeypatch, capsys):
+    import engine.__main__ as cli
+    assert probcut_fit.main(["show"]) == 0 and capsys.readouterr().out.startswith("# ProbCut table")
+    assert cli.main(["info"]) == 0 and "probcut    : probcut.txt" in capsys.readouterr().out
+    bad = tmp_path / "probcut.txt"
+    bad.write_bytes(bytes(range(256)))
+    monkeypatch.setattr(probcut_fit, "TABLE", bad)
+    monkeypatch.setattr(probcut, "TABLE", bad)
+    assert probcut_fit.main(["show"]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == f"error: {bad}: not a ProbCut table (it is not text)\n"
+    assert cli.main(["info"]) == 0
+    assert f"probcut    : not in use ({bad}: not a ProbCut table (it is not text))" in capsys.readouterr().out

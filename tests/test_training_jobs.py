@@ -204,6 +204,18 @@ def test_the_label_step_writes_a_file_that_fits_and_refuses_bad_options(tmp_path
         weights.main(["label", "--data", str(games)])        # where to write is not guessed
     assert "--labels" in capsys.readouterr().err
     assert not (tmp_path / "no.npz").exists()
+    before = games.read_bytes()
+    for outs in (["--labels", str(tmp_path / "." / "games.npz")], ["--labels", str(out), "--rest", str(games)]):
+        with pytest.raises(SystemExit) as e:                 # the input is never the output
+            weights.main(["label", "--data", str(games), "--every", "2", *outs])
+        assert e.value.code == 2 and "is one of the --data" in capsys.readouterr().err
+    assert games.read_bytes() == before
+    broken = tmp_path / "broken.bin.gz"
+    broken.write_bytes(weights.patterns.WEIGHTS.read_bytes()[:1000])
+    assert weights.main(["check", "--data", str(games), "--weights", str(weights.patterns.WEIGHTS),
+                         "--weights", str(broken), "--solve", "5"]) == 2   # every file is read before the work
+    out = capsys.readouterr()
+    assert out.out == "" and "broken.bin.gz: refused" in out.err
 
 
 def _bad_data_files(tmp_path):

@@ -366,8 +366,11 @@ class Workers:
                     submitted.append(g)
                     index[g.key] = k
                     pending.add(g)
-                submitted.remove(f)     # (its result is not kept on the cluster)
-                yield index.pop(f.key), f.result()
+                submitted.remove(f)
+                result = f.result()
+                f.release()     # its result not kept on the cluster; here, not in its finalizer,
+                #                 where a Ctrl+C would be "ignored" (printed and lost)
+                yield index.pop(f.key), result
         finally:
             left = [f for f in submitted if not f.done()]
             pending.clear()

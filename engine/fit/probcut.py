@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Optional, TextIO, Union
 
 from .. import files, patterns
-from ..cliargs import output_file, whole
+from ..cliargs import file_name, output_file, whole
 from . import jobs
 from ..position import Position
-from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, stage
+from ..probcut import MAX_DEPTH, MIN_DEPTH, STAGES, T, TABLE, load, problem, stage
 
 
 def sample_positions(count: int, seed: int) -> list[Position]:
@@ -100,7 +100,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fit", help="fit the table on self-play and write it")
-    f.add_argument("--positions", type=int, default=150, help="positions to search (default 150)")
+    f.add_argument("--positions", type=whole(10 * STAGES, 1_000_000), default=150,
+                   help=f"positions to search, {10 * STAGES}.. (default 150)")
     f.add_argument("--depth", type=int, default=10, choices=range(MIN_DEPTH, MAX_DEPTH + 1), metavar="D",
                    help=f"deepest depth fitted, {MIN_DEPTH}..{MAX_DEPTH} (default 10)")
     f.add_argument("--seed", type=int, default=1)
@@ -108,14 +109,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     f.add_argument("--workers", type=whole(1, 256), default=1, help="local processes (default 1)")
     f.add_argument("--cluster", default=None, metavar="ADDRESS",
                    help="search on a Dask cluster: tcp://HOST:8786, or local:N (docs/training.md)")
-    f.add_argument("--journal", default=None, metavar="DIR",
+    f.add_argument("--journal", type=file_name, default=None, metavar="DIR",
                    help="keep each position's values here; the same command again resumes")
     sub.add_parser("show", help="print the installed table")
     args = ap.parse_args(argv)
     if args.cmd == "fit":
         out = Path(args.out)
-        if args.positions < 10 * STAGES:
-            ap.error(f"--positions must be at least {10 * STAGES} (10 for each stage of the game)")
         try:
             fit(args.positions, args.depth, args.seed, out, workers=args.workers, cluster=args.cluster,
                 journal=args.journal)
@@ -129,7 +128,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             print(f"interrupted{jobs.RESUME if args.journal else ''}", file=sys.stderr)
             return 130
         return 0
-    print(TABLE.read_text(encoding="ascii"), end="")
+    try:
+        load(TABLE)
+        print(TABLE.read_text(encoding="ascii"), end="")
+    except (OSError, ValueError) as e:
+        print(f"error: {problem(e, TABLE)}", file=sys.stderr)
+        return 1
     return 0
 
 

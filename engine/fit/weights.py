@@ -587,6 +587,10 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
+        inputs = {Path(f).resolve() for f in a.data}      # relabelled in place: only whole
+        for option, out in (("--labels", a.labels if a.every > 1 or len(a.data) > 1 else None), ("--rest", a.rest)):
+            if out and Path(out).resolve() in inputs:
+                ap.error(f"{option} {out} is one of the --data: it would be replaced by a part of them")
         if a.rest and Path(a.rest).resolve() == Path(a.labels).resolve():
             ap.error("--rest and --labels name the same file")
         given = given_data()
@@ -613,11 +617,12 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     elif a.step == "check":
         if not a.data or not a.weights:
             ap.error("check needs --data FILE.npz and --weights FILE")
+        measured = [(f, patterns.load(f)) for f in a.weights]     # every file checked before the work
         data = given_data()
         exact = solved(data, a.solve) if a.solve else None
-        for f in a.weights:
+        for f, w in measured:
             print(f"{f}: held-out positions by empty squares: positions, mean absolute error, rms (discs)")
-            rows = errors(patterns.load(f), data)
+            rows = errors(w, data)
             for span, n, mae, rms in rows:
                 print(f"  {span:>6} {n:9d} {mae:6.2f} {rms:6.2f}")
             if not rows:
@@ -625,7 +630,7 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
             if exact is not None and not len(exact["label"]):
                 print(f"  {'solved':>6}         0  (no held-out position with 16-20 empties)")
             elif exact is not None:
-                _, n, mae, rms = errors(patterns.load(f), exact, holdout=1.0)[-1]
+                _, n, mae, rms = errors(w, exact, holdout=1.0)[-1]
                 print(f"  {'solved':>6} {n:9d} {mae:6.2f} {rms:6.2f}  (16-20 empties, labelled by the exact solver)")
     elif a.step == "smooth":
         if not a.weights:
