@@ -451,12 +451,13 @@ def c_search(position: Position, seconds: float, depth: int = 60, evaluation: st
     """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
 
     ``evaluation``: "full" (hand-written), "simple" (square weights and
-    mobility) or "patterns" (trained, 8x8; "full" when no weights are installed).
+    mobility) or "patterns" (trained on the plain 8x8 board; "full" on a board
+    with holes or when no weights are installed).
     ``searcher``: a ``compiled.Searcher`` (its threads and hash table); a new
     one-thread search without it.
     """
     if compiled is not None:
-        if evaluation == "patterns" and not (position.size == 8 and patterns.install()):
+        if evaluation == "patterns" and not (position.size == 8 and not position.holes and patterns.install()):
             evaluation = "full"
         searcher = searcher or compiled.Searcher(20, 1)
         score, move, _, _ = searcher.search(position.size, position.player, position.opponent, depth,
@@ -575,7 +576,7 @@ def solve_within(position: Position, seconds: float, threads: int = 1,
         return score, move, nodes, complete
     searcher = searcher or compiled.Searcher(20, threads)
     start = time.monotonic()
-    evaluation = "patterns" if patterns.install() else "full"
+    evaluation = "patterns" if patterns.install() and not position.holes else "full"
     guess, guess_move, guess_nodes, _ = searcher.search(8, position.player, position.opponent, 60,
                                                         0.2 * seconds, evaluation, position.holes)
     left = max(0.001, seconds - (time.monotonic() - start))
@@ -732,7 +733,7 @@ class Best(Strategy):
         P, O = position.player, position.opponent
         if not position.legal_moves_mask():
             P, O = O, P
-        evaluation = self.evaluation if patterns.install() else "full"
+        evaluation = self.evaluation if patterns.install() and not position.holes else "full"
         worker = threading.Thread(target=self.searcher.search,
                                   args=(8, P, O, self.depth, PONDER_SECONDS, evaluation, position.holes),
                                   name="ponder",
