@@ -446,6 +446,12 @@ class AlphaBeta(_TimedSearch):
         return alpha
 
 
+def _patterns_for(position: Position) -> bool:
+    """Whether the trained patterns can evaluate ``position``: installed, and its board the plain
+    8x8 they were trained on (a board with holes is searched with the hand-written evaluation)."""
+    return position.size == 8 and not position.holes and patterns.install()
+
+
 def c_search(position: Position, seconds: float, depth: int = 60, evaluation: str = "full",
              searcher: Optional["Searcher"] = None) -> tuple[Optional[int], int]:
     """(score, move) from the compiled iterative PVS; the Python alpha-beta when not compiled.
@@ -457,7 +463,7 @@ def c_search(position: Position, seconds: float, depth: int = 60, evaluation: st
     one-thread search without it.
     """
     if compiled is not None:
-        if evaluation == "patterns" and not (position.size == 8 and not position.holes and patterns.install()):
+        if evaluation == "patterns" and not _patterns_for(position):
             evaluation = "full"
         searcher = searcher or compiled.Searcher(20, 1)
         score, move, _, _ = searcher.search(position.size, position.player, position.opponent, depth,
@@ -576,7 +582,7 @@ def solve_within(position: Position, seconds: float, threads: int = 1,
         return score, move, nodes, complete
     searcher = searcher or compiled.Searcher(20, threads)
     start = time.monotonic()
-    evaluation = "patterns" if patterns.install() and not position.holes else "full"
+    evaluation = "patterns" if _patterns_for(position) else "full"
     guess, guess_move, guess_nodes, _ = searcher.search(8, position.player, position.opponent, 60,
                                                         0.2 * seconds, evaluation, position.holes)
     left = max(0.001, seconds - (time.monotonic() - start))
@@ -733,7 +739,7 @@ class Best(Strategy):
         P, O = position.player, position.opponent
         if not position.legal_moves_mask():
             P, O = O, P
-        evaluation = self.evaluation if patterns.install() and not position.holes else "full"
+        evaluation = self.evaluation if _patterns_for(position) else "full"
         worker = threading.Thread(target=self.searcher.search,
                                   args=(8, P, O, self.depth, PONDER_SECONDS, evaluation, position.holes),
                                   name="ponder",

@@ -294,10 +294,11 @@ def grown(path: Union[str, Path]) -> "NDArray[Any]":
     tables = [3 ** len(points) for points in patterns.BASE.values()]
     size, raw = patterns.read(path, [sum(tables[:k]) + 2 * patterns.MOBILITY for k in range(1, len(tables) + 1)])
     old = np.asarray(raw, dtype=np.float64).reshape(-1, size)
+    old_mob = size - 2 * patterns.MOBILITY          # where its mobility tables start
     _, _, mob, new_size = patterns.layout()
     new = np.zeros((old.shape[0], new_size))
-    new[:, :size - 2 * patterns.MOBILITY] = old[:, :size - 2 * patterns.MOBILITY]
-    new[:, mob:] = old[:, size - 2 * patterns.MOBILITY:]
+    new[:, :old_mob] = old[:, :old_mob]
+    new[:, mob:] = old[:, old_mob:]
     return new.ravel()
 
 
@@ -600,7 +601,8 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         save_data(data, a.labels)
         print(f"wrote {a.labels}: {len(data['label'])} positions")
         if a.rest:
-            rest = {k: v[np.arange(len(v)) % a.every != 0] for k, v in given.items()}
+            others = np.arange(len(given["label"])) % a.every != 0     # (label takes 0, every, ...)
+            rest = {k: v[others] for k, v in given.items()}
             save_data(rest, a.rest)
             print(f"wrote {a.rest}: the {len(rest['label'])} others")
         return 0
