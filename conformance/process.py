@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
@@ -14,6 +13,8 @@ import time
 from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any, Mapping, TypeVar, cast, overload
+
+from engine.procgroup import NEW_GROUP, group_left, kill_group
 
 from .common import Fail
 
@@ -99,30 +100,16 @@ class _Player(subprocess.Popen[bytes]):
         _kill_group(self)
 
 
-# Each program in a process group of its own, so that stopping it stops what it started too (a
-# wrapper script, `npm start`, `sh -c '...'`): kill() takes the whole group
-_GROUP: dict[str, Any] = {"start_new_session": True} if os.name == "posix" else \
-    {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-
-
 def _kill_group(proc: "subprocess.Popen[Any]") -> None:
-    """Kill ``proc`` and its process group, and wait (up to 5 s) until the group is gone: a
-    wrapper's children die a moment after it."""
-    if os.name == "posix":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                proc.poll()                     # (reap our own child)
-                os.killpg(proc.pid, 0)
-                time.sleep(0.01)
+    """Kill ``proc`` and its process group (``engine.procgroup``), and wait (up to 5 s) until the
+    group is gone: a wrapper's children die a moment after it."""
+    kill_group(proc)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        proc.poll()                     # (reap our own child)
+        if not group_left(proc):
             return
-        except OSError:
-            return
-    try:
-        subprocess.Popen.kill(proc)
-    except OSError:
-        pass
+        time.sleep(0.01)
 
 
 def _traceback(out: str) -> bool:
@@ -141,7 +128,7 @@ def _start(argv: list[str], kind: type["subprocess.Popen[Any]"] | None = None, *
     """Start a program (a ``_Player`` unless ``kind`` says otherwise) in a process group of its
     own, kept in the running scenario's ``PROGRAMS``; a clear failure when it cannot be started at all."""
     try:
-        proc = (kind or _Player)(argv, **_GROUP, **kw)
+        proc = (kind or _Player)(argv, **NEW_GROUP, **kw)
     except OSError as e:
         raise Fail(f"cannot start {' '.join(argv)[:200]!r}: {e.strerror or e}") from None
     programs = PROGRAMS.get()

@@ -36,6 +36,7 @@ from typing import Any, Callable, Optional
 
 from .notation import PASS, square_name
 from .position import Position
+from .procgroup import NEW_GROUP
 
 GROUP = "cardstand.strategies"
 GRACE = 1.0     # seconds a strategy may overrun its time limit before its move is not waited for
@@ -177,7 +178,7 @@ class Own:
         try:
             proc = subprocess.Popen([sys.executable, "-m", "engine.ownchild", self.spec, json.dumps(self.options)],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                    **_own_group())
+                                    **NEW_GROUP)    # Ctrl+C at the terminal is for the game, which stops it
         except OSError as e:
             raise StrategyError(f"{self.spec}: cannot start a process for it: {e.strerror or e}") from None
         self._proc = proc
@@ -276,14 +277,6 @@ class Own:
 
     def stop_pondering(self) -> None:
         """(nothing to stop)"""
-
-
-def _own_group() -> dict[str, Any]:
-    """The child in a process group of its own: Ctrl+C at the terminal is for the game, which
-    stops the child itself."""
-    if os.name == "nt":
-        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-    return {"start_new_session": True}
 
 
 def _read_replies(proc: "subprocess.Popen[bytes]", out: "queue.Queue[Optional[dict[str, Any]]]") -> None:

@@ -8,9 +8,7 @@ game (an illegal or unreadable move, a crash, no answer within the timeout).
 """
 from __future__ import annotations
 
-import os
 import queue
-import signal
 import subprocess
 import threading
 import time
@@ -20,6 +18,7 @@ from typing import IO, Any, Callable, Optional
 from .. import notation
 from ..game import Game
 from ..notation import PASS
+from ..procgroup import NEW_GROUP, kill_group
 
 
 # -- engines ----------------------------------------------------------------
@@ -50,7 +49,7 @@ class Engine:
         self.starts += 1
         proc = self.proc = subprocess.Popen(self.command, shell=True, cwd=self.cwd, text=True,
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                            bufsize=1, start_new_session=True)
+                                            bufsize=1, **NEW_GROUP)
         self.lines: queue.Queue[Optional[str]] = queue.Queue()
         threading.Thread(target=self._pump, args=(proc.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._pump, args=(proc.stderr, None), daemon=True).start()
@@ -140,13 +139,7 @@ class Engine:
                 except subprocess.TimeoutExpired:
                     pass
         finally:
-            try:
-                if hasattr(os, "killpg"):
-                    os.killpg(proc.pid, signal.SIGKILL)  # the group this engine was started in, no other
-                elif proc.poll() is None:
-                    proc.kill()     # (Windows: the shell's child may outlive it; it ends at its input's end)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(proc)    # the group this engine was started in, no other
             proc.wait()
 
 
