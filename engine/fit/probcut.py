@@ -1,6 +1,6 @@
 """Fitting ProbCut's table (``engine/probcut.txt``, read by ``engine.probcut``) on self-play.
 
-    python -m engine.fit.probcut fit --positions 150 --depth 10 --seed 1
+    python -m engine.fit.probcut fit --positions 1800 --depth 10 --seed 1
 
 plays games against itself (random openings, then a depth-4 search on each
 side), takes positions of every stage from them, searches each at every
@@ -68,7 +68,7 @@ def _measure_job(args: tuple[int, int, int]) -> Optional[list[int]]:
     return measure(Position(8, P, O), max_depth)
 
 
-def fit(count: int = 150, max_depth: int = 10, seed: int = 1, out: Union[str, Path] = TABLE,
+def fit(count: int = 1800, max_depth: int = 10, seed: int = 1, out: Union[str, Path] = TABLE,
         stream: TextIO = sys.stdout, workers: int = 1, cluster: Optional[str] = None,
         journal: Optional[Union[str, Path]] = None) -> Union[str, Path]:
     """Fit the table on ``count`` positions searched to ``max_depth`` (a job each: ``engine.fit.jobs``
@@ -100,8 +100,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     f = sub.add_parser("fit", help="fit the table on self-play and write it")
-    f.add_argument("--positions", type=whole(10 * STAGES, 1_000_000), default=150,
-                   help=f"positions to search, {10 * STAGES}.. (default 150)")
+    f.add_argument("--positions", type=whole(10 * STAGES, 1_000_000), default=1800,
+                   help=f"positions to search, {10 * STAGES}.. (default 1800)")
     f.add_argument("--depth", type=int, default=10, choices=range(MIN_DEPTH, MAX_DEPTH + 1), metavar="D",
                    help=f"deepest depth fitted, {MIN_DEPTH}..{MAX_DEPTH} (default 10)")
     f.add_argument("--seed", type=int, default=1)
