@@ -16,9 +16,10 @@ from engine.procgroup import NEW_GROUP, group_left, kill_group
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups by pid are POSIX")
 
 SLEEP = [sys.executable, "-c", "import time; time.sleep(60)"]
-# a wrapper that starts a program in its own group, says its pid and leaves it running
+# a wrapper that starts a program (in the wrapper's group) and says its pid; it then leaves, the
+# program running, unless "; time.sleep(60)" is added
 WRAPPER = [sys.executable, "-c",
-           "import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+           "import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
            " print(p.pid, flush=True)"]
 
 
@@ -40,10 +41,8 @@ def _gone(pid: int, seconds: float = 10) -> bool:
 
 
 def test_a_running_program_and_what_it_started_are_killed() -> None:
-    proc = subprocess.Popen([sys.executable, "-c",
-                             "import subprocess, sys, time; p = subprocess.Popen([sys.executable, '-c',"
-                             " 'import time; time.sleep(60)']); print(p.pid, flush=True); time.sleep(60)"],
-                            stdout=subprocess.PIPE, text=True, **NEW_GROUP)
+    proc = subprocess.Popen(WRAPPER[:-1] + [WRAPPER[-1] + "; time.sleep(60)"], stdout=subprocess.PIPE, text=True,
+                            **NEW_GROUP)
     assert proc.stdout is not None
     child = int(proc.stdout.readline())
     assert group_left(proc)
