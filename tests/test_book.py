@@ -105,6 +105,22 @@ def test_a_build_spread_over_processes_or_a_cluster_is_the_same_book(tiny, tmp_p
     assert one.read_bytes() == two.read_bytes() and len(book.load(one)) == 9
 
 
+@needs_search
+def test_a_build_stopped_anywhere_and_resumed_is_the_same_book_as_one_run(tmp_path):
+    """Stopped by --positions, by --minutes, by Ctrl-C or the minute's save, a build is saved as it
+    stands; --resume must go on exactly as the build that was not stopped."""
+    from engine.fit import book as bookbuild
+    options = dict(plies=8, depth=2, width=4.0, seed=5)
+    whole = tmp_path / "whole.bin.gz"
+    bookbuild.build(whole, log=lambda line: None, positions=40, **options)
+    assert len(book.load(whole)) == 40
+    for stop in (7, 13, 22, 31):
+        part = tmp_path / f"part{stop}.bin.gz"
+        bookbuild.build(part, log=lambda line: None, positions=stop, **options)
+        bookbuild.build(part, log=lambda line: None, positions=40, resume=True, **options)
+        assert part.read_bytes() == whole.read_bytes(), f"stopped at {stop} positions"
+
+
 def test_a_build_refuses_a_worker_with_other_weights():
     from engine.fit import book as bookbuild
     with pytest.raises(RuntimeError, match="other weights"):

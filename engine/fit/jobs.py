@@ -283,6 +283,12 @@ class Workers:
         if local is not None:
             local.close()
 
+    def threads(self) -> int:
+        """How many jobs run at once: the local processes, or the cluster's threads now."""
+        if self.cluster is None:
+            return self.workers
+        return max(1, sum(self._connect().nthreads().values()))
+
     def stream(self, fn: Callable[[Any], Any], args: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         """As the module's ``stream``, on these workers."""
         given = enumerate(args)
@@ -352,7 +358,7 @@ class Workers:
         tag = f"cardstand-{fn.__name__}-{os.getpid()}-{time.time_ns()}"
         # as many jobs in flight as the cluster has threads, and as many again queued (a worker
         # that finishes finds its next job waiting); more are submitted as results come back
-        ahead = 2 * max(1, sum(client.nthreads().values()))
+        ahead = 2 * self.threads()
         index: dict[str, int] = {}
         submitted: list[Any] = []     # (not yet handed out)
         for k, a in itertools.islice(given, ahead):
