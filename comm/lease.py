@@ -442,9 +442,9 @@ class Lease:
             return True
         return False
 
-    def _queue_locally(self, deadline: float) -> bool:
+    def _queue_locally(self, deadline: float) -> None:
         """Wait for the host-local lock (L7), at most ``LOCAL_WAIT * stale_after`` and not past
-        ``deadline``, watching the board's lock meanwhile; True when it was obtained.
+        ``deadline``, watching the board's lock meanwhile; the board's lease goes on either way.
 
         A holder stopped with SIGSTOP keeps its local lock for as long as it is stopped: the
         others then go on with the board's lease alone, which breaks its lock after L.  Once
@@ -452,7 +452,7 @@ class Lease:
         """
         local = self._local
         if local is None:
-            return False
+            return
         now = time.monotonic()
         bound = now + (0.0 if self._local_stuck else self.stale_after * LOCAL_WAIT)
         until = min(deadline, bound)
@@ -460,7 +460,7 @@ class Lease:
             try:
                 local.acquire(timeout=max(0.0, min(until - now, 0.25)), poll_interval=0.001)
                 self._local_stuck = False
-                return True
+                return
             except filelock.Timeout:
                 pass
             now = time.monotonic()
@@ -470,7 +470,7 @@ class Lease:
                     log.warning("the host-local lock queue of %s has been busy for %g s (a process of "
                                 "this machine stopped while holding the board lock?): going on with "
                                 "the board's lock alone", self.folder, self.stale_after * LOCAL_WAIT)
-                return False
+                return
             self._watch(self._signature(), now)
 
     def acquire(self, timeout: float, patient: bool = True) -> bool:

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -264,6 +265,14 @@ def _bad_data_files(tmp_path):
     raw = bytearray(lz.getvalue())
     raw[120:128] = b"\x5a\xa5" * 4
     bad["lzma"] = bytes(raw)
+    twice = io.BytesIO()                              # a column stored twice: which one is meant?
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # (zipfile: "Duplicate name")
+        with zipfile.ZipFile(twice, "w") as z:
+            for k, v in [*data.items(), ("label", -data["label"])]:
+                with z.open(f"{k}.npy", "w") as f:
+                    np.lib.format.write_array(f, v)
+    bad["twice"] = twice.getvalue()
     paths = []
     for name, content in bad.items():
         (tmp_path / f"{name}.npz").write_bytes(content)

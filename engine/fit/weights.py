@@ -422,8 +422,8 @@ def _popcount(a: "NDArray[Any]") -> "NDArray[Any]":
 
 def load_data(path: Union[str, Path]) -> Data:
     """The positions of a data file (``generate``'s or ``label``'s); ValueError when it is not one:
-    each column's header is read and checked (type, one dimension, one length for all, the size
-    the archive declares) before its data, then the boards (no square of both colours, 4 to 64
+    each column's header is read and checked (stored once, its type, one dimension, one length for
+    all, the size the archive declares) before its data, then the boards (no square of both colours, 4 to 64
     discs) and the labels (finite, within 64 discs)."""
     import lzma
     import stat
@@ -440,7 +440,10 @@ def load_data(path: Union[str, Path]) -> Data:
     data: Data = {}
     try:
         with zipfile.ZipFile(path) as z:
-            names = {n[:-len(".npy")]: n for n in z.namelist() if n.endswith(".npy")}
+            listed = [n for n in z.namelist() if n.endswith(".npy")]
+            if len(set(listed)) != len(listed):     # (zipfile would read the last copy, np.load too)
+                raise refuse("a column stored twice")
+            names = {n[:-len(".npy")]: n for n in listed}
             rows = None
             for key, dtype in {**COLUMNS, **OPTIONAL}.items():
                 if key not in names:
