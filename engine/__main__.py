@@ -298,6 +298,7 @@ def cmd_book(args: argparse.Namespace) -> int:
             print(f"error: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
+            _leaving()
             return 130
         return 0
     if args.book_cmd == "show":
@@ -416,20 +417,22 @@ def _book_options(bk: argparse.ArgumentParser) -> None:
                                      "values are backed up by negamax. Deterministic for the same options; "
                                      "saved every minute and when interrupted.")
     bb.add_argument("--out", type=output_file, default=str(BOOK),
-                    help="the book file (default: the shipped engine/book.bin.gz)")
+                    help="the book file, new unless --resume (default: the shipped engine/book.bin.gz)")
     bb.add_argument("--plies", type=whole(*bookbuild.LIMITS["plies"]), default=11,
                     help="book positions within the first N plies, 1..60 (default 11)")
     bb.add_argument("--depth", type=whole(*bookbuild.LIMITS["depth"]), default=10,
                     help="search depth of the leaves, 1..60 (default 10)")
     bb.add_argument("--width", type=number(*bookbuild.LIMITS["width"]), default=2.0,
-                    help="expand moves within W discs of the best, 0..64 (default 2)")
+                    help="expand moves within W discs of the best, 0..64 in quarter discs (default 2)")
     bb.add_argument("--seed", type=whole(*bookbuild.LIMITS["seed"]), default=1,
                     help="orders equally good candidates, 0..2**32-1 (default 1)")
     bb.add_argument("--positions", type=whole(*bookbuild.LIMITS["positions"]), default=1000,
                     help="stop at this many book positions (default 1000; 0: no limit)")
     bb.add_argument("--minutes", type=number(*bookbuild.LIMITS["minutes"]), default=None,
                     help="stop after this many minutes")
-    bb.add_argument("--resume", action="store_true", help="continue from the book in --out")
+    bb.add_argument("--resume", action="store_true",
+                    help="continue from the book in --out (same --depth, --width, --seed; without it --out "
+                         "must not exist)")
     bb.add_argument("--workers", type=whole(1, 256), default=1,
                     help="search the leaves on N local processes (default 1: in this one); the same book")
     bb.add_argument("--cluster", default=None, metavar="ADDRESS",
@@ -479,6 +482,15 @@ def parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     return ap
 
 
+def _leaving() -> None:
+    """After a Ctrl+C ended a command: later ones are ignored while the program exits (a pool's
+    worker threads are joined then, and a Ctrl+C there printed a traceback)."""
+    import signal
+    import threading
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Run one command of ``python -m engine``; returns the exit code."""
     if argv is None:
@@ -494,6 +506,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return COMMANDS[args.cmd][2](args) or 0
     except KeyboardInterrupt:
+        _leaving()
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say

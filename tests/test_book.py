@@ -1,10 +1,15 @@
 """The learned opening book: symmetries, building, the file format and its checks, `best` playing from it."""
 import gzip
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
-from engine import Game, Position, book, patterns, strategies
+from engine import Game, Position, book, patterns, procgroup, strategies
 from engine.__main__ import main
 from engine.book import BookError, LearnedBook, canonical, canonical_form, transform
 from engine.notation import square_name
@@ -119,6 +124,73 @@ def test_a_build_stopped_anywhere_and_resumed_is_the_same_book_as_one_run(tmp_pa
         bookbuild.build(part, log=lambda line: None, positions=stop, **options)
         bookbuild.build(part, log=lambda line: None, positions=40, resume=True, **options)
         assert part.read_bytes() == whole.read_bytes(), f"stopped at {stop} positions"
+
+
+@needs_search
+def test_a_build_never_replaces_a_book_and_resumes_only_what_it_would_have_built(tiny, tmp_path, capsys):
+    """Without --resume an existing file is refused (a forgotten --resume, or the default --out, the
+    shipped book, used to be overwritten); --resume refuses a file that `book check` refuses, and
+    options that did not build the file (its header would then describe another build)."""
+    path, b = tiny
+    mine = tmp_path / "mine.bin.gz"
+    mine.write_bytes(path.read_bytes())
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    base = ["book", "build", "--plies", "4", "--depth", "2", "--width", "1", "--seed", "3"]
+    for out in (mine, notes):
+        before = out.read_bytes()
+        assert main(base + ["--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "exists: --resume continues it" in err and "Traceback" not in err
+        assert out.read_bytes() == before
+    for change, why in ((["--depth", "3"], "--depth 2"), (["--width", "2"], "--width 1;"),
+                        (["--seed", "4"], "--seed 3"), (["--plies", "3"], "--plies 4; resume with that many")):
+        argv = base + ["--out", str(mine), "--resume"]
+        for option in change[::2]:
+            k = argv.index(option)
+            argv[k + 1:k + 2] = change[1:2]
+        assert main(argv) == 2, change
+        assert why in capsys.readouterr().err
+        assert mine.read_bytes() == path.read_bytes()
+    # a book that `book check` refuses is not built on (a move that is not legal)
+    key = next(iter(sorted(b.entries)))
+    taken = next(sq for sq in range(64) if (key[0] | key[1]) >> sq & 1)
+    bad = _rewrite(path, tmp_path / "illegal.bin.gz", lambda entries: entries[key].__setitem__(taken, 0))
+    before = bad.read_bytes()
+    assert main(base[:2] + ["--out", str(bad), "--resume"] + base[2:]) == 2
+    assert "is not legal" in capsys.readouterr().err and bad.read_bytes() == before
+    # a width the book cannot hold (its unit is a quarter disc) is refused, not rounded
+    assert main(base[:6] + ["--width", "0.1", "--out", str(tmp_path / "w.bin.gz")]) == 2
+    assert "multiple of 0.25" in capsys.readouterr().err and not (tmp_path / "w.bin.gz").exists()
+
+
+@needs_search
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process is POSIX")
+def test_two_quick_ctrl_cs_on_two_workers_save_the_book_and_end_cleanly(tmp_path):
+    """The second Ctrl+C used to cut the workers' end short: a traceback at exit, or a worker left
+    waiting on its pipe and the program waiting for it."""
+    for k, gap in enumerate((0.005, 0.03, 0.1)):
+        out = tmp_path / f"b{k}.bin.gz"
+        proc = subprocess.Popen([sys.executable, "-m", "engine", "book", "build", "--out", str(out), "--depth", "8",
+                                 "--plies", "20", "--width", "8", "--positions", "0", "--workers", "2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **procgroup.NEW_GROUP)
+        try:
+            first = proc.stdout.readline()    # "building ...": then the workers start and search
+            time.sleep(1.5)
+            for _ in range(2):
+                os.killpg(proc.pid, signal.SIGINT)    # as a terminal does: the whole group
+                time.sleep(gap)
+            stdout, stderr = proc.communicate(timeout=60)
+            stdout = first + stdout
+            ended = time.monotonic() + 10     # (the workers end as the program does, not before)
+            while procgroup.group_left(proc) and time.monotonic() < ended:
+                time.sleep(0.05)
+            assert not procgroup.group_left(proc), "a worker was left running"
+        finally:
+            procgroup.kill_group(proc)
+        assert proc.returncode == 130, (gap, stdout, stderr)
+        assert "interrupted:" in stdout and "Traceback" not in stderr and "Exception" not in stderr, (gap, stderr)
+        assert len(book.load(out)) > 0
 
 
 def test_a_build_refuses_a_worker_with_other_weights():

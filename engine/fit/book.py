@@ -115,6 +115,8 @@ class Builder:
         self.chunk = 1  # the next book positions whose leaves are searched at once (see run)
         self.sha = patterns.digest()
         self.plies, self.depth, self.seed = plies, depth, seed
+        if width * UNIT != round(width * UNIT):
+            raise ValueError(f"width must be a multiple of {1 / UNIT:g} disc (the book's values), not {width:g}")
         self.width = round(width * UNIT)
         self.max_positions = positions
         self.deadline = time.monotonic() + 60 * minutes if minutes else None
@@ -123,14 +125,23 @@ class Builder:
         self.children: dict[tuple[Key, int], Key] = {}   # (key, square) -> child_key, computed once
         self.orders: dict[Key, int] = {}
         if resume:
+            books.check(out)    # (BookError, a ValueError, naming the first problem)
             self.book = books.load(out)
-            if self.book.depth != depth:
-                raise ValueError(f"{out} was built with --depth {self.book.depth}; resume with that depth")
+            for name, mine, theirs in (("depth", depth, self.book.depth), ("width", self.width, self.book.width),
+                                       ("seed", seed, self.book.seed)):
+                if mine != theirs:
+                    value = theirs / UNIT if name == "width" else theirs
+                    raise ValueError(f"{out} was built with --{name} {value:g}; resume with that {name}")
+            if plies < self.book.plies:
+                raise ValueError(f"{out} was built with --plies {self.book.plies}; resume with that many or more")
             for key, moves in self.book.entries.items():
                 for sq, v in moves.items():
                     child = self.child(key, sq)
                     if child not in self.book.entries:
                         self.cache[child] = -v
+        elif Path(out).exists():
+            raise ValueError(f"{out} exists: --resume continues it; to build another book, remove it or give "
+                             f"another --out")
         else:
             self.book = LearnedBook()
         self.book.plies, self.book.depth, self.book.width, self.book.seed = plies, depth, self.width, seed
@@ -240,6 +251,12 @@ class Builder:
         return None
 
     def run(self) -> LearnedBook:
+        """Build until a bound or no candidate is left; save; Ctrl+C saves and re-raises (later
+        ones are ignored until the save is done and the workers have ended)."""
+        with jobs.one_ctrl_c():
+            return self._run()
+
+    def _run(self) -> LearnedBook:
         start = time.monotonic()
         last_save = last_note = start
         self.log(f"building {self.out}: plies {self.plies}, depth {self.depth}, width {self.width / UNIT:g} "

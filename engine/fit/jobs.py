@@ -208,6 +208,28 @@ def _ignoring_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, before)
 
 
+@contextlib.contextmanager
+def one_ctrl_c() -> Iterator[None]:
+    """The first Ctrl+C in the block raises KeyboardInterrupt as usual; the ones after it are
+    ignored until the block ends, so the clean-up it starts (the workers ended, a file saved) is
+    not cut short: a second Ctrl+C inside a pool's shutdown left a worker waiting on its pipe
+    and the program waiting for it at exit.  (Main thread with Python's own handler only.)"""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+
+    def first(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def dask_setup(worker: Any) -> None:
     """Run by each worker process of a ``local:N`` cluster as it starts (Dask's preload): Ctrl+C
     is ignored there, also in a worker Dask starts again later (the program closes its cluster
