@@ -2,20 +2,37 @@
 
 The bytes go to a scratch file beside the target, reach the disk, then one rename puts
 them in its place: a reader sees the old file or the new one, never a part, and a failed
-write leaves the old file and no scratch behind.  A file replaced keeps its permissions.
+write leaves the old file and no scratch behind.  A file replaced keeps its permissions.  A
+scratch of the same target over an hour old (a writer killed mid-write) is removed by the
+next write.
 """
 import contextlib
 import os
+import re
 import stat
+import time
 from pathlib import Path
 from typing import BinaryIO, Callable, Union
 
 SCRATCH_NAME = 200      # characters of the target's name kept in the scratch's (names stop at 255)
+LEFTOVER_AGE = 3600     # seconds: a scratch this old is no write in progress
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Remove the scratch files of earlier writes of ``path`` that were killed (over an hour old)."""
+    pattern = re.compile(re.escape(f".{path.name[:SCRATCH_NAME]}.") + r"[0-9]+\.tmp")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False) \
+                    and time.time() - entry.stat(follow_symlinks=False).st_mtime > LEFTOVER_AGE:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def write_whole(path: "Union[str, os.PathLike[str]]", data: Union[bytes, Callable[[BinaryIO], object]]) -> None:
     """Write ``data`` (bytes, or a function that writes to an open binary file) to ``path``."""
     path = Path(path)
+    _remove_leftovers(path)
     scratch = path.with_name(f".{path.name[:SCRATCH_NAME]}.{os.getpid()}.tmp")
     try:
         with open(scratch, "wb") as f:

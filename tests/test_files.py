@@ -37,6 +37,23 @@ def test_a_failed_write_leaves_the_old_file_and_tells_the_first_error(tmp_path, 
         files.write_whole(target, b"new")
 
 
+def test_the_scratch_of_a_killed_write_is_removed_by_the_next_one_once_it_is_old(tmp_path):
+    """A writer killed mid-write leaves its scratch; the next write of the same file removes it
+    once it is over an hour old, and leaves young ones (a write in progress) and others alone."""
+    import time
+    target = tmp_path / "book.bin.gz"
+    old, young = tmp_path / ".book.bin.gz.4242.tmp", tmp_path / ".book.bin.gz.4343.tmp"
+    other, notes = tmp_path / ".other.bin.gz.4242.tmp", tmp_path / ".book.bin.gz.notes.tmp"
+    for p in (old, young, other, notes):
+        p.write_bytes(b"half")
+    hour_ago = time.time() - files.LEFTOVER_AGE - 60
+    for p in (old, other, notes):
+        os.utime(p, (hour_ago, hour_ago))
+    files.write_whole(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert leftovers(tmp_path) == sorted(p.name for p in (young, other, notes))
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_a_replaced_file_keeps_its_permissions(tmp_path):
     target = tmp_path / "private.bin"
