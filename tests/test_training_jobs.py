@@ -149,6 +149,10 @@ def test_a_stream_reads_its_arguments_as_jobs_start_and_stops_its_running_jobs_w
     assert first == (0, 0)
     assert len(taken) <= 3          # two running, one more started as the first finished
     results.close()                 # job 1 still running: its process is ended
+    # ... and every process of the pool has gone when close returns: one still waiting for a job
+    # as the program ended read the pool's closed pipe and printed a traceback (EOFError)
+    import multiprocessing
+    assert multiprocessing.active_children() == []
     time.sleep(4)
     assert not marker.exists()
     assert sorted(jobs.stream(_slow_job, [(k, -1, "") for k in range(5)], workers=2)) == [(k, k) for k in range(5)]

@@ -166,11 +166,19 @@ def steady_memory() -> None:
     mallopt(-1, 256 << 20)      # M_TRIM_THRESHOLD
 
 
+_TERMINATED = False     # a pool process: SIGTERM came (``_end_with``)
+
+
 def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
     """One job, in the process that computes it."""
     steady_memory()
     fn, arg = job
-    return fn(arg)
+    try:
+        return fn(arg)
+    except SystemExit:
+        if _TERMINATED:     # the job's clean-up has run; the pool would catch SystemExit and
+            os._exit(143)   # wait for another job, to read the pool's closed pipe at the end
+        raise
 
 
 @contextlib.contextmanager
@@ -243,6 +251,8 @@ def _end_with(parent: int) -> None:
     not see Ctrl+C, and a parent ended by a signal cannot end it), and ``terminate`` (SIGTERM)
     ends its job as Ctrl+C would, running its cleanup (an SPRT pair stops its engines)."""
     def stop(signum: int, frame: object) -> None:
+        global _TERMINATED
+        _TERMINATED = True
         raise SystemExit(128 + signum)
 
     try:
@@ -346,8 +356,20 @@ class Workers:
         finally:
             if not finished:    # left early: its processes end now, a later stream starts others
                 self._pool = None
-                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                processes = list((getattr(pool, "_processes", None) or {}).values())
+                for process in processes:
                     process.terminate()
+                # gone before the pool's pipes close: a worker still waiting for a job when this
+                # program ended read the closed pipe and printed a traceback (EOFError) after an
+                # SPRT's decision; one that does not end on SIGTERM is killed.  (join returns
+                # as the process closes its files, a moment before it can be reaped: exitcode)
+                ended = time.monotonic() + 5
+                for process in processes:
+                    while process.exitcode is None and time.monotonic() < ended:
+                        process.join(0.05)
+                    if process.exitcode is None:
+                        process.kill()
+                        process.join(1)
                 pool.shutdown(wait=False, cancel_futures=True)
 
     def _connect(self) -> Any:
