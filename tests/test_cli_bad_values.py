@@ -209,9 +209,24 @@ def test_the_two_copies_of_cliargs_are_the_same():
     (["engine.fit.weights", "smooth", "--weights", "{tmp}", "--out", "{tmp}/o.bin.gz"], "not a regular file"),
     (["engine.fit.weights", "label", "--data", "", "--labels", "{tmp}/l.npz"], "--data: '' is not a file name"),
     (["engine.fit.weights", "generate", "--games", "2", "--journal", ""], "--journal: '' is not a file name"),
+    (["engine.fit.weights", "generate", "--games", "-3", "--data", "{tmp}/g.npz"], "--games"),
+    (["engine.fit.weights", "fit", "--data", "{tmp}/g.npz", "--ridge", "nan", "--out", "{tmp}/w.bin.gz"], "--ridge"),
+    (["engine.fit.weights", "fit", "--data", "{tmp}/g.npz", "--iterations", "0", "--out", "{tmp}/w.bin.gz"],
+     "--iterations"),
+    # a file written that is one this step reads (the games replaced by weights, the weights by games)
+    (["engine.fit.weights", "fit", "--data", "{tmp}/g.npz", "--out", "{tmp}/g.npz"], "a file this step reads"),
+    (["engine.fit.weights", "generate", "--games", "2", "--evaluation", "patterns", "--weights", "{tmp}/w.bin.gz",
+      "--data", "{tmp}/w.bin.gz"], "a file this step reads"),
+    (["engine.fit.weights", "generate", "--games", "2", "--data", "{tmp}/a.npz", "--data", "{tmp}/b.npz"],
+     "one --data"),
+    (["engine.fit.probcut", "fit", "--positions", "30", "--depth", "3", "--cluster", "local:abc"], "local:N"),
+    (["engine.fit.probcut", "fit", "--positions", "30", "--depth", "3", "--journal", "{tmp}/file/j",
+      "--out", "{tmp}/pc.txt"], "{tmp}/file/j"),
 ])
 def test_real_processes_refuse_bad_values(argv, about, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]
+    about = about.format(tmp=tmp_path)
+    (tmp_path / "file").write_text("a file, not a folder\n")
     r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=60,
                        cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
     assert r.returncode == 2, r.stderr

@@ -116,12 +116,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.cmd == "fit":
         out = Path(args.out)
         try:
+            jobs.Workers(args.cluster, args.workers).close()    # (checks the address, starts nothing)
             fit(args.positions, args.depth, args.seed, out, workers=args.workers, cluster=args.cluster,
                 journal=args.journal)
-        except OSError as e:
-            print(f"error: cannot write {out}: {e}", file=sys.stderr)
+        except OSError as e:    # (the journal's folder, or the table written)
+            where = e.filename if e.filename is not None else out
+            print(f"error: cannot write {where}: {e.strerror or e}", file=sys.stderr)
             return 2
-        except (jobs.JournalError, RuntimeError) as e:
+        except (ValueError, RuntimeError) as e:     # a journal of another run, a bad --cluster
             print(f"error: {e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:

@@ -508,8 +508,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                          "the positions of the --data relabelled by searches, written to --labels; smooth: "
                          "--weights FILE made symmetric and blended into --stages stages; check: the "
                          "errors of each --weights FILE on the held-out games of the --data)")
-    ap.add_argument("--games", type=int, default=50000, help="self-play games (default 50000)")
-    ap.add_argument("--games2", type=int, default=30000,
+    ap.add_argument("--games", type=whole(1, 10 ** 9), default=50000, help="self-play games (default 50000)")
+    ap.add_argument("--games2", type=whole(1, 10 ** 9), default=30000,
                     help="all: games of the second round, played with the first fit (default 30000)")
     ap.add_argument("--depth", type=whole(1, 60), default=None,
                     help="search depth of the self-play (default 6) or of the labels (default 8)")
@@ -546,8 +546,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--solve", type=whole(0, 100000), default=0, metavar="N",
                     help="check: also on N held-out positions of 16-20 empty squares labelled by the "
                          "exact solver (default 0: only the games' results)")
-    ap.add_argument("--ridge", type=float, default=2.0, help="L2 penalty (default 2.0)")
-    ap.add_argument("--iterations", type=int, default=150)
+    ap.add_argument("--ridge", type=number(0, 1e9), default=2.0, help="L2 penalty, 0 or more (default 2.0)")
+    ap.add_argument("--iterations", type=whole(1, 100_000), default=150,
+                    help="fit: iterations of the solver (default 150)")
     ap.add_argument("--data", type=file_name, action="append", default=[],
                     help="games file (.npz) to write (generate) or read (fit; may be repeated)")
     ap.add_argument("--out", type=_output, default=patterns.WEIGHTS,
@@ -588,6 +589,17 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         return _joined([load_data(f) for f in a.data])
 
     weights = a.weights[0] if a.weights else patterns.WEIGHTS
+    # a file written must not be one read as the other kind (the games file replaced by weights)
+    written = {"fit": [("--out", a.out)], "all": [("--out", a.out)],
+               "generate": [("--data", a.data[0] if a.data else None)],
+               "label": [("--labels", a.labels), ("--rest", a.rest)]}.get(a.step, [])
+    read = {"fit": a.data, "all": [], "generate": [weights] if a.evaluation == "patterns" else [],
+            "label": [weights]}.get(a.step, [])
+    for option, out in written:
+        if out is not None and Path(out).resolve() in {Path(f).resolve() for f in read}:
+            ap.error(f"{option} {out} is a file this step reads: it would be replaced")
+    if a.step == "generate" and len(a.data) > 1:
+        ap.error("generate writes one --data file")
     if a.step == "label":
         if not a.data or not a.labels:
             ap.error("label needs --data FILE.npz and --labels FILE.npz")
