@@ -47,7 +47,11 @@ handful of lopsided games the variance estimate is so small that 5 wins
 and a draw already pass the bound), or at ``--max-games`` /
 ``--max-minutes`` (a game still being played at the deadline is dropped,
 not counted).  One progress line
-per game; the summary ends with the exact command.
+per game; the summary ends with the exact command.  ``--ggf-out FILE``
+appends each game to FILE, one GGF game a line: a new file, or one that
+already holds GGF games (anything else, the openings file, a folder or a
+missing folder is refused before the match, as are missing ``--cwd-a`` /
+``--cwd-b`` folders).
 
 Threads: our ``best`` searches on every core the process may run on, so
 ``taskset -c 1`` in both commands gives each one thread on one shared core
@@ -446,6 +450,34 @@ class Match:
                 "names": {k: v.name for k, v in self.engines.items()}}
 
 
+def ggf_out_problem(path, openings):
+    """Why the games cannot be appended to ``path`` (checked before the match), or None: it must
+    be a plain file in a folder that exists and can be written, not the openings file, and if it
+    holds anything, GGF games (an appended text would spoil any other file)."""
+    target = Path(path)
+    if target.is_dir():
+        return "a folder, not a file"
+    if not target.parent.is_dir():
+        return "its folder does not exist"
+    if target.exists():
+        if not target.is_file():
+            return "not a plain file"
+        if target.resolve() == Path(openings).resolve():
+            return "the openings file"
+        try:
+            with open(target, "rb") as f:
+                head = f.read(64)
+        except OSError as e:
+            return e.strerror or str(e)
+        if head and not head.lstrip().startswith(b"(;"):
+            return "not a file of GGF games (one '(;GM[Othello]...;)' a line): games are appended only to one"
+        if not os.access(target, os.W_OK):
+            return "cannot be written"
+    elif not os.access(target.parent, os.W_OK):
+        return "its folder cannot be written"
+    return None
+
+
 def _positive(kind):
     def parse(text):
         try:
@@ -535,6 +567,13 @@ def main(argv=None, out=sys.stdout):
         ap.error(f"--cluster local:N takes N from 1 to 256 (not {args.cluster[6:]!r})")
     if args.min_games is not None and args.max_games is not None and args.min_games > args.max_games:
         ap.error("--min-games above --max-games: no decision could ever be taken")
+    for side, folder in (("a", args.cwd_a), ("b", args.cwd_b)):
+        if folder is not None and not Path(folder).is_dir():
+            ap.error(f"--cwd-{side} {folder}: no such folder")
+    if args.ggf_out is not None:
+        problem = ggf_out_problem(args.ggf_out, args.openings or DEFAULT_OPENINGS)
+        if problem:
+            ap.error(f"--ggf-out {args.ggf_out}: {problem}")
     openings = None
     if args.plies is None:
         try:

@@ -1,7 +1,7 @@
 """A misbehaving NBoard engine for tests/test_sprt.py: ``python fake_nboard.py MODE``.
 
-MODE: ``illegal`` answers every ``go`` with D4 (never empty); ``crash`` exits at its first
-``go``; ``silent`` never answers ``go``.
+MODE: ``illegal`` answers every ``go`` with D4 (never empty); ``long`` with 100,000 letters;
+``crash`` exits at its first ``go``; ``silent`` never answers ``go``.
 """
 import sys
 import time
@@ -33,7 +33,8 @@ def main(mode):
                 sys.exit(3)
             if mode == "silent":
                 time.sleep(30)
-            move = "D4" if mode == "illegal" else notation.square_name(game.position.legal_moves()[0]).upper()
+            move = {"illegal": "D4", "long": "A" * 100_000}.get(mode) or \
+                notation.square_name(game.position.legal_moves()[0]).upper()
             print(f"=== {move}", flush=True)
         elif cmd == "quit":
             break

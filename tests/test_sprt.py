@@ -121,6 +121,36 @@ def test_an_illegal_move_loses(tmp_path):
     assert all(":r]" in g for g in (tmp_path / "g.ggf").read_text().splitlines())
 
 
+def test_a_long_illegal_move_is_shown_cut_short(tmp_path):
+    code, out = match("--engine-a", fake("long"), "--engine-b", nboard("greedy"), "--time", "0.05",
+                      "--max-games", "2")
+    assert code == 0 and out.count("FORFEIT by A: illegal move '" + "A" * 40 + "...'") == 2, out[:2000]
+    assert len(out) < 5000      # (each forfeit line held the engine's whole answer)
+
+
+def test_files_and_folders_that_cannot_serve_are_refused_before_the_match(tmp_path, capsys):
+    """--ggf-out and --cwd-a/-b used to fail with a traceback after the first game (or append
+    games to the openings file, or to any file)."""
+    blob = tmp_path / "weights.bin.gz"
+    blob.write_bytes(b"\x1f\x8b\x08\x00binary")
+    openings = tmp_path / "op.txt"
+    openings.write_text((ROOT / "bench" / "openings.txt").read_text())
+    cases = [(["--ggf-out", str(tmp_path / "missing" / "g.ggf")], "its folder does not exist"),
+             (["--ggf-out", str(tmp_path)], "a folder"),
+             (["--ggf-out", str(openings), "--openings", str(openings)], "the openings file"),
+             (["--ggf-out", str(blob)], "not a file of GGF games"),
+             (["--cwd-a", str(tmp_path / "nowhere")], "--cwd-a"),
+             (["--cwd-b", str(blob)], "--cwd-b")]
+    for extra, why in cases:
+        with pytest.raises(SystemExit) as e:
+            sprt.main(["--ai-a", "greedy", "--ai-b", "random", "--time", "0.01", "--max-games", "2", *extra],
+                      io.StringIO())
+        assert e.value.code == 2
+        assert why in capsys.readouterr().err, extra
+    assert blob.read_bytes() == b"\x1f\x8b\x08\x00binary"
+    assert openings.read_text() == (ROOT / "bench" / "openings.txt").read_text()
+
+
 def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
     code, out = match("--engine-a", nboard("greedy"), "--engine-b", fake("crash"), "--time", "0.05",
                       "--max-games", "2")

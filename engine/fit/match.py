@@ -205,7 +205,8 @@ def play_game(black: Engine, white: Engine, opening: str, time_limit: float, tim
                 sq = None
             if sq is None or sq == PASS or not pos.is_legal(sq):
                 legal = " ".join(notation.square_name(m).upper() for m in pos.legal_moves())
-                forfeit = (pos.turn, f"illegal move {text!r} (legal: {legal})")
+                shown = text if len(text) <= 40 else text[:40] + "..."    # (an engine may send megabytes)
+                forfeit = (pos.turn, f"illegal move {shown!r} (legal: {legal})")
                 break
         assert sq is not None
         game.play(sq)
