@@ -1,5 +1,6 @@
 """Training work on a local pool or a Dask cluster (engine.fit.jobs): the same results for a
 seed wherever they are computed, resumable from a journal after a crash."""
+import json
 import os
 import signal
 import subprocess
@@ -113,6 +114,14 @@ def test_a_damaged_job_file_is_computed_again(tmp_path):
     first = jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
     (tmp_path / "job-000001.json").write_text("{garbage")
     assert jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None) == first
+    # valid JSON of other values (which gave tracebacks, or lost a batch of games), a job's file
+    # under another job's name, a file of the format before the check: each computed again
+    kept = json.loads((tmp_path / "job-000002.json").read_text())
+    for name, content in (("job-000001.json", {"result": None}), ("job-000001.json", {"result": [[1, 2]]}),
+                          ("job-000001.json", dict(kept, result=[])), ("job-000001.json", kept),
+                          ("job-000002.json", {"result": kept["result"]})):
+        (tmp_path / name).write_text(json.dumps(content))
+        assert jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None) == first, content
     with pytest.raises(jobs.JournalError):
         jobs.run(probcut._measure_job, args[:2], workers=1, journal=tmp_path, progress=None)
 

@@ -49,9 +49,12 @@ class JournalError(ValueError):
 
 class Journal:
     """The results of one run's jobs, kept in ``folder`` (made if missing): ``run.json`` names
-    the run (``fingerprint``), ``job-NNNNNN.json`` holds job N's result as JSON."""
+    the run (``fingerprint``), ``job-NNNNNN.json`` holds job N's result as JSON with a check
+    (SHA-256 of the run, N and the result): a file changed since, damaged or not JSON, is
+    computed again (a valid JSON of other values gave tracebacks or lost games)."""
 
     def __init__(self, folder: str | os.PathLike[str], fingerprint: str) -> None:
+        self.fingerprint = fingerprint
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise JournalError(f"{self.folder} is a file, not a journal folder")
@@ -79,13 +82,19 @@ class Journal:
                 index = int(p.stem[4:])
                 if p.stat().st_size > MAX_JOB_FILE:
                     continue
-                out[index] = json.loads(p.read_text(encoding="utf-8"))["result"]
+                kept = json.loads(p.read_text(encoding="utf-8"))
+                if p.name == f"job-{index:06d}.json" and kept["check"] == self._check(index, kept["result"]):
+                    out[index] = kept["result"]
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return out
 
     def put(self, index: int, result: Any) -> None:
-        self._write(self.folder / f"job-{index:06d}.json", {"result": result})
+        self._write(self.folder / f"job-{index:06d}.json", {"result": result, "check": self._check(index, result)})
+
+    def _check(self, index: int, result: Any) -> str:
+        text = json.dumps([self.fingerprint, index, result], sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def _write(self, path: Path, value: Any) -> None:
         files.write_whole(path, json.dumps(value).encode("utf-8"))
