@@ -218,7 +218,11 @@ def write_openings(path, openings, args_text):
 def read_openings(path):
     """The transcripts of an openings file (``#`` starts a comment); each is checked legal."""
     out = []
-    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not a text file of openings ({e.reason} at byte {e.start})") from None
+    for i, line in enumerate(text.splitlines(), 1):
         text = line.split("#", 1)[0].strip()
         if not text:
             continue
@@ -478,16 +482,28 @@ def ggf_out_problem(path, openings):
     return None
 
 
-def _positive(kind):
+def _positive(kind, most=1e6):
+    """A ``type=``: a finite number above 0 and at most ``most``."""
     def parse(text):
         try:
             v = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not v > 0:
-            raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+        if not 0 < v <= most:      # (NaN and inf too)
+            raise argparse.ArgumentTypeError(f"must be above 0 and at most {most:g}: {text}")
         return v
     return parse
+
+
+def _finite(text):
+    """A ``type=``: a finite number (an Elo, a probability)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number: {text}")
+    return v
 
 
 def main(argv=None, out=sys.stdout):
@@ -500,13 +516,13 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--ai-b", metavar="NAME", default=None, help="engine B likewise")
     ap.add_argument("--cwd-a", default=None, help="directory engine A starts in")
     ap.add_argument("--cwd-b", default=None, help="directory engine B starts in")
-    ap.add_argument("--time", type=_positive(float), default=0.5, help="the engines' seconds per move (default 0.5)")
+    ap.add_argument("--time", type=_positive(float, 3600), default=0.5, help="the engines' seconds per move (default 0.5)")
     ap.add_argument("--timeout", type=_positive(float), default=None,
                     help="seconds after which an unanswered 'go' loses the game (default 2 x time + 1)")
-    ap.add_argument("--elo0", type=float, default=0.0)
-    ap.add_argument("--elo1", type=float, default=20.0)
-    ap.add_argument("--alpha", type=float, default=0.05)
-    ap.add_argument("--beta", type=float, default=0.05)
+    ap.add_argument("--elo0", type=_finite, default=0.0)
+    ap.add_argument("--elo1", type=_finite, default=20.0)
+    ap.add_argument("--alpha", type=_finite, default=0.05)
+    ap.add_argument("--beta", type=_finite, default=0.05)
     ap.add_argument("--max-games", type=_positive(int), default=None)
     ap.add_argument("--max-minutes", type=_positive(float), default=None)
     ap.add_argument("--min-games", type=_positive(int), default=None,
@@ -517,7 +533,7 @@ def main(argv=None, out=sys.stdout):
                     help="random openings of this many plies instead of a file (with --make-openings: "
                          "the openings' length, default 8)")
     ap.add_argument("--seed", type=int, default=1, help="order of the openings (or the random openings)")
-    ap.add_argument("--workers", type=_positive(int), default=1,
+    ap.add_argument("--workers", type=_positive(int, 256), default=1,
                     help="game pairs played at once on this machine, each with its own two engines "
                          "(default 1: one game at a time, the engines kept from game to game)")
     ap.add_argument("--cluster", default=None, metavar="ADDRESS",

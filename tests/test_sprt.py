@@ -140,7 +140,10 @@ def test_files_and_folders_that_cannot_serve_are_refused_before_the_match(tmp_pa
              (["--ggf-out", str(openings), "--openings", str(openings)], "the openings file"),
              (["--ggf-out", str(blob)], "not a file of GGF games"),
              (["--cwd-a", str(tmp_path / "nowhere")], "--cwd-a"),
-             (["--cwd-b", str(blob)], "--cwd-b")]
+             (["--cwd-b", str(blob)], "--cwd-b"),
+             (["--openings", str(blob)], "not a text file of openings"),
+             (["--workers", "1000"], "at most 256"), (["--time", "inf"], "--time"),
+             (["--elo1", "1e309"], "finite"), (["--alpha", "nan"], "finite")]
     for extra, why in cases:
         with pytest.raises(SystemExit) as e:
             sprt.main(["--ai-a", "greedy", "--ai-b", "random", "--time", "0.01", "--max-games", "2", *extra],

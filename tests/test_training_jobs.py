@@ -248,6 +248,7 @@ def _bad_data_files(tmp_path):
         "overlap": dict(data, O=data["O"] | data["P"]),
         "nan": dict(data, label=np.full_like(data["label"], np.nan)),
         "far": dict(data, label=data["label"] + 100),
+        "mobility": dict(data, mp=np.full_like(data["mp"], 32000)),
     }.items():
         buf = io.BytesIO()
         np.savez(buf, **columns)

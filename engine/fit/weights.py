@@ -478,8 +478,8 @@ def load_data(path: Union[str, Path]) -> Data:
     for key in ("label", "result"):
         if key in data and not (np.isfinite(data[key]) & (np.abs(data[key]) <= 64)).all():
             raise refuse(f"a {key} that is not a number of discs from -64 to 64")
-    if ((data["mp"] < 0) | (data["mo"] < 0)).any():
-        raise refuse("a negative count of legal moves")
+    if ((data["mp"] < 0) | (data["mo"] < 0) | (data["mp"] > 64) | (data["mo"] > 64)).any():
+        raise refuse("a count of legal moves below 0 or above 64")
     return data
 
 
