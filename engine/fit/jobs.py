@@ -247,6 +247,20 @@ def one_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def run_main(main: Callable[[], int]) -> None:
+    """``sys.exit(main())`` for a command: a Ctrl+C before ``main`` handles its own (while numpy
+    loads) says ``interrupted`` and exits 130; one while Python ends (a local cluster's threads
+    are joined then) changes nothing: the run is over (it used to end the program by the signal)."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
 def dask_setup(worker: Any) -> None:
     """Run by each worker process of a ``local:N`` cluster as it starts (Dask's preload): Ctrl+C
     is ignored there, also in a worker Dask starts again later (the program closes its cluster

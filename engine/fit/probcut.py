@@ -140,9 +140,4 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except KeyboardInterrupt:   # before the work: while numpy or the engine loads
-        print("interrupted", file=sys.stderr)
-        code = 130
-    sys.exit(code)
+    jobs.run_main(main)

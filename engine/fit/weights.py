@@ -671,9 +671,4 @@ def _steps(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except KeyboardInterrupt:   # before the work: while numpy or the engine loads
-        print("interrupted", file=sys.stderr)
-        code = 130
-    sys.exit(code)
+    jobs.run_main(main)
