@@ -13,6 +13,7 @@ from engine import Game, Position, book, patterns, procgroup, strategies
 from engine.__main__ import main
 from engine.book import BookError, LearnedBook, canonical, canonical_form, transform
 from engine.notation import square_name
+from peertools import default_sigint
 
 needs_search = pytest.mark.skipif(strategies.compiled is None or not patterns.install(),
                                   reason="building a book needs the compiled search and the pattern weights")
@@ -173,7 +174,8 @@ def test_two_quick_ctrl_cs_on_two_workers_save_the_book_and_end_cleanly(tmp_path
         out = tmp_path / f"b{k}.bin.gz"
         proc = subprocess.Popen([sys.executable, "-m", "engine", "book", "build", "--out", str(out), "--depth", "8",
                                  "--plies", "20", "--width", "8", "--positions", "0", "--workers", "2"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **procgroup.NEW_GROUP)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **procgroup.NEW_GROUP,
+                                preexec_fn=default_sigint)
         try:
             first = proc.stdout.readline()    # "building ...": then the workers start and search
             time.sleep(1.5)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Game
+from peertools import default_sigint
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("sprt", ROOT / "bench" / "sprt.py")
@@ -232,7 +233,7 @@ def test_a_ctrl_c_at_any_moment_of_the_start_ends_the_run_without_a_traceback(tm
     for delay in (0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5):
         p = subprocess.Popen([sys.executable, "-X", "importtime", str(script), "--ai-a", "greedy", "--ai-b", "random",
                               "--time", "0.01", "--max-games", "4"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
         for line in p.stderr:
             if line.rstrip().endswith("| site"):
                 break
