@@ -436,6 +436,8 @@ TEXTS = {
                        "ssh -X）、--gui を付けずに端末で対局してください。"),
     "records_differ": (REASONS["records_differ"],
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
+    "not_my_ply": (REASONS["not_my_ply"],
+                   "棋譜が {n} 手目に {colour} の手として {square} を打っていますが、{colour} はその手を打っていません"),
     "bad_record": ("the game record on the board is damaged and was not used: {reason}",
                    "伝言台の棋譜が壊れているので使いませんでした: {reason}"),
     "record_untrusted": ("The record of game {id} on the board cannot be trusted: {reason}. It was set aside "

@@ -2,7 +2,7 @@
 Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
 from typing import TYPE_CHECKING, NoReturn
 
-from engine import IllegalMove, Position, notation, strategies
+from engine import Position, notation, strategies
 
 from ..players import EndOfInput, Line, normalise
 from ..protocol import SAY_LIMIT
@@ -123,12 +123,10 @@ class Commands(State):
             return self.say("already_over")
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
-        try:
-            pos.play(cmd)
-            sq = notation.parse_square(cmd, pos.size)
-        except IllegalMove as e:
-            return self.say("bad_move", move=cmd, reason=Reason.illegal(e, cmd, pos.size), legal=self._legal_text())
-        self._commit(sq)
+        verdict = self.match_now.judge(cmd, self.colour)
+        if verdict.square is None:
+            return self.say("bad_move", move=cmd, reason=verdict.reason, legal=self._legal_text())
+        self._commit(verdict.square)
 
     def _hint(self: "Session", pos: Position) -> tuple[Hint, ...]:
         """The best moves and the disc difference each leads to, and whether that is exact (solved
@@ -155,12 +153,14 @@ class Commands(State):
         """``bye`` (G5): we leave, the game stays unfinished and can be resumed (exit code 5 when
         the board is gone: nothing could be said or written)."""
         gone = self.board.problem in AWAY
+        ms = None
         if self.game is not None and self.mode is not None:
-            self._count_my_turn()
+            ms = self._count_my_turn()
             self._say_times()
         try:
-            if not gone:
-                self._control("bye", retry=False)
+            if not gone:    # (with the time of our turn under way: both sides count it, D7)
+                fields: dict[str, object] = {} if ms is None else {"t": ms}
+                self._control("bye", retry=False, **fields)
         finally:
             self.say("bye")
         raise Leave(5 if gone else 0)

@@ -10,10 +10,9 @@ from comm.text import visible
 from engine import Shape
 
 from ..players import Player
-from ..protocol import NAME_LIMIT, Msg
+from ..protocol import NAME_LIMIT, Msg, parse_used
 from ..record import Records
 from .classic import Classic
-from .clocks import Clocks
 from .commands import Commands
 from .events import Event, Listener, Reason
 from .garbage import Garbage
@@ -63,7 +62,6 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.my_name = name or player.default_name
         self.name_given = name is not None     # else a resumed game keeps our name from its record
         self.them = Opponent(name=self.other)
-        self.clocks = Clocks()
         self.recorded_name = None       # our name in the record of the game we resume
         if shape is not None and size is not None and shape.size != size:
             raise ValueError(f"--size {size} and --shape {shape} ({shape.size}x{shape.size}) disagree")
@@ -82,7 +80,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.board = board
         self.records = Records(folder, self.secret)
         self.mode = None            # "full" after a handshake, "classic" without one
-        self.game = None
+        self.match = None
         self.record = None
         self.gid = None
         self.prompted = False
@@ -137,10 +135,12 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         if k == "say":
             return self.say("chat", name=self.them.name, text=msg.get("text"))
         if k == "resign":
-            return self._they_resigned()
+            return self._they_resigned(msg)
         if k == "result":
             return self._their_result(msg)
         if k == "bye":
+            # D7: the time of its turn under way, when it was to move, is its own (both count it)
+            self.match_now.leave(1 - self.colour, parse_used(msg.get("t")), time.monotonic())
             self.them.left()
             self.player.rest()      # no pondering on a position the opponent left
             return self.say("left", name=self.them.name)
@@ -183,7 +183,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.say("game_on", black=names["black"], white=names["white"], size=self.size, shape=self.shape_now)
             if any(self.clocks.ms):
                 self._say_times()       # D7: the clocks go on from before the restart
-            self.clocks.start()
+            self.clocks.start(time.monotonic())
             self._show()
             return self._play()
         except Leave as e:

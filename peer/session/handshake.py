@@ -386,12 +386,14 @@ class Handshake(State):
                 self._new_game_asked()
             self.send(self._hello())  # answer a (re)started white
             return False
+        if theirs is not None and not self._transcript_ok(msg, theirs, strict):
+            return False
         self.mode = "full"
         self._refresh_names()
-        if theirs is not None and not self._adopt(theirs):
-            self._conflict()
+        if theirs is not None:
+            self._adopt(theirs)
         self._take_clock(msg)
-        self.them.bound_run = msg.run
+        self._bind(msg.run)
         return True
 
     def _accept_black(self: "Session", msg: Msg, strict: bool) -> None:
@@ -420,13 +422,36 @@ class Handshake(State):
                 self._abandon(self.record_now, self.other)  # H5: black started a new game instead
             self.asked_new = None
             self._start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
+        if theirs is not None and not self._transcript_ok(msg, theirs, strict):
+            return
         self.mode = "full"
         self._refresh_names()
-        if theirs is not None and not self._adopt(theirs):
-            self._conflict()
+        if theirs is not None:
+            self._adopt(theirs)
         self._take_clock(msg)
-        self.them.bound_run = msg.run
+        self._bind(msg.run)
         self.send(self._hello("welcome"))
+
+    def _transcript_ok(self: "Session", msg: Msg, theirs: Game, strict: bool) -> bool:
+        """H5: the other side's transcript may be taken (``Match.adoption``): one that is not a
+        prefix of ours nor continues it is a conflict (``refuse``, stop); one that plays a ply of
+        ours we did not make is refused as a greeting that fails a check (H4)."""
+        reason = self.match_now.adoption(theirs).reason
+        if reason is None:
+            return True
+        if reason.code == "records_differ":
+            self._conflict()
+        self._bad_greeting(msg, (reason.code, dict(reason.fields)), strict)
+        return False
+
+    def _bind(self: "Session", run: str) -> None:
+        """H8: the game is bound to ``run``; a new run of the opponent on its turn has had its turn
+        since now (its restart's own clock starts so too: both show the same thinking time)."""
+        match = self.match
+        if self.them.bound_run is not None and run != self.them.bound_run and match is not None \
+                and match.to_move() == 1 - self.colour:
+            match.clocks.start(time.monotonic())
+        self.them.bound_run = run
 
     def _restart(self: "Session", msg: Msg) -> None:
         """A ``hello`` from the opponent's new run: the handshake rules again, then the game is rebound."""

@@ -4,12 +4,12 @@ import time
 from typing import TYPE_CHECKING
 
 from comm.text import visible
-from engine import BLACK, PASS, WHITE, IllegalMove, notation
+from engine import PASS, notation
 
 from .. import protocol
+from ..match import Termination
 from ..players import External
-from ..protocol import Msg
-from ..record import ENDED, RESIGNED
+from ..protocol import Msg, parse_used
 from .events import Reason
 from .leave import Leave
 from .state import State
@@ -28,9 +28,8 @@ class Moves(State):
         """Play ``move`` on our board and save the record; ``ms``: the mover's thinking time in
         milliseconds (None: measured here, from when the turn began).  Our own time used is kept
         on the board too (D7)."""
-        pos = self.game_now.position
-        self.clocks.passed(pos.turn, self.clocks.thinking_ms() if ms is None else ms)
-        self.game_now.play(move)
+        now = time.monotonic()
+        self.match_now.play(move, self.clocks.thinking_ms(now) if ms is None else ms, now)
         self._save()
         if by_me:
             self._save_clock()
@@ -39,7 +38,7 @@ class Moves(State):
         pos = self.game_now.position
         if pos.must_pass():
             self.say("you_pass")
-            ms = self.clocks.thinking_ms()     # sent, so that both sides count the same (D7)
+            ms = self.clocks.thinking_ms(time.monotonic())     # sent, so that both sides count the same (D7)
             self._apply(PASS, True, ms)
             if self.mode == "full":
                 self.send(protocol.move("pass", len(self.game_now.moves), ms))
@@ -59,7 +58,7 @@ class Moves(State):
         """G1: apply our move, save the record, then send it, with ``think_ms`` (None: the time
         since our turn began), the figure both sides add to our time used (D7)."""
         if think_ms is None:
-            think_ms = self.clocks.thinking_ms()
+            think_ms = self.clocks.thinking_ms(time.monotonic())
         self._apply(move, True, think_ms)
         text = notation.square_name(move, self.game_now.size)
         if self.mode == "full":
@@ -81,23 +80,14 @@ class Moves(State):
         if self.them.left_at:
             self.them.left_at = None
             self.say("back", name=self.them.name)
-        pos = self.game_now.position
         text = msg.get("square")
-        n = msg.fields.get("n")
-        expected = len(self.game_now.moves) + 1
-        if n is not None:
-            if n < expected:
-                log.info("duplicate move %s #%d ignored", text, n)
-                return
-            if n > expected:
-                return self._refuse(msg.text, Reason.own("missing", n=n, expected=expected))
-        if pos.is_game_over() or pos.turn == self.colour:
-            return self._refuse(msg.text, Reason.own("out_of_turn"))
-        try:
-            pos.play(text)
-        except IllegalMove as e:
-            return self._refuse(msg.text, Reason.illegal(e, text, pos.size))
-        sq = notation.parse_square(text, pos.size)
+        verdict = self.match_now.judge(text, 1 - self.colour, msg.fields.get("n"))
+        if verdict.duplicate:
+            log.info("duplicate move %r ignored", visible(msg.text, 40))
+            return
+        if verdict.square is None:
+            return self._refuse(msg.text, verdict.reason or Reason.own("out_of_turn"))
+        sq = verdict.square
         if self.stats and self.sent_at is not None:
             overhead = (time.monotonic() - self.sent_at) * 1000 - msg.get("t", 0)
             with open(self.stats, "a", encoding="ascii") as f:
@@ -118,22 +108,25 @@ class Moves(State):
 
     # -- the end (G4, G6) -------------------------------------------------------------------
     def _ended(self: "Session") -> bool:
-        """Whether the game has ended: no legal move for either side, or a resignation (G4)."""
-        return self.record_now.status in ENDED or self.game_now.position.is_game_over()
+        """Whether the game has ended (G4: ``Match.outcome``)."""
+        return self.match_now.ended
 
     def _resign(self: "Session") -> None:
-        self._count_my_turn()
-        self.record_now.status, self.record_now.result = RESIGNED, f"{self.me} resigned"
+        """We resign; the time of our turn under way is ours (D7), sent with ``resign``."""
+        now = time.monotonic()
+        self.match_now.resign(self.colour, self.clocks.thinking_ms(now), now)
         self._save()
+        self._save_clock()
         self.say("you_resigned")
         if self.mode != "full":
             self.say("classic_not_told", other=self.other)
         # _finish sends ``resign`` (and sends it again to a restarted opponent, G6)
 
-    def _they_resigned(self: "Session") -> None:
-        if self.record_now.status == RESIGNED:
-            return          # said again after a restart (G6): already recorded
-        self.record_now.status, self.record_now.result = RESIGNED, f"{self.other} resigned"
+    def _they_resigned(self: "Session", msg: Msg) -> None:
+        """G4: the opponent resigns; its ``t``, the time of its turn under way, is added to its time
+        used when it was to move (D7).  Said again after a restart (G6), or after the end: nothing."""
+        if not self.match_now.resign(1 - self.colour, parse_used(msg.get("t")), time.monotonic()):
+            return
         self._save()
         self.say("they_resigned", name=self.them.name)
 
@@ -142,19 +135,16 @@ class Moves(State):
         if self.end_shown:
             return
         self.end_shown = True
-        pos = self.game_now.position
-        b, w = pos.discs()
-        winner: int | None      # (None: a draw)
-        if self.record_now.status == RESIGNED:
-            if self.resumed_end:
-                self.say("ended_resigned", id=self.gid, result=self.record_now.result)
-            winner = WHITE if self.record_now.result.startswith("black") else BLACK
-        else:
-            winner = pos.winner()
+        outcome = self.match_now.outcome
+        assert outcome is not None, "the game has not ended"
+        b, w = outcome.discs
         names = (self.record_now.black, self.record_now.white)
+        winner = outcome.winner     # (None: a draw)
         verdict = {"winner": winner, "winner_name": names[winner] if winner is not None else ""}
-        if self.record_now.status == RESIGNED:
-            self.say("over_resigned", result=self.record_now.result, b=b, w=w, **verdict)
+        if outcome.termination is Termination.RESIGNATION:
+            if self.resumed_end:
+                self.say("ended_resigned", id=self.gid, result=outcome.result)
+            self.say("over_resigned", result=outcome.result, b=b, w=w, **verdict)
         else:
             self.say("over", b=b, w=w, **verdict)
         self._say_times()
@@ -166,8 +156,10 @@ class Moves(State):
 
     def _send_end(self: "Session") -> None:
         """G4: our end of the game: ``resign`` if we resigned, then ``result`` (numbered form)."""
-        if self.record_now.status == RESIGNED and self.record_now.result.startswith(self.me):
-            self._control("resign")
+        match = self.match_now
+        if match.resigned == self.colour:
+            fields: dict[str, object] = {} if match.resign_ms is None else {"t": match.resign_ms}
+            self._control("resign", retry=True, **fields)
         b, w = self.game_now.position.discs()
         self._control("result", black=b, white=w, game=self.gid)
 

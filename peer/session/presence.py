@@ -2,7 +2,6 @@
 import time
 from typing import TYPE_CHECKING
 
-from ..record import ENDED
 from .leave import Leave
 from .state import State
 
@@ -22,9 +21,8 @@ class Presence(State):
         """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
         told = None
         while not self.stop.wait(0.2):
-            game, rec = self.game, self.record     # (read once: the main thread may replace them)
-            mine = game is not None and rec is not None and self.mode is not None and rec.status not in ENDED \
-                and game.position.turn == self.colour and not game.position.is_game_over()
+            match = self.match     # (read once: the main thread may replace it)
+            mine = match is not None and self.mode is not None and match.my_turn()
             state = "thinking" if mine else "waiting"
             if state != told:
                 told = state

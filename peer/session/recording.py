@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 from comm import fsops
 from engine import BLACK, PASS, Game, Shape, notation
 
+from ..match import Match, resigner
 from ..protocol import NAME_LIMIT, replay, shape_code
-from ..record import ABANDONED, ENDED, PLAYING, REFUSED, Damaged, Record, Unusable, Untrusted
+from ..record import ABANDONED, ENDED, PLAYING, REFUSED, RESIGNED, Damaged, Record, Unusable, Untrusted
 from .leave import Leave
 from .trouble import UNWRITABLE
 from .state import State
@@ -40,10 +41,9 @@ class Recording(State):
         r = self.record_now
         r.moves = self.game_now.transcript(passes=True)
         r.mode = self.mode or "full"
-        pos = self.game_now.position
-        if pos.is_game_over() and r.status == PLAYING:
-            b, w = pos.discs()
-            r.status, r.result = "over", f"{b}-{w}"
+        outcome = self.match_now.outcome
+        if outcome is not None and r.status in (PLAYING, *ENDED):
+            r.status, r.result = outcome.status, outcome.result
         try:
             self.records.save(r)
             self.save_failed = None
@@ -69,15 +69,18 @@ class Recording(State):
         except (OSError, ValueError) as e:
             log.warning("could not note the time used in game %s: %s", self.gid, e)
 
-    def _count_my_turn(self: "Session") -> None:
-        """Leaving or resigning on our turn: the time this turn has taken is ours too (D7), noted
-        on the board before the times are said (a restart continues from it)."""
-        if self.game is None or self.gid is None:
-            return
-        pos = self.game.position
-        if pos.turn == self.colour and not pos.is_game_over():
-            self.clocks.passed(self.colour, self.clocks.thinking_ms())
-            self._save_clock()
+    def _count_my_turn(self: "Session") -> int | None:
+        """Leaving on our turn: the time this turn has taken is ours too (D7), noted on the board
+        before the times are said (a restart continues from it); the milliseconds counted (None:
+        not our turn)."""
+        match = self.match
+        if match is None or self.gid is None or not match.my_turn():
+            return None
+        now = time.monotonic()
+        ms = match.clocks.thinking_ms(now)
+        match.leave(self.colour, ms, now)
+        self._save_clock()
+        return ms
 
     def _budget(self: "Session") -> None:
         """A budget for the whole game (``--game-time``) is what is left of it after the time this
@@ -285,10 +288,18 @@ class Recording(State):
         self.gid = gid
         self.size = board.size
         self.shape = board
-        self.game = replay(moves, board) if moves else Game(board.size, board.start())
-        self.acked = self.end_shown = False
         if old is None:
             old = self._load(gid) if gid else None
+        going = self.match is not None and self.match.clocks.turn_since is not None
+        # D6: a game that goes on from no plies under the id of a record not used: the opponent's
+        # transcript may bring this side's plies too (H5)
+        recovering = not moves and self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid
+        self.match = Match(self.colour, board, replay(moves, board) if moves else None,
+                           resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
+                           recovering=recovering)
+        if going:
+            self.match.clocks.start(time.monotonic())     # a new game in place of the one on
+        self.acked = self.end_shown = False
         self.resumed_end = old is not None and old.status in ENDED
         # the names the record knows (our --name, if given, replaces ours); a colour is no name, only
         # what a side wrote for the other before it knew its name
@@ -314,18 +325,14 @@ class Recording(State):
         if anew and noted:
             self._save_clock()
 
-    def _adopt(self: "Session", theirs: Game) -> bool:
-        """Take the other side's game when ours is a prefix of it; False if they conflict (H5).
+    def _adopt(self: "Session", theirs: Game) -> None:
+        """Take the other side's game when it continues ours (H5; judged already: ``Match.adoption``).
         The plies taken are announced as moves are (H5b): this side did not see them played."""
-        ours = self.game_now.moves
-        if theirs.moves[:len(ours)] == ours:
-            if len(theirs.moves) > len(ours):
-                self._announce_adopted(theirs, len(ours))
-                self.game = theirs
-                self._save()
-                self._show()
-            return True
-        return ours[:len(theirs.moves)] == theirs.moves
+        start = self.match_now.plies
+        if self.match_now.adopt(theirs).taken:
+            self._announce_adopted(theirs, start)
+            self._save()
+            self._show()
 
     def _announce_adopted(self: "Session", theirs: Game, start: int) -> None:
         """H5b: each ply of ``theirs`` from ``start`` on, as the opponent's greeting has it."""

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import comm
 from engine import Game, Shape
 
+from ..match import Clocks, Match
 from ..players import Player
 from ..protocol import Msg
 from ..record import Record, Records
-from .clocks import Clocks
 from .events import Listener
 from .garbage import Garbage
 from .keeping import Keeping
@@ -31,7 +31,6 @@ class State:
     name_given: bool            # else a resumed game keeps our name from its record
     recorded_name: str | None   # our name in the record of the game we resume
     them: Opponent
-    clocks: Clocks
     size: int | None            # the board's, once known
     want_size: int | None       # the size asked for on the command line, if any
     shape: Shape | None         # the board's, once known (its size is ``size``)
@@ -46,7 +45,7 @@ class State:
     board: comm.Board
     records: Records
     mode: str | None            # "full" after a handshake, "classic" without one
-    game: Game | None
+    match: Match | None         # the game being played: its plies, clocks and end (``peer.match``)
     record: Record | None
     gid: str | None
     prompted: bool
@@ -64,10 +63,27 @@ class State:
     garbage: Garbage            # tells what comm set aside on the board
 
     @property
+    def game(self) -> Game | None:
+        """The plies of the game being played, or None before there is one."""
+        match = self.match
+        return match.game if match is not None else None
+
+    @property
     def game_now(self) -> Game:
         """The game being played: for the rules that run only once there is one."""
-        assert self.game is not None, "no game yet"
-        return self.game
+        return self.match_now.game
+
+    @property
+    def match_now(self) -> Match:
+        """The game being played (as ``game_now``)."""
+        assert self.match is not None, "no game yet"
+        return self.match
+
+    @property
+    def clocks(self) -> Clocks:
+        """The time each side has used in the game being played (none before there is one)."""
+        match = self.match
+        return match.clocks if match is not None else Clocks()
 
     @property
     def shape_now(self) -> Shape:

@@ -8,7 +8,7 @@ from comm.text import visible
 from engine import PASS, Game, Position
 
 from ..protocol import NAME_LIMIT
-from ..record import ENDED, PLAYING, Record
+from ..record import PLAYING, Record
 from .state import State
 
 if TYPE_CHECKING:
@@ -117,17 +117,17 @@ class Viewing(State):
 
     def view(self: "Session") -> View:
         """The session now, for a face (safe to call from another thread)."""
-        game, record = self.game, self.record
+        match = self.match      # (read once: the main thread may replace it)
+        game = match.game if match is not None else None
+        outcome = match.outcome if match is not None else None
         now = time.monotonic()
         moves, pos, flipped = played(game) if game is not None and self.mode is not None else ((), None, 0)
         sides: list[Side] = []
         mine_kind, clock = self.player.kind, self.player.clock
-        turn_since = self.clocks.turn_since
+        clocks = match.clocks if match is not None else None
+        turn_since = clocks.turn_since if clocks is not None else None
         since = now - turn_since if turn_since is not None else None
-        on_turn = pos.turn if pos is not None and not pos.is_game_over() else None
-        ended = record is not None and record.status in ENDED
-        if ended:
-            on_turn = None
+        on_turn = match.to_move() if match is not None and pos is not None else None
         for colour in (0, 1):
             me = colour == self.colour
             name = self.my_name if me else self.them.name
@@ -143,12 +143,12 @@ class Viewing(State):
                     state, secs = "left", now - self.them.left_at
             sides.append(Side(
                 name=visible(name, NAME_LIMIT), kind=mine_kind if me else self.them.kind, me=me, state=state,
-                since=secs, used=self.clocks.used[colour],
+                since=secs, used=clocks.used[colour] if clocks is not None else 0.0,
                 left=clock.left if me and clock is not None else None,
                 per_move=clock.per_move if me and clock is not None and clock.left is None else None))
         gid, ply, hints = self.hints
         return View(colour=self.colour, size=self.size or 8, position=pos, moves=moves,
                     flipped=flipped, sides=(sides[0], sides[1]),
                     show_legal=on_turn == self.colour and mine_kind == "human",
-                    result=record.result if record is not None and ended else "",
+                    result=outcome.result if outcome is not None and pos is not None else "",
                     hints=hints if pos is not None and (gid, ply) == (self.gid, len(moves)) else ())
