@@ -304,15 +304,17 @@ class Records:
             rec = Record.parse(text)
             return self._trust(rec, gid)
         except Unusable as e:
-            e.board = rec.board() if rec is not None else None  # the board it claims: a guess for the game that goes on (D6)
+            # the board it claims: a guess for the game that goes on (D6), never an untrusted one's
+            e.board = rec.board() if rec is not None and not isinstance(e, Untrusted) else None
             e.text = text           # what was judged: set aside only while it is still that (D6)
             raise
 
     def _trust(self, rec: Record, gid: str) -> Record:
-        if rec.id != gid:
-            raise Damaged("rec_other_id", id=rec.id, name=gid)
+        # the signature first (D4): nothing of a record that fails it is used, not even as damaged
         if self.secret:
             rec.check_mac(self.secret)
+        if rec.id != gid:
+            raise Damaged("rec_other_id", id=rec.id, name=gid)
         rec.verify()
         return rec
 

@@ -1,0 +1,346 @@
+"""The match core (``peer.match``): plies judged once, the clocks, the end, and which plies a
+transcript from the other side may bring; then the same rules through a session in-process.
+
+The state machine drives a ``Match`` with what a hostile opponent or a third writer could make
+arrive (any ply with any number, any transcript that replays, resignations, leaving) and what
+this side does (its own legal plies): whatever arrives, the game holds only plies this side made
+or that the opponent made on its turn, on the board it started on, and it ends only by the rules.
+"""
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from engine import BLACK, PASS, WHITE, Game, Shape, square_name
+from peer import protocol
+from peer.match import Match, Outcome, Termination, resigner
+
+from peerfakes import Exhausted, session
+
+STATEFUL = settings(derandomize=True, database=None, deadline=None, max_examples=150, stateful_step_count=40,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def game_of(transcript, size=8):
+    return protocol.replay(transcript, Shape.square(size))
+
+
+# -- the rules, one at a time ------------------------------------------------------------------
+
+def test_a_ply_is_judged_in_the_order_of_g2():
+    m = Match(WHITE, Shape.square(8))
+    assert m.judge("f5", BLACK, 1).square is not None
+    assert m.judge("f5", BLACK, 0).duplicate
+    assert m.judge("f5", BLACK, 3).reason.code == "missing"
+    assert m.judge("f5", WHITE, 1).reason.code == "out_of_turn"       # the turn before the square
+    assert m.judge("a1", BLACK, 1).reason.code == "illegal_flips_nothing"
+    assert m.judge("i9", BLACK).reason.code == "illegal_off_board"
+    assert m.judge("pass", BLACK).reason.code.startswith("illegal_")
+
+
+def test_the_end_is_one_outcome():
+    m = Match(BLACK, Shape.square(4))
+    assert m.outcome is None and m.my_turn()
+    game = Game(4, Shape.square(4).start())
+    while not game.position.is_game_over():
+        game.play(game.position.legal_moves()[0] if game.position.legal_moves() else PASS)
+    m = Match(BLACK, Shape.square(4), game)
+    out = m.outcome
+    assert out.termination is Termination.NO_MOVES and out.status == "over"
+    assert out.result == "%d-%d" % game.position.discs() and out.winner == game.position.winner()
+    assert not m.my_turn() and m.to_move() is None
+
+
+def test_a_resignation_names_the_winner_and_counts_the_turn_under_way():
+    m = Match(BLACK, Shape.square(8))
+    m.clocks.start(100.0)
+    assert m.resign(BLACK, 2500, 102.5)
+    assert m.outcome == Outcome(Termination.RESIGNATION, WHITE, (2, 2))
+    assert m.outcome.result == "black resigned" and resigner("black resigned") == BLACK
+    assert m.clocks.ms == (2500, 0) and m.resign_ms == 2500
+    assert not m.resign(WHITE, 100, 103.0) and m.outcome.winner == WHITE       # once
+    # a resignation on the other side's turn: the resigner's time does not grow
+    m = Match(WHITE, Shape.square(8))
+    assert m.resign(WHITE, 4000, 1.0) and m.clocks.ms == (0, 0) and m.resign_ms is None
+
+
+def test_the_winners_ply_that_crossed_the_resignation_is_still_applied():
+    """G6: a move that arrives after the receiver's own resignation is applied as usual; the
+    resigner's own plies are not."""
+    m = Match(WHITE, Shape.square(8))
+    m.resign(WHITE, 0, 0.0)         # white resigns on black's turn
+    v = m.judge("f5", BLACK, 1)
+    assert v.square is not None
+    m.play(v.square, 10, 1.0)
+    assert m.outcome.termination is Termination.RESIGNATION and m.outcome.winner == BLACK
+    assert m.judge("d6", WHITE, 2).reason.code == "out_of_turn"
+
+
+def test_clocks_count_what_the_movers_say_and_leaving_counts_the_turn_under_way():
+    m = Match(BLACK, Shape.square(8))
+    m.clocks.start(10.0)
+    assert m.clocks.thinking_ms(11.25) == 1250
+    m.play(m.judge("f5", BLACK).square, 1250, 11.25)
+    m.play(m.judge("d6", WHITE).square, 700, 12.0)      # white's own figure, not ours
+    assert m.clocks.ms == (1250, 700)
+    m.leave(WHITE, 5000, 13.0)                          # not white's turn: nothing counted
+    m.leave(BLACK, 3000, 15.0)
+    assert m.clocks.ms == (4250, 700) and m.clocks.thinking_ms(15.5) == 500
+
+
+def test_a_transcript_may_bring_the_other_sides_plies_and_forced_passes_only():
+    m = Match(WHITE, Shape.square(8), game_of("f5"))
+    assert m.adopt(game_of("f5")).taken == 0
+    assert m.adopt(game_of("")).taken == 0                          # ours continues it
+    assert m.adopt(game_of("d3")).reason.code == "records_differ"
+    v = m.adopt(game_of("f5d6c3"))                                  # d6 is white's: not white's doing
+    assert v.reason.code == "not_my_ply" and "d6" in v.reason.english and "white's move 2" in v.reason.english
+    assert m.transcript() == "f5"
+    m = Match(BLACK, Shape.square(8), game_of("f5"))
+    assert m.adopt(game_of("f5d6")).taken == 1 and m.transcript() == "f5d6"
+    # a forced pass of ours is the rules', not a choice: taken
+    ours, theirs = _a_forced_pass(BLACK)
+    m = Match(BLACK, Shape.square(8), ours)
+    assert m.adopt(theirs).taken == len(theirs.moves) - len(ours.moves) >= 1
+
+
+def test_a_side_that_lost_its_record_takes_its_own_plies_back_once():
+    """D6: a side going on from no plies under the id of a record set aside takes the plies the
+    opponent's transcript brings, its own included; once."""
+    m = Match(WHITE, Shape.square(8), recovering=True)
+    assert m.adopt(game_of("f5d6c3")).taken == 3 and not m.recovering
+    assert m.adopt(game_of("f5d6c3d3c4")).reason.code == "not_my_ply"
+
+
+def _a_forced_pass(colour):
+    """(ours, theirs): a game up to a forced pass of ``colour``, and the same game with that pass
+    and the opponent's next ply (from a fixed search)."""
+    import random
+    rnd = random.Random(7)
+    for _ in range(4000):
+        g = Game()
+        while not g.position.is_game_over():
+            pos = g.position
+            if pos.must_pass() and pos.turn == colour:
+                ours = game_of(g.transcript(passes=True))
+                g.play(PASS)
+                if not g.position.is_game_over():
+                    g.play(rnd.choice(g.position.legal_moves()) if not g.position.must_pass() else PASS)
+                return ours, g
+            g.play(PASS if pos.must_pass() else rnd.choice(pos.legal_moves()))
+    raise AssertionError("no forced pass found")
+
+
+# -- the state machine: whatever arrives ---------------------------------------------------------
+
+class HostileOpponent(RuleBasedStateMachine):
+    """This side (``me``) against an opponent that sends anything."""
+
+    @initialize(me=st.sampled_from([BLACK, WHITE]), size=st.sampled_from([4, 6, 8]))
+    def start(self, me, size):
+        self.me, self.board = me, Shape.square(size)
+        self.match = Match(me, self.board)
+        self.mine = {}          # ply index -> the square this side chose there
+        self.now = 0.0
+        self.outcome = None
+        self.match.clocks.start(self.now)
+
+    def tick(self, ms):
+        self.now += ms / 1000
+
+    @rule(pick=st.integers(0, 63), ms=st.integers(0, 10**6))
+    def i_move(self, pick, ms):
+        m = self.match
+        if not m.my_turn():
+            return
+        legal = m.position.legal_moves() or [PASS]
+        move = legal[pick % len(legal)]
+        text = "pass" if move == PASS else square_name(move, self.board.size)
+        v = m.judge(text, self.me)
+        assert v.square == move
+        self.mine[m.plies] = move
+        self.tick(ms)
+        m.play(move, ms, self.now)
+
+    @rule(square=st.one_of(st.sampled_from(["pass", "PASS", "a1", "z9", "a0"]),
+                           st.builds(lambda c, r: f"{c}{r}", st.sampled_from("abcdefgh"), st.integers(1, 8))),
+          n=st.one_of(st.none(), st.integers(0, 70)), ms=st.integers(0, 10**6))
+    def a_ply_arrives(self, square, n, ms):
+        """Anything the opponent sends as its move, on its turn or not (a message from the board is
+        always the opponent's: the session never judges one as this side's)."""
+        m = self.match
+        v = m.judge(square, 1 - self.me, n)
+        if v.square is not None:
+            assert m.position.turn != self.me, "a ply was accepted on this side's turn"
+            m.play(v.square, ms, self.now)
+
+    @rule(seed=st.integers(0, 2**32 - 1), extra=st.integers(0, 12), cut=st.integers(0, 60))
+    def a_transcript_arrives(self, seed, extra, cut):
+        """Any transcript that replays: ours cut short, ours continued at random, or another game."""
+        import random
+        rnd = random.Random(seed)
+        base = self.match.game.moves[:cut] if rnd.random() < 0.8 else []
+        g = Game(self.board.size, self.board.start())
+        for mv in base:
+            g.play(mv)
+        for _ in range(extra):
+            pos = g.position
+            if pos.is_game_over():
+                break
+            g.play(PASS if pos.must_pass() else rnd.choice(pos.legal_moves()))
+        before = list(self.match.game.moves)
+        v = self.match.adopt(g)
+        if v.taken:
+            assert self.match.game.moves[:len(before)] == before
+
+    @rule(as_me=st.booleans(), ms=st.one_of(st.none(), st.integers(0, 10**6)))
+    def someone_resigns(self, as_me, ms):
+        self.match.resign(self.me if as_me else 1 - self.me, ms, self.now)
+
+    @rule(ms=st.one_of(st.none(), st.integers(0, 10**6)))
+    def they_leave(self, ms):
+        self.match.leave(1 - self.me, ms, self.now)
+
+    @invariant()
+    def only_plies_i_made_are_mine(self):
+        g = getattr(self, "match", None)
+        if g is None:
+            return
+        game = g.game
+        for i, (pos, move) in enumerate(zip(game.positions, game.moves)):
+            if pos.turn == self.me and not (move == PASS and pos.must_pass()):
+                assert self.mine.get(i) == move, f"ply {i + 1} of this side was not made by it"
+
+    @invariant()
+    def the_board_is_the_one_it_started_on(self):
+        if getattr(self, "match", None) is None:
+            return
+        assert self.match.game.positions[0] == Game(self.board.size, self.board.start()).position
+        protocol.replay(self.match.transcript(), self.board)        # every ply legal
+
+    @invariant()
+    def the_end_holds_once_reached(self):
+        if getattr(self, "match", None) is None:
+            return
+        now = self.match.outcome
+        if self.outcome is not None:
+            assert now is not None and now.termination == self.outcome.termination
+            assert now.winner == self.outcome.winner or self.outcome.termination is Termination.NO_MOVES
+        if now is not None and now.termination is Termination.NO_MOVES:
+            assert self.match.position.is_game_over()
+        self.outcome = now
+
+    @invariant()
+    def clocks_never_go_back(self):
+        if getattr(self, "match", None) is None:
+            return
+        ms = self.match.clocks.ms
+        before = getattr(self, "ms", (0, 0))
+        assert ms[0] >= before[0] and ms[1] >= before[1]
+        self.ms = ms
+
+
+HostileOpponent.TestCase.settings = STATEFUL
+test_a_hostile_opponent_never_plays_this_sides_plies = HostileOpponent.TestCase
+
+
+# -- through a session, in-process ---------------------------------------------------------------
+
+def _run(s, b):
+    try:
+        return s.run()
+    except Exhausted:
+        return None
+
+
+def _hello(game="g1", moves="", **kw):
+    return protocol.control("hello", v=1, role="black", name="eve", size=8, game=game, moves=moves, **kw)
+
+
+def _exchanged(b):
+    """Black's f5 and the move white sent back."""
+    return "f5" + next(protocol.parse(body).get("square") for _, body in b.sent if not body.startswith("#"))
+
+
+def _a_bad_ending_for_white(start):
+    """A transcript from ``start`` to the end in which white always plays its worst-looking move."""
+    g = game_of(start)
+    while not g.position.is_game_over():
+        pos = g.position
+        if pos.must_pass():
+            g.play(PASS)
+        else:
+            g.play(pos.legal_moves()[-1 if pos.turn == WHITE else 0])
+    return g.transcript(passes=True)
+
+
+@pytest.mark.parametrize("secret", [None, b"k"])
+def test_an_opponent_holding_the_secret_cannot_play_our_moves_through_its_hello(tmp_path, secret):
+    """The attack: after one exchange, black's bound run sends a hello whose transcript runs to the
+    end of the game with white's moves chosen for it.  White refuses it and the game goes on (before:
+    white took every ply, announced them as its own and recorded the game over)."""
+    s, b, out = session(tmp_path / "b", WHITE, secret=secret)
+    signed = secret is not None
+    b.push("black", _hello(), signed=signed)
+    b.push("black", "f5 #1", signed=signed)
+    b.push("black", lambda b: _hello(moves=_a_bad_ending_for_white(_exchanged(b))), signed=signed,
+           after=lambda b: b.moves_sent() == 1)
+    assert _run(s, b) is None
+    text = out.getvalue()
+    assert s.game.transcript(passes=True) == _exchanged(b)
+    assert s.record.status == "playing" and not s.match.ended
+    assert "which white did not make" in text and "as eve's side has it" not in text, text
+    refused = [protocol.parse(body) for _, body in b.sent if body.startswith("#cardstand refused")]
+    assert refused and "which white did not make" in refused[-1].get("reason")
+
+
+def test_a_welcome_cannot_play_blacks_moves_either(tmp_path):
+    s, b, out = session(tmp_path / "b", BLACK)
+
+    def welcome(b):
+        hello = protocol.parse(b.last_sent())
+        return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"),
+                                moves=_a_bad_ending_for_white(""))
+    b.push("white", welcome, after=lambda b: bool(b.last_sent()))
+    assert _run(s, b) == 3          # in the handshake: refused, and this side stops (H4)
+    assert "which black did not make" in out.getvalue()
+    assert protocol.parse(b.sent[-1][1]).kind == "refuse" and s.game.moves == []
+
+
+def test_a_restarted_opponents_transcript_still_brings_its_own_plies(tmp_path):
+    """H5: what the other side played and this side never received is taken (and announced)."""
+    s, b, out = session(tmp_path / "b", WHITE)
+    b.push("black", _hello())
+    b.push("black", "f5 #1")
+
+    def restarted(b):           # black's new run: its member record names it first
+        b.runs["black"] = "2" * 16
+        return True
+    b.push("black", lambda b: _hello(moves=_exchanged(b) + "c3"), run="2" * 16,
+           after=lambda b: b.moves_sent() == 1 and restarted(b))
+    assert _run(s, b) is None
+    assert len(s.game.moves) >= 3 and "not make" not in out.getvalue()
+
+
+def test_with_a_secret_an_unsigned_record_under_another_id_does_not_pick_the_board(tmp_path):
+    """The forgery: a writer without the secret plants a record whose ``id:`` differs from its file
+    name, on a 4x4 board with a hole.  The signature is checked first: the record is untrusted and
+    its board is not used (before: "damaged", and both sides played on the forger's board)."""
+    from peer.record import Record, Records, Untrusted
+    board = tmp_path / "b"
+    s, b, out = session(board, BLACK, secret=b"k")
+    forged = Record(id="other", size=4, shape="#.../.XO./.OX./....")
+    (board / "records").mkdir(exist_ok=True)
+    (board / "records" / "g1.game").write_text(forged.text())
+    (board / "records" / "current").write_text("g1\n")
+    with pytest.raises(Untrusted) as e:
+        Records(board, b"k").load("g1")
+    assert e.value.board is None
+
+    def welcome(b):
+        hello = protocol.parse(b.last_sent())
+        return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"), moves="")
+    b.push("white", welcome, after=lambda b: bool(b.last_sent()), signed=True)
+    assert _run(s, b) is None
+    assert s.shape.is_plain() and s.size == 8, s.shape
+    assert "size=4" not in b.last_sent() and "shape" not in b.last_sent()
