@@ -191,6 +191,7 @@ class Match:
         milliseconds; its opponent's turn begins at ``now``."""
         mover = self.position.turn
         self.game.play(square)
+        self.recovering = False
         self.clocks.add(mover, ms)
         self.clocks.start(now)
 
@@ -238,11 +239,13 @@ class Match:
         """The other side's transcript (replayed on this board): taken when it continues ours (its
         extra plies added), nothing when ours continues it, else the records differ.  A ply of
         this side's colour is never taken from it (only a forced pass is), unless this side
-        ``recovering`` knows no ply of the game (then once)."""
+        ``recovering`` knows none of the game (then only the first transcript, which may be
+        empty)."""
         verdict = self.adoption(theirs)
         if verdict.taken:
             self.game = theirs
-            self.recovering = False
+        if verdict.reason is None:
+            self.recovering = False     # (the first transcript taken: this side knows the game now)
         return verdict
 
 

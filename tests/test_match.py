@@ -344,3 +344,23 @@ def test_with_a_secret_an_unsigned_record_under_another_id_does_not_pick_the_boa
     assert _run(s, b) is None
     assert s.shape.is_plain() and s.size == 8, s.shape
     assert "size=4" not in b.last_sent() and "shape" not in b.last_sent()
+
+
+def test_a_restarted_opponents_turn_is_counted_from_its_return(tmp_path):
+    """After a resume both screens show the returning side thinking since it came back (before: the
+    side that stayed counted from the last ply, the time away included)."""
+    import time
+    s, b, out = session(tmp_path / "b", WHITE)
+    b.push("black", _hello())
+    b.push("black", "f5 #1")
+    back = []
+
+    def restarted(b):
+        b.runs["black"] = "2" * 16
+        back.append(time.monotonic())
+        return True
+    b.push("black", lambda b: _hello(moves=_exchanged(b)), run="2" * 16,
+           after=lambda b: b.moves_sent() == 1 and time.sleep(0.5) is None and restarted(b))
+    assert _run(s, b) is None
+    assert s.match.position.turn == BLACK and s.them.bound_run == "2" * 16
+    assert s.clocks.turn_since >= back[0]

@@ -289,14 +289,20 @@ def test_the_turn_a_person_leaves_or_resigns_on_is_counted(tmp_path, how):
         if how == "resign":
             h.expect(r"\?")
             h.sendline("yes")
-        h.expect(r"Time used: black (\d+):(\d\d)")
-        assert int(h.match.group(1)) * 60 + int(h.match.group(2)) >= 2
+        h.expect(r"Time used: black (\d+):(\d\d), white (\d+):(\d\d)")
+        mine = [int(h.match.group(i)) * 60 + int(h.match.group(i + 1)) for i in (1, 3)]
+        assert mine[0] >= 2
         h.expect(pexpect.EOF)
     finally:
         h.close(force=True)
-        finish(w)
+        rw, ow = finish(w)
     gid = Records(board).current_id()
     assert Records(board).clock(gid, "black") >= 2000
+    # the other screen counts the same turn: resign and bye carry its time (D7)
+    theirs = re.findall(r"Time used: black (\d+):(\d\d), white (\d+):(\d\d)", ow)
+    assert theirs, ow[-800:]
+    b_m, b_s, w_m, w_s = (int(x) for x in theirs[-1])
+    assert abs(b_m * 60 + b_s - mine[0]) <= 1 and abs(w_m * 60 + w_s - mine[1]) <= 1, (mine, theirs, ow[-800:])
 
 
 def test_a_watcher_shows_the_clocks_of_the_clock_files(tmp_path):

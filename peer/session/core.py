@@ -143,7 +143,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             self.match_now.leave(1 - self.colour, parse_used(msg.get("t")), time.monotonic())
             self.them.left()
             self.player.rest()      # no pondering on a position the opponent left
-            return self.say("left", name=self.them.name)
+            self.say("left", name=self.them.name)
+            return self._say_times()    # the figures the leaver said too (D7)
         if k == "refused":
             return self.say("they_refused", name=self.them.name, move=msg.get("move"),
                             reason=Reason.read(msg.get("reason")))

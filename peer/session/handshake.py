@@ -421,7 +421,8 @@ class Handshake(State):
             if self.game is not None:
                 self._abandon(self.record_now, self.other)  # H5: black started a new game instead
             self.asked_new = None
-            self._start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old)
+            self._start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old,
+                             unknown=old is None)
         if theirs is not None and not self._transcript_ok(msg, theirs, strict):
             return
         self.mode = "full"

@@ -283,17 +283,19 @@ class Recording(State):
         r.status, r.result = REFUSED, f"refused: {reason}"[:300]
         self._save()
 
-    def _start_game(self: "Session", gid: str, board: Shape, moves: str = "", old: Record | None = None) -> None:
-        """Start (or resume) game ``gid`` on ``board``; ``old``: its record, when the caller has loaded it."""
+    def _start_game(self: "Session", gid: str, board: Shape, moves: str = "", old: Record | None = None,
+                    unknown: bool = False) -> None:
+        """Start (or resume) game ``gid`` on ``board``; ``old``: its record, when the caller has loaded it;
+        ``unknown``: a game the other side's greeting names and this side has no record of."""
         self.gid = gid
         self.size = board.size
         self.shape = board
         if old is None:
             old = self._load(gid) if gid else None
         going = self.match is not None and self.match.clocks.turn_since is not None
-        # D6: a game that goes on from no plies under the id of a record not used: the opponent's
-        # transcript may bring this side's plies too (H5)
-        recovering = not moves and self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid
+        # a game this side knows none of (D6: under the id of a record not used; one it has no
+        # record of): the opponent's transcript may bring this side's plies too, once (H5)
+        recovering = not moves and (unknown or self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid)
         self.match = Match(self.colour, board, replay(moves, board) if moves else None,
                            resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
                            recovering=recovering)
