@@ -364,3 +364,31 @@ def test_a_restarted_opponents_turn_is_counted_from_its_return(tmp_path):
     assert _run(s, b) is None
     assert s.match.position.turn == BLACK and s.them.bound_run == "2" * 16
     assert s.clocks.turn_since >= back[0]
+
+
+@pytest.mark.parametrize("secret", [None, b"k"])
+def test_one_writer_cannot_flood_the_screen_whatever_it_varies(tmp_path, secret):
+    """300 forged messages, each from another run (without a secret), or 300 that fail the MAC (with
+    one): a dozen lines a minute at most reach the screen, and one line counts the rest."""
+    from comm import Rejected
+    from peer.session.garbage import NOISE_SHOWN
+    s, b, out = session(tmp_path / "b", BLACK, secret=secret)
+
+    def welcome(b):
+        hello = protocol.parse(b.last_sent())
+        return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"), moves="")
+    b.push("white", welcome, after=lambda b: bool(b.last_sent()), signed=secret is not None)
+
+    def flood(b):
+        for i in range(300):
+            if secret:
+                b.rejected.append(Rejected("white", f"{i:016x}", i, f"wrong MAC ({i})"))
+        return b.moves_sent() == 1
+    for i in range(300 if not secret else 1):
+        b.push("white", f"#cardstand say text=spam{i}", run=f"{i:016x}", after=flood if i == 0 else None)
+    b.push("white", "#cardstand say text=last", signed=secret is not None)
+    assert _run(s, b) is None
+    text = out.getvalue()
+    shown = text.count("from another run of white") + text.count("claiming to be from white was refused")
+    assert 0 < shown <= NOISE_SHOWN, text[-2000:]
+    assert "more lines from the board were not shown" in text, text[-2000:]

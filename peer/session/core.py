@@ -15,7 +15,7 @@ from ..record import Records
 from .classic import Classic
 from .commands import Commands
 from .events import Event, Listener, Reason
-from .garbage import Garbage
+from .garbage import NOISE, Garbage, Quota
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave, uninterrupted
@@ -96,6 +96,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
         self.garbage = Garbage(self.say)    # what comm set aside, told
+        self.noise = Quota()                # what the board may put on the screen a minute
 
     # -- what the faces are told -----------------------------------------------------
     def say(self, what: str, /, **fields: Any) -> None:
@@ -103,7 +104,16 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         # (how this side is left, for the texts that say it: a computer side reads no commands)
         human, reads = self.player.kind == "human", self.player.lines is not None
         fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
+        if what in NOISE and not self.noise.allow(time.monotonic()):
+            log.info("not shown (too many from the board this minute): %s", what)
+            return
         self.screen.tell(Event(what, fields))
+
+    def _tell_noise(self) -> None:
+        """The count of what the board sent and the screen was spared, once a minute (``Quota``)."""
+        n = self.noise.due(time.monotonic())
+        if n:
+            self.screen.tell(Event("noise_more", {"n": n}))
 
     def _show(self) -> None:
         """Tell the face to draw the board as it is now."""
@@ -117,6 +127,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         m = self.board.wait(timeout=timeout)
         self._check_rejected()
         self.garbage.tell(*self.board.take_set_aside())
+        self._tell_noise()
         if m is None:
             self._check_board()     # G7: a gone board returns at once, a replaced run stops
             return None

@@ -27,6 +27,40 @@ def aside_reason(item: SetAside) -> Reason:
     return Reason(f"aside_{item.kind}", detail, {"detail": detail})
 
 
+NOISE_SHOWN = 12        # lines a minute that messages from the board may put on the screen; beyond, counted
+NOISE = frozenset({"other_run", "mac_refused", "refused_theirs", "they_refused", "chat", "set_aside"})
+
+
+class Quota:
+    """What one misbehaving board may put on a screen: ``shown`` lines in each ``every`` seconds,
+    whatever they vary (run, MAC, text); the rest are counted, and the count is told once in as
+    long (``due``)."""
+
+    def __init__(self, shown: int = NOISE_SHOWN, every: float = ASIDE_EVERY) -> None:
+        self.shown, self.every = shown, every
+        self.since = -every         # when the lines told one by one began to be counted (monotonic)
+        self.told = 0
+        self.unsaid = 0
+        self.counted = -every       # when the count of the others was last told
+
+    def allow(self, now: float) -> bool:
+        """Whether one more line may be shown at ``now``; else it is counted."""
+        if now - self.since >= self.every:
+            self.since, self.told = now, 0
+        if self.told < self.shown:
+            self.told += 1
+            return True
+        self.unsaid += 1
+        return False
+
+    def due(self, now: float) -> int:
+        """The lines not shown, once they are to be told (at most once every ``every`` s), else 0."""
+        if not self.unsaid or now - self.counted < self.every:
+            return 0
+        n, self.unsaid, self.counted = self.unsaid, 0, now
+        return n
+
+
 class Garbage:
     """Tells through ``say`` (a session's, a watcher's) what comm set aside: ``set_aside`` events,
     ``ASIDE_SHOWN`` a minute, and one ``set_aside_more`` a minute counting the others."""
