@@ -343,6 +343,36 @@ class Records:
             return False
         return any(n.startswith(f"{gid}.set-aside-") for n in names)
 
+    def lost(self, gid: str) -> bool:
+        """Whether the record of ``gid`` is missing (none set aside) while a side kept a clock of it
+        (D7: it played a ply in it): the game was there and its record is gone (D2)."""
+        try:
+            if self.root.lstat(self._rel(gid)) is not None:
+                return False
+            return any(self.root.lstat(self._rel(gid, f"clock-{c}")) is not None for c in ("black", "white"))
+        except (OSError, ValueError):
+            return False
+
+    def games_with_clocks(self, limit: int = 16) -> list[str]:
+        """The ids of the games a side kept a clock file of (D7), the latest changed first, at most
+        ``limit`` of them."""
+        newest: dict[str, float] = {}
+        try:
+            names = self.root.listdir("records")
+        except (OSError, ValueError):
+            return []
+        for name in names:
+            gid, _, kind = name.rpartition(".")
+            if kind not in ("clock-black", "clock-white") or game_id_problem(gid):
+                continue
+            try:
+                st = self.root.lstat(f"records/{name}")
+            except (OSError, ValueError):
+                continue
+            if st is not None:
+                newest[gid] = max(newest.get(gid, 0.0), st.st_mtime)
+        return sorted(newest, key=lambda g: -newest[g])[:limit]
+
     def unchanged(self, gid: str, judged: str) -> bool:
         """Whether the record of ``gid`` still reads ``judged`` (the other side may have set it
         aside and written its own since it was judged)."""

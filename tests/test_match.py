@@ -392,3 +392,45 @@ def test_one_writer_cannot_flood_the_screen_whatever_it_varies(tmp_path, secret)
     shown = text.count("from another run of white") + text.count("claiming to be from white was refused")
     assert 0 < shown <= NOISE_SHOWN, text[-2000:]
     assert "more lines from the board were not shown" in text, text[-2000:]
+
+
+def _welcome(b):
+    hello = protocol.parse(b.last_sent())
+    return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"), moves="")
+
+
+def test_a_game_whose_record_was_deleted_is_said_lost_not_dropped(tmp_path):
+    """The record of an unfinished game deleted while both sides were away: the side that starts
+    says so and goes on under its id (before: a new game, in silence)."""
+    from peer.record import Records
+    board = tmp_path / "b"
+    s, b, out = session(board, BLACK)
+    recs = Records(board)
+    (board / "records").mkdir(exist_ok=True)
+    (board / "records" / "current").write_text("g-lost\n")
+    recs.save_clock("g-lost", "black", 4000)
+    b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
+    assert _run(s, b) is None
+    assert "The record of game g-lost is gone from the board" in out.getvalue()
+    assert s.gid == "g-lost" and "game=g-lost" in b.last_sent()
+
+
+def test_with_a_secret_a_current_pointed_at_an_older_game_does_not_drop_the_signed_one(tmp_path):
+    """``records/current`` (unsigned) pointed at an older finished game while a signed game is
+    unfinished: the signed game is said and resumed (before: a new game, the signed one never
+    mentioned)."""
+    from peer.record import Record, Records
+    board = tmp_path / "b"
+    s, b, out = session(board, BLACK, secret=b"k")
+    recs = Records(board, b"k")
+    recs.save(Record(id="g-old", moves=_a_bad_ending_for_white(""), status="over",
+                     result="%d-%d" % game_of(_a_bad_ending_for_white("")).position.discs()))
+    recs.acknowledge("g-old", "black")
+    recs.save(Record(id="g-live", moves="f5d6", black="B", white="W"))
+    recs.save_clock("g-live", "black", 1000)
+    (board / "records" / "current").write_text("g-old\n")
+    b.push("white", _welcome, after=lambda b: bool(b.last_sent()), signed=True)
+    assert _run(s, b) is None
+    text = out.getvalue()
+    assert "Game g-live (B vs W, next move 3) is unfinished on this board, but records/current names g-old" in text
+    assert s.gid == "g-live" and s.game.transcript(passes=True).startswith("f5d6")

@@ -29,6 +29,14 @@ TEXTS = {
                          "abandoned.",
                          "{colour}が新しい対局を始めました。対局 {id}（{size}×{size}、次は {n} 手目）は放棄として"
                          "閉じました。"),
+    "record_lost": ("The record of game {id} is gone from the board (deleted while nobody played?): the game "
+                    "goes on under its id with the moves the other side still has, else from the start.",
+                    "対局 {id}の棋譜が伝言台から消えています（誰もいない間に削除された？）。同じ対局として、相手の"
+                    "手元に残っている手から、なければ最初から続けます。"),
+    "unfinished_elsewhere": ("Game {id} ({black} vs {white}, next move {n}) is unfinished on this board, but "
+                             "records/current names {current}: resuming game {id}.",
+                             "この伝言台には未完了の対局 {id}（{black} 対 {white}、次は {n} 手目）がありますが、"
+                             "最新の対局として記録されているのは {current} です。対局 {id}を再開します。"),
     "new_game_asked": ("{colour} asked for a new game (--new).", "{colour}が新しい対局を求めています（--new）。"),
     "game_closed": ("game '{id}' was closed ({status}) on this board and is not resumed: start black with --new",
                     "対局 '{id}' はこの伝言台で閉じられている（{status}）ので再開しません。黒を --new で"

@@ -5,6 +5,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from comm import fsops
+from comm.text import visible
 from engine import BLACK, PASS, Game, Shape, notation
 
 from ..match import Match, resigner
@@ -227,6 +228,15 @@ class Recording(State):
                 # D6: the other side set the record aside first; the game goes on under its id
                 log.info("record of game %s was set aside by the other side: going on under its id", gid)
                 self.keeping.set_aside = (gid, self.wanted_board())
+            elif gid is not None and not self.new and self.records.lost(gid):
+                # D2: its record is gone and a side had played in it: said, and the game goes on
+                # under its id as D6's (the other side's transcript brings what it still has)
+                self.say("record_lost", id=gid)
+                self.keeping.set_aside = (gid, self.wanted_board())
+        if not self.new and not self.keeping.set_aside and not self._offers(resume):
+            other = self._unfinished_elsewhere(resume.id if resume is not None else self.records.current_id())
+            if other is not None:
+                return other
         if resume is None:
             if self.keeping.set_aside and not self.new:
                 # D6: the game goes on with the plies the opponent's greeting brings (H5), or anew
@@ -249,6 +259,31 @@ class Recording(State):
             return None
         if resume.status in ENDED and resume.mode == "full" and not self.records.acknowledged(resume.id, self.me):
             return resume
+        return None
+
+    def _offers(self: "Session", rec: Record | None) -> bool:
+        """Whether the game of ``rec`` (``records/current``'s) is one a start offers (H5)."""
+        if rec is None:
+            return False
+        if rec.status == PLAYING:
+            return True
+        return rec.status in ENDED and rec.mode == "full" and not self.records.acknowledged(rec.id, self.me)
+
+    def _unfinished_elsewhere(self: "Session", current: str | None) -> Record | None:
+        """D2: an unfinished game on this board that ``records/current`` does not name (it was
+        pointed elsewhere, or rewritten): the newest of the games a side kept a clock of (D7) whose
+        record can be used and says ``playing``; said, and offered instead of a new game."""
+        for gid in self.records.games_with_clocks():
+            if gid == current:
+                continue
+            try:
+                rec = self.records.load(gid)
+            except (OSError, ValueError):
+                continue        # (one that cannot be used is D6's when it is resumed by name)
+            if rec is not None and rec.status == PLAYING and rec.moves and self._wants(rec.board()):
+                self.say("unfinished_elsewhere", id=gid, current=current or "-", n=rec.moves_played() + 1,
+                         black=visible(rec.black, NAME_LIMIT), white=visible(rec.white, NAME_LIMIT))
+                return rec
         return None
 
     def _abandon(self: "Session", rec: Record, by: str) -> None:
