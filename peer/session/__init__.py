@@ -1,7 +1,9 @@
 """One side of a game between two processes (docs/PROTOCOL.md, part 2).
 
 ``Session`` is the one implementation every front end (the terminal, the
-window) sits on.  Each rule lives in one module:
+window) sits on: it drives the game, a ``peer.match.Match`` (plies judged once, the clocks,
+the end, which plies a transcript may bring), around the board, the records and the face.
+Each rule lives in one module:
 
 - ``core``       the session: joining, the phases of a run, routing each message (H8)
 - ``presence``   P2 G5a: our ``alive`` state, the opponent's signs of life
@@ -17,7 +19,8 @@ window) sits on.  Each rule lives in one module:
 - ``view``       ``Session.view()``: the one snapshot every face draws (``peer.faces``);
                  ``record_view``: a record as a face draws it (watching, replaying)
 - ``state``      what the session knows, declared once; ``opponent`` (the other side's name,
-                 runs and signs of life) and ``clocks`` (the time each side used) own theirs
+                 runs and signs of life) owns its own; the game itself (its plies, clocks and
+                 end) is a ``peer.match.Match``, which does no I/O
 - ``events``     what the session tells its face: ``Event`` (raw fields, never words) and
                  ``Reason`` (a refusal: a code for a screen, English for the board)
 """
