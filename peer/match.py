@@ -131,6 +131,7 @@ class Match:
         self.resigned = resigned
         self.recovering = recovering and not self.game.moves
         self.resign_ms: Optional[int] = None   # the time of the resigner's turn under way, counted (D7)
+        self._left_at = -1                      # the ply whose turn a leaving was counted in
         self.clocks = Clocks()
 
     # -- what the game is now --------------------------------------------------------------
@@ -212,7 +213,8 @@ class Match:
     def leave(self, colour: int, ms: Optional[int], now: float) -> None:
         """``colour`` leaves the game unfinished (``bye``); ``ms``: the time of its turn under way,
         counted when it is to move (D7).  Its next turn is counted from its return (``start``)."""
-        if ms is not None and not self.ended and self.position.turn == colour:
+        if ms is not None and not self.ended and self.position.turn == colour and self._left_at != self.plies:
+            self._left_at = self.plies      # (once a turn: a repeated bye counts nothing more)
             self.clocks.add(colour, ms)
         self.clocks.start(now)
 

@@ -434,3 +434,46 @@ def test_with_a_secret_a_current_pointed_at_an_older_game_does_not_drop_the_sign
     text = out.getvalue()
     assert "Game g-live (B vs W, next move 3) is unfinished on this board, but records/current names g-old" in text
     assert s.gid == "g-live" and s.game.transcript(passes=True).startswith("f5d6")
+
+
+def test_a_new_game_id_mid_game_cannot_bring_our_moves_either(tmp_path):
+    """The same attack under another game id: white closes its game for black's new one, but takes
+    none of white's plies from it (a side that took part in no game under that id made none)."""
+    s, b, out = session(tmp_path / "b", WHITE)
+    b.push("black", _hello())
+    b.push("black", "f5 #1")
+    b.push("black", lambda b: _hello(game="g2", moves=_a_bad_ending_for_white(_exchanged(b))),
+           after=lambda b: b.moves_sent() == 1)
+    assert _run(s, b) is None
+    assert "which white did not make" in out.getvalue()
+    assert not s.match.ended and len(s.game.moves) <= 2
+
+
+def test_with_a_secret_planted_unsigned_files_do_not_let_the_opponent_play_our_moves(tmp_path):
+    """``records/current`` and a clock file are not signed: the lost game they claim goes on under
+    its id, but this side's plies are not taken from the opponent's transcript."""
+    from peer.record import Records
+    board = tmp_path / "b"
+    s, b, out = session(board, BLACK, secret=b"k")
+    (board / "records").mkdir(exist_ok=True)
+    (board / "records" / "current").write_text("g-lost\n")
+    Records(board).save_clock("g-lost", "black", 5)
+
+    def welcome(b):
+        hello = protocol.parse(b.last_sent())
+        return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"),
+                                moves=_a_bad_ending_for_white(""))
+    b.push("white", welcome, after=lambda b: bool(b.last_sent()), signed=True)
+    assert _run(s, b) == 3
+    assert "which black did not make" in out.getvalue() and s.game.moves == []
+
+
+def test_a_repeated_bye_counts_once(tmp_path):
+    s, b, out = session(tmp_path / "b", WHITE)
+    b.push("black", _hello())
+    b.push("black", "f5 #1 t=10")
+    for _ in range(50):
+        b.push("black", "#cardstand bye t=999999999", after=lambda b: b.moves_sent() == 1)
+    assert _run(s, b) is None
+    assert s.clocks.ms[BLACK] == 10 + 999999999
+    assert out.getvalue().count("Time used") <= 2

@@ -150,6 +150,8 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         if k == "result":
             return self._their_result(msg)
         if k == "bye":
+            if self.them.left_at:
+                return      # said again: it has left already (nothing more is counted or said)
             # D7: the time of its turn under way, when it was to move, is its own (both count it)
             self.match_now.leave(1 - self.colour, parse_used(msg.get("t")), time.monotonic())
             self.them.left()

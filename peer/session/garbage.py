@@ -28,7 +28,8 @@ def aside_reason(item: SetAside) -> Reason:
 
 
 NOISE_SHOWN = 12        # lines a minute that messages from the board may put on the screen; beyond, counted
-NOISE = frozenset({"other_run", "mac_refused", "refused_theirs", "they_refused", "chat", "set_aside"})
+NOISE = frozenset({"other_run", "mac_refused", "refused_theirs", "they_refused", "chat", "set_aside",
+                   "renamed_them"})
 
 
 class Quota:

@@ -422,7 +422,7 @@ class Handshake(State):
                 self._abandon(self.record_now, self.other)  # H5: black started a new game instead
             self.asked_new = None
             self._start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old,
-                             unknown=old is None)
+                             unknown=old is None and self.them.bound_run is None)
         if theirs is not None and not self._transcript_ok(msg, theirs, strict):
             return
         self.mode = "full"

@@ -14,6 +14,7 @@ class Keeping:
     held: Optional[Tuple[str, Untrusted]] = None    # a record left alone until the secret is shared (D6a)
     secret_shared: bool = False     # a message signed with our secret came from the opponent (D6a)
     hold_unsigned: bool = False     # no secret, a signed record: not written until the opponent shows none (D6a)
+    lost_unsigned: bool = False     # set_aside is a lost record (D2b) judged from unsigned files, with a secret
 
     @property
     def writes(self) -> bool:

@@ -233,6 +233,9 @@ class Recording(State):
                 # under its id as D6's (the other side's transcript brings what it still has)
                 self.say("record_lost", id=gid)
                 self.keeping.set_aside = (gid, self.wanted_board())
+                # (with a secret: the clock file and ``current`` are not signed, so they cannot
+                # show that this side played there: its own plies are not taken back)
+                self.keeping.lost_unsigned = self.secret is not None
         if not self.new and not self.keeping.set_aside and not self._offers(resume):
             other = self._unfinished_elsewhere(resume.id if resume is not None else self.records.current_id())
             if other is not None:
@@ -330,7 +333,8 @@ class Recording(State):
         going = self.match is not None and self.match.clocks.turn_since is not None
         # a game this side knows none of (D6: under the id of a record not used; one it has no
         # record of): the opponent's transcript may bring this side's plies too, once (H5)
-        recovering = not moves and (unknown or self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid)
+        recovering = not moves and (unknown or self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid
+                                    and not self.keeping.lost_unsigned)
         self.match = Match(self.colour, board, replay(moves, board) if moves else None,
                            resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
                            recovering=recovering)
