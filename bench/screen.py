@@ -49,7 +49,7 @@ def idle_cpu(seconds, *extra):
 def mid_game_view(size, hints=0):
     """A View of a ``size`` board half full, black (a person) to move, with ``hints`` hints."""
     from engine import PASS, Game
-    from peer.session.view import Side, View
+    from peer.view import Side, View
     g = Game(size)
     while len(g.moves) < size * size // 2 and not g.position.is_game_over():
         legal = g.position.legal_moves()

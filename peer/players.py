@@ -9,14 +9,11 @@ import threading
 import time
 import unicodedata
 
-from typing import TYPE_CHECKING, BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
+from typing import BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
 
 from engine import PASS, Position, loader, notation, oneshot, strategies
 
 from .reasons import Explained
-
-if TYPE_CHECKING:
-    from .faces.plain import Screen
 
 
 class EndOfInput:
@@ -298,9 +295,3 @@ class External(Player):
         move = self.fallback.next_move(position)
         return move, reason
 
-
-def describe(move: int, size: int, screen: "Screen | None" = None) -> str:
-    """A move for people: its square's name, or "pass" (パス on a Japanese screen)."""
-    if move == PASS:
-        return screen.t("pass") if screen is not None else "pass"
-    return notation.square_name(move, size)

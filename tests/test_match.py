@@ -371,7 +371,7 @@ def test_one_writer_cannot_flood_the_screen_whatever_it_varies(tmp_path, secret)
     """300 forged messages, each from another run (without a secret), or 300 that fail the MAC (with
     one): a dozen lines a minute at most reach the screen, and one line counts the rest."""
     from comm import Rejected
-    from peer.session.garbage import NOISE_SHOWN
+    from peer.garbage import NOISE_SHOWN
     s, b, out = session(tmp_path / "b", BLACK, secret=secret)
 
     def welcome(b):

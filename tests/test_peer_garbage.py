@@ -13,7 +13,7 @@ from comm.aside import SetAside
 from comm.board import frame, msg_name
 from peer.faces import texts
 from peer.faces.plain import Screen
-from peer.session.garbage import ASIDE_EVERY, ASIDE_SHOWN, PATH_LIMIT
+from peer.garbage import ASIDE_EVERY, ASIDE_SHOWN, PATH_LIMIT
 
 from peerfakes import session
 from peertools import finish, player
@@ -112,7 +112,7 @@ def test_a_steady_flood_is_a_few_lines_a_minute(tmp_path, monkeypatch):
     """Junk all the time: at most ASIDE_SHOWN lines and one count a minute, each item said once."""
     s, board, out = session(tmp_path / "b", 0)
     now = [1000.0]
-    monkeypatch.setattr("peer.session.garbage.time", SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setattr("peer.garbage.time", SimpleNamespace(monotonic=lambda: now[0]))
     n = 0
     for second in range(180):
         board.set_aside = [SetAside(msg_name(n + i), "damaged", "junk") for i in range(5)]

@@ -6,7 +6,7 @@ import pytest
 from engine import IllegalMove, Position
 from peer.faces import texts
 from peer.session.commands import WORDS
-from peer.session.events import Reason
+from peer.reasons import Reason
 from peer.faces.plain import Screen
 
 # what the Japanese texts may show in Latin letters: what a person types (commands, options, a
@@ -75,7 +75,7 @@ def test_the_move_list_lines_up_with_wide_characters():
     """The live screen's move list: a pass (パス, two wide characters) takes the columns it shows."""
     from engine import PASS, Game
     from peer.faces.live import LiveScreen, side_lines
-    from peer.session.view import Side, View
+    from peer.view import Side, View
     from peer.faces.plain import cwidth
     g = Game(4)
     for m in "b1 c1 d4 c4 d1 a3 b4 a1 d3 d2".split():

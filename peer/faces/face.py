@@ -8,7 +8,7 @@ from types import FrameType
 from typing import Any, Callable, Iterable, TextIO, Union
 
 from ..players import EOF_LINE, Lines
-from ..session.view import Side, View
+from ..view import Side, View
 from .plain import ERRORS, Screen, clock, wants_colour
 
 # what a signal is given to (a function, or signal.SIG_DFL / SIG_IGN; None: not set from Python)

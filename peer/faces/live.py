@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
 from engine import BLACK, WHITE
 
 from .face import Face, player_label, result_text, state_text
-from ..players import describe
-from ..session.view import View
+from ..view import View
 from .plain import HOLE, cwidth, wrap
 
 if TYPE_CHECKING:
@@ -115,8 +114,8 @@ def side_lines(view: View, screen: Face, width: int, move_rows: int, rows: Optio
             turn = t("live_turn", n=len(view.moves) + 1, colour=screen.colour_name(pos.turn))
         items.append((0, [("class:turn", fit(turn, width))]))
         if view.last is not None:
-            items.append((3, [("", fit(t("live_last", move=describe(view.last, view.size, screen)), width))]))
-        entries = [f"{i:>2} {describe(m, view.size, screen)}" for i, m in enumerate(view.moves, 1)]
+            items.append((3, [("", fit(t("live_last", move=screen.describe(view.last, view.size)), width))]))
+        entries = [f"{i:>2} {screen.describe(m, view.size)}" for i, m in enumerate(view.moves, 1)]
         if entries and move_rows > 0:
             wide = max(cwidth(e) for e in entries) + 2
             per_row = max(1, width // wide)

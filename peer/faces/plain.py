@@ -8,14 +8,13 @@ from typing import Any, TextIO
 import colorama
 
 from comm.text import visible
-from engine import BLACK, WHITE, Position, Shape, notation
+from engine import BLACK, PASS, WHITE, Position, Shape, notation
 from engine.shape import builtin
 
-from ..players import describe
 from ..protocol import NAME_LIMIT, SAY_LIMIT, named_board
 from ..reasons import Explained, Reason
-from ..session.events import Event
-from ..session.view import View
+from ..events import Event
+from ..view import View
 from . import texts
 
 COLOURS = ("black", "white")
@@ -132,6 +131,10 @@ class Screen:
         """Where the screen writes: ``sys.stdout`` as it is at the time (a test may replace it)."""
         return self._stream or sys.stdout
 
+    def describe(self, move: int, size: int) -> str:
+        """A move for people: its square's name, or "pass" in the screen's language."""
+        return self.t("pass") if move == PASS else notation.square_name(move, size)
+
     def t(self, key: str, **kw: object) -> str:
         return texts.text(self.lang, key, **kw)
 
@@ -215,7 +218,7 @@ class Screen:
             kw["seen"] = self.t("busy_here") if seen is None else self.t("busy_seen", secs=f"{seen:.0f}")
             kw["machine"] = self.t("busy_machine", m=machine) if machine else ""
         elif event.what == "hint":
-            kw["moves"] = ", ".join(f"{describe(m, kw['size'], self)} {'' if exact else '~'}{v:+d}"
+            kw["moves"] = ", ".join(f"{self.describe(m, kw['size'])} {'' if exact else '~'}{v:+d}"
                                     for m, v, exact in kw["moves"])
             kw["estimate"] = "" if kw.pop("exact") else self.t("hint_estimate")
         elif event.what == "bad_move":
@@ -224,7 +227,7 @@ class Screen:
         elif event.what == "time_used":
             kw.update(b=clock(kw["b"]), w=clock(kw["w"]))
         elif event.what == "adopted_mine":
-            kw["move"] = describe(kw["move"], kw.pop("size"), self)
+            kw["move"] = self.describe(kw["move"], kw.pop("size"))
         return kw
 
     def draw(self, view: View) -> None:

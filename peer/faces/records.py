@@ -6,11 +6,10 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 from comm.text import visible
 from engine import PASS
 
-from ..players import describe
 from ..record import PLAYING, Record, Records
-from ..session.events import Event
-from ..session.garbage import Garbage
-from ..session.view import View, empty_view, record_view
+from ..events import Event
+from ..garbage import Garbage
+from ..view import View, empty_view, record_view
 from .plain import Screen
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def move_line(screen: Screen, view: View) -> str:
     """``white: pass``: the last ply of ``view``, and by whom."""
     mover, last = view.last_mover, view.last
     assert mover is not None and last is not None, "a view before the first ply"
-    return f"{screen.colour_name(mover)}: {describe(last, view.size, screen)}"
+    return f"{screen.colour_name(mover)}: {screen.describe(last, view.size)}"
 
 
 def draw_record(screen: Screen, view: View) -> None:
@@ -154,7 +153,7 @@ def replay_lines(screen: Screen, rec: Record, moves_only: bool = False, delay: f
     screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
                 f"({screen.t('white')}), {visible(rec.date, 40)}{on_board(screen, rec)}")
     if moves_only:
-        screen.line(" ".join(f"{i}.{describe(m, rec.size, screen)}" for i, m in enumerate(g.moves, 1)))
+        screen.line(" ".join(f"{i}.{screen.describe(m, rec.size)}" for i, m in enumerate(g.moves, 1)))
         screen.line(status_text(screen, rec))
         return 0
 

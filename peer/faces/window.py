@@ -20,8 +20,7 @@ from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
 from .face import Face, player_label, result_text, state_text
-from ..players import describe
-from ..session.view import Side, View
+from ..view import Side, View
 
 NO_TK: str | None = None     # why tkinter cannot be imported (then ``tk`` is not defined)
 try:
@@ -494,7 +493,7 @@ class Window(Face):
         else:
             turn = self.t("live_turn", n=len(v.moves) + 1, colour=self.colour_name(pos.turn))
         self._set(self.turn, text=turn)
-        self._set(self.last, text=self.t("live_last", move=describe(v.last, v.size, self)) if v.last is not None else "")
+        self._set(self.last, text=self.t("live_last", move=self.describe(v.last, v.size)) if v.last is not None else "")
         self._set(self.banner, **self._banner(v))
         if self.mode == "play":
             playing = pos is not None and not v.ended and not self.finished
@@ -563,7 +562,7 @@ class Window(Face):
 
     def _fill_moves(self, v: View) -> None:
         moves = self._all_moves if self.mode == "replay" else v.moves    # (replay: the whole game)
-        entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {describe(m, v.size, self)}"
+        entries = [f"{i:>3} {self.disc(BLACK if i % 2 else WHITE)} {self.describe(m, v.size)}"
                    for i, m in enumerate(moves, 1)]
         if list(self.moves.get(0, "end")) != entries:
             self.moves.delete(0, "end")

@@ -6,8 +6,8 @@ from engine import Position, notation, strategies
 
 from ..players import EndOfInput, Line, normalise
 from ..protocol import SAY_LIMIT
-from .events import Reason
-from .view import Hint
+from ..reasons import Reason
+from ..view import Hint
 from .leave import Leave
 from .state import State
 from .trouble import AWAY

@@ -14,8 +14,9 @@ from ..protocol import NAME_LIMIT, Msg, parse_used
 from ..record import Records
 from .classic import Classic
 from .commands import Commands
-from .events import Event, Listener, Reason
-from .garbage import NOISE, Garbage, Quota
+from ..events import Event, Listener
+from ..reasons import Reason
+from ..garbage import NOISE, Garbage, Quota
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave, uninterrupted

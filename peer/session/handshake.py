@@ -13,7 +13,7 @@ from engine import BLACK, WHITE, Game, Shape
 from .. import protocol
 from ..protocol import NAME_LIMIT, Msg, game_id_problem
 from ..record import ENDED, PLAYING, Record
-from .events import Reason
+from ..reasons import Reason
 from .leave import Leave
 from .recording import new_gid
 from .state import State

@@ -10,7 +10,7 @@ from .. import protocol
 from ..match import Termination
 from ..players import External
 from ..protocol import Msg, parse_used
-from .events import Reason
+from ..reasons import Reason
 from .leave import Leave
 from .state import State
 

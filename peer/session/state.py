@@ -11,8 +11,8 @@ from ..match import Clocks, Match
 from ..players import Player
 from ..protocol import Msg
 from ..record import Record, Records
-from .events import Listener
-from .garbage import Garbage, Quota
+from ..events import Listener
+from ..garbage import Garbage, Quota
 from .keeping import Keeping
 from .opponent import Opponent
 

@@ -16,8 +16,6 @@ them in its own language (``peer.faces.plain.Screen.words``).  The fields that n
 from dataclasses import dataclass, field
 from typing import Any, Dict, Protocol
 
-from ..reasons import Reason  # noqa: F401  (an event's ``reason``: the session imports it from here)
-
 
 @dataclass(frozen=True)
 class Event:

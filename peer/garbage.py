@@ -7,7 +7,7 @@ from collections.abc import Callable
 from comm.aside import SetAside
 from comm.text import visible
 
-from ..reasons import Reason
+from .reasons import Reason
 
 ASIDE_SHOWN = 3         # set-asides told one by one in each ASIDE_EVERY s; beyond, counted
 ASIDE_EVERY = 60.0      # s; the count of the others is told at most once in as long
