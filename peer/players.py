@@ -7,12 +7,12 @@ import subprocess
 import sys
 import threading
 import time
-import unicodedata
 
 from typing import BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
 
 from engine import PASS, Position, loader, notation, oneshot, strategies
 
+from .commands import Command
 from .reasons import Explained
 
 
@@ -21,7 +21,7 @@ class EndOfInput:
 
 
 EOF_LINE = EndOfInput()
-Line = Union[str, EndOfInput]      # a line typed (with its newline), or the end of input
+Line = Union[str, EndOfInput, Command]     # a line typed (with its newline), the end of input, or a face's command
 
 
 class Lines:
@@ -71,11 +71,6 @@ def live_terminal(plain: bool = False) -> bool:
         return sys.stdin.isatty() and sys.stdout.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def normalise(line: str) -> str:
-    """Full-width letters and digits (ｄ３) become ASCII; case and spaces do not matter."""
-    return unicodedata.normalize("NFKC", line).strip()
 
 
 class Player:

@@ -477,3 +477,29 @@ def test_a_repeated_bye_counts_once(tmp_path):
     assert _run(s, b) is None
     assert s.clocks.ms[BLACK] == 10 + 999999999
     assert out.getvalue().count("Time used") <= 2
+
+
+def test_typed_lines_are_read_into_commands():
+    from peer.commands import HINT, QUIT, Answer, Play, Resign, Say, Unknown, parse
+    assert parse("  ｆ５ ") == Play("f5") and parse("PASS") == Play("pass") and parse("pass") == Play("pass")
+    assert parse("ヒント") == HINT and parse("q") == QUIT and parse("終了") == QUIT
+    assert parse("resign") == parse("投了") == Resign(confirmed=False)
+    assert parse("はい") == Answer(True, "はい") and parse("n") == Answer(False, "n")
+    assert parse("say  hello  there ") == Say("hello  there") and parse("say") == Say("")
+    assert parse("maybe") == Unknown("maybe") and parse("   ") is None
+
+
+def test_a_confirmed_resignation_from_a_face_is_not_asked_again(tmp_path):
+    """A window's second click sends ``Resign(confirmed=True)``: the side resigns at once (it used to
+    type ``resign`` and then ``yes``)."""
+    from peer.commands import Resign
+    from peer.players import Lines
+    s, b, out = session(tmp_path / "b", BLACK)
+    s.player.kind = "human"
+    s.player.lines = Lines()
+    b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
+    b.push("white", "#cardstand say text=hi", after=lambda b: s.player.lines.put(Resign(confirmed=True)) or True)
+    assert _run(s, b) is None
+    text = out.getvalue()
+    assert "You resigned" in text and "Resign this game?" not in text and s.match.resigned == BLACK
+    assert b.last_sent("#cardstand resign") and b.last_sent("#cardstand result")

@@ -5,7 +5,7 @@ import pytest
 
 from engine import IllegalMove, Position
 from peer.faces import texts
-from peer.session.commands import WORDS
+from peer.commands import WORDS
 from peer.reasons import Reason
 from peer.faces.plain import Screen
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 from comm.text import visible
 from engine import BLACK, PASS, WHITE, notation
 
+from ..commands import Resign
 from .face import Face, player_label, result_text, state_text
 from ..view import Side, View
 
@@ -107,7 +108,6 @@ class Window(Face):
         self._flip: tuple[int, int] | None = None           # (mask, frame) while discs turn over
         self._resign_armed: tuple[float, float] | None = None   # (since, until): the resign button was clicked once
         self._hint_asked: tuple[int, ...] | None = None     # the moves a hint was asked after (until it is shown)
-        self._resigning = False     # resign and its confirmation were sent: the question is not shown
         self._said_shown = 0
         self._labels: dict[str, dict[str, Any]] = {}
         self._dumped: str | None = None
@@ -329,9 +329,7 @@ class Window(Face):
         now = time.monotonic()
         armed = self._resign_armed
         if armed and armed[0] + RESIGN_SLOW <= now < armed[1]:
-            self._resigning = True
-            self.enter("resign", echo=False)
-            self.enter("yes", echo=False)
+            self.lines.put(Resign(confirmed=True))     # (the button asked already)
             self._arm_resign(None)
         elif not armed or now >= armed[1]:
             self._arm_resign((now, now + RESIGN_ARMED))
@@ -387,8 +385,8 @@ class Window(Face):
         super().interrupt()
 
     def say(self, key: str, **kw: object) -> None:
-        if key == "your_turn" or key == "resign_sure" and self._resigning:
-            return          # the banner says it; the window asked already
+        if key == "your_turn":
+            return          # the banner says it
         super().say(key, **kw)
 
     def t(self, key: str, **kw: object) -> str:
@@ -440,8 +438,6 @@ class Window(Face):
             self._draw()
         if self._resign_armed and time.monotonic() >= self._resign_armed[1]:
             self._arm_resign(None)
-        if v.ended:
-            self._resigning = False
         self._fill_panel(v)
         self._fill_messages()
         self._dump()

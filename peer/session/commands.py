@@ -1,10 +1,12 @@
-"""What a person types at the terminal: a move, hint, say, board, resign, quit, help (and the
-Japanese words for them).  A computer side started at a terminal obeys the words that are not moves."""
+"""What the player asks (``peer.commands``: a line typed, or a face's command): a move, hint, say,
+board, resign, quit, help.  A computer side started at a terminal obeys the ones that are not moves."""
 from typing import TYPE_CHECKING, NoReturn
 
 from engine import Position, notation, strategies
 
-from ..players import EndOfInput, Line, normalise
+from ..commands import BOARD, HELP, HINT, QUIT, UNDO, Answer, Command, Play, Resign, Say, Unknown, parse
+
+from ..players import EndOfInput, Line
 from ..protocol import SAY_LIMIT
 from ..reasons import Reason
 from ..view import Hint
@@ -15,19 +17,6 @@ from .trouble import AWAY
 if TYPE_CHECKING:
     from .core import Session
 
-# every word a person may type for a command; the first is the one help shows
-WORDS = {
-    "quit": ("quit", "exit", "q", "bye", "終了", "中断"),
-    "help": ("help", "?", "h", "ヘルプ", "説明"),
-    "say": ("say", "発言"),
-    "board": ("board", "盤面"),
-    "hint": ("hint", "ヒント"),
-    "resign": ("resign", "投了"),
-    "yes": ("yes", "y", "はい"),
-    "no": ("no", "n", "いいえ"),
-    "undo": ("undo", "待った"),
-}
-COMMAND = {w: c for c, words in WORDS.items() for w in words}
 HINT_SECONDS = 1.0
 HINT_MOVES = 3      # the best moves a hint shows, and every move worth as much as the last of them
 
@@ -62,70 +51,70 @@ class Commands(State):
                 return
 
     def _command(self: "Session", line: Line, my_turn: bool) -> None:
-        human = self.player.kind == "human"
+        """What the player asked: a line typed (read into a command) or a face's command."""
         if isinstance(line, EndOfInput):
-            if not human:           # a computer side goes on playing without its terminal
+            if self.player.kind != "human":     # a computer side goes on playing without its terminal
                 self.player.lines = None
                 return
             self._leave()
-        text = normalise(line)
-        word, _, rest = text.partition(" ")
-        cmd = COMMAND.get(word.lower(), word.lower())
-        if not cmd:
-            return
+        cmd = parse(line) if isinstance(line, str) else line
+        if cmd is not None:
+            self._do(cmd, my_turn)
+
+    def _do(self: "Session", cmd: Command, my_turn: bool) -> None:
+        human = self.player.kind == "human"
         asked, self.resign_asked = self.resign_asked, False
-        if cmd == "quit":
+        if cmd == QUIT:
             self._leave()
-        if cmd == "help":
+        if cmd == HELP:
             return self.say("help" if human else "help_computer")
-        if cmd == "say":
-            chat = rest.strip()
-            if not chat:
+        if isinstance(cmd, Say):
+            if not cmd.text:
                 return self.say("say_what")
             if self.game is None or self.mode is None:     # (the handshake is not done yet)
                 return self.say("not_started", other=self.other)
-            if len(chat) > SAY_LIMIT:      # (more than the other side would show)
-                return self.say("say_too_long", n=len(chat), limit=SAY_LIMIT)
-            if self._control("say", text=chat):
+            if len(cmd.text) > SAY_LIMIT:      # (more than the other side would show)
+                return self.say("say_too_long", n=len(cmd.text), limit=SAY_LIMIT)
+            if self._control("say", text=cmd.text):
                 return self.say("sent_chat")
             return self.say("classic_not_told", other=self.other)
-        if cmd not in WORDS and not notation.SQUARE.fullmatch(cmd) and cmd not in notation.PASS_WORDS:
-            return self.say("unknown", cmd=text)
+        if isinstance(cmd, Unknown):
+            return self.say("unknown", cmd=cmd.text)
         if self.game is None or self.mode is None:     # the handshake is not done yet
             return self.say("not_started", other=self.other)
         pos = self.game_now.position
-        if cmd == "board":
+        if cmd == BOARD:
             return self._show()
-        if not human and (cmd in ("hint", "resign", "yes", "no", "undo") or notation.SQUARE.fullmatch(cmd)
-                          or cmd in notation.PASS_WORDS):
+        if not human:       # (hint, resign, an answer, undo, a move: the computer plays this side)
             return self.say("computer_plays")
-        if cmd == "undo":
+        if cmd == UNDO:
             return self.say("no_undo")
-        if cmd == "hint":
+        if cmd == HINT:
             if self._ended():
                 return self.say("already_over")
             if pos.turn != self.colour:
                 return self.say("not_your_turn", name=self.them.name)
             moves = self._hint(pos)
             return self.say("hint", moves=moves, size=self.size, exact=all(e for _, _, e in moves))
-        if cmd == "resign" or cmd == "yes" and asked:
+        if isinstance(cmd, Resign) or isinstance(cmd, Answer) and cmd.yes and asked:
             if self._ended():
                 return self.say("already_over")
-            if not asked:
+            if not asked and not (isinstance(cmd, Resign) and cmd.confirmed):
                 self.resign_asked = True
                 return self.say("resign_sure")
             return self._resign()
-        if cmd == "no" and asked:
-            return self.say("resign_cancelled")
-        if cmd in ("yes", "no"):        # (an answer, with no question asked)
-            return self.say("unknown", cmd=text)
+        if isinstance(cmd, Answer):
+            if asked:
+                return self.say("resign_cancelled")
+            return self.say("unknown", cmd=cmd.text)     # (an answer, with no question asked)
+        assert isinstance(cmd, Play)
         if self._ended():           # (a move while the end is being acknowledged, G6)
             return self.say("already_over")
         if not my_turn or pos.turn != self.colour:
             return self.say("not_your_turn", name=self.them.name)
-        verdict = self.match_now.judge(cmd, self.colour)
+        verdict = self.match_now.judge(cmd.square, self.colour)
         if verdict.square is None:
-            return self.say("bad_move", move=cmd, reason=verdict.reason, legal=self._legal_text())
+            return self.say("bad_move", move=cmd.square, reason=verdict.reason, legal=self._legal_text())
         self._commit(verdict.square)
 
     def _hint(self: "Session", pos: Position) -> tuple[Hint, ...]:
