@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import stat
+from typing import Any
 
 from . import fsops
 
@@ -20,7 +21,7 @@ _SCRATCH_DIR = re.compile(r"(lock|stale|released)-[0-9A-Za-z]+")
 _TRASH_ENTRY = re.compile(r"[0-9A-Za-z]+-[^/]+")
 
 
-def clean_scratch(root: fsops.Root) -> None:
+def clean_scratch(root: "fsops.Root[Any]") -> None:
     """Remove scratch left by crashed writers, judged old by the share's own clock (and
     scratch dated more than as much in the future), and old trash.  Never follows a link."""
     try:

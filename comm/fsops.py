@@ -43,6 +43,7 @@ import logging
 import os
 import stat
 import threading
+from typing import Any
 from pathlib import Path
 
 from .fserrors import NotRegular, Swapped, retry, trouble
@@ -71,11 +72,11 @@ class Root(RootBase[H]):
     platform's class: ``DirFdRoot`` (POSIX) or ``PortableRoot`` (Windows), chosen once by
     ``make_root``."""
 
-    _registry: dict[str, "Root"] = {}
+    _registry: dict[str, "Root[Any]"] = {}
     _registry_lock = threading.Lock()
 
     @classmethod
-    def for_folder(cls, folder: str | os.PathLike[str]) -> "Root":
+    def for_folder(cls, folder: str | os.PathLike[str]) -> "Root[Any]":
         """The ``Root`` of ``folder`` (shared: the path helpers below find it by path)."""
         key = os.path.abspath(folder)
         with cls._registry_lock:
@@ -86,7 +87,7 @@ class Root(RootBase[H]):
 
     # -- finding the Root of a path (for the path helpers) -----------------------------------
     @classmethod
-    def locate(cls, path: str | os.PathLike[str]) -> "tuple[Root, str] | tuple[None, None]":
+    def locate(cls, path: str | os.PathLike[str]) -> "tuple[Root[Any], str] | tuple[None, None]":
         """(Root, rel) for a path below a folder opened with ``for_folder``; (None, None) when
         there is none.  ValueError when the path climbs out of it with ``..``."""
         if not cls._registry:
@@ -264,14 +265,14 @@ class PortableRoot(Root[str]):
         with self._dir(rel) as h:
             return os.open(h, os.O_RDONLY)
 
-def make_root(folder: str | os.PathLike[str], guarded: bool = False) -> Root:
+def make_root(folder: str | os.PathLike[str], guarded: bool = False) -> "Root[Any]":
     """A ``Root`` of ``folder`` for this platform: ``DirFdRoot`` where ``USE_DIR_FD``, else
     ``PortableRoot``.  Code that shares a folder's ``Root`` uses ``Root.for_folder``."""
     return DirFdRoot(folder, guarded) if USE_DIR_FD else PortableRoot(folder, guarded)
 
 
 # -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------
-def _at(*paths: str | os.PathLike[str]) -> "tuple[Root, list[str]]":
+def _at(*paths: str | os.PathLike[str]) -> "tuple[Root[Any], list[str]]":
     """A Root and relative paths for ``paths``: the registered board folder holding them, or
     else their common parent folder (followed as given: only the names below it are protected)."""
     located = [Root.locate(p) for p in paths]

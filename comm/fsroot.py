@@ -811,11 +811,11 @@ class _Dir(Generic[H]):
 
     def __enter__(self) -> H:
         root, rel = self.root, self.rel
-        dirs = getattr(root._tls, "dirs", None)
+        dirs: dict[str, H] | None = getattr(root._tls, "dirs", None)
         if dirs is not None:
-            h = dirs.get(rel)
-            if h is not None:
-                return h
+            kept = dirs.get(rel)
+            if kept is not None:
+                return kept
         h = root._open_dir(rel, remake=self.remake)
         if dirs is not None and root._keep(rel):
             dirs[rel] = h

@@ -6,6 +6,7 @@ or is removed (a clean close).  Only the member writes its own record: no lock i
 """
 import logging
 import threading
+from typing import Any
 from collections.abc import Callable
 
 from . import fsops
@@ -19,7 +20,7 @@ BEAT_EVERY = 1.0           # s between two beats of a member's alive record (I6;
 class Heartbeat:
     """The ``alive`` record at ``rel`` below ``root`` and the thread that keeps it beating."""
 
-    def __init__(self, root: fsops.Root, rel: str, name: str) -> None:
+    def __init__(self, root: "fsops.Root[Any]", rel: str, name: str) -> None:
         self.root = root
         self.rel = rel
         self.name = name

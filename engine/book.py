@@ -21,7 +21,7 @@ import struct
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, TypedDict, Union
+from typing import Any, Callable, Optional, TypedDict, Union
 
 from . import files, gzipped
 from .backend import core
@@ -47,8 +47,9 @@ OPENINGS = [
 def symmetries(size: int = 8) -> list[tuple[int, ...]]:
     """The 4 maps of squares that keep the start position (identity, half turn, both diagonals)."""
     n = size
-    maps = [lambda x, y: (x, y), lambda x, y: (n - 1 - x, n - 1 - y),
-            lambda x, y: (y, x), lambda x, y: (n - 1 - y, n - 1 - x)]
+    maps: list[Callable[[int, int], tuple[int, int]]] = [
+        lambda x, y: (x, y), lambda x, y: (n - 1 - x, n - 1 - y),
+        lambda x, y: (y, x), lambda x, y: (n - 1 - y, n - 1 - x)]
     return [tuple(fy * n + fx for fx, fy in (m(sq % n, sq // n) for sq in range(n * n))) for m in maps]
 
 

@@ -106,7 +106,7 @@ class Record:
     result: str = ""              # "36-28", "black resigned", "abandoned by black", "refused: ..."
     shape: str = ""               # the board's picture (``protocol.shape_code``); '' for a plain board
     # as read from the board: each key's value as written (escaped), and the ``mac`` line (D4)
-    written: dict = field(default_factory=dict, repr=False, compare=False)
+    written: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     mac: str = field(default="", repr=False, compare=False)
 
     def keys(self) -> tuple[str, ...]:

@@ -168,7 +168,8 @@ class Face(Screen):
             pass
         if "error" in outcome:
             raise outcome["error"]
-        return outcome.get("code", 130)
+        code: int = outcome.get("code", 130)
+        return code
 
     def _summary(self) -> None:
         """What stays on the terminal: the final board and the last things said (errors also

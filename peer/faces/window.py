@@ -363,7 +363,7 @@ class Window(Face):
         return lambda _event: self.step(n)
 
     def _picked(self, _event: object) -> None:
-        chosen = self.moves.curselection()
+        chosen = self.moves.curselection()  # type: ignore[no-untyped-call]
         if chosen:
             self.ply = chosen[0] + 1
 
@@ -682,13 +682,13 @@ class Window(Face):
                 for item in c.find_withtag(f"sq{sq}"):
                     tags = c.gettags(item)
                     if "disc" in tags:
-                        mark = fills.get(c.itemcget(item, "fill"), "?")
+                        mark = fills.get(c.itemcget(item, "fill"), "?")  # type: ignore[no-untyped-call]
                     elif "hole" in tags:
                         mark = "#"
                     elif "legal" in tags and mark == ".":
                         mark = "*"
                     elif "hint" in tags:
-                        hints[notation.square_name(sq, n)] = c.itemcget(item, "text")
+                        hints[notation.square_name(sq, n)] = c.itemcget(item, "text")  # type: ignore[no-untyped-call]
                         mark = "*" if mark == "." else mark
                 squares.append(mark)
         rx, ry = c.winfo_rootx(), c.winfo_rooty()
@@ -708,7 +708,7 @@ class Window(Face):
             "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
                         for name, count, state in self.players],
             "turn": self.turn.cget("text"), "last": self.last.cget("text"),
-            "moves": list(self.moves.get(0, "end")), "selected": list(self.moves.curselection()),
+            "moves": list(self.moves.get(0, "end")), "selected": list(self.moves.curselection()),  # type: ignore[no-untyped-call]
             "squares": "".join(squares), "hints": hints, "board": board,
             "buttons": {k: centre(b) for k, b in self.buttons.items()},
             "entry": centre(self.entry) if self.entry is not None else None,

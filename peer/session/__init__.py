@@ -24,6 +24,7 @@ Each rule lives in one module:
 - ``events``     what the session tells its face: ``Event`` (raw fields, never words) and
                  ``Reason`` (a refusal: a code for a screen, English for the board)
 """
-from .core import COLOURS, Leave, Session
+from .core import COLOURS, Session
+from .leave import Leave
 
 __all__ = ["COLOURS", "Leave", "Session"]
