@@ -2,6 +2,7 @@
 question), hint, say, board, help, undo, quit.  A face sends these (a window's button sends
 ``Resign(confirmed=True)``); a line typed at a terminal is read into one by ``parse``, which knows
 the words in English and Japanese.  No I/O."""
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Union
@@ -21,6 +22,8 @@ WORDS = {
     "undo": ("undo", "待った"),
 }
 COMMAND = {w: c for c, words in WORDS.items() for w in words}
+_WORD = re.compile(r"(\S+)\s*(.*)", re.S)     # the command word, then the rest (any white space between)
+PASS_TYPED = ("パス",)     # a pass in Japanese (passes are made for the player: this is only understood)
 
 
 @dataclass(frozen=True)
@@ -70,24 +73,29 @@ def normalise(line: str) -> str:
 
 
 def parse(line: str) -> Command | None:
-    """The command a typed line gives (None: an empty line).
+    """The command a typed line gives (None: an empty line).  The command word and a square are
+    read whatever their width (ｄ３ is d3); a chat line is sent as it was typed.
 
     >>> parse("ｄ３"), parse("投了"), parse("say hi there"), parse("y")
     (Play(square='d3'), Resign(confirmed=False), Say(text='hi there'), Answer(yes=True, text='y'))
     """
-    text = normalise(line)
-    word, _, rest = text.partition(" ")
-    cmd = COMMAND.get(word.lower(), word.lower())
-    if not cmd:
+    m = _WORD.match(line.strip())
+    if m is None:
         return None
+    first, rest = m.group(1), m.group(2)
+    word = normalise(first).lower()
+    cmd = COMMAND.get(word, word)
     if cmd == "say":
         return Say(rest.strip())
     if cmd == "resign":
         return Resign()
     if cmd in ("yes", "no"):
-        return Answer(cmd == "yes", text)
+        return Answer(cmd == "yes", normalise(line))
     if cmd in WORDS:
         return Word(cmd)
+    if cmd in PASS_TYPED:
+        return Play("pass")
     if notation.SQUARE.fullmatch(cmd) or cmd in notation.PASS_WORDS:
         return Play(cmd)
+    text = normalise(line)
     return Unknown(text)

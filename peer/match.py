@@ -131,7 +131,6 @@ class Match:
         self.resigned = resigned
         self.recovering = recovering and not self.game.moves
         self.resign_ms: Optional[int] = None   # the time of the resigner's turn under way, counted (D7)
-        self._left_at = -1                      # the ply whose turn a leaving was counted in
         self.clocks = Clocks()
 
     # -- what the game is now --------------------------------------------------------------
@@ -205,18 +204,20 @@ class Match:
         counted = ms is not None and self.position.turn == colour
         if counted:
             self.clocks.add(colour, ms or 0)
+            self.clocks.start(now)
         self.resigned = colour
         self.resign_ms = ms if counted else None
-        self.clocks.start(now)
         return True
 
     def leave(self, colour: int, ms: Optional[int], now: float) -> None:
         """``colour`` leaves the game unfinished (``bye``); ``ms``: the time of its turn under way,
-        counted when it is to move (D7).  Its next turn is counted from its return (``start``)."""
-        if ms is not None and not self.ended and self.position.turn == colour and self._left_at != self.plies:
-            self._left_at = self.plies      # (once a turn: a repeated bye counts nothing more)
-            self.clocks.add(colour, ms)
-        self.clocks.start(now)
+        counted when it is to move (D7), and its turn counted again from ``now``.  On the other
+        side's turn nothing changes: that side goes on thinking.  (A side says ``bye`` once a
+        leaving: the session takes one until the leaver is back.)"""
+        if not self.ended and self.position.turn == colour:
+            if ms is not None:
+                self.clocks.add(colour, ms)
+            self.clocks.start(now)      # (its next turn counts from its return: ``Clocks.start``)
 
     # -- transcripts (H5) ------------------------------------------------------------------
     def adoption(self, theirs: Game) -> Adoption:

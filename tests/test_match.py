@@ -503,3 +503,25 @@ def test_a_confirmed_resignation_from_a_face_is_not_asked_again(tmp_path):
     text = out.getvalue()
     assert "You resigned" in text and "Resign this game?" not in text and s.match.resigned == BLACK
     assert b.last_sent("#cardstand resign") and b.last_sent("#cardstand result")
+
+
+def test_chat_is_sent_as_typed_and_only_the_command_word_is_read_at_any_width():
+    from peer.commands import Play, Say, parse
+    assert parse("say  ｈｅｌｌｏ　①") == Say("ｈｅｌｌｏ　①")
+    assert parse("ｓａｙ\tこんにちは") == Say("こんにちは") and parse("say　やあ") == Say("やあ")
+    assert parse("パス") == Play("pass")
+
+
+def test_leaving_on_the_other_sides_turn_leaves_its_thinking_alone():
+    """A side that leaves while the other thinks changes nothing of that turn; a side that leaves
+    twice in one turn (two runs) has both leavings counted."""
+    m = Match(WHITE, Shape.square(8))
+    m.clocks.start(0.0)
+    m.play(m.judge("f5", BLACK).square, 1000, 1.0)     # white to move from 1.0
+    m.leave(BLACK, 500, 3.0)                            # black leaves on white's turn
+    assert m.clocks.thinking_ms(6.0) == 5000 and m.clocks.ms == (1000, 0)
+    m = Match(BLACK, Shape.square(8))
+    m.play(m.judge("f5", BLACK).square, 0, 0.0)
+    m.leave(WHITE, 2000, 2.0)
+    m.leave(WHITE, 4000, 6.0)                           # its second run, in the same turn
+    assert m.clocks.ms == (0, 6000)

@@ -56,14 +56,16 @@ def test_typos_hint_chat_and_resign(tmp_path):
     h.sendline("n")                         # no: said so, the game goes on
     h.expect("Not resigned: the game goes on.")
     h.sendline("n")                         # (no question asked now)
-    h.expect("Unknown command 'n'")
+    h.expect("'n': there is no question to answer.")
     h.sendline("resign")
     h.expect("Resign this game")
-    h.sendline("board")                     # anything else goes on playing
+    h.sendline("board")                     # another command goes on playing
     h.sendline("yes")
-    h.expect("Unknown command 'yes'")
+    h.expect("'yes': there is no question to answer.")
     h.sendline("resign")
     h.expect("Resign this game")
+    h.sendline("maybe")                     # not an answer: asked again
+    h.expect("'maybe' is not an answer: type 'yes' to resign, 'no' to go on playing.")
     h.sendline("yes")
     h.expect("You resigned")
     h.expect(r"Game over: black resigned \(black \d+ - white \d+ on the board\)\. Bot \(white\) wins\.")

@@ -93,6 +93,9 @@ TEXTS = {
     "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
     "no_undo": ("Moves cannot be taken back in a game between two programs: the other side has already seen yours.",
                 "二つのプログラムでの対局では待ったはできません（相手はもうその手を受け取っています）。"),
+    "resign_answer": ("'{cmd}' is not an answer: type 'yes' to resign, 'no' to go on playing.",
+                      "「{cmd}」は答えになっていません。投了するなら はい、続けるなら いいえ と入力してください。"),
+    "nothing_to_answer": ("'{cmd}': there is no question to answer.", "「{cmd}」: 答える質問はありません。"),
     "resign_sure": ("Resign this game? Type 'yes' (or 'resign' again) to resign, 'no' to go on playing.",
                     "本当に投了しますか？ 投了するなら はい（または もう一度 投了）、続けるなら いいえ と入力して"
                     "ください。"),

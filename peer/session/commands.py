@@ -79,6 +79,9 @@ class Commands(State):
                 return self.say("sent_chat")
             return self.say("classic_not_told", other=self.other)
         if isinstance(cmd, Unknown):
+            if asked:               # (the question stands until it is answered)
+                self.resign_asked = True
+                return self.say("resign_answer", cmd=cmd.text)
             return self.say("unknown", cmd=cmd.text)
         if self.game is None or self.mode is None:     # the handshake is not done yet
             return self.say("not_started", other=self.other)
@@ -106,7 +109,7 @@ class Commands(State):
         if isinstance(cmd, Answer):
             if asked:
                 return self.say("resign_cancelled")
-            return self.say("unknown", cmd=cmd.text)     # (an answer, with no question asked)
+            return self.say("nothing_to_answer", cmd=cmd.text)
         assert isinstance(cmd, Play)
         if self._ended():           # (a move while the end is being acknowledged, G6)
             return self.say("already_over")
