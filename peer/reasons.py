@@ -17,6 +17,8 @@ REASONS = {
     "missing": "move {n} arrived but {expected} was expected",
     "out_of_turn": "not your turn",
     "records_differ": "the two sides remember different games (records differ)",
+    "classic_board": "{other} shows no greeting, so it plays the classic protocol, which knows only the plain "
+                     "8x8 board; this game is on {shape} (start without --size and --shape to play it)",
     "not_my_ply": "the transcript plays {square} as {colour}'s move {n}, which {colour} did not make",
     "bad_game_id": "bad game id '{id}' (1-64 of A-Z a-z 0-9 . _ -, not starting with '.')",
     "bad_size": "bad board size '{size}'",

@@ -348,3 +348,66 @@ def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_wait
     assert s.mode == "classic" and len(s.game.moves) == 1, text
     assert text.count("white has not moved for 0 s and keeps no sign of life") == 1, text
     assert "no sign of life for" not in text and "leaving" not in text, text     # never judged gone
+
+
+def _classic(colour, board):
+    return subprocess.Popen([sys.executable, str(HERE / f"classic_{colour}.py"), str(board)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _plies(board):
+    rec = Records(board).current()
+    return len(Game.from_transcript(rec.moves).moves) if rec is not None and rec.moves else 0
+
+
+@pytest.mark.parametrize("ours", ["black", "white"])
+def test_a_classic_program_killed_and_started_again_plays_a_new_game(tmp_path, ours):
+    """H6b: a classic program keeps no record; killed mid-game and started again, it plays a new game.
+    Our side closes the old one, says so and plays the new one to the end with it (before: it sent
+    its last move again, illegal in the new game, and both sides waited for ever)."""
+    board = tmp_path / "b"
+    theirs = "white" if ours == "black" else "black"
+    first = _classic(theirs, board)
+    time.sleep(0.5)
+    ours_p = player(ours, board, "--ai", "greedy", "--classic-after", "1", "--pace", "0.3")
+    try:
+        deadline = time.monotonic() + 60
+        while _plies(board) < 8:
+            assert time.monotonic() < deadline and ours_p.poll() is None, "the game did not start"
+            time.sleep(0.05)
+        old = Records(board).current_id()
+        first.kill()
+        first.wait()
+        again = _classic(theirs, board)
+        rc, out = finish(ours_p, timeout=90)
+        theirs_out, _ = again.communicate(timeout=30)
+    finally:
+        for p in (first, ours_p):
+            if p.poll() is None:
+                p.kill()
+    assert rc == 0, out[-1500:]
+    assert f"{theirs} started again. A classic program keeps no record, so it plays a new game: game {old}" in out
+    assert Records(board).load(old).status == "abandoned"
+    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+    assert Records(board).current().status == "over" and Records(board).current_id() != old
+
+
+@pytest.mark.parametrize("ours", ["black", "white"])
+def test_another_board_against_a_classic_program_is_refused_with_the_reason(tmp_path, ours):
+    """H6c: a classic program cannot be told a size: our side never offers it one, says why and stops
+    (before: black announced a 6x6 game and played c2; the classic white found it illegal, and both
+    waited until killed)."""
+    board = tmp_path / "b"
+    theirs = "white" if ours == "black" else "black"
+    classic = _classic(theirs, board)
+    try:
+        time.sleep(0.5)
+        rc, out = finish(player(ours, board, "--ai", "greedy", "--size", "6", "--classic-after", "1"), timeout=60)
+    finally:
+        classic.kill()
+        classic_out, _ = classic.communicate(timeout=10)
+    assert rc == 3, out[-800:]
+    assert (f"Cannot play: {theirs} shows no greeting, so it plays the classic protocol, which knows only the "
+            f"plain 8x8 board; this game is on 6x6") in out, out[-800:]
+    assert "not a move" not in classic_out and "illegal" not in classic_out.lower(), classic_out[-400:]

@@ -37,6 +37,13 @@ TEXTS = {
                              "records/current names {current}: resuming game {id}.",
                              "この伝言台には未完了の対局 {id}（{black} 対 {white}、次は {n} 手目）がありますが、"
                              "最新の対局として記録されているのは {current} です。対局 {id}を再開します。"),
+    "classic_board": (REASONS["classic_board"],
+                      "{other}は挨拶をしないので、クラシックのプロトコルで対局することになりますが、それは普通の 8×8 の盤"
+                      "しか知りません。この対局は {shape}です（それと対局するには --size と --shape を付けずに起動してください）"),
+    "classic_new_game": ("{colour} started again. A classic program keeps no record, so it plays a new game: "
+                         "game {id} (next move {n}) is closed as abandoned and a new game begins.",
+                         "{colour}が起動し直しました。クラシックのプログラムは棋譜を残さないので新しい対局を始めます。"
+                         "対局 {id}（次は {n} 手目）は放棄として閉じ、新しい対局を始めます。"),
     "new_game_asked": ("{colour} asked for a new game (--new).", "{colour}が新しい対局を求めています（--new）。"),
     "game_closed": ("game '{id}' was closed ({status}) on this board and is not resumed: start black with --new",
                     "対局 '{id}' はこの伝言台で閉じられている（{status}）ので再開しません。黒を --new で"

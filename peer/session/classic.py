@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import comm
 from comm.text import visible
-from engine import PASS, notation
 
 from .. import protocol
 from ..protocol import Msg
@@ -74,8 +73,17 @@ class Classic(State):
         self.them.greeted_runs.add(msg.run)
 
     # -- H6: classic mode -----------------------------------------------------------------
+    def _classic_board_ok(self: "Session") -> None:
+        """H6c: a classic program knows only the plain 8x8 board: on another (this side's game's,
+        else the one asked for) the game cannot be played with it, said and refused (exit code 3;
+        a game with plies stays resumable)."""
+        board = self.shape if self.game is not None and self.shape is not None else self.wanted_board()
+        if not (board.is_plain() and board.size == 8):
+            self._refuse_game("classic_board", other=self.other, shape=board)
+
     def _classic_move_first(self: "Session", msg: Msg) -> None:
         """A bare move before any greeting: the opponent is a classic program."""
+        self._classic_board_ok()
         self.mode = "classic"
         self.them.bound_run = self.them.classic_run = msg.run
         self.say("classic", other=self.other)
@@ -90,19 +98,17 @@ class Classic(State):
             log.info("cannot read %s's member record yet: %s", self.other, e)
 
     def _follow_classic_run(self: "Session") -> None:
-        """A classic game is bound to the opponent's member run; one that restarted gets our move
-        again, and one that shows it speaks control lines gets our greeting (H6: the numbered form)."""
+        """A classic game is bound to the opponent's member run; a new run of it started its game
+        again (H6b), and one that shows it speaks control lines gets our greeting (H6: the numbered
+        form)."""
         if self.mode != "classic" or self.game is None:
             return
         try:
             run = self.board.member_run(self.other)
         except OSError:
             return  # the share failed a read: no news
-        if self.them.classic_run is not None and run != self.them.classic_run:
-            # A classic program that (re)started dropped what we sent before: repeat our move.
-            pos = self.game_now.position
-            if pos.turn != self.colour and self.game_now.moves and self.game_now.moves[-1] != PASS:
-                self.send(notation.square_name(self.game_now.moves[-1], pos.size))
+        if run is not None and self.them.classic_run is not None and run != self.them.classic_run:
+            self._classic_started_again(run)
         self.them.classic_run = run
         if run is not None:
             self.them.bound_run = run    # a classic game is bound to the opponent's member run
@@ -110,3 +116,16 @@ class Classic(State):
                 self.them.hello_to_classic.add(run)
                 log.info("%s (run %s) speaks control lines: greeting it", self.other, visible(run, 40))
                 self.send(self._hello())
+
+    def _classic_started_again(self: "Session", run: str) -> None:
+        """H6b: a classic program keeps no record, so a new run of it plays a new game from the
+        start: ours (with plies) is closed as abandoned by it, said, and a new one begins (black
+        moves first).  Our last move is never sent again: it would be illegal in the new game."""
+        log.info("%s (classic) started again: run %s", self.other, visible(run, 40))
+        self.them.bound_run = self.them.classic_run = run
+        if not self.game_now.moves:
+            return      # (nothing played yet: the same game)
+        self.say("classic_new_game", colour=1 - self.colour, id=self.gid, n=len(self.game_now.moves) + 1)
+        self._abandon(self.record_now, self.other, said=False)
+        self._start_game(new_gid(), self.wanted_board())
+        self._show()

@@ -335,6 +335,7 @@ class Handshake(State):
                 since = greeted_at if greeted_at is not None else joined_at
                 if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after \
                         and self._member_joined():
+                    self._classic_board_ok()
                     self.mode = "classic"
                     self._bind_classic()
                     self.say("classic", other=self.other)

@@ -23,7 +23,7 @@ log = logging.getLogger("peer")
 
 # Refusals about the programs, not the game (H4's version, H7's secret): a game with plies that
 # was refused for one of these is resumed once the cause is fixed (D1).
-PROGRAM_REASONS = frozenset({"bad_version", "no_secret_here", "no_secret_there", "other_secret"})
+PROGRAM_REASONS = frozenset({"bad_version", "no_secret_here", "no_secret_there", "other_secret", "classic_board"})
 
 
 def new_gid() -> str:
@@ -289,9 +289,10 @@ class Recording(State):
                 return rec
         return None
 
-    def _abandon(self: "Session", rec: Record, by: str) -> None:
+    def _abandon(self: "Session", rec: Record, by: str, said: bool = True) -> None:
         """D1: close the unfinished game ``rec`` as ``abandoned`` (``by``: the colour that started a
-        new game instead) and say so; nothing for a game that is not ``playing``."""
+        new game instead) and say so (unless ``said`` already); nothing for a game that is not
+        ``playing``."""
         if rec is None or rec.status != PLAYING:
             return
         rec.status, rec.result = ABANDONED, f"abandoned by {by}"
@@ -299,8 +300,8 @@ class Recording(State):
             self.records.save(rec)
         except (OSError, ValueError) as e:
             log.warning("could not close game %s as abandoned: %s", rec.id, e)
-        if not rec.moves:
-            log.info("game %s had no moves: closed as abandoned", rec.id)
+        if not rec.moves or not said:
+            log.info("game %s closed as abandoned by %s", rec.id, by)
             return
         n = rec.moves_played() + 1
         if by == self.me:

@@ -77,8 +77,7 @@ class Runs(State):
             if self.mode != "classic":
                 self._other_run(msg)
                 return False
-            log.info("%s (classic) restarted: run %s", self.other, visible(msg.run, 40))
-            self.them.bound_run = msg.run
+            self._classic_started_again(msg.run)      # (its move is judged in the new game)
         elif self.them.bound_run is None and self.mode == "classic":
             if not self._is_member_run(msg.run):
                 self._other_run(msg)
