@@ -424,10 +424,12 @@ const REASONS = {
   size_wanted: (o) => `white wants a board of ${o.theirs}x${o.theirs}, black proposes ${o.mine}x${o.mine}`,
   size_proposed: (o) => `black proposes a board of ${o.theirs}x${o.theirs}, white wants ${o.mine}x${o.mine}`,
   records_differ: () => 'the two sides remember different games (records differ)',
+  classic_board: (o) => `${o.other} shows no greeting, so it plays the classic protocol, which knows only the plain ` +
+    `8x8 board; this game is on ${o.shape} (start without --size and --shape to play it)`,
   game_closed: (o) => `game '${o.id}' was closed (${o.status}) on this board and is not resumed: start black with --new`,
 };
 // refusals about the programs, not the game: a game with plies refused for one stays resumable (D1)
-const PROGRAM_REASONS = new Set(['bad_version', 'no_secret_here', 'no_secret_there', 'other_secret']);
+const PROGRAM_REASONS = new Set(['bad_version', 'no_secret_here', 'no_secret_there', 'other_secret', 'classic_board']);
 function parseSize(t) {                                      // H2: an even number 4..26, else null
   if (typeof t !== 'string' || !/^[0-9]{1,3}$/.test(t)) return null;
   const n = parseInt(t, 10);
@@ -772,6 +774,10 @@ class Player {
 
   // -- H6: classic mode: bare squares, passes not sent, no control line ----------------------
   goClassic(run) {
+    // H6c: a classic program knows only the plain 8x8 board: another one is refused, said why
+    const size = this.gid === null ? (this.wantSize || 8) : this.rules.n;
+    const shape = this.gid === null ? (this.wantShape || '') : this.shape;
+    if (size !== 8 || shape) this.refuse('classic_board', { other: this.other, shape: shape ? `a ${size}x${size} shape` : `${size}x${size}` });
     this.mode = 'classic';
     this.bound = run;
     this.shaken = true;
@@ -780,19 +786,29 @@ class Player {
     this.log(`${this.other} speaks the classic protocol (bare coordinates only): classic mode`);
   }
 
-  // the classic game follows the opponent's member run: a restarted one gets our last move again,
-  // one that shows it speaks control lines gets our greeting (the numbered form, H6)
+  // the classic game follows the opponent's member run: a new run plays a new game (H6b), one
+  // that shows it speaks control lines gets our greeting (the numbered form, H6)
   followClassic() {
     if (this.mode !== 'classic' || now() < this.nextFollow) return;
     this.nextFollow = now() + 1;
     const run = this.memberRun();
     if (!run) return;
-    if (run !== this.bound) {
-      const last = this.moves[this.moves.length - 1];
-      if (this.rules.turn !== this.colour && last && last !== 'pass') this.send(last);
-      this.bound = run;
-    }
+    if (run !== this.bound) this.classicStartedAgain(run);
     if (!this.helloToClassic.has(run) && this.shown()) { this.helloToClassic.add(run); this.send(this.hello()); }
+  }
+
+  // H6b: a classic program keeps no record: its new run plays a new game from the start; ours is
+  // closed as abandoned and a new one begins (our last move is never sent again)
+  classicStartedAgain(run) {
+    this.bound = run;
+    if (!this.moves.length) return;
+    this.log(`${this.other} started again: a classic program keeps no record, so it plays a new game; ` +
+             `game ${this.gid} (next move ${this.moves.length + 1}) is closed as abandoned`);
+    const r = this.rec;
+    r.status = 'abandoned';
+    r.result = `abandoned by ${this.other}`;
+    try { this.records.save(r); } catch (e) { this.log(`game ${r.id} could not be closed: ${visible(e.message, 200)}`); }
+    this.startGame('js-' + token(), 8, [], null, '');
   }
 
   // D1: an unfinished game closed because a new one starts instead (`by`: the colour that did it)
@@ -1081,7 +1097,7 @@ class Player {
       return;
     }
     if (m.senderRun !== this.bound && this.mode === 'classic' && this.isMemberRun(m.senderRun)) {
-      this.bound = m.senderRun;                                // a classic game follows the member run (H8)
+      this.classicStartedAgain(m.senderRun);                   // a classic game follows the member run (H6b, H8)
     }
     if (m.senderRun !== this.bound) {                         // H8
       if (!this.isMemberRun(m.senderRun)) return this.otherRun(m);
