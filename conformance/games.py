@@ -516,6 +516,36 @@ def s_classic_black(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
+def s_classic_again(cmd: str, d: Path, play_cmd: str) -> None:
+    """H6b H9: a classic black killed after three plies each and started again plays a new game from the start; the implementation (white) follows it to the end, never sending its last move again."""
+    theirs = _theirs(play_cmd, d, "white")
+    kit = KitBoard(other_view(d), "black").join()       # a classic program: Init, Quiet, Talk
+    try:
+        game = Game(8)
+        for _ in range(3):
+            move = game.position.legal_moves()[0]
+            game.play(move)
+            _send_until(kit, "white", square_name(move, 8), theirs)
+            deadline = time.monotonic() + 30
+            while (m := kit.wait(timeout=1)) is None:
+                check(time.monotonic() < deadline and theirs.poll() is None,
+                      f"no answer within 30 s to {square_name(move, 8)!r} in a classic game")
+            msg = protocol.parse(m.body)
+            check(msg.kind == "move" and "n" not in msg.fields, f"a classic program was sent {m.body[:80]!r} (H6)")
+            game.play(parse_square(msg.get("square"), 8))
+        kit.close()         # killed; its next run knows nothing of that game
+        kit = KitBoard(other_view(d), "black").join()
+        kit.quiet()
+        time.sleep(1.5)     # the implementation has seen the new run: still it must send nothing
+        first = kit.receive()
+        check(first is None, f"a classic program that started again was sent {first and first.body[:80]!r} "
+                             "before its first move (H6b: the last move is never sent again)")
+        _kit_classic_game(kit, "black", theirs)
+    finally:
+        kit.close()
+        _reap(theirs, timeout=1)
+
+
 def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
     """D4 D5 D6 D6a: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
     for name, secret, rec, why in (

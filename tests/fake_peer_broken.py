@@ -472,6 +472,19 @@ def greet_classic():
     Session._shown = lambda self: True
 
 
+def classic_resend():
+    """H6b: a classic program that started again is sent our last move again (the old rule)."""
+    from peer.session import classic
+
+    def again(self, run):
+        self.them.bound_run = self.them.classic_run = run
+        from engine import PASS, notation
+        moves = self.game_now.moves
+        if moves and self.game_now.position.turn != self.colour and moves[-1] != PASS:
+            self.send(notation.square_name(moves[-1], self.game_now.size))
+    classic.Classic._classic_started_again = again
+
+
 def size_unnamed():
     """H5: refuses another --size on an unfinished game without naming the game."""
     def say(orig):
@@ -587,7 +600,7 @@ def shape_unread():
 
 
 RULES = {f.__name__: f for f in (shape_unread, end_believed, unsigned_trusted, no_set_aside, seq_normalised, forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
-                                 no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic,
+                                 no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic, classic_resend,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
 

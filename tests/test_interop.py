@@ -269,6 +269,7 @@ BROKEN = [
     ("forget_end", "end_restart", "whose end the kit never acknowledged"),
     ("greet_classic", "classic_white", "a classic program was sent"),
     ("greet_classic", "classic_black", "a classic program was sent"),
+    ("classic_resend", "classic_again", "before its first move (H6b"),
     ("size_unnamed", "restart_size", "does not name the unfinished game"),
     ("other_welcome", "restart_size", "after a welcome for another game"),
     ("no_abandon", "restart_new", "not 'abandoned'"),
