@@ -27,9 +27,10 @@ def aside_reason(item: SetAside) -> Reason:
     return Reason(f"aside_{item.kind}", detail, {"detail": detail})
 
 
-NOISE_SHOWN = 12        # lines a minute that messages from the board may put on the screen; beyond, counted
-NOISE = frozenset({"other_run", "mac_refused", "refused_theirs", "they_refused", "chat", "set_aside",
-                   "renamed_them"})
+NOISE_SHOWN = 12        # lines a minute that refused or ignored messages may put on the screen; beyond, counted
+CHAT_SHOWN = 30         # chat lines a minute (the opponent's own: a person may chat quickly)
+NOISE = {"other_run": "refused", "mac_refused": "refused", "refused_theirs": "refused", "they_refused": "refused",
+         "set_aside": "refused", "renamed_them": "refused", "chat": "chat"}
 
 
 class Quota:
@@ -60,6 +61,23 @@ class Quota:
             return 0
         n, self.unsaid, self.counted = self.unsaid, 0, now
         return n
+
+
+class Noise:
+    """What the board may put on a screen a minute: refused or ignored messages (``NOISE_SHOWN``),
+    chat (``CHAT_SHOWN``), whatever they vary; the rest counted in one line a minute."""
+
+    def __init__(self) -> None:
+        self.quotas = {"refused": Quota(NOISE_SHOWN), "chat": Quota(CHAT_SHOWN)}
+
+    def allow(self, what: str, now: float) -> bool:
+        """Whether the event ``what`` may be shown at ``now`` (an event that is no noise always may)."""
+        kind = NOISE.get(what)
+        return kind is None or self.quotas[kind].allow(now)
+
+    def due(self, now: float) -> int:
+        """The lines not shown, once they are to be told (``Quota.due``), else 0."""
+        return sum(q.due(now) for q in self.quotas.values())
 
 
 class Garbage:

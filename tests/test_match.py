@@ -525,3 +525,20 @@ def test_leaving_on_the_other_sides_turn_leaves_its_thinking_alone():
     m.leave(WHITE, 2000, 2.0)
     m.leave(WHITE, 4000, 6.0)                           # its second run, in the same turn
     assert m.clocks.ms == (0, 6000)
+
+
+def test_an_opponent_that_floods_the_chat_gets_a_bounded_share_of_the_screen(tmp_path):
+    """Chat has its own share (a person may chat quickly), bounded too, and it is not eaten by a flood
+    of refused messages."""
+    from peer.garbage import CHAT_SHOWN
+    s, b, out = session(tmp_path / "b", BLACK)
+    b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
+    for i in range(40):
+        b.push("white", f"#cardstand say text=from-another-run{i}", run=f"{i:016x}",
+               after=(lambda b: b.moves_sent() == 1) if i == 0 else None)
+    for i in range(200):
+        b.push("white", f"#cardstand say text=chat{i}")
+    assert _run(s, b) is None
+    text = out.getvalue()
+    assert "W says: chat0" in text and text.count("W says: chat") == CHAT_SHOWN
+    assert "more lines from the board were not shown" in text

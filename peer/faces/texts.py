@@ -317,7 +317,7 @@ TEXTS = {
     "aside_not_file": ("not a file: {detail}", "ファイルではありません: {detail}"),
     "aside_not_folder": ("not a folder: {detail}", "フォルダーではありません: {detail}"),
     "noise_more": ("{n} more lines from the board were not shown in the last minute: refused or ignored "
-                   "messages, chat (too many to show; the game goes on).",
+                   "messages, or chat (too many to show; the game goes on).",
                    "この1分間に伝言台から届いたほか {n} 件（拒否・無視したメッセージ、チャット）は多すぎるので表示しませんでした"
                    "（対局は続いています）。"),
     "mac_refused": ("A message claiming to be from {name} was refused: {reason}",

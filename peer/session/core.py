@@ -16,7 +16,7 @@ from .classic import Classic
 from .commands import Commands
 from ..events import Event, Listener
 from ..reasons import Reason
-from ..garbage import NOISE, Garbage, Quota
+from ..garbage import Garbage, Noise
 from .keeping import Keeping
 from .handshake import ROLES, Handshake
 from .leave import Leave, uninterrupted
@@ -97,7 +97,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         self.sending_stopped = False    # I6: this run was replaced: it sends nothing more
         self.stop = threading.Event()
         self.garbage = Garbage(self.say)    # what comm set aside, told
-        self.noise = Quota()                # what the board may put on the screen a minute
+        self.noise = Noise()                # what the board may put on the screen a minute
 
     # -- what the faces are told -----------------------------------------------------
     def say(self, what: str, /, **fields: Any) -> None:
@@ -105,13 +105,13 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
         # (how this side is left, for the texts that say it: a computer side reads no commands)
         human, reads = self.player.kind == "human", self.player.lines is not None
         fields["leave_by"] = "human" if human else "terminal" if reads else "computer"
-        if what in NOISE and not self.noise.allow(time.monotonic()):
+        if not self.noise.allow(what, time.monotonic()):
             log.info("not shown (too many from the board this minute): %s", what)
             return
         self.screen.tell(Event(what, fields))
 
     def _tell_noise(self) -> None:
-        """The count of what the board sent and the screen was spared, once a minute (``Quota``)."""
+        """The count of what the board sent and the screen was spared, once a minute (``Noise``)."""
         n = self.noise.due(time.monotonic())
         if n:
             self.screen.tell(Event("noise_more", {"n": n}))

@@ -12,7 +12,7 @@ from ..players import Player
 from ..protocol import Msg
 from ..record import Record, Records
 from ..events import Listener
-from ..garbage import Garbage, Quota
+from ..garbage import Garbage, Noise
 from .keeping import Keeping
 from .opponent import Opponent
 
@@ -61,7 +61,7 @@ class State:
     sending_stopped: bool       # I6: this run was replaced: it sends nothing more
     stop: threading.Event
     garbage: Garbage            # tells what comm set aside on the board
-    noise: Quota                # what the board may put on the screen a minute
+    noise: Noise                # what the board may put on the screen a minute
 
     @property
     def game(self) -> Game | None:
