@@ -313,11 +313,20 @@ class Membership(Mailbox):
         """Whether ``name``'s current run is known to have ended (I6): its ``alive`` record is
         gone (a clean close) while its process was on this machine, or that process is gone.
         False when that cannot be told (another machine: judge its heartbeat, P2)."""
+        return bool(self.left_how(name))
+
+    def left_how(self, name: str) -> str:
+        """How ``name``'s current run is known to have ended (``left``): "gone" (its process, on this
+        machine, is gone), "closed" (its process runs but no ``alive`` record names the run: a clean
+        close, or a program that keeps no ``alive`` record and wrongly names this machine, I1a);
+        "" when it is not known to have ended."""
         fields = fsops.record_fields(self._quiet_read(f"box/{check_name(name).lower()}/member"))
         running = pid_alive(fields)
         if running is None:
-            return False
-        return not running or (self.alive(name) or {}).get("run") != fields.get("run")
+            return ""
+        if not running:
+            return "gone"
+        return "closed" if (self.alive(name) or {}).get("run") != fields.get("run") else ""
 
     def members(self) -> list[str]:
         """Names that have joined this board (from a listing: informational)."""

@@ -92,6 +92,9 @@ class FakeBoard:
     def left(self, name):
         return name.lower() in self.ended
 
+    def left_how(self, name):
+        return "gone" if name.lower() in self.ended else ""
+
     def alive(self, name):
         state = self.states.get(name.lower())
         if state is None:

@@ -37,6 +37,12 @@ TEXTS = {
                              "records/current names {current}: resuming game {id}.",
                              "この伝言台には未完了の対局 {id}（{black} 対 {white}、次は {n} 手目）がありますが、"
                              "最新の対局として記録されているのは {current} です。対局 {id}を再開します。"),
+    "no_alive_record": ("{colour}'s member record names this computer and a process that runs, but {colour} keeps "
+                        "no alive record: a program that keeps none must leave machine empty in its member record "
+                        "(PROTOCOL.md I1a). It is taken as here.",
+                        "{colour}のメンバー記録はこのコンピュータと動いているプロセスを指していますが、{colour}は alive "
+                        "記録を書いていません。alive 記録を書かないプログラムはメンバー記録の machine を空にします"
+                        "（PROTOCOL.md I1a）。ここにいるものとして扱います。"),
     "classic_board": (REASONS["classic_board"],
                       "{other}は挨拶をしないので、クラシックのプロトコルで対局することになりますが、それは普通の 8×8 の盤"
                       "しか知りません。この対局は {shape}です（それと対局するには --size と --shape を付けずに起動してください）"),

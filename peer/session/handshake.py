@@ -276,7 +276,8 @@ class Handshake(State):
     def _member_joined(self: "Session") -> bool:
         """The opponent has joined and has not left (a run that ended is not waited for, H6)."""
         try:
-            return self.board.member_run(self.other) is not None and not self.board.left(self.other)
+            run = self.board.member_run(self.other)
+            return run is not None and not self._run_ended(run)
         except OSError:
             return False
 
@@ -286,6 +287,21 @@ class Handshake(State):
         except OSError:
             return None
 
+    def _run_ended(self: "Session", run: str) -> bool:
+        """Whether the opponent's current ``run`` is known to have ended (I6).  A run whose process
+        runs here but that no ``alive`` record ever named is a program that keeps none and wrongly
+        names this computer in its member record (I1a): said once, and taken as there."""
+        alive = self.board.alive(self.other) or {}
+        if alive.get("run") == run:
+            self.them.alive_runs.add(run)
+        how = self.board.left_how(self.other)
+        if how == "closed" and run not in self.them.alive_runs:
+            if run not in self.them.no_alive_told:
+                self.them.no_alive_told.add(run)
+                self.say("no_alive_record", colour=1 - self.colour)
+            return False
+        return bool(how)
+
     def _came_and_went(self: "Session", before: Optional[str], seen: bool) -> Optional[str]:
         """The run of the opponent that joined and has left since the handshake began (one that
         joined after it began, or that it saw joined), or None.  A run that was on the board before
@@ -294,7 +310,7 @@ class Handshake(State):
         if run is None or not (seen or run != before):
             return None
         try:
-            return run if self.board.left(self.other) else None
+            return run if self._run_ended(run) else None
         except OSError:
             return None
 

@@ -18,6 +18,8 @@ class Opponent:
     classic_run: Optional[str] = None   # a classic program's run, to notice it restarting (H6)
     hello_to_classic: Set[str] = field(default_factory=set)     # classic runs greeted once (H6)
     foreign_shown: Dict[str, int] = field(default_factory=dict)     # run -> messages shown, not applied
+    alive_runs: Set[str] = field(default_factory=set)       # its runs an alive record was seen naming (I6)
+    no_alive_told: Set[str] = field(default_factory=set)    # its runs said to keep no alive record (I1a)
     alive_seen: Optional[Tuple[object, float]] = None   # (its alive record, monotonic time it last changed)
     gone: bool = False                  # no sign of life for a while (G5)
     left_at: Optional[float] = None     # when it said bye (G5), until it is back
