@@ -47,6 +47,7 @@ _NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|(.))", re.S)
 _UNNAMED = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
 _MAC = re.compile("[0-9a-f]{64}")
+_RUN = re.compile("[0-9A-Za-z_-]{1,64}")      # a member's run, as a clock file may note it (H6b)
 
 
 class Unusable(Explained):
@@ -410,12 +411,28 @@ class Records:
     # -- D7: the time one side has used in a game -------------------------------------------
     # Kept apart from the game record for the same reason as the acknowledgement: only
     # ``colour``'s side writes its file.
-    def save_clock(self, gid: str, colour: str, ms: int) -> None:
-        """Note that ``colour``'s side has used ``ms`` milliseconds in game ``gid`` (D7)."""
+    def save_clock(self, gid: str, colour: str, ms: int, classic_run: str | None = None) -> None:
+        """Note that ``colour``'s side has used ``ms`` milliseconds in game ``gid`` (D7), and, in a
+        classic game, the opponent's run it plays with (H6b)."""
         rel = self._rel(gid, f"clock-{colour}")
         self.root.ensure_dir("records")
-        self.root.replace(rel, fsops.record(f"{CLOCK_MAGIC}\ngame: {gid}\nused: {max(0, int(ms))}"),
+        run = f"\nclassic-run: {classic_run}" if classic_run and _RUN.fullmatch(classic_run) else ""
+        self.root.replace(rel, fsops.record(f"{CLOCK_MAGIC}\ngame: {gid}\nused: {max(0, int(ms))}{run}"),
                           durable=False)
+
+    def classic_run(self, gid: str, colour: str) -> str | None:
+        """The classic opponent's run that ``colour``'s side last played game ``gid`` with, as its
+        clock file notes it (H6b), or None."""
+        try:
+            text = self._read(self._rel(gid, f"clock-{colour}"))
+        except (OSError, ValueError):
+            return None
+        first, fields = fsops.parse_record(text or "")
+        ws = " \t\r"
+        run = fields.get("classic-run", "").strip(ws)
+        if first.strip(ws) != CLOCK_MAGIC or fields.get("game", "").strip(ws) != gid or not _RUN.fullmatch(run):
+            return None
+        return run
 
     def clock(self, gid: str, colour: str) -> int:
         """The milliseconds ``colour``'s side has used in game ``gid`` as its file says (D7); 0 when

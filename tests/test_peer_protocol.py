@@ -411,3 +411,40 @@ def test_another_board_against_a_classic_program_is_refused_with_the_reason(tmp_
     assert (f"Cannot play: {theirs} shows no greeting, so it plays the classic protocol, which knows only the "
             f"plain 8x8 board; this game is on 6x6") in out, out[-800:]
     assert "not a move" not in classic_out and "illegal" not in classic_out.lower(), classic_out[-400:]
+
+
+@pytest.mark.parametrize("ours", ["black", "white"])
+def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_new_game(tmp_path, ours):
+    """H6b: our side resumes its game from the record, but the classic program started again knows
+    nothing of it: our side sees that its run is not the one the game was played with, closes the
+    game and plays a new one (before: "Resuming game ... at move 18" against a program at move 1,
+    and both waited for ever)."""
+    board = tmp_path / "b"
+    theirs = "white" if ours == "black" else "black"
+    args = ("--ai", "greedy", "--classic-after", "1", "--pace", "0.3")
+    first, ours_p = _classic(theirs, board), None
+    try:
+        time.sleep(0.5)
+        ours_p = player(ours, board, *args)
+        deadline = time.monotonic() + 60
+        while _plies(board) < 8:
+            assert time.monotonic() < deadline and ours_p.poll() is None, "the game did not start"
+            time.sleep(0.05)
+        old = Records(board).current_id()
+        for p in (first, ours_p):
+            p.kill()
+            p.wait()
+        restarted = player(ours, board, *args)     # (ours first: a classic black's first move to a run
+        time.sleep(1.0)                             # that ended is dropped by the next run's Quiet, I2)
+        again = _classic(theirs, board)
+        rc, out = finish(restarted, timeout=90)
+        theirs_out, _ = again.communicate(timeout=30)
+    finally:
+        for p in (first, ours_p):
+            if p is not None and p.poll() is None:
+                p.kill()
+    assert rc == 0, out[-1500:]
+    assert f"A classic program keeps no record, so it plays a new game: game {old}" in out, out[-1500:]
+    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+    assert Records(board).load(old).status == "abandoned"

@@ -37,6 +37,11 @@ TEXTS = {
                              "records/current names {current}: resuming game {id}.",
                              "この伝言台には未完了の対局 {id}（{black} 対 {white}、次は {n} 手目）がありますが、"
                              "最新の対局として記録されているのは {current} です。対局 {id}を再開します。"),
+    "classic_silent": ("{other} joined {secs} s ago and has sent nothing. If it is a classic program (no "
+                       "greeting), its first move may have gone to an earlier run of this side, which a new run "
+                       "never reads: start {other} again.",
+                       "{other}は {secs} 秒前に参加しましたが、何も届いていません。クラシックのプログラム（挨拶なし）なら、"
+                       "最初の手はこちらの前の実行に送られ、新しい実行では読まれません。{other}を起動し直してください。"),
     "no_alive_record": ("{colour}'s member record names this computer and a process that runs, but {colour} keeps "
                         "no alive record: a program that keeps none must leave machine empty in its member record "
                         "(PROTOCOL.md I1a). It is taken as here.",

@@ -89,6 +89,8 @@ class Classic(State):
         self.say("classic", other=self.other)
         if self.game is None:
             self._start_game(new_gid(), self.wanted_board())
+        else:
+            self._classic_resumed()
         self.pending.insert(0, msg)
 
     def _bind_classic(self: "Session") -> None:
@@ -116,6 +118,15 @@ class Classic(State):
                 self.them.hello_to_classic.add(run)
                 log.info("%s (run %s) speaks control lines: greeting it", self.other, visible(run, 40))
                 self.send(self._hello())
+
+    def _classic_resumed(self: "Session") -> None:
+        """H6b: a game with plies resumed from the record and now played in classic mode goes on
+        only with the run of the classic program it was played with (noted in this side's clock
+        file): any other run knows nothing of it and plays a new game."""
+        run = self.them.classic_run
+        if not self.game_now.moves or run is None or run == self.records.classic_run(self.record_now.id, self.me):
+            return
+        self._classic_started_again(run)
 
     def _classic_started_again(self: "Session", run: str) -> None:
         """H6b: a classic program keeps no record, so a new run of it plays a new game from the

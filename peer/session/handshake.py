@@ -325,6 +325,7 @@ class Handshake(State):
         joined_at = time.monotonic() if self._member_joined() else None
         self.them.joined = joined_at is not None
         greeted_at = None           # when our first hello was delivered
+        silent_told = False         # white: a black that joined and says nothing was told of
         next_hello = next_look = 0.0
         self.say("waiting_hello" if joined_at else "waiting_join", other=self.other, board=self.board.folder)
         while True:
@@ -349,12 +350,17 @@ class Handshake(State):
                             greeted_at = now
                         next_hello = now + 2.0
                 since = greeted_at if greeted_at is not None else joined_at
+                if not self.role.falls_back_to_classic and joined_at is not None and not silent_told \
+                        and now - joined_at > self.classic_after and not self._shown():
+                    silent_told = True      # (H6, I2: a classic black's first move may be lost)
+                    self.say("classic_silent", other=self.other, secs=int(self.classic_after))
                 if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after \
                         and self._member_joined():
                     self._classic_board_ok()
                     self.mode = "classic"
                     self._bind_classic()
                     self.say("classic", other=self.other)
+                    self._classic_resumed()
                     return
                 continue
             if msg.kind == "junk":

@@ -31,7 +31,7 @@ class Moves(State):
         now = time.monotonic()
         self.match_now.play(move, self.clocks.thinking_ms(now) if ms is None else ms, now)
         self._save()
-        if by_me:
+        if by_me or self.mode == "classic":     # (classic: with the opponent's run, H6b)
             self._save_clock()
 
     def _my_move(self: "Session") -> None:

@@ -66,7 +66,8 @@ class Recording(State):
         if self.keeping.held is not None or self.gid is None:
             return
         try:
-            self.records.save_clock(self.gid, self.me, self.clocks.ms[self.colour])
+            self.records.save_clock(self.gid, self.me, self.clocks.ms[self.colour],
+                                    self.them.classic_run if self.mode == "classic" else None)
         except (OSError, ValueError) as e:
             log.warning("could not note the time used in game %s: %s", self.gid, e)
 
