@@ -16,6 +16,7 @@ fails on its own; the exit status is 0 only when all pass.
 """
 import argparse
 import logging
+import shlex
 import signal
 import sys
 import tempfile
@@ -62,6 +63,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR)  # the kit's own retries are expected, not news
     if args.board_b and not args.board:
         ap.error("--board-b goes with --board")
+    for option, command in (("--peer", args.peer), ("--player", args.player)):
+        if command is None:
+            continue
+        try:
+            words = shlex.split(command)
+        except ValueError as e:     # (a quote not closed, a backslash at the end)
+            ap.error(f"{option} {command!r} cannot be split into words: {e}")
+        if not words:
+            ap.error(f"{option} names no command")
     names = [fn.__name__[2:] for fn in PROFILES[args.profile]]
     unknown = [n for n in args.only or () if n not in names]
     if unknown:

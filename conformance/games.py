@@ -507,7 +507,7 @@ def s_classic_white(cmd: str, d: Path, play_cmd: str) -> None:
 
 
 def s_classic_black(cmd: str, d: Path, play_cmd: str) -> None:
-    """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after 10 s)."""
+    """H6 H9 G3: against a classic white the implementation sends no greeting and plays bare squares (after H6's 10 s if it can greet; a black that never greets may move at once, H6a)."""
     kit = KitBoard(other_view(d), "white").join()       # a classic program: Init, Quiet, Talk
     theirs = _theirs(play_cmd, d, "black")
     try:

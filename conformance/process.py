@@ -7,7 +7,6 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from contextvars import ContextVar
@@ -45,6 +44,21 @@ class Programs:
                 return
         _kill_group(proc)
         raise Fail("the scenario was stopped")
+
+    def said(self, why: str) -> str:
+        """For a failure ``why``: what each program of the scenario that exited with an error wrote
+        last, when ``why`` does not quote it already (a scenario that fails because the
+        implementation exited shows the implementation's own error)."""
+        with self._lock:
+            procs = list(self._procs)
+        out = []
+        for p in procs:
+            if isinstance(p, _Player) and p.poll() not in (None, 0):
+                tail = " ".join(p.output(timeout=1).split())[-300:]
+                if tail and tail[-60:] not in " ".join(why.split()):
+                    name = Path(str(p.args[0] if isinstance(p.args, list) else p.args)).name
+                    out.append(f"{name} exited {p.returncode}, saying: {tail!r}")
+        return "; ".join(out)
 
     def stop(self) -> None:
         with self._lock:
@@ -137,6 +151,40 @@ def _start(argv: list[str], kind: type["subprocess.Popen[Any]"] | None = None, *
     return proc
 
 
+ANSWER_LIMIT = 1 << 20      # characters of one answer line of ``serve`` (an answer is a few hundred)
+
+
+class Tail:
+    """The end of what a program writes on a stream (``KEEP`` characters), read by a thread as it
+    comes: a program that writes without end neither blocks on a full pipe nor fills memory or disk."""
+
+    KEEP = 1 << 16
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._kept = ""
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = self._stream.read(4096)
+            except (OSError, ValueError):
+                return
+            if not chunk:
+                return
+            with self._lock:
+                self._kept = (self._kept + chunk)[-self.KEEP:]
+
+    def text(self, timeout: float = 0) -> str:
+        """What was kept (waiting up to ``timeout`` s for the rest, once the stream has ended)."""
+        self._reader.join(timeout)
+        with self._lock:
+            return self._kept
+
+
 class Served:
     """An implementation under test in ``serve`` mode."""
 
@@ -144,20 +192,19 @@ class Served:
                  secret: str | None = None) -> None:
         argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
-        self._err: IO[bytes] = tempfile.TemporaryFile()    # what it writes on stderr: shown if it dies
         self.proc: subprocess.Popen[str] = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                           stderr=self._err, text=True, encoding="utf-8", env=_env(secret))
+                           stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_env(secret))
         self._requests = cast(IO[str], self.proc.stdin)
         self._answers = cast(IO[str], self.proc.stdout)
+        # what it writes on stderr, its end kept (shown if it dies): read as it comes, never stored whole
+        self._err = Tail(cast(IO[str], self.proc.stderr))
 
     def _why_silent(self) -> str:
         """How it ended, if it did: its exit code and the end of what it wrote on stderr."""
         code = self.proc.poll()
         if code is None:
             return ""
-        size = self._err.seek(0, os.SEEK_END)
-        self._err.seek(max(0, size - 400))
-        err = self._err.read(400).decode("utf-8", "replace").strip()
+        err = self._err.text(timeout=2)[-400:].strip()
         return f" (exit code {code}" + (f"; it said: {err!r})" if err else ")")
 
     def ask(self, timeout: float = 30, **req: Any) -> dict[str, Any]:
@@ -169,7 +216,7 @@ class Served:
         box: dict[str, str] = {}
 
         def read() -> None:
-            box["line"] = self._answers.readline()
+            box["line"] = self._answers.readline(ANSWER_LIMIT + 1)     # (a line without its end: not read whole)
 
         t = threading.Thread(target=read, daemon=True)
         t.start()
@@ -182,6 +229,10 @@ class Served:
             if why:
                 raise Fail(f"no answer to {req}: it exited before answering{why}")
             raise Fail(f"no answer to {req} within {timeout} s")
+        if len(line) > ANSWER_LIMIT or not line.endswith("\n"):
+            raise Fail(f"no answer to {req}: it wrote {line[:80]!r}... ({ANSWER_LIMIT} characters and more "
+                       "without the end of the line)" if len(line) > ANSWER_LIMIT else
+                       f"answer {line[:80]!r} does not end its line")
         try:
             answer: dict[str, Any] = json.loads(line)
             return answer

@@ -156,6 +156,7 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
         unchecked = sorted(MINIMAL_CLAUSES - checked, key=_clause_key)
         left = sorted(clauses_of(PROFILES["full"]) - checked - MINIMAL_CLAUSES, key=_clause_key)
         stream.write(f"Not checked by the {profile} profile (full profile only): {' '.join(left)}\n"
+                     "  but T1 in part: a minimal peer MUST still never make the board folder again once it is gone (PROTOCOL.md PR2)\n"
                      f"Minimal clauses no scenario here checks (keep them all the same): {' '.join(unchecked)}\n")
         stream.flush()
     return results
@@ -179,6 +180,9 @@ def _scenario(fn: Scenario, cmd: str, play_cmd: str, d: Path, programs: Programs
         ok, why = True, f"skipped: {e}"
     except Fail as e:
         ok, why = False, str(e)
+        said = programs.said(why)       # (the implementation's own error, when it exited)
+        if said:
+            why += f" ({said})"
     except BaseException as e:  # a crash in the implementation's answers is a failure too (in a thread of its own, whatever it is)
         ok, why = False, f"{type(e).__name__}: {e}"
     finally:

@@ -138,3 +138,49 @@ def test_jobs_must_be_a_whole_number_of_at_least_one(capsys):
         assert f"argument --jobs: {bad!r} is not a whole number of at least 1" in capsys.readouterr().err
     with pytest.raises(ValueError):
         conformance.run("unused", jobs=0)
+
+
+def test_a_peer_command_that_cannot_be_split_is_one_line_and_exit_2(capsys):
+    from conformance.cli import main
+    for peer in ['node "peer.js', "", "peer\\"]:
+        with pytest.raises(SystemExit) as e:
+            main(["--peer", peer])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "--peer" in err and "Traceback" not in err and "FAIL" not in err
+
+
+def test_a_scenario_failing_because_the_implementation_exited_quotes_its_own_error(monkeypatch):
+    """The peer's own words (say, that it refuses an option) are in the failure, not only its exit code."""
+    def s_refusing(cmd: str, d: Path) -> None:
+        """X1: the implementation refuses its options."""
+        p = _start([sys.executable, "-c", "import sys; print('error: unknown option --size'); sys.exit(2)"])
+        p.wait()
+        raise Fail(f"the implementation exited {p.returncode} before joining")
+
+    _profile(monkeypatch, s_refusing)
+    results = conformance.run("unused", stream=io.StringIO(), jobs=1)
+    why = results[0][3]
+    assert "exited 2 before joining" in why and "error: unknown option --size" in why, why
+
+
+def test_what_serve_writes_is_bounded(tmp_path):
+    """A ``serve`` that floods stderr, or answers a line without end: the kit keeps a bounded tail and
+    says what happened (it kept 126 MB of stderr in a file, and read a 450 MB line whole)."""
+    from conformance.process import ANSWER_LIMIT, Served, Tail
+    flood = tmp_path / "flood.py"
+    flood.write_text("import sys\n"
+                     "if sys.argv[1] == 'serve':\n"
+                     "    sys.stdin.readline()\n"
+                     "    for _ in range(3000): sys.stderr.write('x' * 10000)\n"
+                     "    sys.stdout.write('y' * (3 << 20)); sys.stdout.flush()\n")
+    s = Served(f"{sys.executable} {flood}", tmp_path / "b", "kit")
+    try:
+        with pytest.raises(Fail) as e:
+            s.ask(timeout=60, op="hello")
+        assert f"{ANSWER_LIMIT} characters and more" in str(e.value)
+        s.kill()            # (it still writes its line: a program the kit gave up on)
+        kept = s._err.text(timeout=5)
+        assert 0 < len(kept) <= Tail.KEEP and set(kept) == {"x"}
+    finally:
+        s.kill()
