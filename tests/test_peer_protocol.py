@@ -259,10 +259,12 @@ def test_how_to_leave_is_told_as_the_side_can_leave():
     from peer.session import Session
     from peer.players import Human, Player
     from peer.faces.plain import Screen
+    from peer.garbage import Noise
     for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
                                ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
         s = Session.__new__(Session)
         s.player, s.screen = Human(False) if kind == "human" else Player(), Screen(lang, stream=io.StringIO())
+        s.noise = Noise()
         s.say("gone", name="W", secs=6)
         text = s.screen.stream.getvalue()
         assert expect in text and "{" not in text, text
@@ -328,7 +330,7 @@ def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_wait
     from peer.session import presence
     from peerfakes import Exhausted, session
     monkeypatch.setattr(presence, "SILENT_AFTER", 0.5)
-    s, b, out = session(tmp_path / "b", BLACK, size=4, patience=1.0, gone_after=0.3)
+    s, b, out = session(tmp_path / "b", BLACK, patience=1.0, gone_after=0.3)     # (classic: 8x8 only, H6c)
     s.classic_after = 0.0
     b.idle = True
     b.states["white"] = None                     # no alive record: it keeps no heartbeat
