@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from comm import Board, fsops
-from engine import Game, parse_square, square_name
+from engine import PASS, Game, Position, parse_square, square_name
 from peer import protocol
 from peer.record import Records
 
@@ -175,6 +175,66 @@ def s_minimal_lock(cmd: str, d: Path, play_cmd: str) -> None:
     finally:
         _reap(theirs, timeout=1)
         kit.close()
+
+
+def s_minimal_turns(cmd: str, d: Path, play_cmd: str) -> None:
+    """G2 G2a G3a H6a P3 P5: moves waiting when the implementation's turn begins (a second white move delivered with white's, a numbered and a timed one) are out of turn: read before it moves and ignored, never applied after its move; it plays on to the end with legal bare squares."""
+    kit = KitBoard(other_view(d), "white").join()           # a classic white that misbehaves
+    theirs = _theirs(play_cmd, d, "black")
+    try:
+        _wait_for(lambda: kit.member_run("black") is not None, theirs, 30, "joining as black")
+        game = Game(8)
+        game.play(_bare_move(kit, game, 30, "black's first move, within 30 s of joining"))
+        for round_ in range(3):
+            reply = game.position.legal_moves()[0]
+            game.play(reply)
+            pos = game.position
+            # what white could play if it were its turn again: a move a careless peer would apply
+            as_white = Position(pos.size, pos.opponent, pos.player, 1 - pos.turn, pos.holes)
+            extra = [m for m in as_white.legal_moves() if not pos.is_legal(m)] or as_white.legal_moves()
+            check(bool(extra), "the kit's own bookkeeping: no out-of-turn move to send")
+            second = square_name(extra[0], 8)
+            bodies = [square_name(reply, 8), second, f"{second} #{len(game.moves) + 1}", f"{second} t=5"]
+            _deliver_at_once(kit, d / "box" / "black", bodies)     # the last three wait on black's own turn
+            sq = _bare_move(kit, game, 30, f"black's move after {bodies!r} (the moves after the first arrived "
+                                           "on black's turn: G2, ignored)")
+            game.play(sq)
+        _play_on(kit, game, theirs)
+    finally:
+        _reap(theirs, timeout=1)
+        kit.close()
+
+
+def _deliver_at_once(kit: Board, box: Path, bodies: list[str]) -> None:
+    """Deliver ``bodies`` from white to black in one hold of the lock (M2 M3): black finds them all
+    waiting when it reads the first."""
+    to = kit.member_run("black") or ""
+    with kit.lease.hold(10):
+        k = max(fsops.read_int(box / "head"), fsops.read_int(box / "tail"))
+        for body in bodies:
+            k += 1
+            data = _kit_frame("white", run_of(kit), "black", to, k, body)
+            os.replace(fsops.write_scratch(kit.tmp, data), box / msg_name(k))
+        fsops.replace_with(kit.tmp, box / "head", fsops.record(str(k)), durable=False)
+
+
+def _play_on(kit: Board, game: Game, proc: _Player, timeout: float = 150) -> None:
+    """The kit plays white's moves of ``game`` on to its end, each of black's a legal bare square."""
+    deadline = time.monotonic() + timeout
+    while not game.position.is_game_over():
+        check(time.monotonic() < deadline, f"the game did not finish within {timeout} s")
+        pos = game.position
+        if pos.must_pass():
+            game.play(PASS)             # G3: passes are not sent
+            continue
+        if pos.turn == 1:
+            move = pos.legal_moves()[0]
+            game.play(move)
+            _send_until(kit, "black", square_name(move, 8), proc)
+            continue
+        game.play(_bare_move(kit, game, 30, f"black's move {len(game.moves) + 1}"))
+    code = _exit_code(proc, timeout=30)
+    check(code == 0, f"the implementation exited {code} after the game")
 
 
 def _against_ours(play_cmd: str, d: Path, colour: str) -> None:

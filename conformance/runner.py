@@ -15,7 +15,7 @@ from .common import Fail, Skip, VIEWS
 from .games import (
     s_classic_again, s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_shape, s_version)
-from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_ours
+from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_minimal_turns, s_ours
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
 from .process import PROGRAMS, Programs
 from .restarts import (
@@ -38,14 +38,14 @@ GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_
 
 # The profiles of PROTOCOL.md ("Profiles"): full is every scenario above; minimal, for a peer with only a
 # `play` command, its own five (in the order docs/FIRST-PEER.md builds a peer) and the two classic games.  Every minimal scenario takes the play command.
-MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_stale, s_minimal_quiet, s_minimal_lock, s_ours,
-                                     s_classic_white, s_classic_black]
+MINIMAL_SCENARIOS: list[Scenario] = [s_minimal_board, s_minimal_stale, s_minimal_quiet, s_minimal_lock,
+                                     s_minimal_turns, s_ours, s_classic_white, s_classic_black]
 PROFILES: dict[str, list[Scenario]] = {"full": BOARD_SCENARIOS + GAME_SCENARIOS, "minimal": MINIMAL_SCENARIOS}
 
 # The clauses a minimal peer MUST keep: the first table of PROTOCOL.md PR2 (tests/test_conformance_profile.py
 # holds the two together).  The report tells those that no minimal scenario checks from those it may leave out.
 MINIMAL_CLAUSES = frozenset("B1 B2 B4 F2 R1 R2 L1 L2 L3 L4 L5 L6 L3a I1 I1a I2 M1 M1a M2 M3 M4 M5 "
-                            "P1 P3 P5 H6 H6a H9 G1 G2 G3 G3a G4".split())
+                            "P1 P3 P5 H6 H6a H9 G1 G2 G2a G3 G3a G4".split())
 
 
 # Scenarios side by side by default (docs/CONFORMANCE.md, "Side by side"): they spend their time waiting on

@@ -80,3 +80,15 @@ def test_full_peers_pass_the_minimal_profile_too(tmp_path, peer, player):
     results = conformance.run(peer, player, base=tmp_path, stream=out, profile="minimal", only=own)
     assert len(results) == len(own), out.getvalue()
     assert all(ok for _, _, ok, _ in results), out.getvalue()
+
+
+@needs_cc
+def test_the_kit_fails_a_minimal_peer_that_applies_what_waited_on_its_own_turn(tmp_path):
+    """G2: a move that waited while it was the peer's turn was sent before its move; a peer that reads
+    it only after moving takes it for the opponent's next move, and the two games part."""
+    source = SOURCE.read_text(encoding="utf-8")
+    drain = ("            while (receive(body, sizeof body))  /* G2: what waits was sent before our move: out of turn */\n"
+             "                printf(\"ignored from %s (not its turn)\\n\", you);\n")
+    assert source.count(drain) == 1
+    results, text = kit(build(tmp_path, source.replace(drain, "")), tmp_path, only=["minimal_turns"])
+    assert not results[0][2] and "is not a legal bare square" in results[0][3], text

@@ -453,6 +453,8 @@ int main(int argc, char **argv) {
             continue;
         }
         if (turn == mine) {                     /* the move that flips the most, the first such */
+            while (receive(body, sizeof body))  /* G2: what waits was sent before our move: out of turn */
+                printf("ignored from %s (not its turn)\n", you);
             int best = -1, most = 0;
             for (int i = 0; i < 64; i++) {
                 int n = flips(mine, i / 8, i % 8, 0);

@@ -420,7 +420,9 @@ public final class MinimalPeer {
                 toMove = -toMove;          // G3, G3a: applied before the next message is read
                 continue;
             }
-            if (toMove == mine) {
+            if (toMove == mine) {          // G2: what waits now was sent before my move: out of turn
+                for (Message m; (m = receive(false)) != null; )
+                    System.out.println(other + " sent '" + visible(m.body()) + "' on my turn: ignored");
                 int bestRow = -1, bestCol = -1, best = 0;
                 for (int r = 0; r < 8; r++) for (int c = 0; c < 8; c++) {
                     int n = flips(r, c, mine, false);
@@ -433,7 +435,7 @@ public final class MinimalPeer {
                 toMove = -toMove;
                 continue;
             }
-            Message message = receive();
+            Message message = receive(true);
             if (!message.from().equalsIgnoreCase(other)) {
                 System.out.println("ignored a message from " + visible(message.from()));
                 continue;
@@ -455,13 +457,15 @@ public final class MinimalPeer {
         return 0;
     }
 
-    /** Polls the mailbox every 50 ms until a message comes, taking the lock only when one may wait (M6). */
-    Message receive() throws IOException {
+    /** The next message (with {@code wait}: polls every 50 ms until one comes; else null when none waits),
+     *  taking the lock only when one may wait (M6). */
+    Message receive(boolean wait) throws IOException {
         String box = "box/" + me + "/";
         while (true) {
             long tail = readNumber(box + "tail");
             if (!Files.exists(board.resolve(box + String.format("%012d", tail + 1) + ".msg"), LinkOption.NOFOLLOW_LINKS)
                     && readNumber(box + "head") <= tail) {
+                if (!wait) return null;
                 sleepMillis(50);
                 continue;
             }
@@ -472,7 +476,7 @@ public final class MinimalPeer {
             } finally {
                 releaseLock();
             }
-            if (message != null) return message;
+            if (message != null || !wait) return message;
             sleepMillis(50);
         }
     }

@@ -1244,7 +1244,13 @@ class Player {
       this.beat();
       this.followClassic();
       this.checkPresence();
-      if (this.rules.turn === this.colour) { this.myMove(); continue; }
+      if (this.rules.turn === this.colour) {
+        // G2: what waits when our turn begins was sent before our move: judged now (out of turn);
+        // a forced pass of ours first (G3a: a classic opponent's next move follows it at once)
+        if (this.rules.moves().length) for (let m = this.next(0); m; m = this.next(0)) this.handle(m);
+        if (this.rules.turn === this.colour && !this.ended()) this.myMove();
+        continue;
+      }
       if (this.mode === 'classic' && !this.rules.moves().length) { this.theirClassicPass(); continue; }
       const m = this.next(0.5);
       if (m) { this.handle(m); continue; }
