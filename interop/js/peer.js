@@ -782,7 +782,8 @@ class Player {
     this.bound = run;
     this.shaken = true;
     if (this.gid === null) this.startGame('js-' + token(), this.wantSize || 8, [], undefined, this.wantShape || '');
-    else this.save();
+    else if (this.moves.length) { this.bound = null; this.classicStartedAgain(run); }   // H6b: this peer notes no
+    else this.save();                                          // classic run: a resumed game is not the program's
     this.log(`${this.other} speaks the classic protocol (bare coordinates only): classic mode`);
   }
 
