@@ -546,6 +546,25 @@ def s_classic_again(cmd: str, d: Path, play_cmd: str) -> None:
         _reap(theirs, timeout=1)
 
 
+def s_classic_size(cmd: str, d: Path, play_cmd: str) -> None:
+    """H6c H9: asked for a 6x6 game, the implementation (black) facing a classic white refuses (exit 3) and sends it nothing: a classic program knows only the plain 8x8 board."""
+    kit = KitBoard(other_view(d), "white").join()       # a classic program: Init, Quiet, Talk
+    theirs = _theirs(play_cmd, d, "black", extra=["--size", "6"])
+    try:
+        deadline = time.monotonic() + 40
+        while theirs.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        m = kit.receive()
+        check(m is None, f"a classic white was sent {m and m.body[:80]!r} for a 6x6 game (H6c: nothing is sent)")
+        code = theirs.poll()
+        check(code == 3, f"black asked for 6x6 against a classic white "
+                         f"{'still ran after 40 s' if code is None else f'exited {code}'}, not exit code 3 (H6c): "
+                         f"{theirs.output().strip()[-300:]!r}")
+    finally:
+        kit.close()
+        _reap(theirs, timeout=1)
+
+
 def s_record_trust(cmd: str, d: Path, play_cmd: str) -> None:
     """D4 D5 D6 D6a: a record whose end its moves do not give, or (with a secret) one not signed with it, is set aside and none of it offered; with a secret the records written are signed."""
     for name, secret, rec, why in (

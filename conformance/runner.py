@@ -13,7 +13,7 @@ from .board import (
     s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
 from .common import Fail, Skip, VIEWS
 from .games import (
-    s_classic_again, s_classic_black, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
+    s_classic_again, s_classic_black, s_classic_size, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_shape, s_version)
 from .minimal import s_minimal_board, s_minimal_lock, s_minimal_quiet, s_minimal_stale, s_minimal_turns, s_ours
 from .hostile import s_cleanup, s_device_names, s_fifo, s_garbage, s_links, s_mac, s_names, s_pointers
@@ -32,7 +32,7 @@ BOARD_SCENARIOS: list[Scenario] = [s_init, s_send, s_recv, s_redeliver, s_talk, 
                    s_cleanup, s_names, s_device_names, s_mac, s_links, s_fifo, s_pointers]
 
 GAME_SCENARIOS: list[Scenario] = [s_record_trust, s_game_black, s_game_white, s_shape, s_refused_move, s_version, s_control_lines, s_passes, s_runs, s_game_secret, s_end_reoffer,
-                  s_end_restart, s_classic_white, s_classic_black, s_classic_again, s_restart_size, s_restart_new, s_refused_record,
+                  s_end_restart, s_classic_white, s_classic_black, s_classic_again, s_classic_size, s_restart_size, s_restart_new, s_refused_record,
                   s_board_gone, s_take_over, s_full_disk, s_gone, s_result, s_resume]
 
 

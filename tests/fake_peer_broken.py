@@ -485,6 +485,12 @@ def classic_resend():
     classic.Classic._classic_started_again = again
 
 
+def classic_any_size():
+    """H6c: plays classic mode on any board (the old rule)."""
+    from peer.session import classic
+    classic.Classic._classic_board_ok = lambda self: None
+
+
 def size_unnamed():
     """H5: refuses another --size on an unfinished game without naming the game."""
     def say(orig):
@@ -600,7 +606,7 @@ def shape_unread():
 
 
 RULES = {f.__name__: f for f in (shape_unread, end_believed, unsigned_trusted, no_set_aside, seq_normalised, forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,
-                                 no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic, classic_resend,
+                                 no_record, no_ack, no_refused, any_version, any_run, forget_end, greet_classic, classic_resend, classic_any_size,
                                  size_unnamed, no_abandon, no_refused_record, remake_board, busy_code, full_leaves,
                                  gone_still, never_gone, early_ack, counts_strict, white_fresh)}
 

@@ -270,6 +270,7 @@ BROKEN = [
     ("greet_classic", "classic_white", "a classic program was sent"),
     ("greet_classic", "classic_black", "a classic program was sent"),
     ("classic_resend", "classic_again", "before its first move (H6b"),
+    ("classic_any_size", "classic_size", "(H6c"),
     ("size_unnamed", "restart_size", "does not name the unfinished game"),
     ("other_welcome", "restart_size", "after a welcome for another game"),
     ("no_abandon", "restart_new", "not 'abandoned'"),
