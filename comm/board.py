@@ -41,6 +41,9 @@ class TalkResult(NamedTuple):
     body: str
 
 
+QUIETED_KEPT = 16       # messages ``quiet`` keeps for its caller to look at (the rest only counted)
+
+
 class Board(Membership):
     """One member's view of a board folder.
 
@@ -222,6 +225,8 @@ class Board(Membership):
                 pause = min(pause, deadline - now)
             time.sleep(max(0.0, pause))
 
+    quieted: list[Message] = []     # what the last ``quiet`` discarded (its first QUIETED_KEPT)
+
     def quiet(self) -> int:
         """``Quiet``: discard messages left for earlier runs of this name; returns how many.
 
@@ -231,15 +236,17 @@ class Board(Membership):
         the board gone, this run replaced) returns what was discarded until then, with
         ``last_error`` and ``problem`` set.
         """
-        return self._drop(lambda msg: msg.to_run != self.run, "cannot quiet")
+        self.quieted: list[Message] = []       # the first ones discarded (QUIETED_KEPT), for the caller to judge
+        return self._drop(lambda msg: msg.to_run != self.run, "cannot quiet", self.quieted)
 
     def wipe(self) -> int:
         """``WipeMessage``: discard every message waiting for this name; returns how many (on a
         failure, how many until then, with ``last_error`` and ``problem`` set)."""
         return self._drop(lambda msg: True, "cannot wipe")
 
-    def _drop(self, which: Callable[[Message], bool], doing: str) -> int:
-        """Discard the oldest waiting messages while ``which(message)`` holds."""
+    def _drop(self, which: Callable[[Message], bool], doing: str, kept: list[Message] | None = None) -> int:
+        """Discard the oldest waiting messages while ``which(message)`` holds (the first
+        ``QUIETED_KEPT`` of them appended to ``kept``, their bodies cut to 200 characters)."""
         self._need_join()
         dropped = 0
         try:
@@ -247,6 +254,8 @@ class Board(Membership):
                 self._acknowledge()
                 while (got := self._oldest()) and which(got[1]):
                     self._consume(got[0])
+                    if kept is not None and len(kept) < QUIETED_KEPT:
+                        kept.append(got[1]._replace(body=got[1].body[:200]))
                     dropped += 1
         except (LockTimeout, OSError) as e:
             self._failed(e, doing)

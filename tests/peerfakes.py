@@ -36,6 +36,7 @@ class FakeBoard:
         self.empty_polls = 0
         self.idle = False           # True: an empty wait sleeps its timeout, as a quiet board does, and never runs out
         self.ended = set()          # members whose run is known to have ended (comm.Board.left)
+        self.quieted = []           # what quiet discarded (comm.Message-like)
 
     def push(self, sender, body, run=None, signed=False, after=None):
         """Script a message; ``body`` may be a function of the board (the last hello sent, ...).

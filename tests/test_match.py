@@ -544,26 +544,25 @@ def test_an_opponent_that_floods_the_chat_gets_a_bounded_share_of_the_screen(tmp
     assert "more lines from the board were not shown" in text
 
 
-def test_a_peer_without_an_alive_record_that_names_this_computer_is_said_so_and_taken_as_here(tmp_path):
+def test_a_peer_without_an_alive_record_that_names_this_computer_is_told_what_is_wrong(tmp_path):
     """A classic peer that writes its real ``machine`` in its member record and keeps no ``alive``
-    record (wrong by I1a): comm judges its run closed.  Black says what is wrong with white's record
-    and plays it in classic mode (before: "white left the game. Waiting for them to come back", while
-    white was there, for ever)."""
+    record (wrong by I1a): comm judges its run closed.  Black says what is wrong with white's member
+    record, once (before: only "white left the game. Waiting for them to come back", while white was
+    there)."""
     import time
     s, b, out = session(tmp_path / "b", BLACK)
-    s.classic_after = 0.3
     b.idle = True
     b.states["white"] = None                            # no alive record
     b.left_how = lambda name: "closed" if name == "white" else ""
     start = time.monotonic()
 
     def later(b):
-        if s.mode == "classic" or time.monotonic() - start > 5:
+        if time.monotonic() - start > 2:
             raise Exhausted()
         return False
     b.push("white", "junk", after=later)
     assert _run(s, b) is None
     text = out.getvalue()
-    assert "white's member record names this computer and a process that runs, but white keeps no alive record" in text
-    assert text.count("keeps no alive record") == 1 and "left the game" not in text
-    assert s.mode == "classic"
+    assert "white's member record names this computer and a process that runs, but no alive record names its run" in text
+    assert "must then leave machine empty in its member record (PROTOCOL.md I1a)" in text
+    assert text.count("no alive record names its run") == 1

@@ -1,7 +1,9 @@
 """The game protocol against scripted opponents: classic programs, bad messages, versions, restarts."""
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -450,3 +452,48 @@ def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_ne
     counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
     assert counts in final_line(out), (final_line(out), theirs_out[-300:])
     assert Records(board).load(old).status == "abandoned"
+
+
+def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_then_plays(tmp_path):
+    """I2: a classic black started first sends its first move to white's earlier run, which our new
+    white's Quiet drops; a classic program never sends it again.  Our white says so at once and the
+    game begins as soon as black is started again (before: both waited for ever, in silence)."""
+    board = tmp_path / "b"
+    args = ("--ai", "greedy", "--pace", "0.3")
+    first, ours = _classic("black", board), None
+    try:
+        time.sleep(0.5)
+        ours = player("white", board, *args)
+        deadline = time.monotonic() + 60
+        while _plies(board) < 6:
+            assert time.monotonic() < deadline and ours.poll() is None, "the game did not start"
+            time.sleep(0.05)
+        for p in (first, ours):
+            p.kill()
+            p.wait()
+        early = _classic("black", board)            # its first move goes to the white that was killed
+        time.sleep(1.5)
+        ours = player("white", board, *args)
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(iter(ours.stdout.readline, "")), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 30
+        while not any("to an earlier run of this side" in line for line in lines):
+            assert time.monotonic() < deadline and ours.poll() is None, "".join(lines)
+            time.sleep(0.1)
+        early.kill()
+        early.wait()
+        again = _classic("black", board)
+        rc = ours.wait(timeout=90)
+        reader.join(10)
+        theirs_out, _ = again.communicate(timeout=30)
+    finally:
+        for p in (first, ours):
+            if p is not None and p.poll() is None:
+                p.kill()
+    out = "".join(lines)
+    assert rc == 0, out[-1500:]
+    assert re.search(r"black sent '[a-h][1-8]' to an earlier run of this side, before this one started", out), out
+    assert "start black again and the game begins" in out and "has sent nothing" not in out
+    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in final_line(out), (final_line(out), theirs_out[-300:])

@@ -37,17 +37,23 @@ TEXTS = {
                              "records/current names {current}: resuming game {id}.",
                              "この伝言台には未完了の対局 {id}（{black} 対 {white}、次は {n} 手目）がありますが、"
                              "最新の対局として記録されているのは {current} です。対局 {id}を再開します。"),
+    "classic_move_lost": ("{other} sent '{move}' to an earlier run of this side, before this one started; a new "
+                          "run never reads those (PROTOCOL.md I2), and a classic program sends its move only once: "
+                          "start {other} again and the game begins.",
+                          "{other}は、こちらが起動する前に前の実行へ「{move}」を送りました。新しい実行はそれを読みません"
+                          "（PROTOCOL.md I2）。クラシックのプログラムは手を一度しか送らないので、{other}を起動し直すと"
+                          "対局が始まります。"),
     "classic_silent": ("{other} joined {secs} s ago and has sent nothing. If it is a classic program (no "
                        "greeting), its first move may have gone to an earlier run of this side, which a new run "
                        "never reads: start {other} again.",
                        "{other}は {secs} 秒前に参加しましたが、何も届いていません。クラシックのプログラム（挨拶なし）なら、"
                        "最初の手はこちらの前の実行に送られ、新しい実行では読まれません。{other}を起動し直してください。"),
-    "no_alive_record": ("{colour}'s member record names this computer and a process that runs, but {colour} keeps "
-                        "no alive record: a program that keeps none must leave machine empty in its member record "
-                        "(PROTOCOL.md I1a). It is taken as here.",
-                        "{colour}のメンバー記録はこのコンピュータと動いているプロセスを指していますが、{colour}は alive "
-                        "記録を書いていません。alive 記録を書かないプログラムはメンバー記録の machine を空にします"
-                        "（PROTOCOL.md I1a）。ここにいるものとして扱います。"),
+    "no_alive_record": ("{colour}'s member record names this computer and a process that runs, but no alive "
+                        "record names its run: it closed, or it is a program that keeps no alive record and must "
+                        "then leave machine empty in its member record (PROTOCOL.md I1a). It is taken as gone.",
+                        "{colour}のメンバー記録はこのコンピュータと動いているプロセスを指していますが、その実行を指す alive "
+                        "記録がありません。終了したか、alive 記録を書かないプログラムです。その場合はメンバー記録の machine を"
+                        "空にします（PROTOCOL.md I1a）。いないものとして扱います。"),
     "classic_board": (REASONS["classic_board"],
                       "{other}は挨拶をしないので、クラシックのプロトコルで対局することになりますが、それは普通の 8×8 の盤"
                       "しか知りません。この対局は {shape}です（それと対局するには --size と --shape を付けずに起動してください）"),

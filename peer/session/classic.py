@@ -72,6 +72,20 @@ class Classic(State):
         """A greeting (even one refused) shows that its run speaks control lines."""
         self.them.greeted_runs.add(msg.run)
 
+    def _move_lost_to_an_earlier_run(self: "Session") -> None:
+        """I2, H6: a bare move that the opponent's current run sent to an earlier run of this side,
+        which ``Quiet`` dropped: a classic program sends it once and then waits, so the game cannot
+        begin until it is started again; said at once (a greeting would be sent again: not said)."""
+        run = self._member_run()
+        for m in self.board.quieted:
+            if run is None or m.sender.lower() != self.other or m.sender_run != run:
+                continue
+            msg = protocol.parse(m.body)
+            if msg.kind == "move" and "n" not in msg.fields:
+                self.them.move_lost = True
+                self.say("classic_move_lost", other=self.other, move=visible(m.body, 20))
+                return
+
     # -- H6: classic mode -----------------------------------------------------------------
     def _classic_board_ok(self: "Session") -> None:
         """H6c: a classic program knows only the plain 8x8 board: on another (this side's game's,

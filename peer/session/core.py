@@ -191,6 +191,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
             # Messages left for an earlier run go; a resumed game is re-synchronised by
             # the handshake, which carries each side's whole transcript.
             self.board.quiet()
+            self._move_lost_to_an_earlier_run()
             for r in self.board.take_rejected():    # refused while dropping what was left for earlier runs
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self._handshake()

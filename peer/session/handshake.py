@@ -289,17 +289,16 @@ class Handshake(State):
 
     def _run_ended(self: "Session", run: str) -> bool:
         """Whether the opponent's current ``run`` is known to have ended (I6).  A run whose process
-        runs here but that no ``alive`` record ever named is a program that keeps none and wrongly
-        names this computer in its member record (I1a): said once, and taken as there."""
+        runs here but that no ``alive`` record was seen naming either closed at once or is a
+        program that keeps none and wrongly names this computer in its member record (I1a): the
+        second is said once (what is wrong with its record), and both are taken as ended."""
         alive = self.board.alive(self.other) or {}
         if alive.get("run") == run:
             self.them.alive_runs.add(run)
         how = self.board.left_how(self.other)
-        if how == "closed" and run not in self.them.alive_runs:
-            if run not in self.them.no_alive_told:
-                self.them.no_alive_told.add(run)
-                self.say("no_alive_record", colour=1 - self.colour)
-            return False
+        if how == "closed" and run not in self.them.alive_runs and run not in self.them.no_alive_told:
+            self.them.no_alive_told.add(run)
+            self.say("no_alive_record", colour=1 - self.colour)
         return bool(how)
 
     def _came_and_went(self: "Session", before: Optional[str], seen: bool) -> Optional[str]:
@@ -351,7 +350,7 @@ class Handshake(State):
                         next_hello = now + 2.0
                 since = greeted_at if greeted_at is not None else joined_at
                 if not self.role.falls_back_to_classic and joined_at is not None and not silent_told \
-                        and now - joined_at > self.classic_after and not self._shown():
+                        and now - joined_at > self.classic_after and not self._shown() and not self.them.move_lost:
                     silent_told = True      # (H6, I2: a classic black's first move may be lost)
                     self.say("classic_silent", other=self.other, secs=int(self.classic_after))
                 if self.role.falls_back_to_classic and since is not None and now - since > self.classic_after \
