@@ -354,9 +354,19 @@ def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_wait
     assert "no sign of life for" not in text and "leaving" not in text, text     # never judged gone
 
 
-def _classic(colour, board):
-    return subprocess.Popen([sys.executable, str(HERE / f"classic_{colour}.py"), str(board)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def _classic(colour, board, started=None):
+    p = subprocess.Popen([sys.executable, str(HERE / f"classic_{colour}.py"), str(board)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if started is not None:
+        started.append(p)   # (killed by the test whatever happens: a classic program waits for ever)
+    return p
+
+
+def _kill_all(started):
+    for p in started:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
 
 
 def _plies(board):
@@ -371,9 +381,11 @@ def test_a_classic_program_killed_and_started_again_plays_a_new_game(tmp_path, o
     its last move again, illegal in the new game, and both sides waited for ever)."""
     board = tmp_path / "b"
     theirs = "white" if ours == "black" else "black"
-    first = _classic(theirs, board)
+    started = []
+    first = _classic(theirs, board, started)
     time.sleep(0.5)
     ours_p = player(ours, board, "--ai", "greedy", "--classic-after", "1", "--pace", "0.3")
+    started.append(ours_p)
     try:
         deadline = time.monotonic() + 60
         while _plies(board) < 8:
@@ -382,13 +394,11 @@ def test_a_classic_program_killed_and_started_again_plays_a_new_game(tmp_path, o
         old = Records(board).current_id()
         first.kill()
         first.wait()
-        again = _classic(theirs, board)
+        again = _classic(theirs, board, started)
         rc, out = finish(ours_p, timeout=90)
         theirs_out, _ = again.communicate(timeout=30)
     finally:
-        for p in (first, ours_p):
-            if p.poll() is None:
-                p.kill()
+        _kill_all(started)
     assert rc == 0, out[-1500:]
     assert f"{theirs} started again. A classic program keeps no record, so it plays a new game: game {old}" in out
     assert Records(board).load(old).status == "abandoned"
@@ -404,12 +414,14 @@ def test_another_board_against_a_classic_program_is_refused_with_the_reason(tmp_
     waited until killed)."""
     board = tmp_path / "b"
     theirs = "white" if ours == "black" else "black"
-    classic = _classic(theirs, board)
+    started = []
+    classic = _classic(theirs, board, started)
     try:
         time.sleep(0.5)
-        rc, out = finish(player(ours, board, "--ai", "greedy", "--size", "6", "--classic-after", "1"), timeout=60)
+        started.append(player(ours, board, "--ai", "greedy", "--size", "6", "--classic-after", "1"))
+        rc, out = finish(started[-1], timeout=60)
     finally:
-        classic.kill()
+        _kill_all(started)
         classic_out, _ = classic.communicate(timeout=10)
     assert rc == 3, out[-800:]
     assert (f"Cannot play: {theirs} shows no greeting, so it plays the classic protocol, which knows only the "
@@ -426,10 +438,12 @@ def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_ne
     board = tmp_path / "b"
     theirs = "white" if ours == "black" else "black"
     args = ("--ai", "greedy", "--classic-after", "1", "--pace", "0.3")
-    first, ours_p = _classic(theirs, board), None
+    started = []
+    first = _classic(theirs, board, started)
     try:
         time.sleep(0.5)
         ours_p = player(ours, board, *args)
+        started.append(ours_p)
         deadline = time.monotonic() + 60
         while _plies(board) < 8:
             assert time.monotonic() < deadline and ours_p.poll() is None, "the game did not start"
@@ -439,14 +453,13 @@ def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_ne
             p.kill()
             p.wait()
         restarted = player(ours, board, *args)     # (ours first: a classic black's first move to a run
-        time.sleep(1.0)                             # that ended is dropped by the next run's Quiet, I2)
-        again = _classic(theirs, board)
+        started.append(restarted)                   # that ended is dropped by the next run's Quiet, I2)
+        time.sleep(1.0)
+        again = _classic(theirs, board, started)
         rc, out = finish(restarted, timeout=90)
         theirs_out, _ = again.communicate(timeout=30)
     finally:
-        for p in (first, ours_p):
-            if p is not None and p.poll() is None:
-                p.kill()
+        _kill_all(started)
     assert rc == 0, out[-1500:]
     assert f"A classic program keeps no record, so it plays a new game: game {old}" in out, out[-1500:]
     counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
@@ -460,10 +473,12 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
     game begins as soon as black is started again (before: both waited for ever, in silence)."""
     board = tmp_path / "b"
     args = ("--ai", "greedy", "--pace", "0.3")
-    first, ours = _classic("black", board), None
+    started = []
+    first = _classic("black", board, started)
     try:
         time.sleep(0.5)
         ours = player("white", board, *args)
+        started.append(ours)
         deadline = time.monotonic() + 60
         while _plies(board) < 6:
             assert time.monotonic() < deadline and ours.poll() is None, "the game did not start"
@@ -471,9 +486,10 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
         for p in (first, ours):
             p.kill()
             p.wait()
-        early = _classic("black", board)            # its first move goes to the white that was killed
+        early = _classic("black", board, started)   # its first move goes to the white that was killed
         time.sleep(1.5)
         ours = player("white", board, *args)
+        started.append(ours)
         lines = []
         reader = threading.Thread(target=lambda: lines.extend(iter(ours.stdout.readline, "")), daemon=True)
         reader.start()
@@ -483,14 +499,12 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
             time.sleep(0.1)
         early.kill()
         early.wait()
-        again = _classic("black", board)
+        again = _classic("black", board, started)
         rc = ours.wait(timeout=90)
         reader.join(10)
         theirs_out, _ = again.communicate(timeout=30)
     finally:
-        for p in (first, ours):
-            if p is not None and p.poll() is None:
-                p.kill()
+        _kill_all(started)
     out = "".join(lines)
     assert rc == 0, out[-1500:]
     assert re.search(r"black sent '[a-h][1-8]' to an earlier run of this side, before this one started", out), out
