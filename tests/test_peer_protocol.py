@@ -511,3 +511,30 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
     assert "start black again and the game begins" in out and "has sent nothing" not in out
     counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
     assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+
+
+def test_a_computer_white_whose_classic_blacks_move_was_lost_leaves_after_its_patience(tmp_path):
+    """The same lost first move, black not started again: a computer white waits its patience for it
+    and leaves with the reason (exit code 4), never waiting for ever."""
+    board = tmp_path / "b"
+    started = []
+    try:
+        _classic("black", board, started)
+        time.sleep(0.5)
+        started.append(player("white", board, "--ai", "greedy", "--pace", "0.3"))
+        deadline = time.monotonic() + 60
+        while _plies(board) < 4:
+            assert time.monotonic() < deadline, "the game did not start"
+            time.sleep(0.05)
+        for p in started:
+            p.kill()
+            p.wait()
+        _classic("black", board, started)           # its first move goes to the white that was killed
+        time.sleep(1.5)
+        white = player("white", board, "--ai", "greedy", "--patience", "3")
+        started.append(white)
+        rc, out = finish(white, timeout=60)
+    finally:
+        _kill_all(started)
+    assert rc == 4, out[-1500:]
+    assert "to an earlier run of this side" in out and "was not started again within 3 s" in out, out[-1500:]

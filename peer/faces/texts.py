@@ -43,6 +43,10 @@ TEXTS = {
                           "{other}は、こちらが起動する前に前の実行へ「{move}」を送りました。新しい実行はそれを読みません"
                           "（PROTOCOL.md I2）。クラシックのプログラムは手を一度しか送らないので、{other}を起動し直すと"
                           "対局が始まります。"),
+    "classic_move_lost_leave": ("{other} was not started again within {secs} s, and its move was lost: leaving. "
+                                "Start both again, this side first.",
+                                "{other}が {secs} 秒以内に起動し直されず、その手は失われたままなので終了します。"
+                                "両方を起動し直してください（こちらを先に）。"),
     "classic_silent": ("{other} joined {secs} s ago and has sent nothing. If it is a classic program (no "
                        "greeting), its first move may have gone to an earlier run of this side, which a new run "
                        "never reads: start {other} again.",

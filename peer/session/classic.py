@@ -7,6 +7,7 @@ takes whatever it receives for the opponent's move: a control line would eat one
 non-empty ``state`` (P2; comm beats an empty state for every member, game peers set one).
 """
 import logging
+import time
 from typing import TYPE_CHECKING
 
 import comm
@@ -14,6 +15,7 @@ from comm.text import visible
 
 from .. import protocol
 from ..protocol import Msg
+from .leave import Leave
 from .recording import new_gid
 from .state import State
 
@@ -82,9 +84,21 @@ class Classic(State):
                 continue
             msg = protocol.parse(m.body)
             if msg.kind == "move" and "n" not in msg.fields:
-                self.them.move_lost = True
+                self.them.move_lost = (run, time.monotonic())
                 self.say("classic_move_lost", other=self.other, move=visible(m.body, 20))
                 return
+
+    def _check_move_lost(self: "Session") -> None:
+        """While the opponent whose move was lost (``_move_lost_to_an_earlier_run``) runs on: a
+        computer waits its ``patience`` for it to be started again, then leaves (exit code 4)."""
+        lost = self.them.move_lost
+        if lost is None:
+            return
+        if self._member_run() != lost[0]:
+            self.them.move_lost = None      # started again: its move comes to this run now
+        elif self.patience is not None and time.monotonic() - lost[1] > self.patience:
+            self.say("classic_move_lost_leave", other=self.other, secs=int(self.patience))
+            raise Leave(4)
 
     # -- H6: classic mode -----------------------------------------------------------------
     def _classic_board_ok(self: "Session") -> None:

@@ -344,6 +344,7 @@ class Handshake(State):
                         gone_run, self.them.left_at = None, None
                         self.say("waiting_hello", other=self.other)
                     self._check_left()
+                    self._check_move_lost()
                     if joined_at is not None and now >= next_hello and self._shown():
                         if self.board.send(self.other, self._hello()) and greeted_at is None:
                             greeted_at = now
