@@ -136,10 +136,10 @@ def role_checked():
 def replaced_quiet():
     """I6: a replaced run still runs Quiet and Wipe (and drops the new run's messages)."""
     def drop(orig):
-        def f(self, which, doing):
+        def f(self, which, doing, *kept):
             self._check_member = lambda: None
             try:
-                return orig(self, which, doing)
+                return orig(self, which, doing, *kept)
             finally:
                 del self._check_member
         return f
