@@ -538,3 +538,35 @@ def test_a_computer_white_whose_classic_blacks_move_was_lost_leaves_after_its_pa
         _kill_all(started)
     assert rc == 4, out[-1500:]
     assert "to an earlier run of this side" in out and "was not started again within 3 s" in out, out[-1500:]
+
+
+def test_our_white_killed_on_its_turn_goes_on_with_the_same_classic_black_at_once(tmp_path):
+    """Our white killed after it applied black's move and before it answered, then started again: the
+    classic black that played with it is still there, waiting for white's move.  White goes on in
+    classic mode at once and the game is played to the end (before: white waited for a greeting that
+    a classic program never sends, for ever, after telling to start black again, which would have
+    lost the game)."""
+    board = tmp_path / "b"
+    started = []
+    try:
+        black = _classic("black", board, started)
+        time.sleep(0.5)
+        slow = player("white", board, "--ai", "greedy", "--pace", "5")
+        started.append(slow)
+        deadline = time.monotonic() + 30
+        while _plies(board) < 1:
+            assert time.monotonic() < deadline and slow.poll() is None, "black's first move never came"
+            time.sleep(0.02)
+        slow.kill()
+        slow.wait()
+        white = player("white", board, "--ai", "greedy")
+        started.append(white)
+        rc, out = finish(white, timeout=90)
+        black_out, _ = black.communicate(timeout=30)
+    finally:
+        _kill_all(started)
+    assert rc == 0, out[-1500:]
+    assert "to an earlier run of this side" not in out and "started again" not in out, out[-1500:]
+    counts = black_out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in final_line(out), (final_line(out), black_out[-300:])
+    assert Records(board).current().status == "over"

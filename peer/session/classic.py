@@ -11,10 +11,12 @@ import time
 from typing import TYPE_CHECKING
 
 import comm
+from engine import PASS, notation
 from comm.text import visible
 
 from .. import protocol
 from ..protocol import Msg
+from ..record import PLAYING
 from .leave import Leave
 from .recording import new_gid
 from .state import State
@@ -75,18 +77,36 @@ class Classic(State):
         self.them.greeted_runs.add(msg.run)
 
     def _move_lost_to_an_earlier_run(self: "Session") -> None:
-        """I2, H6: a bare move that the opponent's current run sent to an earlier run of this side,
-        which ``Quiet`` dropped: a classic program sends it once and then waits, so the game cannot
-        begin until it is started again; said at once (a greeting would be sent again: not said)."""
+        """I2, H6: bare moves that the opponent's current run sent to an earlier run of this side,
+        which ``Quiet`` dropped.  One that is the last ply of the game on the board was received
+        (applied and saved, not yet acknowledged when that run ended): it shows that this run
+        played the game (``classic_played``).  Any other was never applied: a classic program
+        sends its move once and then waits, so it must be started again; said at once."""
         run = self._member_run()
+        if run is None:
+            return
+        rec = self._current_record(report=False)
+        last = ""
+        if rec is not None and rec.status == PLAYING and rec.mode == "classic":
+            try:
+                game = rec.game()
+                mover = game.positions[len(game.moves) - 1].turn if game.moves else self.colour
+                if game.moves and game.moves[-1] != PASS and mover == 1 - self.colour:
+                    last = notation.square_name(game.moves[-1], game.size)
+            except ValueError:
+                pass
         for m in self.board.quieted:
-            if run is None or m.sender.lower() != self.other or m.sender_run != run:
+            if m.sender.lower() != self.other or m.sender_run != run:
                 continue
             msg = protocol.parse(m.body)
-            if msg.kind == "move" and "n" not in msg.fields:
-                self.them.move_lost = (run, time.monotonic())
-                self.say("classic_move_lost", other=self.other, move=visible(m.body, 20))
-                return
+            if msg.kind != "move" or "n" in msg.fields:
+                continue
+            if last and msg.get("square") == last:
+                self.them.classic_played = run
+                continue
+            self.them.move_lost = (run, time.monotonic())
+            self.say("classic_move_lost", other=self.other, move=visible(m.body, 20))
+            return
 
     def _check_move_lost(self: "Session") -> None:
         """While the opponent whose move was lost (``_move_lost_to_an_earlier_run``) runs on: a
@@ -152,9 +172,31 @@ class Classic(State):
         only with the run of the classic program it was played with (noted in this side's clock
         file): any other run knows nothing of it and plays a new game."""
         run = self.them.classic_run
-        if not self.game_now.moves or run is None or run == self.records.classic_run(self.record_now.id, self.me):
+        if not self.game_now.moves or run is None or run in self._classic_runs_of_this_game():
             return
         self._classic_started_again(run)
+
+    def _classic_runs_of_this_game(self: "Session") -> set[str]:
+        """The classic opponent's runs known to have played the game on the board: the one this
+        side's clock file notes, and one whose dropped move was the game's last ply (H6b)."""
+        runs = {self.them.classic_played} if self.them.classic_played else set()
+        noted = self.records.classic_run(self.record_now.id, self.me) if self.record is not None else None
+        return runs | ({noted} if noted else set())
+
+    def _classic_again_at_once(self: "Session") -> bool:
+        """H6b: a classic game (its record says so) resumed with the very run of the classic program it was played with
+        goes on in classic mode at once (that program waits for our move, or sends its own: no
+        greeting will come).  True when classic mode began."""
+        if not self.game_now.moves:
+            return False
+        run = self._member_run()
+        if run is None or run not in self._classic_runs_of_this_game():
+            return False
+        self._classic_board_ok()
+        self.mode = "classic"
+        self.them.bound_run = self.them.classic_run = run
+        self.say("classic", other=self.other)
+        return True
 
     def _classic_started_again(self: "Session", run: str) -> None:
         """H6b: a classic program keeps no record, so a new run of it plays a new game from the

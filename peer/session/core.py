@@ -262,6 +262,7 @@ class Session(Presence, Trouble, Runs, Classic, Handshake, Moves, Commands, Reco
                 next_presence = now + 1.0
                 self._check_presence()
                 self._check_left()
+                self._check_move_lost()
 
     def _check_left(self) -> None:
         """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""

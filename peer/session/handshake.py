@@ -318,7 +318,10 @@ class Handshake(State):
         until it answers; H6: black plays classic when white joined but shows nothing, or does
         not answer, within ``classic_after`` seconds.  An opponent that joins and leaves (its
         ``bye``, or its run ended) before the game starts is waited for ``patience`` (G5)."""
-        self.role.start(self, self._resumable())
+        resume = self._resumable()
+        self.role.start(self, resume)
+        if resume is not None and resume.mode == "classic" and self.game is not None and self._classic_again_at_once():
+            return
         before = self._member_run()
         gone_run: Optional[str] = None     # a run that came and went: not joined again
         joined_at = time.monotonic() if self._member_joined() else None

@@ -20,6 +20,7 @@ class Opponent:
     foreign_shown: Dict[str, int] = field(default_factory=dict)     # run -> messages shown, not applied
     alive_runs: Set[str] = field(default_factory=set)       # its runs an alive record was seen naming (I6)
     no_alive_told: Set[str] = field(default_factory=set)    # its runs said to keep no alive record (I1a)
+    classic_played: Optional[str] = None    # its run that Quiet showed had played the game on the board (H6b)
     move_lost: Optional[Tuple[str, float]] = None   # (its run, when): its bare move went to an earlier run of
                                                     # ours, dropped by Quiet (I2)
     alive_seen: Optional[Tuple[object, float]] = None   # (its alive record, monotonic time it last changed)
