@@ -121,15 +121,18 @@ class Match:
     """The game ``colour``'s side plays on ``board``: ``game`` so far (plies it made or agreed to),
     ``resigned`` (the colour that resigned, if one did), ``recovering``: this side knows none of
     the plies played (its record was lost or set aside, D6), so the other side's transcript may
-    bring plies of this side too, once."""
+    bring plies of this side too, once; ``spare``: how many plies of this side the first
+    transcript may bring beyond ``game`` (a side that has just started from the record: both
+    sides write it, and the last writer's copy may be a ply behind the other's, D2)."""
 
     def __init__(self, colour: int, board: Shape, game: Optional[Game] = None, *,
-                 resigned: Optional[int] = None, recovering: bool = False) -> None:
+                 resigned: Optional[int] = None, recovering: bool = False, spare: int = 0) -> None:
         self.colour = colour
         self.board = board
         self.game = game if game is not None else Game(board.size, board.start())
         self.resigned = resigned
         self.recovering = recovering and not self.game.moves
+        self.spare = spare
         self.resign_ms: Optional[int] = None   # the time of the resigner's turn under way, counted (D7)
         self.clocks = Clocks()
 
@@ -191,7 +194,7 @@ class Match:
         milliseconds; its opponent's turn begins at ``now``."""
         mover = self.position.turn
         self.game.play(square)
-        self.recovering = False
+        self.recovering, self.spare = False, 0
         self.clocks.add(mover, ms)
         self.clocks.start(now)
 
@@ -230,9 +233,13 @@ class Match:
         if len(theirs.moves) == len(ours):
             return Adoption()
         if not self.recovering:
+            spare = self.spare
             for i in range(len(ours), len(theirs.moves)):
                 pos, move = theirs.positions[i], theirs.moves[i]
                 if pos.turn == self.colour and not (move == PASS and pos.must_pass()):
+                    if spare > 0:
+                        spare -= 1
+                        continue
                     square = notation.square_name(move, pos.size) if move != PASS else "pass"
                     return Adoption(reason=Reason.own("not_my_ply", colour=COLOURS[self.colour],
                                                       square=square, n=i + 1))
@@ -248,7 +255,7 @@ class Match:
         if verdict.taken:
             self.game = theirs
         if verdict.reason is None:
-            self.recovering = False     # (the first transcript taken: this side knows the game now)
+            self.recovering, self.spare = False, 0     # (the first transcript taken: this side knows the game)
         return verdict
 
 

@@ -369,6 +369,19 @@ def _kill_all(started):
         p.wait()
 
 
+def _same_end(out, classic_out):
+    """Our side's last "Game over" line gives the classic program's final count."""
+    counts = classic_out.strip().splitlines()[-1].replace("classic result: ", "")
+    assert counts in (final_line(out) or ""), (final_line(out), classic_out[-300:])
+
+
+def _until_plies(board, n, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while _plies(board) < n:
+        assert time.monotonic() < deadline and proc.poll() is None, f"the game did not reach ply {n}"
+        time.sleep(0.02)
+
+
 def _plies(board):
     rec = Records(board).current()
     return len(Game.from_transcript(rec.moves).moves) if rec is not None and rec.moves else 0
@@ -387,10 +400,7 @@ def test_a_classic_program_killed_and_started_again_plays_a_new_game(tmp_path, o
     ours_p = player(ours, board, "--ai", "greedy", "--classic-after", "1", "--pace", "0.3")
     started.append(ours_p)
     try:
-        deadline = time.monotonic() + 60
-        while _plies(board) < 8:
-            assert time.monotonic() < deadline and ours_p.poll() is None, "the game did not start"
-            time.sleep(0.05)
+        _until_plies(board, 8, ours_p)
         old = Records(board).current_id()
         first.kill()
         first.wait()
@@ -402,8 +412,7 @@ def test_a_classic_program_killed_and_started_again_plays_a_new_game(tmp_path, o
     assert rc == 0, out[-1500:]
     assert f"{theirs} started again. A classic program keeps no record, so it plays a new game: game {old}" in out
     assert Records(board).load(old).status == "abandoned"
-    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
-    assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+    _same_end(out, theirs_out)
     assert Records(board).current().status == "over" and Records(board).current_id() != old
 
 
@@ -444,10 +453,7 @@ def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_ne
         time.sleep(0.5)
         ours_p = player(ours, board, *args)
         started.append(ours_p)
-        deadline = time.monotonic() + 60
-        while _plies(board) < 8:
-            assert time.monotonic() < deadline and ours_p.poll() is None, "the game did not start"
-            time.sleep(0.05)
+        _until_plies(board, 8, ours_p)
         old = Records(board).current_id()
         for p in (first, ours_p):
             p.kill()
@@ -462,8 +468,7 @@ def test_both_sides_killed_and_started_again_against_a_classic_program_play_a_ne
         _kill_all(started)
     assert rc == 0, out[-1500:]
     assert f"A classic program keeps no record, so it plays a new game: game {old}" in out, out[-1500:]
-    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
-    assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+    _same_end(out, theirs_out)
     assert Records(board).load(old).status == "abandoned"
 
 
@@ -479,10 +484,7 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
         time.sleep(0.5)
         ours = player("white", board, *args)
         started.append(ours)
-        deadline = time.monotonic() + 60
-        while _plies(board) < 6:
-            assert time.monotonic() < deadline and ours.poll() is None, "the game did not start"
-            time.sleep(0.05)
+        _until_plies(board, 6, ours)
         for p in (first, ours):
             p.kill()
             p.wait()
@@ -509,8 +511,7 @@ def test_a_classic_black_started_before_our_white_is_told_to_start_again_and_the
     assert rc == 0, out[-1500:]
     assert re.search(r"black sent '[a-h][1-8]' to an earlier run of this side, before this one started", out), out
     assert "start black again and the game begins" in out and "has sent nothing" not in out
-    counts = theirs_out.strip().splitlines()[-1].replace("classic result: ", "")
-    assert counts in final_line(out), (final_line(out), theirs_out[-300:])
+    _same_end(out, theirs_out)
 
 
 def test_a_computer_white_whose_classic_blacks_move_was_lost_leaves_after_its_patience(tmp_path):
@@ -567,6 +568,5 @@ def test_our_white_killed_on_its_turn_goes_on_with_the_same_classic_black_at_onc
         _kill_all(started)
     assert rc == 0, out[-1500:]
     assert "to an earlier run of this side" not in out and "started again" not in out, out[-1500:]
-    counts = black_out.strip().splitlines()[-1].replace("classic result: ", "")
-    assert counts in final_line(out), (final_line(out), black_out[-300:])
+    _same_end(out, black_out)
     assert Records(board).current().status == "over"

@@ -337,9 +337,11 @@ class Recording(State):
         # record of): the opponent's transcript may bring this side's plies too, once (H5)
         recovering = not moves and (unknown or self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid
                                     and not self.keeping.lost_unsigned)
+        # a side that has just started from the record: that copy may be a ply behind (D2)
+        first = self.them.bound_run is None and self.mode is None and not self.keeping.lost_unsigned
         self.match = Match(self.colour, board, replay(moves, board) if moves else None,
                            resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
-                           recovering=recovering)
+                           recovering=recovering, spare=1 if first else 0)
         if going:
             self.match.clocks.start(time.monotonic())     # a new game in place of the one on
         self.acked = self.end_shown = False
