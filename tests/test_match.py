@@ -568,11 +568,12 @@ def test_a_peer_without_an_alive_record_that_names_this_computer_is_told_what_is
     assert text.count("no alive record names its run") == 1
 
 
-def test_a_side_that_has_just_started_takes_back_one_ply_of_its_own():
-    """D2: both sides write the one record, and the last writer's copy may be a ply behind the other
-    side's: a side that has just started from it takes one ply of its own from the other side's first
-    transcript (the one it sent before it stopped), never two, and none once the game goes on."""
+def test_a_side_that_has_just_started_takes_back_its_own_plies_once():
+    """D2: both sides write the one record, and the last writer's copy may be behind what a side
+    played: a side that has just started takes its own plies from the other side's first transcript
+    (``spare``), and none once the game goes on."""
+    m = Match(BLACK, Shape.square(8), game_of("f5d6"), spare=64)
+    assert m.adopt(game_of("f5d6c3d3c4")).taken == 3 and m.spare == 0
+    assert m.adopt(game_of("f5d6c3d3c4f4f6")).reason.code == "not_my_ply"
     m = Match(BLACK, Shape.square(8), game_of("f5d6"), spare=1)
-    assert m.adoption(game_of("f5d6c3d3c4")).reason.code == "not_my_ply"      # c3 and c4: two of black's
-    assert m.adopt(game_of("f5d6c3d3")).taken == 2 and m.spare == 0
-    assert m.adopt(game_of("f5d6c3d3c4f4")).reason.code == "not_my_ply"
+    assert m.adoption(game_of("f5d6c3d3c4")).reason.code == "not_my_ply"      # (a spare of one: c4 is a second)

@@ -337,11 +337,12 @@ class Recording(State):
         # record of): the opponent's transcript may bring this side's plies too, once (H5)
         recovering = not moves and (unknown or self.keeping.set_aside is not None and self.keeping.set_aside[0] == gid
                                     and not self.keeping.lost_unsigned)
-        # a side that has just started from the record: that copy may be a ply behind (D2)
+        # a side that has just started from the record: that copy may be behind what this side played
+        # (both sides write it, D2): its first transcript may bring plies of this side
         first = self.them.bound_run is None and self.mode is None and not self.keeping.lost_unsigned
         self.match = Match(self.colour, board, replay(moves, board) if moves else None,
                            resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
-                           recovering=recovering, spare=1 if first else 0)
+                           recovering=recovering, spare=board.size * board.size if first and old is not None else 0)
         if going:
             self.match.clocks.start(time.monotonic())     # a new game in place of the one on
         self.acked = self.end_shown = False
