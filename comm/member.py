@@ -5,7 +5,7 @@ membership.py, board.py)."""
 import hmac
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,7 +69,6 @@ class Member:
         self.problem = ""
         self._logged: tuple[str, str] | None = None
         self._forged_logged: tuple[str, str] | None = None     # (name, run) of the planted record last logged
-        self._genuine_runs: dict[str, str] = {}     # name -> run of its last signed member record (I6)
         # the message last returned to the caller and not yet acknowledged (M5): its number
         # and its bytes; it stays on the board until this Board's next receive, talk, wait,
         # quiet, wipe or close consumes it
@@ -149,26 +148,6 @@ class Member:
         """The member record (``pid``, ``host``...) of the run that took this name over (I6), as
         read from the board; empty while this run has its name."""
         return dict(self._replaced_by or {})
-
-    def _trusted_run(self, name: str, fields: Mapping[str, str]) -> str | None:
-        """The run a member record's ``fields`` name.  With a shared secret, once a record of that
-        name signed with it has been seen, only such a record counts (I6, A6): a planted one is
-        logged (once) and ignored, and the run of the last signed record stands.  (Before one is
-        seen, the record's run is taken as it is: a member without the secret, or with another,
-        is then refused by its messages' MACs, H7.)"""
-        run = fields.get("run")
-        if self.secret is None or run is None:
-            return run
-        if hmac.compare_digest(member_mac(self.secret, fields.get("name", ""), run), fields.get("mac", "")):
-            self._genuine_runs[name.lower()] = run
-            return run
-        if name.lower() not in self._genuine_runs:
-            return run
-        if self._forged_logged != (name.lower(), run):
-            self._forged_logged = (name.lower(), run)
-            log.warning("%s: %s's member record names run %r without the shared secret's MAC: ignored",
-                        self.name, name, run[:64])
-        return self._genuine_runs[name.lower()]
 
     def _taken_by(self) -> dict[str, str] | None:
         """The member record of the run that has taken this name (I6), or None.  With a secret,

@@ -305,10 +305,9 @@ class Membership(Mailbox):
         return None
 
     def member_run(self, name: str) -> str | None:
-        """The run id of ``name``'s latest ``join``, or None if it never joined; with a shared secret,
-        a planted record is not taken for it (``Member._trusted_run``, I6)."""
+        """The run id of ``name``'s latest ``join``, or None if it never joined."""
         text = self._quiet_read(f"box/{check_name(name).lower()}/member")
-        return self._trusted_run(name, fsops.record_fields(text))
+        return fsops.record_fields(text).get("run")
 
     def left(self, name: str) -> bool:
         """Whether ``name``'s current run is known to have ended (I6): its ``alive`` record is
