@@ -21,6 +21,8 @@ import comm.message  # noqa: E402
 from comm.lease import Lease  # noqa: E402
 from peer import protocol, record  # noqa: E402
 from peer.session import Leave, Session  # noqa: E402
+from peer.session import (classic, commands, control, handshake, moves, presence, recording, roles,  # noqa: E402
+                          runs, telling, trouble)
 
 
 def wrap(cls, name, make):
@@ -94,7 +96,6 @@ def recipient_unchecked():
 
 def crash_on_leave():
     """G7 I6: on a gone board or a replaced run, dies with a traceback (exit 1), not 5 or 6."""
-    from peer.session import presence, trouble
     real = trouble.Leave
 
     def leave(code):
@@ -126,11 +127,11 @@ def role_checked():
     """H4: refuses a greeting whose role is not the sender's colour (readers MUST NOT check it)."""
     def basics(orig):
         def f(self, msg):
-            if msg.get("role") != self.other:
+            if msg.get("role") != self.st.other:
                 return "bad_version", {"v": "role", "mine": protocol.VERSION}
             return orig(self, msg)
         return f
-    wrap(Session, "_greeting_basics", basics)
+    wrap(handshake.Handshake, "_greeting_basics", basics)
 
 
 def replaced_quiet():
@@ -175,13 +176,13 @@ def unknown_status_resumes():
     """D1: a game record of a status the document does not name is resumed like 'playing'."""
     def resumable(orig):
         def f(self):
-            rec = self._current_record()
+            rec = self.current_record()
             if rec is not None and rec.status not in ("playing", "over", "resigned", "abandoned", "refused"):
                 rec.status = "playing"
                 return rec
             return orig(self)
         return f
-    wrap(Session, "_resumable", resumable)
+    wrap(recording.Keeper, "resumable", resumable)
 
 
 def holder_unnamed():
@@ -327,8 +328,8 @@ def no_ack():
 
 def no_refused():
     """G2: an illegal move is only shown, never answered with ``refused``."""
-    Session._refuse = lambda self, text, reason: self.say("refused_theirs", name=self.them.name, move=text,
-                                                          reason=reason)
+    moves.Moves._refuse = lambda self, text, reason: self.tell.say("refused_theirs", name=self.st.them.name,
+                                                                   move=text, reason=reason)
 
 
 def any_version():
@@ -338,7 +339,7 @@ def any_version():
             why = orig(self, msg)
             return None if why and why[0] == "bad_version" else why
         return f
-    wrap(Session, "_greeting_basics", basics)
+    wrap(handshake.Handshake, "_greeting_basics", basics)
 
 
 def v_blank_ok():
@@ -348,7 +349,7 @@ def v_blank_ok():
             why = orig(self, msg)
             return None if why and why[0] == "bad_version" and not msg.get("v") else why
         return f
-    wrap(Session, "_greeting_basics", basics)
+    wrap(handshake.Handshake, "_greeting_basics", basics)
 
 
 def bye_after_refuse():
@@ -358,9 +359,9 @@ def bye_after_refuse():
             try:
                 orig(self, key, **kw)
             finally:
-                self._control("bye", retry=False)
+                self.control("bye", retry=False)
         return f
-    wrap(Session, "_refuse_game", refuse)
+    wrap(control.Control, "refuse_game", refuse)
 
 
 def pass_left_out_ok():
@@ -377,13 +378,13 @@ def self_pass():
     """G3: applies the opponent's forced pass itself in the numbered form too (as in classic mode)."""
     def check_input(orig):
         def f(self, *args, **kw):
-            pos = self.game.position if self.game is not None else None
-            if pos is not None and self.them.bound_run is not None and pos.turn != self.colour \
+            pos = self.st.game.position if self.st.game is not None else None
+            if pos is not None and self.st.them.bound_run is not None and pos.turn != self.st.colour \
                     and pos.must_pass() and not pos.is_game_over():
-                self._their_classic_pass()
+                self.moves.their_classic_pass()
             return orig(self, *args, **kw)
         return f
-    wrap(Session, "_check_input_only", check_input)
+    wrap(commands.Commands, "check_input_only", check_input)
 
 
 def pass_lower_only():
@@ -400,34 +401,33 @@ def pass_any_case():
 
 def keep_early():
     """H8: keeps the numbered moves that arrive during the handshake and applies them after it."""
-    def handshake(orig):
+    def shake(orig):
         def f(self):
-            self._early, self._shaking = [], True
+            self.st._early, self.st._shaking = [], True
             try:
                 return orig(self)
             finally:
-                self._shaking = False
-                self.pending.extend(self._early)
+                self.st._shaking = False
+                self.st.pending.extend(self.st._early)
         return f
-    wrap(Session, "_handshake", handshake)
+    wrap(handshake.Handshake, "handshake", shake)
 
     def next_message(orig):
         def f(self, timeout):
             msg = orig(self, timeout)
-            if getattr(self, "_shaking", False) and msg is not None and msg.kind == "move" and "n" in msg.fields:
-                self._early.append(msg)
+            if getattr(self.st, "_shaking", False) and msg is not None and msg.kind == "move" and "n" in msg.fields:
+                self.st._early.append(msg)
             return msg
         return f
-    wrap(Session, "_next_message", next_message)
+    wrap(trouble.Wire, "next_message", next_message)
 
 
 def no_rewelcome():
     """H5a: white does not answer a repeated ``hello`` for the game it plays."""
-    from peer.session import handshake
-
     def in_game(orig):
-        return lambda self, s, msg: None if msg.kind == "hello" and msg.get("game") == s.gid else orig(self, s, msg)
-    wrap(handshake.White, "in_game", in_game)
+        return lambda self, msg: None if self.st.colour == 1 and msg.kind == "hello" and msg.get("game") == self.st.gid \
+            else orig(self, msg)
+    wrap(handshake.Handshake, "in_game", in_game)
 
 
 def moves_required():
@@ -438,18 +438,18 @@ def moves_required():
                 return ("bad_moves", {"moves": "?", "reason": "no moves"}), None
             return orig(self, msg)
         return f
-    wrap(Session, "_greeting", greeting)
+    wrap(handshake.Handshake, "check_greeting", greeting)
 
 
 def other_welcome():
     """H5a: black takes a ``welcome`` for another game as one for its own."""
     def black_greeting(orig):
         def f(self, msg, strict):
-            if msg.kind == "welcome" and msg.get("game") != self.gid:
-                msg.fields["game"] = self.gid
+            if msg.kind == "welcome" and msg.get("game") != self.st.gid:
+                msg.fields["game"] = self.st.gid
             return orig(self, msg, strict)
         return f
-    wrap(Session, "_black_greeting", black_greeting)
+    wrap(handshake.Handshake, "_black_greeting", black_greeting)
 
 
 def any_run():
@@ -464,31 +464,28 @@ def forget_end():
             rec = orig(self)
             return None if rec is not None and rec.status in record.ENDED else rec
         return f
-    wrap(Session, "_resumable", resumable)
+    wrap(recording.Keeper, "resumable", resumable)
 
 
 def greet_classic():
     """H9: sends control lines to an opponent that never showed it speaks them."""
-    Session._shown = lambda self: True
+    runs.Runs.shown = lambda self: True
 
 
 def classic_resend():
     """H6b: a classic program that started again is sent our last move again (the old rule)."""
-    from peer.session import classic
-
     def again(self, run):
-        self.them.bound_run = self.them.classic_run = run
+        self.st.them.bound_run = self.st.them.classic_run = run
         from engine import PASS, notation
-        moves = self.game_now.moves
-        if moves and self.game_now.position.turn != self.colour and moves[-1] != PASS:
-            self.send(notation.square_name(moves[-1], self.game_now.size))
-    classic.Classic._classic_started_again = again
+        moves = self.st.game_now.moves
+        if moves and self.st.game_now.position.turn != self.st.colour and moves[-1] != PASS:
+            self.wire.send(notation.square_name(moves[-1], self.st.game_now.size))
+    classic.Classic.classic_started_again = again
 
 
 def classic_any_size():
     """H6c: plays classic mode on any board (the old rule)."""
-    from peer.session import classic
-    classic.Classic._classic_board_ok = lambda self: None
+    classic.Classic.classic_board_ok = lambda self: None
 
 
 def size_unnamed():
@@ -499,27 +496,27 @@ def size_unnamed():
                 kw["id"] = "(a game)"
             return orig(self, key, **kw)
         return f
-    wrap(Session, "say", say)
+    wrap(telling.Teller, "say", say)
 
 
 def no_abandon():
     """D1 H5: never closes an unfinished game as abandoned."""
-    Session._abandon = lambda self, rec, by: None
+    recording.Keeper.abandon = lambda self, rec, by, said=True: None
 
 
 def no_refused_record():
     """D1: a refused game stays ``playing`` in its record."""
-    Session._close_refused = lambda self, key, reason: None
+    recording.Keeper.close_refused = lambda self, key, reason: None
 
 
 def remake_board():
     """T1: makes the board folder again when it is gone."""
     def gone(orig):
         def f(self):
-            Path(self.board.folder).mkdir(parents=True, exist_ok=True)
+            Path(self.st.board.folder).mkdir(parents=True, exist_ok=True)
             return orig(self)
         return f
-    wrap(Session, "_board_gone", gone)
+    wrap(trouble.Wire, "_board_gone", gone)
 
 
 def busy_code():
@@ -535,17 +532,17 @@ def full_leaves():
                 raise Leave(5)
             return False
         return f
-    wrap(Session, "_disk_full", full)
+    wrap(presence.Presence, "_disk_full", full)
 
     def send(orig):
         def f(self, body):
-            if self.board.send(self.other, body):
+            if self.st.board.send(self.st.other, body):
                 return None
-            if self.board.problem == "full":
+            if self.st.board.problem == "full":
                 raise Leave(5)
             return orig(self, body)
         return f
-    wrap(Session, "send", send)
+    wrap(trouble.Wire, "send", send)
 
 
 def gone_still():
@@ -560,49 +557,49 @@ def gone_still():
 
 def never_gone():
     """P2 G7: never judges the opponent gone (waits for ever for one that stopped beating)."""
-    Session._check_presence = lambda self: None
+    presence.Presence.check_presence = lambda self: None
 
 
 def early_ack():
     """G6: takes a result that arrives before the end as the acknowledgement of the end."""
     def their_result(orig):
         def f(self, msg):
-            if not self._ended():
-                self.acked = True
+            if not self.ended():
+                self.st.acked = True
                 return None
             return orig(self, msg)
         return f
-    wrap(Session, "_their_result", their_result)
+    wrap(moves.Moves, "their_result", their_result)
 
 
 def counts_strict():
     """G6: ignores a result whose counts differ from its own board (PROTOCOL.md does not)."""
     def their_result(orig):
         def f(self, msg):
-            b, w = self.game.position.discs()
+            b, w = self.st.game.position.discs()
             if (msg.get("black"), msg.get("white")) != (str(b), str(w)):
                 return None
             return orig(self, msg)
         return f
-    wrap(Session, "_their_result", their_result)
+    wrap(moves.Moves, "their_result", their_result)
 
 
 def white_fresh():
     """H2 H5: white's greeting never offers the unfinished game it resumes."""
     def hello(orig):
         def f(self, verb="hello"):
-            if verb != "hello" or self.me != "white":
+            if verb != "hello" or self.st.me != "white":
                 return orig(self, verb)
-            fields = {"v": protocol.VERSION, "role": self.me, "name": self.my_name}
-            fields.update({k: v for k, v in self.role.hello_fields(self).items() if k not in ("game", "moves")})
+            fields = {"v": protocol.VERSION, "role": self.st.me, "name": self.st.my_name}
+            fields.update({k: v for k, v in self.role.hello_fields(self.st).items() if k not in ("game", "moves")})
             return protocol.control(verb, **fields)
         return f
-    wrap(Session, "_hello", hello)
+    wrap(control.Control, "hello", hello)
 
 
 def shape_unread():
     """H2a: reads a version-2 greeting's board as the plain board of its size (the shape ignored)."""
-    Session._shaped = staticmethod(lambda msg: False)
+    roles.shaped = handshake.shaped = lambda msg: False
 
 
 RULES = {f.__name__: f for f in (shape_unread, end_believed, unsigned_trusted, no_set_aside, seq_normalised, forget_watch_only, holder_unnamed, unknown_status_resumes, header_unknown_bad, first_line_checked, replaced_quiet, no_percent_decode, unknown_key_junk, role_checked, crash_on_leave, recipient_unchecked, clean_by_folder_time, clean_any_name, other_welcome, keep_early, no_rewelcome, moves_required, self_pass, pass_lower_only, pass_any_case, v_blank_ok, bye_after_refuse, pass_left_out_ok, current_unpadded, game_unterminated, no_crc_ok, marker_loose, record_newline, ops_before_init, join_any, break_live, never_break, forget_watch, keep_damaged, com0_ok, no_to_run,

@@ -287,8 +287,8 @@ def test_an_opponent_holding_the_secret_cannot_play_our_moves_through_its_hello(
            after=lambda b: b.moves_sent() == 1)
     assert _run(s, b) is None
     text = out.getvalue()
-    assert s.game.transcript(passes=True) == _exchanged(b)
-    assert s.record.status == "playing" and not s.match.ended
+    assert s.st.game.transcript(passes=True) == _exchanged(b)
+    assert s.st.record.status == "playing" and not s.st.match.ended
     assert "which white did not make" in text and "as eve's side has it" not in text, text
     refused = [protocol.parse(body) for _, body in b.sent if body.startswith("#cardstand refused")]
     assert refused and "which white did not make" in refused[-1].get("reason")
@@ -304,7 +304,7 @@ def test_a_welcome_cannot_play_blacks_moves_either(tmp_path):
     b.push("white", welcome, after=lambda b: bool(b.last_sent()))
     assert _run(s, b) == 3          # in the handshake: refused, and this side stops (H4)
     assert "which black did not make" in out.getvalue()
-    assert protocol.parse(b.sent[-1][1]).kind == "refuse" and s.game.moves == []
+    assert protocol.parse(b.sent[-1][1]).kind == "refuse" and s.st.game.moves == []
 
 
 def test_a_restarted_opponents_transcript_still_brings_its_own_plies(tmp_path):
@@ -319,7 +319,7 @@ def test_a_restarted_opponents_transcript_still_brings_its_own_plies(tmp_path):
     b.push("black", lambda b: _hello(moves=_exchanged(b) + "c3"), run="2" * 16,
            after=lambda b: b.moves_sent() == 1 and restarted(b))
     assert _run(s, b) is None
-    assert len(s.game.moves) >= 3 and "not make" not in out.getvalue()
+    assert len(s.st.game.moves) >= 3 and "not make" not in out.getvalue()
 
 
 def test_with_a_secret_an_unsigned_record_under_another_id_does_not_pick_the_board(tmp_path):
@@ -342,7 +342,7 @@ def test_with_a_secret_an_unsigned_record_under_another_id_does_not_pick_the_boa
         return protocol.control("welcome", v=1, role="white", name="W", game=hello.get("game"), moves="")
     b.push("white", welcome, after=lambda b: bool(b.last_sent()), signed=True)
     assert _run(s, b) is None
-    assert s.shape.is_plain() and s.size == 8, s.shape
+    assert s.st.shape.is_plain() and s.st.size == 8, s.st.shape
     assert "size=4" not in b.last_sent() and "shape" not in b.last_sent()
 
 
@@ -362,8 +362,8 @@ def test_a_restarted_opponents_turn_is_counted_from_its_return(tmp_path):
     b.push("black", lambda b: _hello(moves=_exchanged(b)), run="2" * 16,
            after=lambda b: b.moves_sent() == 1 and time.sleep(0.5) is None and restarted(b))
     assert _run(s, b) is None
-    assert s.match.position.turn == BLACK and s.them.bound_run == "2" * 16
-    assert s.clocks.turn_since >= back[0]
+    assert s.st.match.position.turn == BLACK and s.st.them.bound_run == "2" * 16
+    assert s.st.clocks.turn_since >= back[0]
 
 
 @pytest.mark.parametrize("secret", [None, b"k"])
@@ -412,7 +412,7 @@ def test_a_game_whose_record_was_deleted_is_said_lost_not_dropped(tmp_path):
     b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
     assert _run(s, b) is None
     assert "The record of game g-lost is gone from the board" in out.getvalue()
-    assert s.gid == "g-lost" and "game=g-lost" in b.last_sent()
+    assert s.st.gid == "g-lost" and "game=g-lost" in b.last_sent()
 
 
 def test_with_a_secret_a_current_pointed_at_an_older_game_does_not_drop_the_signed_one(tmp_path):
@@ -433,7 +433,7 @@ def test_with_a_secret_a_current_pointed_at_an_older_game_does_not_drop_the_sign
     assert _run(s, b) is None
     text = out.getvalue()
     assert "Game g-live (B vs W, next move 3) is unfinished on this board, but records/current names g-old" in text
-    assert s.gid == "g-live" and s.game.transcript(passes=True).startswith("f5d6")
+    assert s.st.gid == "g-live" and s.st.game.transcript(passes=True).startswith("f5d6")
 
 
 def test_a_new_game_id_mid_game_cannot_bring_our_moves_either(tmp_path):
@@ -446,7 +446,7 @@ def test_a_new_game_id_mid_game_cannot_bring_our_moves_either(tmp_path):
            after=lambda b: b.moves_sent() == 1)
     assert _run(s, b) is None
     assert "which white did not make" in out.getvalue()
-    assert not s.match.ended and len(s.game.moves) <= 2
+    assert not s.st.match.ended and len(s.st.game.moves) <= 2
 
 
 def test_with_a_secret_planted_unsigned_files_do_not_let_the_opponent_play_our_moves(tmp_path):
@@ -465,7 +465,7 @@ def test_with_a_secret_planted_unsigned_files_do_not_let_the_opponent_play_our_m
                                 moves=_a_bad_ending_for_white(""))
     b.push("white", welcome, after=lambda b: bool(b.last_sent()), signed=True)
     assert _run(s, b) == 3
-    assert "which black did not make" in out.getvalue() and s.game.moves == []
+    assert "which black did not make" in out.getvalue() and s.st.game.moves == []
 
 
 def test_a_repeated_bye_counts_once(tmp_path):
@@ -475,7 +475,7 @@ def test_a_repeated_bye_counts_once(tmp_path):
     for _ in range(50):
         b.push("black", "#cardstand bye t=999999999", after=lambda b: b.moves_sent() == 1)
     assert _run(s, b) is None
-    assert s.clocks.ms[BLACK] == 10 + 999999999
+    assert s.st.clocks.ms[BLACK] == 10 + 999999999
     assert out.getvalue().count("Time used") <= 2
 
 
@@ -495,13 +495,13 @@ def test_a_confirmed_resignation_from_a_face_is_not_asked_again(tmp_path):
     from peer.commands import Resign
     from peer.players import Lines
     s, b, out = session(tmp_path / "b", BLACK)
-    s.player.kind = "human"
-    s.player.lines = Lines()
+    s.st.player.kind = "human"
+    s.st.player.lines = Lines()
     b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
-    b.push("white", "#cardstand say text=hi", after=lambda b: s.player.lines.put(Resign(confirmed=True)) or True)
+    b.push("white", "#cardstand say text=hi", after=lambda b: s.st.player.lines.put(Resign(confirmed=True)) or True)
     assert _run(s, b) is None
     text = out.getvalue()
-    assert "You resigned" in text and "Resign this game?" not in text and s.match.resigned == BLACK
+    assert "You resigned" in text and "Resign this game?" not in text and s.st.match.resigned == BLACK
     assert b.last_sent("#cardstand resign") and b.last_sent("#cardstand result")
 
 

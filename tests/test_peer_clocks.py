@@ -208,15 +208,15 @@ def test_a_game_time_budget_goes_on_from_the_time_used(tmp_path):
     Records(board.folder).save_clock("g-1", "black", 50_000)
     me = Computer("random", game_time=60.0)
     s = Session(board.folder, BLACK, me, Screen("en", stream=io.StringIO()), board=board)
-    s._start_game("g-1", Shape.square(8), "f5d6")     # (a game with plies: one without starts its clocks at 0)
-    s.mode = "full"
+    s.keeper.start_game("g-1", Shape.square(8), "f5d6")     # (a game with plies: one without starts its clocks at 0)
+    s.st.mode = "full"
     assert me.clock.left == 10.0
     assert s.view().sides[BLACK].used == 50.0 and s.view().sides[BLACK].left == 10.0
-    s._commit(s.game.position.legal_moves()[0], 2500)      # a ply of 2.5 s
+    s.moves.commit(s.st.game.position.legal_moves()[0], 2500)      # a ply of 2.5 s
     assert me.clock.left == 7.5 and Records(board.folder).clock("g-1", "black") == 52_500
     assert board.moves_sent() == 1 and board.sent[-1][1].endswith(" t=2500")
     Records(board.folder).save_clock("g-2", "black", 50_000)
-    s._start_game("g-2", Shape.square(8))             # no plies: the time starts again, and is noted so
+    s.keeper.start_game("g-2", Shape.square(8))             # no plies: the time starts again, and is noted so
     assert me.clock.left == 60.0 and s.view().sides[BLACK].used == 0 and Records(board.folder).clock("g-2", "black") == 0
 
 

@@ -99,7 +99,7 @@ def test_a_name_anyone_chose_is_escaped_and_cut(tmp_path):
     s, board, out = session(tmp_path / "b", 0)
     evil = "box/\x1b]0;pwned\x07\u202e\udcff" + "x" * 500
     board.set_aside = [SetAside(evil, "not_folder", "a file\x1b[2J")]
-    s.garbage.tell(*board.take_set_aside())
+    s.wire.garbage.tell(*board.take_set_aside())
     (line,) = _told(out)
     assert "\x1b" not in line and "\u202e" not in line and "\x07" not in line
     assert "box/\\x1b]0;pwned\\x07\\u202e\\udcff" in line and "not a folder: a file\\x1b[2J" in line
@@ -117,14 +117,14 @@ def test_a_steady_flood_is_a_few_lines_a_minute(tmp_path, monkeypatch):
     for second in range(180):
         board.set_aside = [SetAside(msg_name(n + i), "damaged", "junk") for i in range(5)]
         n += 5
-        s.garbage.tell(*board.take_set_aside())
+        s.wire.garbage.tell(*board.take_set_aside())
         now[0] += 1.0
         if second == 59:
             assert len(_told(out)) == ASIDE_SHOWN + 1, _told(out)
     told = _told(out)
     assert len(told) <= 3 * (ASIDE_SHOWN + 1) + 1, told
     now[0] += ASIDE_EVERY
-    s.garbage.tell(*board.take_set_aside())        # the last count is said, late, even when nothing more comes
+    s.wire.garbage.tell(*board.take_set_aside())        # the last count is said, late, even when nothing more comes
     told = _told(out)
     counted = sum(int(l.split()[0]) for l in told if "more moved" in l)
     assert counted + sum("Something on the board" in l for l in told) == n
@@ -133,11 +133,11 @@ def test_a_steady_flood_is_a_few_lines_a_minute(tmp_path, monkeypatch):
 def test_a_screen_in_japanese_says_each_kind(tmp_path):
     s, board, _ = session(tmp_path / "b", 0)
     out = io.StringIO()
-    s.screen = Screen("ja", colour=False, stream=out)
+    s.st.screen = Screen("ja", colour=False, stream=out)
     for kind in ("refused", "damaged", "not_message", "not_file", "not_folder"):
         board.set_aside = [SetAside(f"box/black/{kind}", kind, "x")]
-        s.garbage.since = -ASIDE_EVERY      # (a new minute for each: all told one by one)
-        s.garbage.tell(*board.take_set_aside())
+        s.wire.garbage.since = -ASIDE_EVERY      # (a new minute for each: all told one by one)
+        s.wire.garbage.tell(*board.take_set_aside())
         (line,) = _told(out)[-1:]
         assert line == NOTICE["ja"] + f": box/black/{kind}（" + texts.text("ja", f"aside_{kind}", detail="x") + "）"
     assert len(_told(out)) == 5

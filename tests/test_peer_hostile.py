@@ -237,10 +237,10 @@ def test_session_survives_any_message_sequence(colour, before, after, signed):
         code = _run(s, b)
         assert code in (None, 0, 3)
         _check_output(out, top, snap)
-        if code is None and s.game is not None:
+        if code is None and s.st.game is not None:
             rec = Records(Path(top) / "b").current()
             assert rec is not None, "a game began and no record was written"
-            assert Game.from_transcript(rec.moves, size=rec.size).transcript() == s.game.transcript()
+            assert Game.from_transcript(rec.moves, size=rec.size).transcript() == s.st.game.transcript()
 
 
 MALFORMED = [
@@ -270,7 +270,7 @@ def test_malformed_lines_mid_game_are_refused_or_ignored(tmp_path, colour):
     else:
         b.push("black", protocol.control("hello", v=1, role="black", name="B", size=8, game="g1", moves=""))
     for line in MALFORMED:
-        b.push(other, lambda b, line=line: line.format(gid=s.gid, other=other))
+        b.push(other, lambda b, line=line: line.format(gid=s.st.gid, other=other))
     assert _run(s, b) is None           # still playing when the script ran out
     text = out.getvalue()
     assert not RAW.search(text) and "Cannot play" not in text
@@ -309,7 +309,7 @@ def test_messages_from_another_run_are_not_applied(tmp_path):
     text = out.getvalue()
     assert text.count("from another run of white, not the one that joined this game, was ignored") == 5
     assert f"'{forged} #2' from another run of white" in text and f"W played {real}" in text, text
-    assert s.game.moves[1] == g.position.legal_moves()[-1] and s.record.status == "playing"
+    assert s.st.game.moves[1] == g.position.legal_moves()[-1] and s.st.record.status == "playing"
 
 
 def test_a_restarted_opponent_rebinds_the_game(tmp_path):
@@ -322,9 +322,9 @@ def test_a_restarted_opponent_rebinds_the_game(tmp_path):
            run="2" * 16)
     b.push("black", "c3 #3", run="b" * 16)                      # the old run: not applied
     assert _run(s, b) is None
-    assert s.them.bound_run == "2" * 16 and s.them.name == "B2"
+    assert s.st.them.bound_run == "2" * 16 and s.st.them.name == "B2"
     assert "'c3 #3' from another run of black" in out.getvalue()
-    assert len(s.game.moves) == 2
+    assert len(s.st.game.moves) == 2
 
 
 @pytest.mark.parametrize("colour", [BLACK, WHITE])
@@ -384,7 +384,7 @@ def test_a_welcome_for_another_size_is_not_adopted(tmp_path):
     s, b, out = session(tmp_path / "b", BLACK, size=8)
     b.push("white", lambda b: _greet_black(b).replace("moves=", "size=6 moves=c4"), after=_hello_sent)
     assert _run(s, b) == 3
-    assert s.game.size == 8 and "Cannot play" in out.getvalue()
+    assert s.st.game.size == 8 and "Cannot play" in out.getvalue()
 
 
 def test_ggf_export_escapes_names():

@@ -211,7 +211,7 @@ def test_no_control_line_before_the_opponent_shows_it_speaks_them(tmp_path, colo
         b.push("black", "a1")       # illegal: shown, not answered with a control line
         with pytest.raises(Exhausted):
             s.run()
-        assert s.mode == "classic" and b.sent and not any(body.startswith("#") for _, body in b.sent), b.sent
+        assert s.st.mode == "classic" and b.sent and not any(body.startswith("#") for _, body in b.sent), b.sent
         assert "refused: not your turn" in out.getvalue()    # shown here, not sent (H6)
 
 
@@ -221,13 +221,13 @@ def test_black_does_not_start_a_classic_game_with_a_white_that_left(tmp_path):
     from engine import BLACK
     for ended in (True, False):
         s, b, out = session(tmp_path / str(ended), BLACK)
-        s.classic_after = 0.0
+        s.st.classic_after = 0.0
         b.states["white"] = ""
         if ended:
             b.ended.add("white")
         with pytest.raises(Exhausted):
             s.run()
-        assert (s.mode == "classic") != ended, (ended, s.mode, out.getvalue())
+        assert (s.st.mode == "classic") != ended, (ended, s.st.mode, out.getvalue())
 
 
 def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a_failure(tmp_path):
@@ -251,24 +251,23 @@ def test_an_opponent_gone_before_confirming_the_end_does_not_turn_the_end_into_a
     assert s.run() == 0, out.getvalue()
     text = out.getvalue()
     assert "shows no sign of life" in text, text
-    assert s.record.status == "over" and len(s.game.moves) == len(game.moves)
+    assert s.st.record.status == "over" and len(s.st.game.moves) == len(game.moves)
     assert any(body.startswith("#cardstand result") for _, body in b.sent)
 
 
 def test_how_to_leave_is_told_as_the_side_can_leave():
     """A person types 'quit'; a computer side reads no commands and is left with Ctrl+C."""
     import io
-    from peer.session import Session
+    from types import SimpleNamespace
+    from peer.session.telling import Teller
     from peer.players import Human, Player
     from peer.faces.plain import Screen
-    from peer.garbage import Noise
     for kind, lang, expect in (("human", "en", "type 'quit'"), ("computer", "en", "Ctrl+C"),
                                ("human", "ja", "quit"), ("computer", "ja", "Ctrl+C")):
-        s = Session.__new__(Session)
-        s.player, s.screen = Human(False) if kind == "human" else Player(), Screen(lang, stream=io.StringIO())
-        s.noise = Noise()
-        s.say("gone", name="W", secs=6)
-        text = s.screen.stream.getvalue()
+        st = SimpleNamespace(player=Human(False) if kind == "human" else Player(),
+                             screen=Screen(lang, stream=io.StringIO()))
+        Teller(st).say("gone", name="W", secs=6)
+        text = st.screen.stream.getvalue()
         assert expect in text and "{" not in text, text
         assert ("Ctrl+C" in text) == (kind == "computer")
 
@@ -304,11 +303,11 @@ def test_a_quit_typed_while_the_computer_thinks_sends_no_move(tmp_path):
         lines.put("quit\n")         # typed meanwhile
         chosen.append(position.legal_moves()[0])
         return chosen[-1], ""
-    s.player.lines, s.player.choose = lines, choose
+    s.st.player.lines, s.st.player.choose = lines, choose
     b.idle = True
     b.push("white", _greet_black, after=_hello_sent)
     assert s.run() == 0, out.getvalue()
-    assert chosen and b.moves_sent() == 0 and not s.game.moves, b.sent
+    assert chosen and b.moves_sent() == 0 and not s.st.game.moves, b.sent
     assert "You left the game" in out.getvalue()
     assert any(body.startswith("#cardstand bye") for _, body in b.sent)
 
@@ -318,7 +317,7 @@ def test_the_view_shows_names_from_the_board_made_visible(tmp_path):
     from engine import BLACK, WHITE
     from peerfakes import session
     s, b, out = session(tmp_path / "b", BLACK, size=4)
-    s.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
+    s.st.them.name = "A\nB\x1b[31m\u202eC\x9b2J"
     v = s.view()
     assert v.sides[WHITE].name == "A\\nB\\x1b[31m\\u202eC\\x9b2J", v.sides[WHITE].name
     assert v.sides[BLACK].name == "computer" and v.sides[BLACK].me and v.sides[WHITE].state == "absent"
@@ -333,7 +332,7 @@ def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_wait
     from peerfakes import Exhausted, session
     monkeypatch.setattr(presence, "SILENT_AFTER", 0.5)
     s, b, out = session(tmp_path / "b", BLACK, patience=1.0, gone_after=0.3)     # (classic: 8x8 only, H6c)
-    s.classic_after = 0.0
+    s.st.classic_after = 0.0
     b.idle = True
     b.states["white"] = None                     # no alive record: it keeps no heartbeat
     told_at = []
@@ -349,7 +348,7 @@ def test_an_opponent_without_a_heartbeat_that_stops_moving_is_said_once_and_wait
     with pytest.raises(Exhausted):
         s.run()
     text = out.getvalue()
-    assert s.mode == "classic" and len(s.game.moves) == 1, text
+    assert s.st.mode == "classic" and len(s.st.game.moves) == 1, text
     assert text.count("white has not moved for 0 s and keeps no sign of life") == 1, text
     assert "no sign of life for" not in text and "leaving" not in text, text     # never judged gone
 

@@ -315,8 +315,8 @@ def test_which_refusals_close_a_game(tmp_path):
              ("", "other_secret", "refused"), ("", None, "refused"), ("", "size_proposed", "refused")]
     for i, (moves, key, status) in enumerate(cases):
         s, b, out = session(tmp_path / f"b{i}", BLACK)
-        s._start_game(f"g-{i}", Shape.square(8), moves)
-        s._close_refused(key, "why")
+        s.keeper.start_game(f"g-{i}", Shape.square(8), moves)
+        s.keeper.close_refused(key, "why")
         rec = Records(tmp_path / f"b{i}").load(f"g-{i}")
         assert rec.status == status, (moves, key, rec.status)
         assert rec.result == ("refused: why" if status == "refused" else "")

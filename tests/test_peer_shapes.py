@@ -263,10 +263,10 @@ def test_a_set_aside_shaped_game_goes_on_on_its_shape(tmp_path):
     heart = Shape.named("Heart")
     s, b, out = session(tmp_path, WHITE)
     text = _shaped_record().text().replace("status: playing", "status: over")    # D5: not over
-    s.records.root.ensure_dir("records")
-    (s.records.dir / "g-1.game").write_text(text, encoding="utf-8")
-    (s.records.dir / "current").write_text("g-1\n", encoding="utf-8")
-    resume = s._resumable()
+    s.st.records.root.ensure_dir("records")
+    (s.st.records.dir / "g-1.game").write_text(text, encoding="utf-8")
+    (s.st.records.dir / "current").write_text("g-1\n", encoding="utf-8")
+    resume = s.keeper.resumable()
     assert resume is not None and resume.id == "g-1" and resume.board().same_board(heart)
 
 

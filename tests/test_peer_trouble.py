@@ -163,16 +163,16 @@ def test_a_failed_send_is_tried_again_less_and_less_often(tmp_path, monkeypatch)
     b.send = send
     full = ("full", "no space left on the board's disk (b)")
     b.failing = [full] * 7
-    s.send("d3 #1")
+    s.wire.send("d3 #1")
     gaps = [round(t2 - t1, 6) for t1, t2 in zip(attempts_at, attempts_at[1:])]
     assert gaps == [1, 2, 4, 8, 16, 16, 16], gaps
     assert b.sent == [("white", "d3 #1")]
     text = out.getvalue()
     assert text.count("is full: nothing can be sent until space is freed") == 1 and "Sent." in text
     b.failing = [full] * 100
-    s.patience = 20.0
+    s.st.patience = 20.0
     with pytest.raises(Leave) as left:
-        s.send("d3 #1")
+        s.wire.send("d3 #1")
     assert left.value.code == 5 and "stayed full for 20 s: leaving. The game so far" in out.getvalue()
 
 
@@ -191,7 +191,7 @@ def test_a_send_refused_by_a_read_only_board_says_why_in_the_screens_language(tm
     out = io.StringIO()
     s = Session(tmp_path / "b", BLACK, FirstLegal(), Screen(lang, stream=out), board=b)
     b.failing = [("readonly", "read-only file system")] * 3
-    s.send("d3 #1")
+    s.wire.send("d3 #1")
     assert says in out.getvalue(), out.getvalue()
     assert b.sent == [("white", "d3 #1")]
 
@@ -219,7 +219,7 @@ def test_a_person_can_quit_while_a_send_is_retried(tmp_path, monkeypatch):
     s = Session(tmp_path / "b", BLACK, Human(Lines([None] * 25 + ["quit"])), Screen("en", stream=out), board=b)
     b.failing = [("full", "no space left")] * 1000
     with pytest.raises(Leave) as left:
-        s.send("d3 #1")
+        s.wire.send("d3 #1")
     assert left.value.code == 0 and "You left the game" in out.getvalue()
     assert len(b.attempts) < 10      # it was not hammering the board meanwhile
 

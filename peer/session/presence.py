@@ -1,67 +1,77 @@
-"""P2 Presence: our ``alive`` record, and the opponent's signs of life (gone, back, patience)."""
+"""P2 Presence: our ``alive`` state, and the opponent's signs of life (gone, back, left, patience)."""
 import time
-from typing import TYPE_CHECKING
 
+from .classic import Classic
 from .leave import Leave
 from .state import State
+from .telling import Teller
+from .trouble import Wire
 
 SILENT_AFTER = 60.0     # s an opponent without a heartbeat may think before this side says it cannot be judged
 
-if TYPE_CHECKING:
-    from .core import Session
 
+class Presence:
+    """Writes our ``alive`` state, judges the opponent's."""
 
-class Presence(State):
-    """Mixed into ``Session``: writes our ``alive`` record, judges the opponent's."""
+    def __init__(self, st: State, tell: Teller, wire: Wire, classic: Classic) -> None:
+        self.st = st
+        self.tell = tell
+        self.wire = wire
+        self.classic = classic
+        self._silent: tuple[int, float] | None = None   # (plies, since when) while a peer without a heartbeat is to move
+        self._silent_told = -1                          # the ply at which its silence was said
 
-    _silent: tuple[int, float] | None = None    # (plies, since when) while a peer without a heartbeat is to move
-    _silent_told = -1                           # the ply at which its silence was said
+    def check_left(self) -> None:
+        """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
+        if self.st.them.left_at and self.st.patience is not None and time.monotonic() - self.st.them.left_at > self.st.patience:
+            self.tell.say("giving_up_wait", name=self.st.them.name, secs=int(self.st.patience))
+            raise Leave(4)
 
-    def _presence_loop(self: "Session") -> None:
+    def presence_loop(self) -> None:
         """Our state (P2) as it changes; comm beats the record itself every second (I6)."""
         told = None
-        while not self.stop.wait(0.2):
-            match = self.match     # (read once: the main thread may replace it)
-            mine = match is not None and self.mode is not None and match.my_turn()
+        while not self.st.stop.wait(0.2):
+            match = self.st.match     # (read once: the main thread may replace it)
+            mine = match is not None and self.st.mode is not None and match.my_turn()
             state = "thinking" if mine else "waiting"
             if state != told:
                 told = state
-                self.board.beat(state)
+                self.st.board.beat(state)
 
-    def _check_presence(self: "Session") -> None:
+    def check_presence(self) -> None:
         """About once a second: is the opponent still there?  Leaves (code 4) after ``patience``."""
-        self._follow_classic_run()
-        rec = self.board.alive(self.other)
-        self._check_board()     # G7: a read that found the board gone
+        self.classic.follow_classic_run()
+        rec = self.st.board.alive(self.st.other)
+        self.wire.check_board()     # G7: a read that found the board gone
         now = time.monotonic()
         if rec is None:
-            if self.them.alive_seen is None:
+            if self.st.them.alive_seen is None:
                 self._check_silent()    # a program written without I6 has no alive record: never judged gone
                 return
-            key = self.them.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
+            key = self.st.them.alive_seen[0]    # G5: one that disappeared shows no more life (a run that closed)
         else:
             key = (rec.get("run"), rec.get("beat"))
-        if self.them.alive_seen is None or self.them.alive_seen[0] != key:
-            if self.them.gone:
-                self.them.gone = False
-                self.say("back", name=self.them.name)
-            self.full_told = False
-            self.them.alive_seen = (key, now)
-        elif not self.them.gone and not self.them.left_at and now - self.them.alive_seen[1] > self.gone_after:
+        if self.st.them.alive_seen is None or self.st.them.alive_seen[0] != key:
+            if self.st.them.gone:
+                self.st.them.gone = False
+                self.tell.say("back", name=self.st.them.name)
+            self.st.full_told = False
+            self.st.them.alive_seen = (key, now)
+        elif not self.st.them.gone and not self.st.them.left_at and now - self.st.them.alive_seen[1] > self.st.gone_after:
             # (one that said bye, G5, has left: not "gone"; _check_left waits for it)
             if self._disk_full():
                 return      # nobody can write on the board: not the opponent's fault
-            self.them.gone = True
-            self.say("gone", name=self.them.name, secs=int(self.gone_after))
-        if self.them.gone and self.patience is not None and now - self.them.alive_seen[1] > self.patience:
-            self.say("giving_up_wait", name=self.them.name, secs=int(self.patience))
+            self.st.them.gone = True
+            self.tell.say("gone", name=self.st.them.name, secs=int(self.st.gone_after))
+        if self.st.them.gone and self.st.patience is not None and now - self.st.them.alive_seen[1] > self.st.patience:
+            self.tell.say("giving_up_wait", name=self.st.them.name, secs=int(self.st.patience))
             raise Leave(4)
 
-    def _check_silent(self: "Session") -> None:
+    def _check_silent(self) -> None:
         """An opponent without a heartbeat (a minimal peer, PR2) that has not moved for
         ``SILENT_AFTER`` s: said once a move, since it cannot be judged gone; we go on waiting."""
-        game = self.game
-        if game is None or self.mode is None or game.position.turn == self.colour or game.position.is_game_over():
+        game = self.st.game
+        if game is None or self.st.mode is None or game.position.turn == self.st.colour or game.position.is_game_over():
             self._silent = None
             return
         now, plies = time.monotonic(), len(game.moves)
@@ -69,10 +79,10 @@ class Presence(State):
             self._silent = (plies, now)
         elif self._silent_told != plies and now - self._silent[1] > SILENT_AFTER:
             self._silent_told = plies
-            self.say("silent", name=self.them.name, secs=int(SILENT_AFTER))
+            self.tell.say("silent", name=self.st.them.name, secs=int(SILENT_AFTER))
 
-    def _disk_full(self: "Session") -> bool:
+    def _disk_full(self) -> bool:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
         can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
-        seen = self.them.alive_seen
-        return self._board_unwritable(since=seen[1] if seen is not None else None)
+        seen = self.st.them.alive_seen
+        return self.wire.board_unwritable(since=seen[1] if seen is not None else None)
