@@ -14,7 +14,12 @@ A class is a strategy when it has a ``next_move(position, time_limit=None)`` met
 
 Once loaded, a strategy is not trusted to behave: ``Own`` plays it in a process of its own and
 asks it for a move with a time limit; an exception, an illegal answer, an exit or a think that
-overruns gives the fallback's move and the reason, never a traceback and never a hang.
+overruns gives the fallback's move and the reason, never a traceback and never a hang.  That
+process is bounded: what it starts is stopped with it (POSIX: its process group; Windows: the
+process only), what it prints is shown up to ``SHOWN_A_MINUTE`` bytes a minute, its memory is
+limited to ``CARDSTAND_AI_MEMORY`` megabytes (POSIX; default ``MEMORY_MB``, 0: no limit), and it
+imports only what its spec names: the start folder and the file's folder come after Python's
+own modules on its path, never before.
 """
 from __future__ import annotations
 
@@ -30,13 +35,14 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 from .notation import PASS, square_name
 from .position import Position
-from .procgroup import NEW_GROUP
+from .procgroup import NEW_GROUP, kill_group
 
 GROUP = "cardstand.strategies"
 GRACE = 1.0     # seconds a strategy may overrun its time limit before its move is not waited for
@@ -44,6 +50,12 @@ DEFAULT_LIMIT = 10.0    # seconds a move may take when no time limit is given
 LOAD_LIMIT = 30.0       # seconds a strategy's file may take to load and make its class
 NAME_LIMIT = 64         # characters of a strategy's name kept
 MAX_REPLY = 1 << 16     # bytes of one answer from a strategy's process
+MEMORY_MB = 2048        # megabytes of memory one's own strategy's process may use (CARDSTAND_AI_MEMORY)
+SHOWN_A_MINUTE = 64 * 1024      # bytes of what a strategy prints that are shown a minute; the rest is counted
+# the child's first statement: Python put the current folder first on its path (``-c``); only
+# the folders the spec names are put on it, after Python's own modules (``engine.ownchild``)
+BOOT = ("import sys; sys.path[:1] == [''] and sys.path.pop(0); "
+        "from engine.ownchild import main; sys.exit(main(sys.argv[1:]))")
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -148,55 +160,77 @@ def announced() -> list[Any]:
 
 
 class Own:
-    """One's own strategy ``spec``, played in a process of its own (``python -m engine.ownchild``):
-    whatever it does there (print, read the input, start threads, hold the interpreter, exit) the
-    game's process goes on.  ``next_move`` always returns a legal move: when the strategy raises,
-    answers what is not a legal move, stops, or has not answered ``GRACE`` seconds after the time
-    limit (then it is stopped, and started again for the next move), the ``fallback``'s move is
-    played and ``problem`` says why ('' after a good move; ``problems`` counts them).
+    """One's own strategy ``spec``, played in a process of its own (``engine.ownchild``): whatever
+    it does there (print, read the input, start threads or processes, hold the interpreter, exit)
+    the game's process goes on.  ``next_move`` always returns a legal move: when the strategy
+    raises, answers what is not a legal move, stops, or has not answered ``GRACE`` seconds after
+    the time limit (then it is stopped and started again at once, and a move that comes while it
+    is still loading is the fallback's too), the ``fallback``'s move is played and ``problem``
+    says why ('' after a good move; ``problems`` counts them).
 
-    Making one loads the file and makes the class at once: ``StrategyError`` says why it cannot."""
+    Making one loads the file and makes the class at once (waiting up to ``LOAD_LIMIT`` s):
+    ``StrategyError`` says why it cannot.  ``memory_mb``: the process's memory limit (None: the
+    ``CARDSTAND_AI_MEMORY`` variable, else ``MEMORY_MB``; 0: none)."""
 
-    def __init__(self, spec: str, fallback: Any, options: Optional[dict[str, Any]] = None) -> None:
+    def __init__(self, spec: str, fallback: Any, options: Optional[dict[str, Any]] = None,
+                 memory_mb: Optional[int] = None) -> None:
         self.spec = spec
         self.fallback = fallback
         self.options = {k: v for k, v in (options or {}).items() if isinstance(v, (int, float, str, bool))}
+        self.memory_mb = memory_limit() if memory_mb is None else memory_mb
         self.name = ""
         self.problem = ""
         self.problems = 0
         self.nodes = 0
         self._proc: Optional[subprocess.Popen[bytes]] = None
         self._replies: Optional["queue.Queue[Optional[dict[str, Any]]]"] = None
-        self._start()
+        self._ready = False
+        self._spawn()
+        self._await_ready(LOAD_LIMIT)
+        if not self._ready:
+            self.close()
+            raise StrategyError(f"{self.spec}: did not load within {LOAD_LIMIT:g} s")
 
     # -- the child ---------------------------------------------------------------------------
-    def _start(self) -> None:
+    def _spawn(self) -> None:
+        """Start the child; it loads the strategy meanwhile (``_await_ready``)."""
         env = dict(os.environ)
         here = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in [env.get("PYTHONPATH", "")] if p])
         env["PYTHONIOENCODING"] = "utf-8"
+        env["CARDSTAND_AI_MEMORY"] = str(self.memory_mb)
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "engine.ownchild", self.spec, json.dumps(self.options)],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                    **NEW_GROUP)    # Ctrl+C at the terminal is for the game, which stops it
+            proc = subprocess.Popen([sys.executable, "-c", BOOT, self.spec, json.dumps(self.options)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, **NEW_GROUP)  # Ctrl+C at the terminal is for the game, which stops it
         except OSError as e:
             raise StrategyError(f"{self.spec}: cannot start a process for it: {e.strerror or e}") from None
         self._proc = proc
+        self._ready = False
         self._replies = queue.Queue()
         threading.Thread(target=_read_replies, args=(proc, self._replies), daemon=True,
                          name=f"replies of {self.spec}").start()
-        reply = self._reply(LOAD_LIMIT)
-        if reply is None or "ready" not in reply:
-            why = (reply or {}).get("failed") or self._gone_why(reply, f"did not load within {LOAD_LIMIT:g} s")
+        threading.Thread(target=_show_prints, args=(proc, self.spec), daemon=True,
+                         name=f"prints of {self.spec}").start()
+
+    def _await_ready(self, wait: float) -> None:
+        """Wait up to ``wait`` s for the child to have loaded (``_ready``); ``StrategyError`` when
+        it cannot load (it said why, or it ended)."""
+        reply = self._reply(wait)
+        if reply is None:
+            return
+        if "ready" not in reply:
+            why = reply.get("failed") or self._gone_why(reply, "")
             self.close()
             raise StrategyError(str(why))
-        self.name = str(reply["ready"])[:NAME_LIMIT] or "own"
+        self._ready = True
+        self.name = self.name or str(reply["ready"])[:NAME_LIMIT] or "own"
 
     def _reply(self, wait: float) -> Optional[dict[str, Any]]:
         """The child's next answer; None when it has ended or said nothing within ``wait`` s."""
         assert self._replies is not None
         try:
-            return self._replies.get(timeout=wait)
+            return self._replies.get(timeout=max(wait, 0.0))
         except queue.Empty:
             return None
 
@@ -212,8 +246,9 @@ class Own:
         return f"{self.spec}: {waited}"
 
     def close(self) -> None:
-        """Stop the child (a strategy's process is never left behind)."""
+        """Stop the child and whatever it started (a strategy's process is never left behind)."""
         proc, self._proc = self._proc, None
+        self._ready = False
         if proc is None:
             return
         try:
@@ -224,11 +259,12 @@ class Own:
         try:
             proc.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
+            pass
+        kill_group(proc)        # (the child, if it is still there, and what it started)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
 
     def __del__(self) -> None:
         try:
@@ -246,25 +282,39 @@ class Own:
         return move
 
     def _ask(self, position: Position, limit: float) -> tuple[int, str]:
+        started = time.monotonic()
         if self._proc is None or self._proc.poll() is not None:
             self.close()
             try:
-                self._start()
+                self._spawn()
             except StrategyError as e:
                 return PASS, f"cannot be started again: {e}"
+        if not self._ready:
+            try:
+                self._await_ready(limit)
+            except StrategyError as e:
+                return PASS, f"cannot be started again: {e}"
+            if not self._ready:
+                return PASS, f"still loading after it was started again (it took over {limit:g} s)"
         assert self._proc is not None and self._proc.stdin is not None
+        left = max(limit - (time.monotonic() - started), 0.0)
         request = {"pos": [position.size, position.player, position.opponent, position.turn, position.holes],
-                   "limit": limit}
+                   "limit": left}
         try:
             self._proc.stdin.write((json.dumps(request) + "\n").encode())
             self._proc.stdin.flush()
         except OSError:
             self.close()
             return PASS, "its process has gone"
-        reply = self._reply(limit + GRACE)
+        reply = self._reply(left + GRACE)
         if reply is None or reply.get("eof"):
             why = self._gone_why(reply, f"no move within {limit:g} s (stopped; started again for the next move)")
             self.close()
+            if reply is None:
+                try:
+                    self._spawn()       # loading while the game goes on: ready, or not, at the next move
+                except StrategyError:
+                    pass                # (said at the next move)
             return PASS, why.split(": ", 1)[-1]
         if "error" in reply:
             return PASS, str(reply["error"])[:2000]
@@ -277,6 +327,50 @@ class Own:
 
     def stop_pondering(self) -> None:
         """(nothing to stop)"""
+
+
+def memory_limit() -> int:
+    """Megabytes one's own strategy's process may use: ``CARDSTAND_AI_MEMORY`` (0: no limit),
+    else ``MEMORY_MB``; a value that is not a whole number of megabytes is the default."""
+    value = os.environ.get("CARDSTAND_AI_MEMORY", "").strip()
+    return int(value) if value.isdigit() and len(value) <= 9 else MEMORY_MB
+
+
+def _show_prints(proc: "subprocess.Popen[bytes]", spec: str) -> None:
+    """What the strategy prints, on our standard error, up to ``SHOWN_A_MINUTE`` bytes a minute;
+    the rest is read and counted, said in one line a minute (the child never blocks on it)."""
+    assert proc.stderr is not None
+    fd = proc.stderr.fileno()
+    window, shown, hidden = time.monotonic(), 0, 0
+    out = getattr(sys.stderr, "buffer", None)
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        now = time.monotonic()
+        if now - window >= 60 or not chunk:
+            if hidden:
+                _write_err(out, f"[{spec} printed {hidden} more bytes this minute: not shown]\n".encode())
+            window, shown, hidden = now, 0, 0
+        if not chunk:
+            return
+        room = max(SHOWN_A_MINUTE - shown, 0)
+        if room:
+            _write_err(out, chunk[:room])
+        shown += min(room, len(chunk))
+        hidden += len(chunk) - min(room, len(chunk))
+
+
+def _write_err(out: Any, data: bytes) -> None:
+    try:
+        if out is not None:
+            out.write(data)
+        else:
+            sys.stderr.write(data.decode("utf-8", "replace"))
+        sys.stderr.flush()
+    except (OSError, ValueError):   # (our standard error closed: nothing to show it on)
+        pass
 
 
 def _read_replies(proc: "subprocess.Popen[bytes]", out: "queue.Queue[Optional[dict[str, Any]]]") -> None:
@@ -354,7 +448,8 @@ def _load_file(path: Path) -> Any:
         raise StrategyError(f"{path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    sys.path.insert(0, str(real.parent))      # (its own helper modules beside it import)
+    if str(real.parent) not in sys.path:      # (its own helper modules beside it import, after Python's own)
+        sys.path.append(str(real.parent))
     try:
         spec.loader.exec_module(module)
     except BaseException as e:      # noqa: BLE001 - exit() and Ctrl+C raised by the file are its errors too

@@ -1,12 +1,13 @@
-"""The process one's own strategy plays in (``engine.loader.Own`` starts it):
-``python -m engine.ownchild SPEC OPTIONS_JSON``.
+"""The process one's own strategy plays in (``engine.loader.Own`` starts it, through
+``loader.BOOT``: ``main([SPEC, OPTIONS_JSON])``).
 
 It loads ``SPEC`` and makes the class, then answers requests, one JSON object a line on its
 standard input (``{"pos": [size, P, O, turn, holes], "limit": seconds}``), with one JSON object a
 line on its standard output (``{"move": N}`` or ``{"error": why}``); the first line it writes is
 ``{"ready": name}`` or ``{"failed": why}``.  The strategy's own prints go to standard error and
 its reads of standard input find nothing: neither can disturb the conversation.  It ends when
-its input ends.
+its input ends.  Its memory is limited to ``CARDSTAND_AI_MEMORY`` megabytes where the system
+can (POSIX's ``RLIMIT_AS``; 0: no limit); the limit holds for what it starts too.
 """
 import json
 import os
@@ -48,6 +49,29 @@ def _watch_parent() -> None:
             os._exit(0)
 
 
+def _limit_memory() -> str:
+    """Limit this process's memory to ``CARDSTAND_AI_MEMORY`` megabytes (POSIX); the words for a
+    MemoryError, or '' without a limit."""
+    mb = loader.memory_limit()
+    try:
+        import resource
+    except ImportError:         # (Windows: no limit, docs/ai.md says so)
+        return ""
+    if not mb:
+        return ""
+    limit = mb * 1024 * 1024
+    for name in ("RLIMIT_AS", "RLIMIT_DATA"):     # (macOS enforces the data segment's)
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            hard = resource.getrlimit(which)[1]
+            resource.setrlimit(which, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+        except (ValueError, OSError):
+            continue
+    return f" (its memory is limited to {mb} MB: CARDSTAND_AI_MEMORY sets it)"
+
+
 def main(argv: list[str]) -> int:
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl+C is for the game, which stops us
@@ -55,23 +79,27 @@ def main(argv: list[str]) -> int:
         threading.Thread(target=_watch_parent, daemon=True).start()
     requests, replies = _channels()
     if len(argv) != 2:
-        _send(replies, {"failed": "usage: python -m engine.ownchild SPEC OPTIONS_JSON"})
+        _send(replies, {"failed": "usage: engine.ownchild.main([SPEC, OPTIONS_JSON])"})
         return 2
     spec = argv[0]
-    sys.path.insert(0, os.getcwd())      # package.module:CLASS beside where the game was started
+    over = _limit_memory()
+    # package.module:CLASS beside where the game was started: after Python's own modules, so that
+    # a file there named like one of them (random.py) is never imported in its place
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
     try:
         options = json.loads(argv[1])
         cls = loader.resolve(spec)
         folder = loader.folder_of(spec)
-        if folder:
-            sys.path.insert(0, folder)   # (its helper modules, imported later, are found too)
+        if folder and folder not in sys.path:
+            sys.path.append(folder)      # (its helper modules, imported later, are found too)
         strategy = loader.make(cls, **options)
         name = loader.name_of(strategy, cls)
     except loader.StrategyError as e:
-        _send(replies, {"failed": str(e)})
+        _send(replies, {"failed": str(e) + (over if "MemoryError" in str(e) else "")})
         return 0
     except BaseException as e:      # noqa: BLE001 - exit() or Ctrl+C raised by the file itself
-        _send(replies, {"failed": f"{spec} does not load: {loader.where(e)}"})
+        _send(replies, {"failed": f"{spec} does not load: {loader.where(e)}" + (over if isinstance(e, MemoryError) else "")})
         return 0
     _send(replies, {"ready": name})
     for line in requests:
@@ -87,7 +115,7 @@ def main(argv: list[str]) -> int:
             move = strategy.next_move(position, limit)
             reply = loader.answer(position, move)
         except BaseException as e:      # noqa: BLE001 - someone else's code: said, never a crash
-            reply = {"error": loader.where(e)}
+            reply = {"error": loader.where(e) + (over if isinstance(e, MemoryError) else "")}
         _send(replies, reply)
     return 0
 

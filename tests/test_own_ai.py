@@ -292,3 +292,124 @@ def test_numpy_integers_are_moves(tmp_path):
                                        "        return np.int64(position.legal_moves()[0])\n")
     ai = strategies.get(str(tmp_path / "npbot.py"))
     assert ai.next_move(Position.start(), 1) == Position.start().legal_moves()[0] and ai.problem == ""
+
+
+# -- one's own AI, bounded: the processes it starts, what it prints, its memory, its loading, its path
+
+
+def _alive(pid):
+    import os
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:        # (a zombie waiting for its parent counts as gone)
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="on Windows only the AI's own process is stopped (docs/ai.md)")
+@pytest.mark.parametrize("when", ["at_import", "in_a_move"])
+def test_a_process_ones_ai_starts_is_stopped_with_it(tmp_path, when):
+    """What the AI's process starts (a helper, an engine of its own) ends when the AI is closed."""
+    started = ("import subprocess, sys\n"
+               f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+               f"open({str(tmp_path / 'pid')!r}, 'w').write(str(p.pid))\n")
+    body = "        return position.legal_moves()[0]\n"
+    text = (started + "class Bot:\n    def next_move(self, position, time_limit=None):\n" + body if when == "at_import"
+            else "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                 + textwrap.indent(started, " " * 8) + body)
+    (tmp_path / "forks.py").write_text(text)
+    ai = strategies.get(str(tmp_path / "forks.py"))
+    assert ai.next_move(Position.start(), 2) in Position.start().legal_moves() and ai.problem == "", ai.problem
+    pid = int((tmp_path / "pid").read_text())
+    assert _alive(pid)
+    ai.close()
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the AI's helper outlived the game"
+
+
+def test_what_ones_ai_prints_is_shown_up_to_a_bound(tmp_path):
+    """50 MB printed in one move: the game's standard error gets some 64 KB and one line saying
+    how much was not shown; the move is still the AI's."""
+    (tmp_path / "chatty.py").write_text(
+        "import sys\nclass Bot:\n    def next_move(self, position, time_limit=None):\n"
+        "        for _ in range(50 * 1024):\n            print('x' * 1023)\n"
+        "        return position.legal_moves()[-1]\n")
+    with open(tmp_path / "err", "wb") as err:
+        r = subprocess.run([sys.executable, "-m", "engine", "move", "--ai", str(tmp_path / "chatty.py"),
+                            "--time", "20"], input=oneshot.format_request(Position.start()), text=True,
+                           stdout=subprocess.PIPE, stderr=err, cwd=ROOT, timeout=120)
+    shown = (tmp_path / "err").read_bytes()
+    assert r.returncode == 0 and r.stdout.strip() in ("3 2", "2 3", "5 4", "4 5"), r.stdout[:200]
+    assert len(shown) < 2 * loader.SHOWN_A_MINUTE, len(shown)
+    assert b"more bytes this minute: not shown" in shown, shown[-300:]
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the memory limit is POSIX's RLIMIT_AS (docs/ai.md)")
+def test_ones_ai_memory_is_limited_and_settable(tmp_path, monkeypatch):
+    (tmp_path / "greedy_for_memory.py").write_text(
+        "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+        "        block = bytearray(600 * 1024 * 1024)\n        return position.legal_moves()[0]\n")
+    monkeypatch.setenv("CARDSTAND_AI_MEMORY", "300")
+    ai = strategies.get(str(tmp_path / "greedy_for_memory.py"))
+    move = ai.next_move(Position.start(), 5)
+    assert move in Position.start().legal_moves()
+    assert "MemoryError" in ai.problem and "limited to 300 MB: CARDSTAND_AI_MEMORY sets it" in ai.problem, ai.problem
+    ai.close()
+    monkeypatch.setenv("CARDSTAND_AI_MEMORY", "0")          # no limit: it gets what it asks for
+    ai = strategies.get(str(tmp_path / "greedy_for_memory.py"))
+    assert ai.next_move(Position.start(), 5) in Position.start().legal_moves() and ai.problem == "", ai.problem
+    ai.close()
+
+
+def test_an_ai_slow_to_load_again_costs_a_move_its_time_only(tmp_path):
+    """Stopped after a move that overran, the AI loads again while the game goes on: a move that
+    comes before it has loaded is the fallback's within the move's time, said so."""
+    marker = tmp_path / "loaded_once"
+    (tmp_path / "slow.py").write_text(
+        "import os, time\n"
+        f"if os.path.exists({str(marker)!r}):\n    time.sleep(6)\n"
+        f"open({str(marker)!r}, 'w').close()\n"
+        "class Bot:\n    def next_move(self, position, time_limit=None):\n        time.sleep(60)\n")
+    ai = strategies.get(str(tmp_path / "slow.py"))
+    pos = Position.start()
+    ai.next_move(pos, 0.3)
+    assert "no move within 0.3 s" in ai.problem
+    t = time.monotonic()
+    assert ai.next_move(pos, 0.3) in pos.legal_moves()
+    assert time.monotonic() - t < 0.3 + loader.GRACE, time.monotonic() - t
+    assert "still loading after it was started again" in ai.problem, ai.problem
+    ai.close()
+
+
+def test_ones_ai_never_imports_a_file_of_the_start_folder_in_place_of_pythons_own(tmp_path):
+    """A classmate's random.py in the folder the game starts from is not what ``import random``
+    finds in one's own AI (in another folder); a helper beside the AI's file still imports."""
+    start, mine = tmp_path / "shared", tmp_path / "mine"
+    start.mkdir()
+    mine.mkdir()
+    (start / "random.py").write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n")
+    (mine / "helper_for_mine.py").write_text("def pick(moves):\n    return moves[-1]\n")
+    (mine / "bot.py").write_text(
+        "import random\nfrom helper_for_mine import pick\nclass Bot:\n"
+        "    def next_move(self, position, time_limit=None):\n        random.random()\n"
+        "        return pick(position.legal_moves())\n")
+    import shutil
+    from pathlib import Path
+    # (the installed command: ``python -m`` would put the start folder first in the game's own process)
+    command = shutil.which("cardstand-engine", path=str(Path(sys.executable).parent))
+    if command is None:
+        pytest.skip("the cardstand-engine command is not installed beside this Python")
+    r = subprocess.run([command, "move", "--ai", str(mine / "bot.py"), "--time", "5"],
+                       input=oneshot.format_request(Position.start()), capture_output=True, text=True,
+                       cwd=start, timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]
+    assert not (tmp_path / "ran").exists(), "the start folder's random.py ran"
+    assert "problem" not in r.stderr.lower() and "Traceback" not in r.stderr, r.stderr[-500:]
