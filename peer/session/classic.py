@@ -64,7 +64,7 @@ class Classic:
             return
 
     def check_move_lost(self) -> None:
-        """While the opponent whose move was lost (``_move_lost_to_an_earlier_run``) runs on: a
+        """While the opponent whose move was lost (``move_lost_to_an_earlier_run``) runs on: a
         computer waits its ``patience`` for it to be started again, then leaves (exit code 4)."""
         lost = self.st.them.move_lost
         if lost is None:

@@ -43,7 +43,7 @@ class Control:
     def control(self, verb: str, *, retry: bool = True, **fields: object) -> bool:
         """Send a control line (P4) when the opponent speaks them (H9); True when it was sent.
 
-        ``retry``: keep sending until delivered (``Session.send``); else one try, failures
+        ``retry``: keep sending until delivered (``Wire.send``); else one try, failures
         only logged (a side that stops right after: ``refuse``, ``bye``).
         """
         if self.st.sending_stopped:

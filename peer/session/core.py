@@ -95,7 +95,7 @@ class Session:
             return self.moves.say_times()    # the figures the leaver said too (D7)
         if k == "refused":
             return self.tell.say("they_refused", name=self.st.them.name, move=msg.get("move"),
-                            reason=Reason.read(msg.get("reason")))
+                                 reason=Reason.read(msg.get("reason")))
         if k == "refuse":
             self.control.refused_by_them(msg)
         if k in ("hello", "welcome"):
@@ -129,7 +129,8 @@ class Session:
                 log.info("refused an old message from %s: %s", visible(r.sender, NAME_LIMIT), visible(r.reason))
             self.handshake.handshake()
             names = {self.st.me: self.st.my_name, self.st.other: self.st.them.name}
-            self.tell.say("game_on", black=names["black"], white=names["white"], size=self.st.size, shape=self.st.shape_now)
+            self.tell.say("game_on", black=names["black"], white=names["white"], size=self.st.size,
+                          shape=self.st.shape_now)
             if any(self.st.clocks.ms):
                 self.moves.say_times()       # D7: the clocks go on from before the restart
             self.st.clocks.start(time.monotonic())

@@ -99,7 +99,7 @@ class Handshake:
             self.tell.say("offer_end", id=resume.id, result=resume.result, other=self.st.other)
         elif self.st.game_now.moves:       # (a game without plies is simply the one black proposed)
             self.tell.say("resume", id=resume.id, n=len(self.st.game_now.moves) + 1, size=resume.size,
-                     shape=resume.board(), colour=1 - self.st.colour, name=self.st.them.name)
+                          shape=resume.board(), colour=1 - self.st.colour, name=self.st.them.name)
         if self.st.recorded_name is not None and self.st.my_name != self.st.recorded_name:
             self.tell.say("renamed_me", name=self.st.my_name, old=self.st.recorded_name)
 
@@ -122,7 +122,7 @@ class Handshake:
         name = (msg.get("name") or self.st.other)[:NAME_LIMIT]
         if self.st.them.name_known and name != self.st.them.name:
             self.tell.say("renamed_them", colour=1 - self.st.colour, name=name,
-                     old=self.st.them.name)
+                          old=self.st.them.name)
         self.st.them.name, self.st.them.name_known = name, True
         self.st.them.take_kind(msg.get("kind", ""))
 
@@ -133,7 +133,8 @@ class Handshake:
         ``bye``, or its run ended) before the game starts is waited for ``patience`` (G5)."""
         resume = self.keeper.resumable()
         self._start(resume)
-        if resume is not None and resume.mode == "classic" and self.st.game is not None and self.classic.classic_again_at_once():
+        if resume is not None and resume.mode == "classic" and self.st.game is not None \
+                and self.classic.classic_again_at_once():
             return
         before = self.runs.member_run()
         gone_run: Optional[str] = None     # a run that came and went: not joined again
@@ -255,13 +256,13 @@ class Handshake:
             if old is not None and not old.board().same_board(board):
                 self.control.conflict()     # the same game id on another board
             if old is not None and old.status not in (PLAYING, *ENDED):
-                return self.control.bad_greeting(msg, ("game_closed", {"id": visible(gid, 80), "status": visible(old.status, 20)}),
-                                          strict)
+                closed = {"id": visible(gid, 80), "status": visible(old.status, 20)}
+                return self.control.bad_greeting(msg, ("game_closed", closed), strict)
             if self.st.game is not None:
                 self.keeper.abandon(self.st.record_now, self.st.other)  # H5: black started a new game instead
             self.st.asked_new = None
             self.keeper.start_game(gid, board, old.moves if old and old.status in (PLAYING, *ENDED) else "", old=old,
-                             unknown=old is None and self.st.them.bound_run is None)
+                                   unknown=old is None and self.st.them.bound_run is None)
         if theirs is not None and not self._transcript_ok(msg, theirs, strict):
             return
         self.st.mode = "full"

@@ -57,7 +57,7 @@ class Moves:
         self.wire.idle(True)     # a quit typed while it thought: the move is not sent
         if problem:
             self.tell.say("engine_failed" if isinstance(self.st.player, External) else "ai_failed", reason=problem,
-                     move=notation.square_name(move, pos.size))
+                          move=notation.square_name(move, pos.size))
         self.commit(move, int((time.monotonic() - t) * 1000))
 
     def commit(self, move: int, think_ms: int | None = None) -> None:

@@ -18,13 +18,15 @@ class Presence:
         self.tell = tell
         self.wire = wire
         self.classic = classic
-        self._silent: tuple[int, float] | None = None   # (plies, since when) while a peer without a heartbeat is to move
+        # (plies, since when) while a peer without a heartbeat is to move
+        self._silent: tuple[int, float] | None = None
         self._silent_told = -1                          # the ply at which its silence was said
 
     def check_left(self) -> None:
         """G5: an opponent that said ``bye`` is waited for ``patience`` seconds (exit code 4)."""
-        if self.st.them.left_at and self.st.patience is not None and time.monotonic() - self.st.them.left_at > self.st.patience:
-            self.tell.say("giving_up_wait", name=self.st.them.name, secs=int(self.st.patience))
+        them, patience = self.st.them, self.st.patience
+        if them.left_at and patience is not None and time.monotonic() - them.left_at > patience:
+            self.tell.say("giving_up_wait", name=them.name, secs=int(patience))
             raise Leave(4)
 
     def presence_loop(self) -> None:
@@ -58,7 +60,7 @@ class Presence:
             self.st.full_told = False
             self.st.them.alive_seen = (key, now)
         elif not self.st.them.gone and not self.st.them.left_at and now - self.st.them.alive_seen[1] > self.st.gone_after:
-            # (one that said bye, G5, has left: not "gone"; _check_left waits for it)
+            # (one that said bye, G5, has left: not "gone"; check_left waits for it)
             if self._disk_full():
                 return      # nobody can write on the board: not the opponent's fault
             self.st.them.gone = True
@@ -83,6 +85,6 @@ class Presence:
 
     def _disk_full(self) -> bool:
         """T2, T5: a silent opponent on a full (or read-only...) disk cannot write its heartbeat, nor
-        can we: our own heartbeat, written now, tells (``Trouble._board_unwritable``)."""
+        can we: our own heartbeat, written now, tells (``Wire.board_unwritable``)."""
         seen = self.st.them.alive_seen
         return self.wire.board_unwritable(since=seen[1] if seen is not None else None)

@@ -68,7 +68,7 @@ class Keeper:
             return
         try:
             self.st.records.save_clock(self.st.gid, self.st.me, self.st.clocks.ms[self.st.colour],
-                                    self.st.them.classic_run if self.st.mode == "classic" else None)
+                                       self.st.them.classic_run if self.st.mode == "classic" else None)
         except (OSError, ValueError) as e:
             log.warning("could not note the time used in game %s: %s", self.st.gid, e)
 
@@ -139,7 +139,7 @@ class Keeper:
         self.st.keeping.set_aside = (gid, self._claimed_board(why))
         if where:
             self.tell.say("record_untrusted" if isinstance(why, Untrusted) else "record_damaged", id=gid,
-                     reason=why, where=where)
+                          reason=why, where=where)
 
     def secret_shared(self) -> None:
         """D6a: a message signed with this side's secret came from the opponent, so both have it:
@@ -200,7 +200,7 @@ class Keeper:
         if rec is not None and rec.status == PLAYING and rec.moves and not self._wants(rec.board()):
             option = "--shape" if self.st.want_shape is not None else "--size"
             self.tell.say("unfinished_game", id=rec.id, size=rec.size, shape=rec.board(), n=rec.moves_played() + 1,
-                     black=rec.black, white=rec.white, option=option,
+                          black=rec.black, white=rec.white, option=option,
                      want=str(self.st.want_shape) if self.st.want_shape is not None else self.st.want_size)
             raise Leave(2)
 
@@ -287,7 +287,7 @@ class Keeper:
                 continue        # (one that cannot be used is D6's when it is resumed by name)
             if rec is not None and rec.status == PLAYING and rec.moves and self._wants(rec.board()):
                 self.tell.say("unfinished_elsewhere", id=gid, current=current or "-", n=rec.moves_played() + 1,
-                         black=visible(rec.black, NAME_LIMIT), white=visible(rec.white, NAME_LIMIT))
+                              black=visible(rec.black, NAME_LIMIT), white=visible(rec.white, NAME_LIMIT))
                 return rec
         return None
 
@@ -310,7 +310,7 @@ class Keeper:
             self.tell.say("abandoned_mine", id=rec.id, size=rec.size, n=n)
         else:
             self.tell.say("abandoned_theirs", id=rec.id, size=rec.size, n=n,
-                     colour=1 - self.st.colour)
+                          colour=1 - self.st.colour)
 
     def close_refused(self, key: str | None, reason: str) -> None:
         """D1: a refused game is closed as ``refused`` (never resumed), but a game with plies that
@@ -325,7 +325,7 @@ class Keeper:
         self.save()
 
     def start_game(self, gid: str, board: Shape, moves: str = "", old: Record | None = None,
-                    unknown: bool = False) -> None:
+                   unknown: bool = False) -> None:
         """Start (or resume) game ``gid`` on ``board``; ``old``: its record, when the caller has loaded it;
         ``unknown``: a game the other side's greeting names and this side has no record of."""
         self.st.gid = gid
@@ -342,7 +342,7 @@ class Keeper:
         # (both sides write it, D2): its first transcript may bring plies of this side
         first = self.st.them.bound_run is None and self.st.mode is None and not self.st.keeping.lost_unsigned
         self.st.match = Match(self.st.colour, board, replay(moves, board) if moves else None,
-                           resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
+                              resigned=resigner(old.result) if old is not None and old.status == RESIGNED else None,
                            recovering=recovering, spare=board.size * board.size if first and old is not None else 0)
         if going:
             self.st.match.clocks.start(time.monotonic())     # a new game in place of the one on
@@ -366,7 +366,7 @@ class Keeper:
         self._budget()
         names = {self.st.me: self.st.my_name, self.st.other: self.st.them.name}
         self.st.record = old or Record(id=gid, size=board.size, shape=shape_code(board), black=names["black"],
-                                    white=names["white"])
+                                       white=names["white"])
         self.st.record_now.black, self.st.record_now.white = names["black"], names["white"]
         self.save()
         if anew and noted:

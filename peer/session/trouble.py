@@ -85,7 +85,7 @@ class Wire:
                     self._say_unwritable_leave(problem, self.st.patience)
                 else:
                     self.tell.say("send_leave", secs=int(self.st.patience), reason=self.st.board.last_error,
-                             **self._game_so_far())
+                                  **self._game_so_far())
                 raise Leave(5)
             self._pause(pause)
             pause = min(pause * 2, LONGEST_PAUSE)
@@ -118,7 +118,7 @@ class Wire:
             self.tell.say("full_leave", secs=int(patience), **self._game_so_far())
         else:
             self.tell.say("unwritable_leave", secs=int(patience), cause=UNWRITABLE[problem],
-                     board=self.st.board.folder, **self._game_so_far())
+                          board=self.st.board.folder, **self._game_so_far())
 
     def board_unwritable(self, probe: bool = True, since: float | None = None) -> bool:
         """T2, T5: whether nothing can be written on the board (our own heartbeat, written now
@@ -164,7 +164,8 @@ class Wire:
                 kind = self.st.board.problem
                 self.tell.say(AWAY[kind][0], board=self.st.board.folder)
             if self.st.patience is not None and time.monotonic() - started > self.st.patience:
-                self.tell.say(AWAY[kind][1], secs=int(self.st.patience), board=self.st.board.folder, **self._game_so_far())
+                self.tell.say(AWAY[kind][1], secs=int(self.st.patience), board=self.st.board.folder,
+                              **self._game_so_far())
                 raise Leave(5)
         self.tell.say("board_back", board=self.st.board.folder)
         if m is not None:
@@ -177,14 +178,14 @@ class Wire:
     def busy(self, e: comm.MemberBusy) -> None:
         """I6, P1: a run of our colour is alive on this board: who, where, and what to do."""
         self.tell.say("busy", colour=self.st.colour, pid=e.pid or "?", host=e.host or "?",
-                 machine=e.machine, seen=e.seen)
+                      machine=e.machine, seen=e.seen)
 
     def _replaced(self) -> NoReturn:
         """I6: another run of our colour joined and took the name over: this run stops, sending
         nothing (its messages would be taken for the new run's)."""
         by = self.st.board.replaced_by
         self.tell.say("replaced", colour=self.st.colour, pid=visible(by.get("pid") or "?", 20),
-                 host=visible(by.get("host") or "?", 64))
+                      host=visible(by.get("host") or "?", 64))
         self.st.sending_stopped = True
         raise Leave(6)
 
