@@ -86,10 +86,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import strategies  # noqa: E402  (the rules, after the path is set)
+from engine import gzipped, strategies  # noqa: E402  (the rules, after the path is set)
 from engine.game import Game  # noqa: E402
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parent / "openings.txt"
+MAX_OPENINGS_FILE = 16 << 20    # bytes of an openings file read at most
 
 
 # -- statistics -------------------------------------------------------------
@@ -218,10 +219,12 @@ def write_openings(path, openings, args_text):
 def read_openings(path):
     """The transcripts of an openings file (``#`` starts a comment); each is checked legal."""
     out = []
-    try:
-        text = Path(path).read_text(encoding="utf-8")
+    try:       # (a regular file only, read to a bound: never a pipe's or a device's endless bytes)
+        text = gzipped.read_file(path, MAX_OPENINGS_FILE).decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not a text file of openings ({e.reason} at byte {e.start})") from None
+    except ValueError as e:
+        raise ValueError(f"{path}: not a file of openings: {e}") from None
     for i, line in enumerate(text.splitlines(), 1):
         text = line.split("#", 1)[0].strip()
         if not text:

@@ -155,6 +155,21 @@ def test_files_and_folders_that_cannot_serve_are_refused_before_the_match(tmp_pa
     assert openings.read_text() == (ROOT / "bench" / "openings.txt").read_text()
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes and /dev/zero are POSIX's")
+def test_an_openings_file_that_is_a_pipe_or_a_device_is_refused_without_being_read(tmp_path, capsys):
+    """A FIFO hung the match before it began, a link to /dev/zero ended in a MemoryError traceback."""
+    import os
+    os.mkfifo(tmp_path / "fifo.txt")
+    (tmp_path / "zero.txt").symlink_to("/dev/zero")
+    for name in ("fifo.txt", "zero.txt"):
+        with pytest.raises(SystemExit) as e:
+            sprt.main(["--ai-a", "greedy", "--ai-b", "random", "--time", "0.01", "--max-games", "2",
+                       "--openings", str(tmp_path / name)], io.StringIO())
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "not a file of openings: it is not a regular file" in err and "Traceback" not in err, err
+
+
 def test_a_crash_or_a_silence_loses_and_the_engine_is_started_again():
     code, out = match("--engine-a", nboard("greedy"), "--engine-b", fake("crash"), "--time", "0.05",
                       "--max-games", "2")

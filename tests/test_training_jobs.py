@@ -134,6 +134,25 @@ def test_a_journal_whose_run_file_was_removed_is_refused(tmp_path):
         jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes and /dev/zero are POSIX's")
+def test_a_pipe_or_a_device_in_a_journal_is_never_read(tmp_path):
+    """A FIFO named like a job's file or run.json hung the run; a link to /dev/zero ended in a
+    MemoryError traceback.  A job's file that is not a plain file is computed again; a run.json
+    that is not is refused in one line."""
+    args = [(p.player, p.opponent, 2) for p in probcut.sample_positions(3, 1)]
+    first = jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
+    (tmp_path / "job-000001.json").unlink()
+    os.mkfifo(tmp_path / "job-000001.json")
+    (tmp_path / "job-000002.json").unlink()
+    (tmp_path / "job-000002.json").symlink_to("/dev/zero")
+    assert jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None) == first
+    for make in (lambda p: os.mkfifo(p), lambda p: p.symlink_to("/dev/zero")):
+        (tmp_path / "run.json").unlink()
+        make(tmp_path / "run.json")
+        with pytest.raises(jobs.JournalError, match="is not a journal's run file .it is not a regular file"):
+            jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
+
+
 def _slow_job(arg):
     """Job k returns k at once, except the last, which waits, then leaves a file."""
     k, last, marker = arg

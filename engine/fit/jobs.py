@@ -38,9 +38,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, TextIO
 
-from .. import files
+from .. import files, gzipped
 
 MAX_JOB_FILE = 256 << 20    # bytes of one job's result file read back at most
+MAX_RUN_FILE = 1 << 20      # bytes of a journal's run.json read at most
 
 
 class JournalError(ValueError):
@@ -62,9 +63,10 @@ class Journal:
         head = self.folder / "run.json"
         if head.exists():
             try:
-                known = json.loads(head.read_text(encoding="utf-8"))["fingerprint"]
-            except (OSError, ValueError, KeyError, TypeError):
-                raise JournalError(f"{head} is not a journal's run file") from None
+                known = json.loads(gzipped.read_file(head, MAX_RUN_FILE).decode("utf-8"))["fingerprint"]
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                why = f" ({e})" if isinstance(e, ValueError) and str(e).startswith("it is") else ""
+                raise JournalError(f"{head} is not a journal's run file{why}") from None
             if known != fingerprint:
                 raise JournalError(f"{self.folder} is the journal of another run (other jobs or options): "
                                    f"give a new folder, or the options of that run")
@@ -80,9 +82,8 @@ class Journal:
         for p in self.folder.glob("job-*.json"):
             try:
                 index = int(p.stem[4:])
-                if p.stat().st_size > MAX_JOB_FILE:
-                    continue
-                kept = json.loads(p.read_text(encoding="utf-8"))
+                # (a regular file only, read to a bound: a pipe or a device there is computed again)
+                kept = json.loads(gzipped.read_file(p, MAX_JOB_FILE).decode("utf-8"))
                 if p.name == f"job-{index:06d}.json" and kept["check"] == self._check(index, kept["result"]):
                     out[index] = kept["result"]
             except (OSError, ValueError, KeyError, TypeError):
