@@ -3,6 +3,7 @@ or Japanese, then plays; ``--gui`` alone asks in a window; a script is never ask
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +83,15 @@ def test_the_choices_are_the_play_options():
                         "--time", "0.5", "--size", "10"]
     assert c.command() == "python -m peer play --color black --board 'b d' --lang ja --ai mybot.py:Corners " \
                           "--time 0.5 --size 10"
+    # a folder or a file whose name starts with '-' is no option; '~' is the home folder, as a shell reads it
+    c = start.Choices(board="-x", ai="-bot.py")
+    assert c.argv()[:3] == ["--color", "black", "--board=-x"] and "--ai=-bot.py" in c.argv()
+    from peer.cli import play_parser
+    args = play_parser().parse_args(c.argv())
+    assert args.board == "-x" and args.ai == "-bot.py"
+    assert start.board_folder("-x") == str(Path.cwd() / "-x")
+    assert start.board_folder("~/othello") == str(Path.home() / "othello")
+    assert start.own_spec(" ~/mine/bot.py ") == str(Path.home() / "mine" / "bot.py")
     assert start.parse_size("7") is None and start.parse_size("10") == 10 and start.parse_size("٨") is None
     assert start.parse_time("0") is None and start.parse_time("nan") is None and start.parse_time("2") == 2
     assert start.parse_ai("1") == "random" and start.parse_ai("BEST") == "best" and start.parse_ai("9") is None

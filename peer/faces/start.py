@@ -8,6 +8,7 @@ type next time is shown.  A script (no terminal) never sees a question.
 """
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,9 +47,9 @@ class Choices:
     program: str = "python -m peer play"     # (``cardstand play`` when started as the installed command)
 
     def argv(self) -> list[str]:
-        out = ["--color", self.colour, "--board", self.board, "--lang", self.lang]
+        out = ["--color", self.colour, *_option("--board", self.board), "--lang", self.lang]
         if self.ai is not None:
-            out += ["--ai", self.ai, "--time", f"{self.time:g}"]
+            out += [*_option("--ai", self.ai), "--time", f"{self.time:g}"]
         if self.size is not None:
             out += ["--size", str(self.size)]
         if self.gui:
@@ -57,6 +58,11 @@ class Choices:
 
     def command(self) -> str:
         return shlex.join([*self.program.split(), *self.argv()])
+
+
+def _option(name: str, value: str) -> list[str]:
+    """``name value``; ``name=value`` when the value starts with '-' (else it is taken for an option)."""
+    return [f"{name}={value}"] if value.startswith("-") else [name, value]
 
 
 # -- each answer checked (None: not acceptable; the screen says the ``bad_*`` words) ------------
@@ -103,14 +109,25 @@ def parse_time(text: str) -> Optional[float]:
     return v if 0 < v <= 3600 else None
 
 
+def board_folder(text: str) -> str:
+    """The board folder an answer names: ``~`` is the home folder (as a shell reads it), and a
+    relative name is made whole from the folder the screen was started in."""
+    return str(Path(os.path.expanduser(text.strip())).absolute())
+
+
 def board_problem(text: str) -> str:
     """Why ``text`` cannot be the board folder ('' when it can)."""
     if not text.strip():
         return "the folder name is empty"
     try:
-        return unfit_for_a_board(text)
+        return unfit_for_a_board(os.path.expanduser(text.strip()))
     except (OSError, ValueError) as e:
         return str(e)
+
+
+def own_spec(text: str) -> str:
+    """One's own AI as an answer names it: ``~`` is the home folder, as a shell reads it."""
+    return os.path.expanduser(text.strip())
 
 
 def own_problem(text: str) -> str:
@@ -118,7 +135,7 @@ def own_problem(text: str) -> str:
     if not text.strip():
         return "give a .py file"
     try:
-        strategies.check(text.strip())
+        strategies.check(own_spec(text))
     except ValueError as e:
         return str(e)
     return ""
@@ -141,7 +158,7 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
             text = _line(ask, f"{word('board', L)} [{word('default', L)}: {default_board}]: ") or default_board
             problem = board_problem(text)
             if not problem:
-                c.board = text
+                c.board = board_folder(text)
                 break
             say(problem)
         c.colour = _ask(ask, say, L, "colour", "1", parse_colour, "bad_choice")
@@ -155,7 +172,7 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
                 text = _line(ask, f"{word('own', L)}: ")
                 problem = own_problem(text)
                 if not problem:
-                    c.ai = text.strip()
+                    c.ai = own_spec(text)
                     break
                 say(problem)
         if c.colour == "white":
@@ -321,6 +338,7 @@ class StartForm:
         problem = board_problem(c.board)
         if problem:
             return None, problem
+        c.board = board_folder(c.board)
         who = self.who_var.get()
         if who == "ai":
             c.ai = parse_ai(self._ai_name())
@@ -330,7 +348,7 @@ class StartForm:
             problem = own_problem(self.own_var.get())
             if problem:
                 return None, problem
-            c.ai = self.own_var.get().strip()
+            c.ai = own_spec(self.own_var.get())
         size = self.size_var.get().strip()
         if not size and c.colour == "black":
             size = "8"
