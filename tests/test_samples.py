@@ -47,6 +47,14 @@ def test_each_sample_runs_as_it_is(samples, argv, words):
     assert r.returncode == 0 and words in r.stdout, (r.stdout[-800:], r.stderr[-800:])
 
 
+@pytest.mark.parametrize("argv", [["tune_table.py", "1e3"], ["tune_table.py", "-5"], ["tune_table.py", "99999999"],
+                                  ["tournament.py", "x"], ["tournament.py", "0"]])
+def test_a_samples_bad_count_is_said_in_one_line(samples, argv):
+    r = run(argv, samples, timeout=60)
+    assert r.returncode == 1 and r.stderr.startswith("usage: python ") and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
 def test_the_classic_programs_play_each_other(samples, tmp_path):
     board = tmp_path / "b"
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")

@@ -13,7 +13,10 @@ from minimax_ai import MinimaxAI
 from table_ai import TableAI
 
 if __name__ == "__main__":      # (each worker process loads this file again: keep the games here)
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+    text = sys.argv[1] if len(sys.argv) > 1 else "4"
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        sys.exit("usage: python tournament.py [GAMES]   GAMES: a whole number, 1 to 1000 / 1〜1000 の整数")
+    games = int(text)
     table = tournament.play([FirstAI, TableAI, MinimaxAI, "random", "greedy"], games=games, seconds=0.2)
     print(table)
     print("winner / 優勝:", tournament.label(table.ranking()[0]))

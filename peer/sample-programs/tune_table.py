@@ -58,4 +58,7 @@ def main(rounds: int = 20, seed: int = 1) -> list[int]:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    text = sys.argv[1] if len(sys.argv) > 1 else "20"
+    if not text.isdigit() or not 1 <= int(text) <= 10000:
+        sys.exit("usage: python tune_table.py [ROUNDS]   ROUNDS: a whole number, 1 to 10000 / 1〜10000 の整数")
+    main(int(text))
