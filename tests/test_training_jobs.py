@@ -153,6 +153,56 @@ def test_a_pipe_or_a_device_in_a_journal_is_never_read(tmp_path):
             jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
 
 
+def _spanned_job(arg):
+    """Half a second of work; when it ran (wall-clock seconds)."""
+    began = time.time()
+    time.sleep(0.5)
+    return [began, time.time()]
+
+
+def _fatal_job(arg):
+    """Ends the process that runs it, as a crash or the kernel's out-of-memory killer would."""
+    os._exit(9)
+
+
+def test_workers_that_join_a_cluster_late_take_jobs(capsys):
+    """One worker at the start, three more a second later: the run keeps as many jobs in flight as
+    the cluster has workers now (it kept twice the threads it saw at the start: two idled)."""
+    distributed = pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    import threading
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as c:
+        threading.Timer(1.0, lambda: c.scale(4)).start()
+        spans = jobs.run(_spanned_job, list(range(24)), cluster=c.scheduler_address, progress=None)
+    at_once = max(sum(1 for began, ended in spans if began <= t < ended) for t, _ in spans)
+    assert at_once >= 3, spans
+    assert "a worker joined the cluster: " in capsys.readouterr().err
+
+
+def test_a_job_that_ends_its_workers_and_a_lost_scheduler_are_said_in_one_line(tmp_path):
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    with pytest.raises(jobs.ClusterError) as e:
+        jobs.run(_fatal_job, [1], cluster="local:2", journal=tmp_path / "j", progress=None)
+    assert "a job ended each worker that ran it" in str(e.value) and jobs.RESUME in str(e.value), e.value
+    assert "\n" not in str(e.value)
+
+
+def test_a_cluster_without_workers_or_without_its_scheduler_is_said(capsys):
+    distributed = pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    import threading
+    c = distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    try:
+        threading.Timer(1.5, lambda: c.scale(1)).start()
+        assert jobs.run(_spanned_job, [1, 2], cluster=c.scheduler_address, progress=None)
+        err = capsys.readouterr().err
+        assert f"the cluster at {c.scheduler_address} has no worker: the jobs wait for one" in err, err
+        threading.Timer(1.0, c.close).start()
+        with pytest.raises(jobs.ClusterError, match="was lost") as e:
+            jobs.run(_spanned_job, list(range(40)), cluster=c.scheduler_address, progress=None)
+        assert "with --journal the next run resumes" in str(e.value)
+    finally:
+        c.close()
+
+
 def _slow_job(arg):
     """Job k returns k at once, except the last, which waits, then leaves a file."""
     k, last, marker = arg

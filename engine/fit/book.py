@@ -266,8 +266,10 @@ class Builder:
             # as many as the workers: more keep more of them busy, but the order can change as each
             # joins (on two local processes, 2 at once: 1,914 searches in 12.7 s, 8 at once: 2,084
             # in 13.1 s, for docs/benchmarks.md's book of 300; 32: 2,614 in 18.3 s)
-            self.chunk = self.where.threads()
+            self.chunk, looked = self.where.threads(), time.monotonic()
             while True:
+                if time.monotonic() - looked >= 5:      # (a cluster's workers come and go)
+                    self.chunk, looked = self.where.threads(), time.monotonic()
                 why = self._stop()
                 if why:
                     break

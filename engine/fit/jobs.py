@@ -111,6 +111,12 @@ def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> st
 
 
 RESUME = ": the journal keeps the jobs done, and the same command again resumes"
+LOOK_AT_WORKERS = 1.0   # seconds between looks at a cluster's workers (jobs in flight follow them)
+ALLOWED_FAILURES = 3    # Dask's ``distributed.scheduler.allowed-failures``: a job tried on 4 workers
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot go on with the run: what happened, in one line."""
 
 
 def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str] = None, workers: int = 2,
@@ -135,9 +141,19 @@ def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str]
         kept = f", {len(results)} kept from the journal" if results else ""
         progress.write(f"{label}: {len(args)} jobs on {where}{kept}\n")
         progress.flush()
-    finished = 0
     pending = (args[i] for i in todo)
     computed = on.stream(fn, pending) if on is not None else stream(fn, pending, cluster=cluster, workers=workers)
+    try:
+        _keep(computed, todo, results, book, progress, label, len(args), start)
+    except ClusterError as e:
+        raise ClusterError(f"{e}{RESUME if book is not None else ' (with --journal the next run resumes)'}") from None
+    return [results[i] for i in range(len(args))]
+
+
+def _keep(computed: Iterator[tuple[int, Any]], todo: list[int], results: dict[int, Any], book: Optional[Journal],
+          progress: Optional[TextIO], label: str, total: int, start: float) -> None:
+    """Each result as it comes: kept, in the journal too, and the progress said."""
+    finished = 0
     for k, result in computed:
         index = todo[k]
         result = json.loads(json.dumps(result))     # the same values whether kept or not
@@ -148,9 +164,8 @@ def run(fn: Callable[[Any], Any], args: Sequence[Any], *, cluster: Optional[str]
         if progress is not None and (finished == len(todo) or finished % max(1, len(todo) // 20) == 0):
             took = time.monotonic() - start
             left = took / finished * (len(todo) - finished)
-            progress.write(f"{label}: {len(results)}/{len(args)} done, {took:.0f} s, about {left:.0f} s left\n")
+            progress.write(f"{label}: {len(results)}/{total} done, {took:.0f} s, about {left:.0f} s left\n")
             progress.flush()
-    return [results[i] for i in range(len(args))]
 
 
 _STEADY = False
@@ -321,6 +336,7 @@ class Workers:
         self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
         self._client: Any = None
         self._local: Any = None
+        self._seen_workers: Optional[int] = None    # the cluster's workers when last looked at
 
     def __enter__(self) -> "Workers":
         return self
@@ -343,7 +359,7 @@ class Workers:
         """How many jobs run at once: the local processes, or the cluster's threads now."""
         if self.cluster is None:
             return self.workers
-        return max(1, sum(self._connect().nthreads().values()))
+        return max(1, self._workers_now(self._connect()))
 
     def stream(self, fn: Callable[[Any], Any], args: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         """As the module's ``stream``, on these workers."""
@@ -421,33 +437,76 @@ class Workers:
         return self._client
 
     def _dasked(self, fn: Callable[[Any], Any], given: Iterator[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
-        from distributed import as_completed
+        from concurrent.futures import CancelledError
+        from distributed import wait
+        from distributed.scheduler import KilledWorker
         client = self._connect()
         tag = f"cardstand-{fn.__name__}-{os.getpid()}-{time.time_ns()}"
-        # as many jobs in flight as the cluster has threads, and as many again queued (a worker
-        # that finishes finds its next job waiting); more are submitted as results come back
-        ahead = 2 * self.threads()
-        index: dict[str, int] = {}
-        submitted: list[Any] = []     # (not yet handed out)
-        for k, a in itertools.islice(given, ahead):
-            submitted.append(client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False))
-            index[submitted[-1].key] = k
-        pending = as_completed(submitted)
+        running: dict[str, tuple[Any, int]] = {}     # key -> (future, k)
+        exhausted = False
+        threads, looked = 0, -1.0
         try:
-            for f in pending:
-                for k, a in itertools.islice(given, 1):
-                    g = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
-                    submitted.append(g)
-                    index[g.key] = k
-                    pending.add(g)
-                submitted.remove(f)
-                result = f.result()
-                f.release()     # its result not kept on the cluster; here, not in its finalizer,
-                #                 where a Ctrl+C would be "ignored" (printed and lost)
-                yield index.pop(f.key), result
+            while True:
+                now = time.monotonic()
+                if now - looked >= LOOK_AT_WORKERS:
+                    # as many jobs in flight as the cluster has threads now, and as many again
+                    # queued (a worker that finishes, or joins, finds its next job waiting)
+                    threads, looked = self._workers_now(client), now
+                while not exhausted and len(running) < 2 * max(threads, 1):
+                    nxt = next(given, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    k, a = nxt
+                    f = client.submit(_call, (fn, a), key=f"{tag}-{k}", pure=False)
+                    running[f.key] = (f, k)
+                if not running:
+                    return
+                try:
+                    done, _ = wait([f for f, _ in running.values()], timeout=LOOK_AT_WORKERS,
+                                   return_when="FIRST_COMPLETED")
+                except TimeoutError:    # (none finished within the look: the workers are looked at again)
+                    continue
+                for f in done:
+                    _, k = running.pop(f.key)
+                    try:
+                        result = f.result()
+                    except KilledWorker:
+                        raise ClusterError(f"a job ended each worker that ran it ({ALLOWED_FAILURES} of them: "
+                                           f"a crash, or a machine out of memory): the run stops") from None
+                    f.release()     # its result not kept on the cluster; here, not in its finalizer,
+                    #                 where a Ctrl+C would be "ignored" (printed and lost)
+                    yield k, result
+        except CancelledError:      # (all the futures, when the client lost its scheduler)
+            raise ClusterError(f"the Dask scheduler at {self.cluster} was lost: the run stops") from None
+        except (OSError, TimeoutError) as e:     # (CommClosedError is an OSError)
+            raise ClusterError(f"the Dask scheduler at {self.cluster} was lost ({e}): the run stops") from None
         finally:
-            left = [f for f in submitted if not f.done()]
-            pending.clear()
-            submitted.clear()
+            left = [f for f, _ in running.values() if not f.done()]
+            running.clear()
             if left:
-                client.cancel(left)
+                with contextlib.suppress(Exception):
+                    client.cancel(left)
+
+    def _workers_now(self, client: Any) -> int:
+        """The cluster's threads now; a change in its workers is said in one line (none at all: the
+        jobs wait for one)."""
+        try:
+            nthreads = client.nthreads()
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(f"the Dask scheduler at {self.cluster} was lost ({e}): the run stops") from None
+        count, threads = len(nthreads), sum(nthreads.values())
+        if count != self._seen_workers:
+            if count == 0:
+                say = (f"the cluster at {self.cluster} has no worker: the jobs wait for one "
+                       f"(dask worker {self.cluster})")
+            elif self._seen_workers is not None and count < self._seen_workers:
+                say = f"the cluster lost a worker: {count} left (its running jobs are computed again)"
+            elif self._seen_workers is not None:
+                say = f"a worker joined the cluster: {count} now, {threads} threads"
+            else:
+                say = ""
+            if say:
+                print(say, file=sys.stderr, flush=True)
+            self._seen_workers = count
+        return threads
