@@ -153,6 +153,49 @@ def test_a_pipe_or_a_device_in_a_journal_is_never_read(tmp_path):
             jobs.run(probcut._measure_job, args, workers=1, journal=tmp_path, progress=None)
 
 
+def _a_cluster_elsewhere(tmp_path, workers=2):
+    """A Dask scheduler and ``workers`` workers started as the docs say, each worker in a folder of
+    its own (sharing none with the test's): (address, processes)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    info = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
+                              cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    deadline = time.monotonic() + 60
+    while not info.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = json.loads(info.read_text())["address"]
+    for n in range(workers):
+        home = tmp_path / f"worker{n}"
+        home.mkdir()
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                       "--no-dashboard", "--host", "127.0.0.1", "--local-directory", str(home)],
+                                      cwd=home, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    return address, procs
+
+
+def test_all_steps_run_on_workers_that_share_no_folder_with_the_machine_that_starts_them(tmp_path):
+    """The second round plays with the first fit, which only the starting machine has: it goes to
+    the workers with each job (a relative --out failed on every worker, even on one host)."""
+    pytest.importorskip("distributed", reason="the cluster extra (pip install -e '.[cluster]')")
+    address, procs = _a_cluster_elsewhere(tmp_path)
+    here = tmp_path / "here"
+    here.mkdir()
+    try:
+        r = subprocess.run([sys.executable, "-m", "engine.fit.weights", "all", "--games", "4", "--games2", "4",
+                            "--depth", "2", "--exact", "8", "--iterations", "5", "--cluster", address,
+                            "--out", "fitted.bin.gz"], cwd=here, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+    assert r.returncode == 0, r.stderr[-1500:]
+    assert "round 2: self-play with the first fit" in r.stderr and (here / "fitted.bin.gz").is_file()
+    assert not any((tmp_path / f"worker{n}" / "fitted.bin.gz").exists() for n in range(2))
+
+
 def _spanned_job(arg):
     """Half a second of work; when it ran (wall-clock seconds)."""
     began = time.time()

@@ -33,6 +33,7 @@ import logging
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -113,6 +114,36 @@ def fingerprint(label: str, fn: Callable[[Any], Any], args: Sequence[Any]) -> st
 RESUME = ": the journal keeps the jobs done, and the same command again resumes"
 LOOK_AT_WORKERS = 1.0   # seconds between looks at a cluster's workers (jobs in flight follow them)
 ALLOWED_FAILURES = 3    # Dask's ``distributed.scheduler.allowed-failures``: a job tried on 4 workers
+
+
+class Carried:
+    """A file's bytes in a job's argument, for a job that may run on a machine without the file (a
+    cluster's worker shares no folder with the machine that starts the run, and resolves a
+    relative name in its own): ``with carried.file() as path`` gives it there, as a file of its
+    own.  Shown, and so fingerprinted in a journal, by its name and ``key`` (a digest of what it
+    holds), never by its bytes."""
+
+    LIMIT = 256 << 20       # bytes of a file carried at most
+
+    def __init__(self, path: str | os.PathLike[str], key: str) -> None:
+        self.name = Path(path).name
+        self.key = key
+        self.data = gzipped.read_file(path, self.LIMIT)
+
+    def __repr__(self) -> str:
+        return f"Carried({self.name!r}, {self.key})"
+
+    @contextlib.contextmanager
+    def file(self) -> Iterator[Path]:
+        """The bytes as a file of this machine's, for the block (removed after it)."""
+        fd, name = tempfile.mkstemp(prefix="cardstand-", suffix=f"-{self.name[-80:]}")
+        try:
+            with open(fd, "wb") as f:
+                f.write(self.data)
+            yield Path(name)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
 
 
 class ClusterError(RuntimeError):

@@ -112,18 +112,24 @@ def play_game(seed: int, depth: int = 6, exact: int = 14, evaluation: str = "ful
 
 
 @contextlib.contextmanager
-def _job_weights(weights: Optional[Union[str, Path]], sha: str) -> Iterator[None]:
-    """A job's block with exactly ``weights`` installed (None: none), which must be the ones of
-    digest ``sha`` the run started with, wherever the job runs."""
-    with patterns.installed_only(weights) as ok:
-        if weights is not None and not ok:
-            raise RuntimeError(f"cannot load the pattern weights {weights}: {patterns.install_error()}")
-        if weights is not None and patterns.digest(weights) != sha:
-            raise RuntimeError(f"{weights} here holds other weights than the run started with")
+def _job_weights(weights: Optional[jobs.Carried], sha: str) -> Iterator[None]:
+    """A job's block with exactly ``weights`` installed (None: none), carried in the job's argument
+    to wherever it runs (a worker shares no folder with the machine that started the run), and
+    which must be the ones of digest ``sha`` the run started with."""
+    if weights is None:
+        with patterns.installed_only(None):
+            yield
+        return
+    with weights.file() as path, patterns.installed_only(path) as ok:
+        if not ok:
+            raise RuntimeError(f"cannot load the pattern weights {weights.name} carried to this worker: "
+                               f"{patterns.install_error()}")
+        if patterns.digest(path) != sha:
+            raise RuntimeError(f"the pattern weights {weights.name} reached this worker changed")
         yield
 
 
-def _batch(args: tuple[list[int], int, int, str, Union[str, Path], str]) -> list[tuple[int, ...]]:
+def _batch(args: tuple[list[int], int, int, str, Optional[jobs.Carried], str]) -> list[tuple[int, ...]]:
     seeds, depth, exact, evaluation, weights, sha = args
     # the solver orders its moves with installed weights: exactly these (or none), wherever this runs
     with _job_weights(weights if evaluation == "patterns" else None, sha):
@@ -144,7 +150,8 @@ def generate(games: int, seed: int = 1, depth: int = 6, exact: int = 14, workers
     # (the weights' digest is part of each job: a journal of other weights is refused, and so is a
     # worker that finds other weights under the same name)
     sha = patterns.digest(weights) if evaluation == "patterns" else ""
-    chunks = [(seeds[i:i + batch], depth, exact, evaluation, str(weights), sha) for i in range(0, games, batch)]
+    carried = jobs.Carried(weights, sha) if evaluation == "patterns" else None
+    chunks = [(seeds[i:i + batch], depth, exact, evaluation, carried, sha) for i in range(0, games, batch)]
     rows: list[list[int]] = [r for part in jobs.run(_batch, chunks, cluster=cluster, workers=workers,
                                                     journal=journal, label="self-play") for r in part]
     data: Data = {
@@ -176,7 +183,7 @@ def search_value(P: int, O: int, depth: int, exact: int) -> float:
     return max(-64.0, min(64.0, score / patterns.EVAL_UNIT))    # (an evaluation may say more)
 
 
-def _label_batch(args: tuple[list[int], list[int], int, int, str, str]) -> list[float]:
+def _label_batch(args: tuple[list[int], list[int], int, int, jobs.Carried, str]) -> list[float]:
     Ps, Os, depth, exact, weights, sha = args
     with _job_weights(weights, sha):
         return [search_value(p, o, depth, exact) for p, o in zip(Ps, Os)]
@@ -196,7 +203,8 @@ def label(data: Data, depth: int = 8, exact: int = 18, every: int = 1, workers: 
     part = {k: v[keep] for k, v in data.items() if k != "result"}
     Ps, Os = [int(x) for x in part["P"]], [int(x) for x in part["O"]]
     sha = patterns.digest(weights)
-    chunks = [(Ps[i:i + batch], Os[i:i + batch], depth, exact, str(weights), sha) for i in range(0, len(Ps), batch)]
+    carried = jobs.Carried(weights, sha)
+    chunks = [(Ps[i:i + batch], Os[i:i + batch], depth, exact, carried, sha) for i in range(0, len(Ps), batch)]
     values = [v for chunk in jobs.run(_label_batch, chunks, cluster=cluster, workers=workers, journal=journal,
                                       label="labels") for v in chunk]
     part["result"] = data["result"][keep] if "result" in data else part["label"]   # (relabelled: the games' still)
