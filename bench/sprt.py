@@ -4,7 +4,7 @@
     python bench/sprt.py --ai-a mybot.py:Corners --ai-b greedy [--time 0.5] ...
         [--elo0 0] [--elo1 20] [--alpha 0.05] [--beta 0.05]
         [--max-games N] [--max-minutes M] [--min-games 20] [--openings FILE | --plies 8] [--seed S]
-        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR] [--workers N | --cluster ADDRESS]
+        [--ggf-out FILE] [--cwd-a DIR] [--cwd-b DIR] [--workers N | --cluster ADDRESS] [--journal DIR]
     python bench/sprt.py --make-openings [--count 200] [--plies 8] [--seed 1]
         [--opening-depth 10] [--max-abs 2] [--openings bench/openings.txt]
 
@@ -37,10 +37,15 @@ same function every time: results are reproducible.  ``--plies N`` plays
 random openings of N plies instead.
 
 SPRT: the log-likelihood ratio of H1 (A is elo1 Elo stronger) against H0
-(elo0) from the wins, draws and losses, in the trinomial GSPRT
-approximation of fishtest and cutechess (logistic Elo): with the mean
-score s and its per-game variance v over N games,
+(elo0) from the game pairs, in the pentanomial GSPRT approximation of
+fishtest, OpenBench and fastchess (logistic Elo): each pair is counted by
+the points A scored in it (0, 1/2, 1, 3/2, 2); with the mean score s a game
+and the variance v of a pair's mean score over N pairs,
 LLR = (s1 - s0) (2 s - s0 - s1) / (2 v / N), s_i = 1 / (1 + 10^(-elo_i/400)).
+The two games of an opening are alike (an opening that favours one colour
+favours it in both), which the trinomial model (wins, draws, losses as if
+each game were independent) ignores: it overstates the variance and needs
+more games for the same decision.  A pair not yet complete is not counted.
 The test stops when the LLR leaves [log(beta/(1-alpha)), log((1-beta)/alpha)]
 (H0 or H1 accepted), but not before ``--min-games`` (default 20: on a
 handful of lopsided games the variance estimate is so small that 5 wins
@@ -57,6 +62,14 @@ Threads: our ``best`` searches on every core the process may run on, so
 ``taskset -c 1`` in both commands gives each one thread on one shared core
 (``--threads 1`` says it too, where the engine has the flag).  One game is
 played at a time, by two engines kept from game to game, unless:
+
+Journal: ``--journal DIR`` keeps each game pair's result in DIR as it
+finishes (``engine.fit.jobs.Journal``), and counts the pairs in their order
+(one that finishes early waits for those before it); the same command
+again, after a crash, a kill or a Ctrl+C, takes the pairs kept and plays
+the rest.  With engines that play the same games again (fixed depths, no
+clock), the result is the one a run never stopped would have given; a
+journal of another match (other engines, openings or options) is refused.
 
 Spread: ``--workers N`` plays N game pairs at once on this machine, and
 ``--cluster ADDRESS`` plays them on a Dask cluster (``local:N``, or a
@@ -128,9 +141,51 @@ def llr(wins, draws, losses, elo0, elo1):
     return (s1 - s0) * (2 * s - s0 - s1) / (2 * var / n)
 
 
+def pair_stats(penta):
+    """(pairs, mean score a game, variance of a pair's mean score) from ``penta``: the game pairs
+    in which A scored 0, 1/2, 1, 3/2 and 2 points (LL, LD, WL or DD, WD, WW)."""
+    n = sum(penta)
+    if n == 0:
+        return 0, 0.5, 0.0
+    points = (0.0, 0.25, 0.5, 0.75, 1.0)     # a pair's score, a game's worth
+    s = sum(c * x for c, x in zip(penta, points)) / n
+    var = sum(c * (x - s) ** 2 for c, x in zip(penta, points)) / n
+    return n, s, var
+
+
+def llr_pentanomial(penta, elo0, elo1):
+    """The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0), logistic Elo, from game pairs
+    (``pair_stats``): the trinomial's formula on the pairs' scores, whose variance counts that the
+    two games of an opening are alike, as fishtest, OpenBench and fastchess do; 0 without pairs or
+    without spread.  fastchess's test figures:
+
+    >>> round(llr_pentanomial([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5), 2)
+    -3.07
+    >>> round(llr_pentanomial([871, 26175, 55003 + 980, 26678, 821], 0, 2), 2)
+    -4.98
+    """
+    n, s, var = pair_stats(penta)
+    if n == 0 or var <= 0:
+        return 0.0
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    return (s1 - s0) * (2 * s - s0 - s1) / (2 * var / n)
+
+
 def sprt_bounds(alpha, beta):
     """(lower, upper) LLR bounds: below lower H0 is accepted, above upper H1."""
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def elo_estimate_pairs(penta):
+    """(Elo, half-width of its 95% interval) from game pairs (``pair_stats``)."""
+    n, s, var = pair_stats(penta)
+    if n == 0:
+        return 0.0, float("inf")
+    s = min(max(s, 0.25 / n), 1 - 0.25 / n)
+    if var <= 0:
+        var = s * (1 - s) / 2
+    err = 1.96 * math.sqrt(var / n) * 400 / (math.log(10) * s * (1 - s))
+    return score_to_elo(s) + 0.0, err
 
 
 def elo_estimate(wins, draws, losses):
@@ -250,7 +305,7 @@ from engine.fit.match import (  # noqa: E402  (the engines and their games)
 class Match:
     def __init__(self, a, b, openings, time_limit, timeout, elo0, elo1, alpha, beta, max_games=None,
                  max_minutes=None, plies=None, seed=1, out=sys.stdout, ggf_out=None, command="", min_games=0,
-                 workers=1, cluster=None):
+                 workers=1, cluster=None, journal=None):
         self.engines = {"A": a, "B": b}
         self.clocks = {a: Clock(), b: Clock()}
         self.openings, self.plies = openings, plies
@@ -258,10 +313,13 @@ class Match:
         self.elo0, self.elo1, self.alpha, self.beta = elo0, elo1, alpha, beta
         self.lower, self.upper = sprt_bounds(alpha, beta)
         self.max_games, self.max_minutes, self.min_games = max_games, max_minutes, min_games
-        self.rng = random.Random(seed)
+        self.rng, self.seed = random.Random(seed), seed
         self.out, self.ggf_out, self.command = out, ggf_out, command
         self.seconds = 0.0
         self.wdl = [0, 0, 0]                      # A's wins, draws, losses
+        self.penta = [0, 0, 0, 0, 0]              # game pairs in which A scored 0, 1/2, 1, 3/2, 2 points
+        self._half = {}                           # pair -> A's points in its game counted so far
+        self.journal, self.kept = journal, 0      # a folder keeping each pair's games; pairs taken from it
         self.by_colour = {0: [0, 0, 0], 1: [0, 0, 0]}  # A with black / with white
         self.forfeits = []
         self.abandoned = 0
@@ -283,12 +341,16 @@ class Match:
             return random_opening(self.rng, self.plies)
         return self.order[pair % len(self.order)]
 
+    def llr(self):
+        """The test's LLR: on the game pairs (pentanomial)."""
+        return llr_pentanomial(self.penta, self.elo0, self.elo1)
+
     def status_line(self):
         w, d, l = self.wdl
         n, s, _ = score_stats(w, d, l)
-        e, err = elo_estimate(w, d, l)
+        e, err = elo_estimate_pairs(self.penta)
         return (f"A {w}-{d}-{l} ({100 * s:.1f}%) Elo {e:+.1f} ± {err:.1f} | "
-                f"LLR {llr(w, d, l, self.elo0, self.elo1):+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]")
+                f"LLR {self.llr():+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]")
 
     def _announce(self):
         a, b = self.engines["A"], self.engines["B"]
@@ -303,13 +365,19 @@ class Match:
                  + (f"{len(self.openings)} openings" if self.openings is not None
                     else f"random openings of {self.plies} plies") + where)
 
-    def _record(self, a_black, opening, diff, forfeit, ggf, start):
-        """Count one finished game (``diff``: black minus white); the decision it brings, or None."""
+    def _record(self, a_black, opening, diff, forfeit, ggf, start, pair):
+        """Count one finished game (``diff``: black minus white) of game pair ``pair``; the decision
+        it brings, or None."""
         self.games += 1
         d = diff if a_black else -diff
         k = 0 if d > 0 else 1 if d == 0 else 2
         self.wdl[k] += 1
         self.by_colour[0 if a_black else 1][k] += 1
+        points = (2, 1, 0)[k]       # (half points)
+        if pair in self._half:
+            self.penta[self._half.pop(pair) + points] += 1
+        else:
+            self._half[pair] = points
         note = ""
         if forfeit:
             colour, reason = forfeit
@@ -323,7 +391,7 @@ class Match:
         if self.ggf_out and ggf:
             with open(self.ggf_out, "a", encoding="utf-8") as f:
                 f.write(ggf + "\n")
-        value = llr(*self.wdl, self.elo0, self.elo1)
+        value = self.llr()
         if self.games >= self.min_games and value >= self.upper:
             return f"H1 accepted: A is stronger than B (elo1={self.elo1:g} over elo0={self.elo0:g})"
         if self.games >= self.min_games and value <= self.lower:
@@ -334,7 +402,7 @@ class Match:
         return None
 
     def run(self):
-        if self.cluster or self.workers > 1:
+        if self.cluster or self.workers > 1 or self.journal is not None:
             return self._run_spread()
         start = self.started = time.monotonic()
         deadline = start + 60 * self.max_minutes if self.max_minutes else None
@@ -368,7 +436,7 @@ class Match:
                     self.decision = f"stopped at --max-minutes {self.max_minutes:g} (a game in play dropped)"
                     break
                 ggf = pair_record(r, a, b, a_black) if self.ggf_out else None
-                self.decision = self._record(a_black, opening, r["diff"], r["forfeit"], ggf, start)
+                self.decision = self._record(a_black, opening, r["diff"], r["forfeit"], ggf, start, pair)
         finally:
             for e in (a, b):
                 e.stop()
@@ -377,21 +445,62 @@ class Match:
 
     def _run_spread(self):
         """Game pairs as jobs (``engine.fit.match.play_pair``) on local processes or a Dask cluster,
-        counted as they finish; each pair starts its own two engines."""
+        counted as they finish; each pair starts its own two engines.  With a journal, each pair's
+        result is kept as it comes, and the pairs are counted in their order (one that finishes
+        early waits for those before it): the same command again takes the pairs kept and plays
+        the rest, to the result a run never interrupted would have reached with the same games."""
         from engine.fit import jobs
         start = self.started = time.monotonic()
         deadline = time.time() + 60 * self.max_minutes if self.max_minutes else None
         a, b = self.engines["A"], self.engines["B"]
+        book = jobs.Journal(self.journal, self.fingerprint()) if self.journal is not None else None
+        kept = book.done() if book is not None else {}
         self._announce()
         pairs = itertools.count() if self.max_games is None else range((self.max_games + 1) // 2)
         # (no pair is started after the deadline)
         last = None if self.max_games is None or self.max_games % 2 == 0 else self.max_games // 2
-        made = ((a.command, a.cwd, b.command, b.cwd, self.opening(i), self.time_limit, self.timeout, deadline,
-                 1 if i == last else 2)     # (an odd --max-games: its last pair plays one game)
-                for i in itertools.takewhile(lambda _: deadline is None or time.time() < deadline, pairs))
-        results = jobs.stream(play_pair, made, cluster=self.cluster, workers=self.workers)
+        order = []      # the pair index of each job started
+        openings = []   # (drawn in the pairs' order: the random ones are the same whatever was kept)
+
+        def opening(i):
+            while len(openings) <= i:
+                openings.append(self.opening(len(openings)))
+            return openings[i]
+
+        def made():
+            for i in itertools.takewhile(lambda _: deadline is None or time.time() < deadline, pairs):
+                if i in kept:
+                    continue
+                order.append(i)
+                yield (a.command, a.cwd, b.command, b.cwd, opening(i), self.time_limit, self.timeout, deadline,
+                       1 if i == last else 2)     # (an odd --max-games: its last pair plays one game)
+
+        def counted():
+            """(pair, result, kept) in the order to count them: with a journal, the pairs in their
+            order (the kept ones taken, the others as they finish); else as they finish."""
+            waiting, nxt = {}, 0
+
+            def ready():
+                nonlocal nxt
+                while nxt in waiting or nxt in kept:
+                    old = nxt not in waiting
+                    self.kept += old
+                    yield nxt, kept[nxt] if old else waiting.pop(nxt), old
+                    nxt += 1
+
+            yield from ready()
+            for k, r in jobs.stream(play_pair, made(), cluster=self.cluster, workers=self.workers):
+                i = order[k]
+                if book is None:
+                    yield i, r, False
+                    continue
+                book.put(i, r)
+                waiting[i] = r
+                yield from ready()
+
+        results = counted()
         try:
-            for _, r in results:
+            for i, r, old in results:
                 if r["error"] and self.games == 0:
                     raise EngineError("crash", r["error"])
                 if r["error"]:
@@ -410,8 +519,8 @@ class Match:
                         self.abandoned += 1
                         self.decision = f"stopped at --max-minutes {self.max_minutes:g} (a game in play dropped)"
                         break
-                    self.decision = self._record(g["a_black"], g["opening"], g["diff"], g["forfeit"], g["ggf"],
-                                                 start)
+                    self.decision = self._record(g["a_black"], g["opening"], g["diff"], g["forfeit"],
+                                                 None if old else g["ggf"], start, i)
                     if self.decision:
                         break
                 if self.decision:
@@ -424,15 +533,27 @@ class Match:
         self.seconds = time.monotonic() - start
         return self.summary()
 
+    def fingerprint(self):
+        """What a journal of this match is kept for: the engines, the openings and every option
+        that changes the games or the test."""
+        import hashlib
+        a, b = self.engines["A"], self.engines["B"]
+        what = [a.command, a.cwd, b.command, b.cwd, self.openings, self.plies, self.seed, self.time_limit,
+                self.timeout, self.elo0, self.elo1, self.alpha, self.beta, self.max_games, self.min_games]
+        return hashlib.sha256(repr(what).encode()).hexdigest()
+
     def summary(self):
         w, d, l = self.wdl
         n, s, var = score_stats(w, d, l)
-        e, err = elo_estimate(w, d, l)
-        value = llr(w, d, l, self.elo0, self.elo1)
+        e, err = elo_estimate_pairs(self.penta)
+        value = self.llr()
         self.say("=== summary")
         self.say(f"result : {self.decision}")
         self.say(f"games  : {n}, A {w}-{d}-{l} (wins-draws-losses), score {100 * s:.1f}%, "
-                 f"Elo {e:+.1f} ± {err:.1f} (95%)")
+                 f"Elo {e:+.1f} ± {err:.1f} (95%, from the pairs)")
+        self.say(f"pairs  : {sum(self.penta)}, A scored 0-0.5-1-1.5-2 points in "
+                 + "-".join(str(c) for c in self.penta) + " of them (pentanomial)"
+                 + (f"; {self.kept} taken from the journal" if self.kept else ""))
         self.say(f"LLR    : {value:+.3f} in [{self.lower:+.3f}, {self.upper:+.3f}] "
                  f"(elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g})")
         bw, bd, bl = self.by_colour[0]
@@ -450,6 +571,7 @@ class Match:
         self.say(f"wall time: {self.seconds / 60:.1f} min")
         self.say(f"command: {self.command}")
         return {"games": n, "wins": w, "draws": d, "losses": l, "score": s, "elo": e, "elo_err": err,
+                "pentanomial": list(self.penta), "kept": self.kept,
                 "llr": value, "bounds": (self.lower, self.upper), "decision": self.decision,
                 "forfeits": list(self.forfeits), "by_colour": self.by_colour,
                 "slowest": {k: self.clocks[v].slowest for k, v in self.engines.items()},
@@ -542,6 +664,10 @@ def main(argv=None, out=sys.stdout):
     ap.add_argument("--cluster", default=None, metavar="ADDRESS",
                     help="play the game pairs on a Dask cluster: its scheduler (tcp://HOST:8786) or local:N "
                          "(see docs/training.md); the engine commands run on its workers")
+    ap.add_argument("--journal", default=None, metavar="DIR",
+                    help="keep each game pair's result in DIR as it finishes (pairs are then counted in "
+                         "their order, each with its own two engines): the same command again takes "
+                         "them and plays the rest (docs/training.md)")
     ap.add_argument("--ggf-out", "--pgn-out", dest="ggf_out", default=None,
                     help="append every game to this file, one GGF game a line (Othello's PGN)")
     ap.add_argument("--make-openings", action="store_true", help="write the balanced openings file and stop")
@@ -606,14 +732,15 @@ def main(argv=None, out=sys.stdout):
                   args.max_games, args.max_minutes, args.plies, args.seed, out, args.ggf_out,
                   "python bench/sprt.py " + shlex.join(sys.argv[1:] if argv is None else argv),
                   min_games=20 if args.min_games is None else args.min_games, workers=args.workers,
-                  cluster=args.cluster)
+                  cluster=args.cluster, journal=args.journal)
     try:
         match.run()
-    except (EngineError, RuntimeError) as e:     # (RuntimeError: a cluster that cannot be reached)
+    except (EngineError, RuntimeError, ValueError) as e:     # (a cluster lost; a journal of another match)
         out.write(f"error: {e}\n")
         return 2
     except KeyboardInterrupt:
-        out.write("interrupted\n")
+        out.write("interrupted" + (": the journal keeps the pairs done, and the same command again resumes\n"
+                                   if args.journal else "\n"))
         match.seconds = time.monotonic() - match.started if match.started else 0.0
         match.decision = "interrupted"
         match.summary()

@@ -49,6 +49,71 @@ def test_llr_known_values():
     assert sprt.llr(0, 7, 0, 0, 20) == 0.0  # no spread: no evidence either way
 
 
+def test_llr_on_game_pairs_known_values():
+    # fastchess's test figures for its logistic pentanomial GSPRT: -3.07 and -4.98
+    assert sprt.llr_pentanomial([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5) == pytest.approx(-3.0743, abs=1e-3)
+    assert sprt.llr_pentanomial([871, 26175, 55003 + 980, 26678, 821], 0, 2) == pytest.approx(-4.9782, abs=1e-3)
+    assert sprt.llr_pentanomial([0, 0, 0, 0, 0], 0, 20) == 0.0
+    assert sprt.llr_pentanomial([0, 0, 7, 0, 0], 0, 20) == 0.0      # no spread: no evidence
+    # pairs that are alike (each opening won by the side that had it right): the same score as the
+    # games', a smaller variance, more evidence
+    assert sprt.llr_pentanomial([0, 0, 10, 0, 10], 0, 20) > 1.4 * sprt.llr(30, 0, 10, 0, 20) > 0
+
+
+def test_a_match_counts_its_pairs_and_decides_sooner_than_on_games(monkeypatch):
+    """A wins both games of one opening, then wins one and loses one: the pentanomial test accepts
+    H1 on fewer games than the trinomial one would have (which sees only 3 wins to 1 loss)."""
+    played = []
+
+    def made_up(black, white, *args, **kw):
+        played.append(1)
+        a_black, pair = len(played) % 2 == 1, (len(played) - 1) // 2
+        a_wins = a_black or pair % 2 == 0
+        diff = 10 if a_wins else -10
+        return {"game": None, "diff": diff if a_black else -diff, "forfeit": None, "abandoned": False}
+
+    monkeypatch.setattr(sprt, "play_game", made_up)
+    m = sprt.Match(_Idle(), _Idle(), ["f5d6c3d3c4f4f6f3"], 0.5, 2.0, 0, 40, 0.05, 0.05, max_games=400,
+                   out=io.StringIO(), min_games=0)
+    result = m.run()
+    w, d, l = result["wins"], result["draws"], result["losses"]
+    assert result["decision"].startswith("H1 accepted") and result["pentanomial"][0:2] == [0, 0]
+    assert sprt.llr(w, d, l, 0, 40) < m.upper       # the games alone had not decided yet
+
+
+def test_a_killed_match_with_a_journal_resumes_to_the_result_of_one_never_killed(tmp_path):
+    import signal
+    import subprocess
+    import time
+    script = ROOT / "bench" / "sprt.py"
+
+    def command(journal):
+        return [sys.executable, str(script), "--ai-a", "greedy", "--ai-b", "table", "--time", "0.01",
+                "--max-games", "8", "--min-games", "8", "--journal", str(journal)]
+
+    def verdict(out):
+        return [line for line in out.splitlines() if line.startswith(("result", "games", "LLR", "colours"))]
+
+    whole = subprocess.run(command(tmp_path / "whole"), capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 0, whole.stdout[-800:] + whole.stderr[-800:]
+    p = subprocess.Popen(command(tmp_path / "killed"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "killed" / "job-000000.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    again = subprocess.run(command(tmp_path / "killed"), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout[-800:] + again.stderr[-800:]
+    assert "taken from the journal" in again.stdout
+    assert verdict(again.stdout) == verdict(whole.stdout) and verdict(whole.stdout), (whole.stdout, again.stdout)
+    done = subprocess.run(command(tmp_path / "whole"), capture_output=True, text=True, timeout=300)
+    assert "pairs  : 4, " in done.stdout and "4 taken from the journal" in done.stdout
+    assert verdict(done.stdout) == verdict(whole.stdout)
+    other = subprocess.run(command(tmp_path / "whole")[:-4] + ["--max-games", "10", "--journal", str(tmp_path / "whole")],
+                           capture_output=True, text=True, timeout=300)
+    assert other.returncode == 2 and "journal of another run" in other.stdout, other.stdout[-500:]
+
+
 def test_bounds_and_elo():
     lo, hi = sprt.sprt_bounds(0.05, 0.05)
     assert (lo, hi) == pytest.approx((-math.log(19), math.log(19)))
