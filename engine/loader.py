@@ -15,9 +15,9 @@ A class is a strategy when it has a ``next_move(position, time_limit=None)`` met
 Once loaded, a strategy is not trusted to behave: ``Own`` plays it in a process of its own and
 asks it for a move with a time limit; an exception, an illegal answer, an exit or a think that
 overruns gives the fallback's move and the reason, never a traceback and never a hang.  That
-process is bounded: what it starts is stopped with it (POSIX: its process group; Windows: the
-process only), what it prints is shown up to ``SHOWN_A_MINUTE`` bytes a minute, its memory is
-limited to ``CARDSTAND_AI_MEMORY`` megabytes (POSIX; default ``MEMORY_MB``, 0: no limit), and it
+process is bounded: what it starts is stopped with it (POSIX: its process group; Windows: a job
+object), what it prints is shown up to ``SHOWN_A_MINUTE`` bytes a minute, its memory is
+limited to ``CARDSTAND_AI_MEMORY`` megabytes (default ``MEMORY_MB``, 0: no limit), and it
 imports only what its spec names: the start folder and the file's folder come after Python's
 own modules on its path, never before.
 """
@@ -38,11 +38,11 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from .notation import PASS, square_name
 from .position import Position
-from .procgroup import NEW_GROUP, kill_group
+from .procgroup import NEW_GROUP, contain, kill_group, release
 
 GROUP = "cardstand.strategies"
 GRACE = 1.0     # seconds a strategy may overrun its time limit before its move is not waited for
@@ -183,6 +183,7 @@ class Own:
         self.problems = 0
         self.nodes = 0
         self._proc: Optional[subprocess.Popen[bytes]] = None
+        self._job: Optional[int] = None     # Windows: the job object the child runs in
         self._replies: Optional["queue.Queue[Optional[dict[str, Any]]]"] = None
         self._ready = False
         self._spawn()
@@ -206,6 +207,7 @@ class Own:
         except OSError as e:
             raise StrategyError(f"{self.spec}: cannot start a process for it: {e.strerror or e}") from None
         self._proc = proc
+        self._job = contain(proc, self.memory_mb)     # (Windows: what it starts, and its memory)
         self._ready = False
         self._replies = queue.Queue()
         threading.Thread(target=_read_replies, args=(proc, self._replies), daemon=True,
@@ -261,6 +263,8 @@ class Own:
         except subprocess.TimeoutExpired:
             pass
         kill_group(proc)        # (the child, if it is still there, and what it started)
+        job, self._job = self._job, None
+        release(job)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -53,12 +53,13 @@ def _limit_memory() -> str:
     """Limit this process's memory to ``CARDSTAND_AI_MEMORY`` megabytes (POSIX); the words for a
     MemoryError, or '' without a limit."""
     mb = loader.memory_limit()
-    try:
-        import resource
-    except ImportError:         # (Windows: no limit, docs/ai.md says so)
-        return ""
     if not mb:
         return ""
+    words = f" (its memory is limited to {mb} MB: CARDSTAND_AI_MEMORY sets it)"
+    try:
+        import resource
+    except ImportError:         # (Windows: the game's process put this one in a job object that limits it)
+        return words
     limit = mb * 1024 * 1024
     for name in ("RLIMIT_AS", "RLIMIT_DATA"):     # (macOS enforces the data segment's)
         which = getattr(resource, name, None)
@@ -69,7 +70,7 @@ def _limit_memory() -> str:
             resource.setrlimit(which, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
         except (ValueError, OSError):
             continue
-    return f" (its memory is limited to {mb} MB: CARDSTAND_AI_MEMORY sets it)"
+    return words
 
 
 def main(argv: list[str]) -> int:

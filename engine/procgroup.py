@@ -13,12 +13,15 @@ its group also stops what it started (a shell's children, a wrapper script's pro
   our group is empty and the pid is someone else's: nothing is killed. When none has, what is
   left of our group (a wrapper's children) is killed.
 
-On Windows only the leader is killed (its children end at their input's end).
+On Windows only the leader is killed (its children end at their input's end), unless it was put
+in a job object (``contain``): then closing the job (``release``) ends it and all it started,
+and the job can limit their memory together.
 """
 import os
 import signal
 import subprocess
-from typing import Any
+import sys
+from typing import Any, Optional
 
 NEW_GROUP: dict[str, Any] = ({"start_new_session": True} if os.name == "posix" else
                              {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
@@ -67,3 +70,70 @@ def _ours(proc: "subprocess.Popen[Any]") -> bool:
         return True
     except OSError:                     # (someone else's process: not allowed to signal it)
         return False
+
+
+def contain(proc: "subprocess.Popen[Any]", memory_mb: int) -> Optional[int]:
+    """Windows: put ``proc`` in a job object of its own that ends it and every process it starts
+    when the job is released (``release``, or this program's end), and limits their memory
+    together to ``memory_mb`` megabytes (0: no limit).  The job's handle, or None (not Windows, or
+    the system refused: nothing is limited then, and nothing else changes).  A process ``proc``
+    started before it was put in the job stays outside it."""
+    if sys.platform != "win32":
+        return None
+    try:
+        import ctypes
+        from ctypes import wintypes
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.CreateJobObjectW.restype = wintypes.HANDLE
+        kernel32.CreateJobObjectW.argtypes = [wintypes.LPVOID, wintypes.LPCWSTR]
+        kernel32.SetInformationJobObject.argtypes = [wintypes.HANDLE, ctypes.c_int, wintypes.LPVOID, wintypes.DWORD]
+        kernel32.AssignProcessToJobObject.argtypes = [wintypes.HANDLE, wintypes.HANDLE]
+        kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+
+        class Basic(ctypes.Structure):      # JOBOBJECT_BASIC_LIMIT_INFORMATION
+            _fields_ = [("PerProcessUserTimeLimit", ctypes.c_int64), ("PerJobUserTimeLimit", ctypes.c_int64),
+                        ("LimitFlags", wintypes.DWORD), ("MinimumWorkingSetSize", ctypes.c_size_t),
+                        ("MaximumWorkingSetSize", ctypes.c_size_t), ("ActiveProcessLimit", wintypes.DWORD),
+                        ("Affinity", ctypes.c_size_t), ("PriorityClass", wintypes.DWORD),
+                        ("SchedulingClass", wintypes.DWORD)]
+
+        class Counters(ctypes.Structure):   # IO_COUNTERS
+            _fields_ = [(name, ctypes.c_uint64) for name in ("ReadOperationCount", "WriteOperationCount",
+                                                             "OtherOperationCount", "ReadTransferCount",
+                                                             "WriteTransferCount", "OtherTransferCount")]
+
+        class Extended(ctypes.Structure):   # JOBOBJECT_EXTENDED_LIMIT_INFORMATION
+            _fields_ = [("BasicLimitInformation", Basic), ("IoInfo", Counters),
+                        ("ProcessMemoryLimit", ctypes.c_size_t), ("JobMemoryLimit", ctypes.c_size_t),
+                        ("PeakProcessMemoryUsed", ctypes.c_size_t), ("PeakJobMemoryUsed", ctypes.c_size_t)]
+
+        job = kernel32.CreateJobObjectW(None, None)
+        if not job:
+            return None
+        info = Extended()
+        info.BasicLimitInformation.LimitFlags = 0x2000 | (0x200 if memory_mb else 0)   # kill on close, job memory
+        info.JobMemoryLimit = memory_mb * 1024 * 1024
+        handle = int(getattr(proc, "_handle", 0))
+        if not (kernel32.SetInformationJobObject(job, 9, ctypes.byref(info), ctypes.sizeof(info))
+                and handle and kernel32.AssignProcessToJobObject(job, handle)):
+            kernel32.CloseHandle(job)
+            return None
+        return int(job)
+    except (OSError, AttributeError, ValueError, TypeError):
+        return None
+
+
+def release(job: Optional[int]) -> None:
+    """End the job ``contain`` made: the processes in it end (nothing for None)."""
+    if job is None or sys.platform != "win32":
+        return
+    try:
+        import ctypes
+        from ctypes import wintypes
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.TerminateJobObject.argtypes = [wintypes.HANDLE, wintypes.UINT]
+        kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
+        kernel32.TerminateJobObject(job, 1)
+        kernel32.CloseHandle(job)
+    except (OSError, AttributeError, ValueError, TypeError):
+        pass
