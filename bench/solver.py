@@ -6,7 +6,7 @@ Prints, for each position and thread count, the best move and the score (both
 checked against the file), nodes, seconds and nodes per second, then the
 totals and the speed-up of each thread count over the first.  Each solve
 starts with an empty (cleared) hash table.  Beside them: the plain C bitboard
-solver the issue compares with (seconds, FFO #40-#44, one core, on the
+solver compared with (seconds, FFO #40-#44, one core, on the
 project's CI machine kind) and the node counts two published engines give
 for FFO #40-#59 (see PUBLISHED).
 """

@@ -1,4 +1,4 @@
-"""Bad option values on every command line (issue 24): refused before any work starts, with
+"""Bad option values on every command line: refused before any work starts, with
 exit code 2 and a one-line reason, never a traceback; an external engine's output and the
 gzip files read with a bound.
 

@@ -1,4 +1,4 @@
-"""Trouble on the board (issue #11): a lock left behind met by a fresh process, a holder
+"""Trouble on the board: a lock left behind met by a fresh process, a holder
 stopped with SIGSTOP, the board folder going away, a full disk."""
 import os
 import shutil

@@ -1,6 +1,6 @@
 """The minimal profile in one place: PROTOCOL.md's table of its MUSTs is the kit's list, FIRST-PEER.md
 (in both languages) sends a reader to no clause outside it, and the kit's report tells the minimal
-clauses it did not check from the full ones a minimal peer may leave out (issue 28, an outsider's try)."""
+clauses it did not check from the full ones a minimal peer may leave out (an outsider's try, 2026-11-26)."""
 import io
 import re
 from pathlib import Path

@@ -43,7 +43,7 @@ def test_the_c_peer_passes_the_minimal_profile(tmp_path):
 
 @needs_cc
 def test_the_kit_fails_a_minimal_peer_that_names_its_machine_without_an_alive_record(tmp_path):
-    """The trap of issue 28: our black.py would take such a white for one that has left, for ever."""
+    """The trap an outsider's first peer fell into (2026-11-26): our black.py would take such a white for one that has left, for ever."""
     source = SOURCE.read_text(encoding="utf-8")
     assert source.count('machine: \\npid: %d",\n             me, run') == 1
     trap = source.replace('machine: \\npid: %d",\n             me, run', 'machine: trap/boot\\npid: %d",\n             me, run')

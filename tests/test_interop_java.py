@@ -1,7 +1,7 @@
 """The minimal profile's example peer in Java (interop/java-minimal/MinimalPeer.java), written by
 following docs/FIRST-PEER.md alone: built with `javac`, checked by the kit's minimal profile (which
 plays it against black.py and white.py in both colours), and the kit shown to fail a peer that skips
-the lock (issue 28's outsider's try: the kit passed such a peer before)."""
+the lock (an outsider's try on 2026-11-26: the kit passed such a peer before)."""
 import io
 import shutil
 import subprocess

@@ -148,7 +148,7 @@ def test_move_for_board_refuses_a_bad_board_or_colour():
         ot.move_for_board("greedy", [[-1] * 7] * 7, 0)
 
 
-# -- variant boards (issue 26): holes are 2 --------------------------------------------------
+# -- variant boards: holes are 2 -------------------------------------------------------------
 
 def test_set_board_of_a_shape_and_its_holes():
     from engine import Shape

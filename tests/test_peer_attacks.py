@@ -1,4 +1,4 @@
-"""Issue 10 through real processes: forged moves, hostile control lines, paths from the board."""
+"""A hostile board through real processes: forged moves, hostile control lines, paths from the board."""
 import os
 import subprocess
 import sys
@@ -67,7 +67,7 @@ def forge_a_white_move(board, deadline=60, **forge_kw):
 
 
 def test_a_forged_move_from_another_run_is_not_applied(tmp_path):
-    """The attack of the issue: a move posted as "white" by a third process.  It is shown and ignored,
+    """The attack: a move posted as "white" by a third process.  It is shown and ignored,
     the real white's move is applied, and the game ends the same on both sides (before: the forged move
     was applied, the real one dropped as a duplicate, and both sides waited forever)."""
     board = tmp_path / "b"
@@ -105,7 +105,7 @@ def handshake_as_black(board, game="g-1"):
     return me
 
 
-MALFORMED = [   # the lines of the issue, and more; {gid} is the game's id, {me} the script's colour
+MALFORMED = [   # hostile lines; {gid} is the game's id, {me} the script's colour
     "#cardstand welcome v=1 role={me} name=S game={gid} moves=zz",
     "#cardstand welcome v=1 role={me} name=S game={gid} moves=a1",
     "#cardstand hello v=1 role={me} name=S game={gid} moves=zz",
@@ -169,7 +169,7 @@ def test_malformed_control_lines_are_never_fatal(tmp_path, victim):
 
 @pytest.mark.parametrize("gid", ["..%2F..%2Fx", "ABS"])
 def test_a_hello_with_a_path_for_game_id_writes_nothing_outside(tmp_path, gid):
-    """The forged hello of the issue: white refuses it ("bad game id") and writes nothing anywhere."""
+    """A forged hello: white refuses it ("bad game id") and writes nothing anywhere."""
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("precious")

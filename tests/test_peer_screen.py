@@ -381,7 +381,7 @@ def test_the_demo_stops_at_q_and_ctrl_c(tmp_path, key):
 
 
 def test_holes_on_the_live_screen(tmp_path):
-    """A shaped board (issue 26): a hole is drawn '#' off the green, never marked as a move."""
+    """A shaped board: a hole is drawn '#' off the green, never marked as a move."""
     from engine import Shape
     heart = Shape.named("Heart")
     board = tmp_path / "b"

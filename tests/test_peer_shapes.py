@@ -1,4 +1,4 @@
-"""Games on shaped boards (issue 26): --shape, the version-2 greetings, the record's shape line, holes
+"""Games on shaped boards: --shape, the version-2 greetings, the record's shape line, holes
 on the plain screen, refusals, kills and resume.  The players use ``random`` and ``greedy`` (their moves
 go through ``Position``, which knows the holes)."""
 import os

@@ -65,7 +65,7 @@ def test_watch_shows_a_live_game_read_only(tmp_path):
     assert sorted(p.name for p in (board / "box").iterdir()) == ["black", "white"]
 
 
-# -- G7: the board folder goes away (issue 11, item 5) ---------------------------------------------
+# -- G7: the board folder goes away ---------------------------------------------------------------
 
 def _mid_game(board, *extra):
     from peer.record import Records
@@ -126,7 +126,7 @@ def test_a_board_moved_away_and_back_mid_game_goes_on(tmp_path):
         and Records(board).acknowledged(rec.id, "white")
 
 
-# -- G7: a full disk (issue 11, item 6) ------------------------------------------------------------
+# -- G7: a full disk ------------------------------------------------------------------------------
 
 class Clock:
     """A stand-in for ``time`` in peer.session.trouble: sleeping advances it, nothing waits."""

@@ -201,7 +201,7 @@ def test_a_whole_game_in_japanese_on_6x6(tmp_path, display):
 
 
 def test_a_whole_game_on_a_shaped_board_with_the_mouse(tmp_path, display):
-    """Issue 26: the Heart's holes are drawn as no square at all (the window's back, no disc, no
+    """The Heart's holes are drawn as no square at all (the window's back, no disc, no
     legal mark, in the pixels too), a click on one is refused, and a whole game is clicked through."""
     heart = Shape.named("Heart")
     board = tmp_path / "b"

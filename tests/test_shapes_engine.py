@@ -1,4 +1,4 @@
-"""The engine on shaped boards (issue 26): every built-in shape and one's own, on every core,
+"""The engine on shaped boards: every built-in shape and one's own, on every core,
 against the plain oracle of ``tests/naive.py``; the strategies and the solver on them."""
 import random
 

@@ -1,4 +1,4 @@
-"""A one-shot move loads only what it plays with (issue 29): every ``python -m engine move`` pays its
+"""A one-shot move loads only what it plays with: every ``python -m engine move`` pays its
 imports again, so the tournament, the book builder, the loader of one's own strategies and the
 standard modules only they need stay out of it.  A fresh interpreter runs the command's ``main``
 and lists what it imported; no timing is asserted (bench/startup.py measures it)."""

@@ -1,4 +1,4 @@
-"""Trouble named for what it is (issue 24): a read-only, forbidden, disconnected or failing board
+"""Trouble named for what it is: a read-only, forbidden, disconnected or failing board
 (T2-T5) and a board folder swapped for another (F2b, T6), in comm and in a game."""
 import errno
 import os
