@@ -68,7 +68,7 @@ _pace = number(0, MAX_SECONDS, unit="seconds")
 
 
 def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
-    others = "" if colour else (" The other commands (watch, replay, demo, bench): python -m peer --help.")
+    others = "" if colour else (f" The other commands (watch, replay, demo, bench): {installed.peer_command()} --help.")
     ap = argparse.ArgumentParser(
         prog=installed_command(colour) or {None: "python -m peer [play]", "black": "python black.py",
                                             "white": "python white.py"}[colour],
@@ -242,7 +242,7 @@ def open_window(lang: str, **options: Any) -> "Window | None":
 # -- watching, replaying, demo ------------------------------------------------------------------
 
 def watch(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m peer watch", description="Show a live game, read-only.")
+    ap = argparse.ArgumentParser(prog=f"{installed.peer_command()} watch", description="Show a live game, read-only.")
     ap.add_argument("--board", default="cardstand", metavar="DIR",
                     help="the board folder the players share (default ./cardstand)")
     _no_color_option(ap)
@@ -318,7 +318,7 @@ def _load_secret(args: argparse.Namespace, screen: Screen) -> bytes | None | Lit
 
 
 def replay(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m peer replay",
+    ap = argparse.ArgumentParser(prog=f"{installed.peer_command()} replay",
                                  description="Replay a recorded game, or export it as GGF. At a terminal it "
                                              "steps: Enter for the next move, b for back, a number to go to "
                                              "that move, q to stop.")
@@ -369,7 +369,7 @@ def _player_cmd(colour: str, board: Path, ai: str, extra: list[str]) -> list[str
 
 
 def demo(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m peer demo",
+    ap = argparse.ArgumentParser(prog=f"{installed.peer_command()} demo",
                                  description="Two computer players in two processes, shown as they play.")
     ap.add_argument("--black", default="alphabeta", help="black's AI (default alphabeta)")
     ap.add_argument("--white", default="greedy", help="white's AI (default greedy)")
@@ -449,7 +449,7 @@ def demo(argv: list[str]) -> int:
         if rec:
             path = Records(board).path(rec.id)
             screen.say("record", path=path)
-            screen.line(f"python -m peer replay {path}")
+            screen.line(f"{installed.peer_command()} replay {path}")
             named = True
         if stopped:
             return 0
@@ -477,7 +477,7 @@ def _stop_demo(signum: int, frame: object) -> None:
 
 def bench(argv: list[str]) -> int:
     """Per-move messaging overhead between two processes with fast computer players."""
-    ap = argparse.ArgumentParser(prog="python -m peer bench", description=COMMANDS["bench"].capitalize()
+    ap = argparse.ArgumentParser(prog=f"{installed.peer_command()} bench", description=COMMANDS["bench"].capitalize()
                                  + ": two computer players in two processes, on a temporary board.")
     ap.add_argument("--games", type=whole(1, 10_000), default=5, help="games to play (default 5)")
     ap.add_argument("--size", type=size_option, default=None, help="board size, even 4..26 (default 8)")
@@ -533,25 +533,28 @@ COMMANDS = {"demo": "two computer players in two processes, shown as they play",
             "replay": "replay a recorded game (or export it as GGF)",
             "bench": "measure the messaging overhead per move",
             "samples": "copy the sample programs (your first AI, a tournament...) into a folder"}
-USAGE = ("usage: python -m peer [play] --color {black,white} [options]   (or python black.py / white.py)\n"
-         + "".join(f"       python -m peer {c:7s} ... {what}\n" for c, what in COMMANDS.items())
-         + "       python -m peer COMMAND --help    the options of each")
-HELP = ("usage: python -m peer [COMMAND] [options]\n\n"
-        "Othello for two terminals that play through a shared folder (the message board, 伝言台).\n\n"
-        "commands:\n"
-        "  play     play one side of a game (the default command): --color black or white, or start\n"
-        "           python black.py / python white.py, which need no --color\n"
-        + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench", "samples"))
-        + "\nThe options of each: python -m peer COMMAND --help (play: python -m peer play --help).")
+def usage() -> str:
+    peer = installed.peer_command()
+    return (f"usage: {peer} [play] --color {{black,white}} [options]   (or python black.py / white.py)\n"
+            + "".join(f"       {peer} {c:7s} ... {what}\n" for c, what in COMMANDS.items())
+            + f"       {peer} COMMAND --help    the options of each")
+
+
+def help_text() -> str:
+    peer = installed.peer_command()
+    return (f"usage: {peer} [COMMAND] [options]\n\n"
+            "Othello for two terminals that play through a shared folder (the message board, 伝言台).\n\n"
+            "commands:\n"
+            "  play     play one side of a game (the default command): --color black or white, or start\n"
+            "           python black.py / python white.py, which need no --color\n"
+            + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench", "samples"))
+            + f"\nThe options of each: {peer} COMMAND --help (play: {peer} play --help).")
 
 
 def installed_command(colour: str | None = None) -> str:
     """``cardstand-black`` (or ``cardstand``...) when this run was started by the console command
     an installed package gives, else ''."""
-    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else ""
-    if not name.startswith("cardstand"):
-        return ""
-    return {None: "cardstand", "black": "cardstand-black", "white": "cardstand-white"}[colour]
+    return installed.command_name(colour)
 
 
 def start_screen(gui: bool) -> int:
@@ -563,8 +566,9 @@ def start_screen(gui: bool) -> int:
         try:
             choices = start.StartForm(lang, program=_peer_program()).run()
         except (ImportError, RuntimeError) as e:
-            print(f"python -m peer --gui: no window can be opened here ({e}); "
-                  f"run python -m peer at a terminal to be asked there", file=sys.stderr)
+            peer = installed.peer_command()
+            print(f"{peer} --gui: no window can be opened here ({e}); "
+                  f"run {peer} at a terminal to be asked there", file=sys.stderr)
             return 2
     elif sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty():
         try:
@@ -573,7 +577,7 @@ def start_screen(gui: bool) -> int:
             print(file=sys.stderr)
             return 130
     else:
-        print(HELP, file=sys.stderr)
+        print(help_text(), file=sys.stderr)
         return 2
     if choices is None:
         return 1
@@ -583,7 +587,7 @@ def start_screen(gui: bool) -> int:
 
 
 def _peer_program() -> str:
-    return f"{installed_command()} play" if installed_command() else "python -m peer play"
+    return f"{installed.peer_command()} play"
 
 
 def black() -> int:
@@ -613,7 +617,10 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
     installed.interruptible()
     argv = list(sys.argv[1:] if argv is None else argv)
     if colour is None and argv[:1] in (["-h"], ["--help"]):
-        print(HELP)
+        try:
+            print(help_text(), flush=True)
+        except BrokenPipeError:         # ``| head``: the reader has gone
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     if colour is None and argv in ([], ["--gui"]):
         return start_screen(gui=bool(argv))
@@ -630,7 +637,7 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return 1
         if cmd != "play":
-            print(f"{USAGE}\npython -m peer: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
+            print(f"{usage()}\n{installed.peer_command()}: unknown command {visible(cmd, 40)!r}", file=sys.stderr)
             return 2
     try:
         return play(argv, colour)

@@ -128,3 +128,18 @@ def leaving() -> None:
     Nothing happens in a process that did not start through ``check``."""
     if _program:
         hold_off()
+
+
+def command_name(colour: "str | None" = None) -> str:
+    """``cardstand-black`` (or ``cardstand``...) when this run was started by the console command
+    an installed package gives, else ''."""
+    from pathlib import Path
+    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else ""
+    if not name.startswith("cardstand"):
+        return ""
+    return {None: "cardstand", "black": "cardstand-black", "white": "cardstand-white"}.get(colour, "cardstand")
+
+
+def peer_command() -> str:
+    """How the person started the players' commands: ``cardstand`` or ``python -m peer``."""
+    return command_name() or "python -m peer"

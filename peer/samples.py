@@ -10,6 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from . import installed
+
 SOURCE = Path(__file__).with_name("sample-programs")
 DEFAULT = "cardstand-samples"
 
@@ -33,7 +35,7 @@ def copy(dest: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m peer samples",
+    ap = argparse.ArgumentParser(prog=f"{installed.peer_command()} samples",
                                  description="Copy the sample programs (a first AI, a weighted table, "
                                              "minimax, a tournament, tuning by self-play, the tutorial's "
                                              "classic black and white) into FOLDER.")
@@ -45,10 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         copied = copy(dest)
     except ValueError as e:
-        print(f"python -m peer samples: {e}", file=sys.stderr)
+        print(f"{installed.peer_command()} samples: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"python -m peer samples: cannot copy into {dest}: {e.strerror or e}", file=sys.stderr)
+        print(f"{installed.peer_command()} samples: cannot copy into {dest}: {e.strerror or e}", file=sys.stderr)
         return 2
     print(f"{len(copied)} files copied into {dest}:")
     for p in copied:

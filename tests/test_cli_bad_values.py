@@ -368,6 +368,24 @@ def test_the_players_top_help_lists_the_commands_and_color_is_for_play():
     assert r.returncode == 0 and "--color" not in r.stdout.replace("--no-color", "") and "--name" in r.stdout
 
 
+def test_the_installed_command_names_itself_in_its_help_and_messages():
+    """``cardstand --help`` said "usage: python -m peer", which is not what the person typed."""
+    import shutil
+    command = shutil.which("cardstand", path=str(Path(sys.executable).parent))
+    if command is None:
+        pytest.skip("the cardstand command is not installed beside this Python")
+    r = subprocess.run([command, "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("usage: cardstand [COMMAND]"), r.stdout[:200]
+    assert "python -m peer" not in r.stdout and "cardstand COMMAND --help" in r.stdout
+    for cmd in ("watch", "replay", "demo", "bench", "samples"):
+        r = subprocess.run([command, cmd, "--help"], capture_output=True, text=True, timeout=60)
+        assert r.stdout.startswith(f"usage: cardstand {cmd}"), (cmd, r.stdout[:200])
+    r = subprocess.run([command, "bogus"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "cardstand: unknown command 'bogus'" in r.stderr and "python -m peer" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "peer", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.stdout.startswith("usage: python -m peer [COMMAND]")
+
+
 def test_peer_without_arguments_lists_the_commands_and_bench_checks_its_ai():
     r = subprocess.run([sys.executable, "-m", "peer"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2 and "Traceback" not in r.stderr
