@@ -351,6 +351,11 @@ def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     t.stream.feed(proc.before or "")
     assert "Game record:" in t.shown() and "python -m peer replay" in t.shown(), t.shown()
     assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))        # the players' logs are gone
+    # the result is announced as a player's screen says it, and "no game yet" is not left standing
+    shown = t.shown()
+    assert "Game on: alphabeta (black" in shown and "vs greedy (white" in shown, shown
+    assert shown.find("No game on this board yet.") < shown.index("Game on:") < shown.index("Game over: black ")
+    assert " wins." in shown or "draw" in shown.lower(), shown
 
 
 @pytest.mark.parametrize("key", ["q\r", "\x03"])

@@ -4,9 +4,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from comm.text import visible
-from engine import PASS
+from engine import PASS, Game
 
-from ..record import PLAYING, Record, Records
+from ..match import resigner
+from ..record import PLAYING, RESIGNED, Record, Records
 from ..events import Event
 from ..garbage import Garbage
 from ..view import View, empty_view, record_view
@@ -48,6 +49,8 @@ def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, s
     def work() -> int:
         window.say("watching", board=board)
         told = False
+        started: str | None = None      # the game whose start was said
+        ended: str | None = None        # the game whose end was said
         while not window.closed:
             rec = current()
             if rec is None and not told:
@@ -58,8 +61,19 @@ def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, s
             key = rec and (rec.id, rec.moves, rec.status, rec.result, used)
             if rec and key != seen["key"]:
                 seen["key"] = key           # (read again only when it changes)
-                seen["view"] = record_view(rec, rec.game(), used=used)
-                if until_over and rec.status != PLAYING and rec.status != "abandoned":
+                game = rec.game()
+                seen["view"] = record_view(rec, game, used=used)
+                if rec.id != started and (game.moves or rec.status != PLAYING):
+                    # (once a ply is made: both names are in the record then; the message area
+                    # says the game, no more "no game yet")
+                    started = rec.id
+                    window.tell(Event("game_on", {"black": rec.black, "white": rec.white, "size": rec.size,
+                                                  "shape": rec.board()}))
+                over = rec.status != PLAYING and rec.status != "abandoned"
+                if over and rec.id != ended:
+                    ended = rec.id
+                    window.tell(end_event(rec, game))
+                if until_over and over:
                     return 0
             if alive is not None and not alive():
                 return 1
@@ -67,6 +81,21 @@ def watch_window(board: Path, window: "Window | LiveScreen", until_over: bool, s
         return 0
 
     return window.run(work, lambda: cast(View, seen["view"]))
+
+
+def end_event(rec: Record, game: Game) -> Event:
+    """How the game of ``rec`` ended, as a player's screen says it (``over``, ``over_resigned``)."""
+    b, w = game.position.discs()
+    names = (rec.black, rec.white)
+    resigned = resigner(rec.result) if rec.status == RESIGNED else None
+    winner = (1 - resigned if resigned is not None else game.position.winner()) if rec.status in (
+        "over", RESIGNED) else None
+    verdict = {"winner": winner, "winner_name": names[winner] if winner is not None else ""}
+    if resigned is not None:
+        return Event("over_resigned", {"result": rec.result, "b": b, "w": w, **verdict})
+    if rec.status == "over":
+        return Event("over", {"b": b, "w": w, **verdict})
+    return Event("watched_end", {"result": rec.result or rec.status})
 
 
 def status_text(screen: Screen, rec: Record) -> str:

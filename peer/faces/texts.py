@@ -323,6 +323,7 @@ TEXTS = {
                 "{file}というファイルはありません。場所を確かめてください（棋譜は 伝言台のフォルダの records の中です）。"),
     "cannot_replay": ("Cannot replay {file}: {reason}", "{file}を再生できません: {reason}"),
     "no_game": ("No game on this board yet.", "この伝言台にはまだ対局がありません。"),
+    "watched_end": ("The game ended: {result}.", "対局が終わりました: {result}。"),
     # -- a board folder that others can write ------------------------------------
     "other_run": ("'{what}' from another run of {colour}, not the one that joined this game, was ignored.",
                   "この対局に参加した{colour}とは別の実行（run）から '{what}' が届きましたが、無視しました。"),
