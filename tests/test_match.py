@@ -6,6 +6,8 @@ arrive (any ply with any number, any transcript that replays, resignations, leav
 this side does (its own legal plies): whatever arrives, the game holds only plies this side made
 or that the opponent made on its turn, on the board it started on, and it ends only by the rules.
 """
+import time
+
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -503,6 +505,37 @@ def test_a_confirmed_resignation_from_a_face_is_not_asked_again(tmp_path):
     text = out.getvalue()
     assert "You resigned" in text and "Resign this game?" not in text and s.st.match.resigned == BLACK
     assert b.last_sent("#cardstand resign") and b.last_sent("#cardstand result")
+
+
+@pytest.mark.parametrize("lang, answers, said", [
+    ("en", ["resign", "maybe", "no", "no"], ["Resign this game?", "'maybe' is not an answer", "Not resigned",
+                                               "'no': there is no question to answer"]),
+    ("ja", ["投了", "たぶん", "いいえ"], ["投了しますか", "「たぶん」", "投了を取り消しました"]),
+])
+def test_the_resign_question_stands_until_it_is_answered(tmp_path, lang, answers, said):
+    """An answer that is not one asks again (it used to cancel in silence); 'no' then cancels, and
+    a 'no' with no question pending says there is none (it said "Unknown command 'no'")."""
+    from peer.faces.plain import Screen
+    from peer.players import Lines
+    s, b, out = session(tmp_path / "b", BLACK)
+    s.st.screen = s.tell.st.screen = Screen(lang, colour=False, stream=out)
+    s.st.player.kind = "human"
+    s.st.player.lines = Lines()
+    b.push("white", _welcome, after=lambda b: bool(b.last_sent()))
+    gates = [None] + said[:-1]      # each answer typed once the screen has said what the last one did
+    for line, gate in zip(answers, gates):
+        b.push("white", "#cardstand say text=hi",
+               after=lambda b, line=line, gate=gate: (gate is None or gate in out.getvalue())
+               and (s.st.player.lines.put(line) or True))
+    deadline = time.monotonic() + 20
+    b.push("white", "#cardstand say text=hi",        # (then the board runs out: the session ends)
+           after=lambda b: (said[-1] in out.getvalue() or time.monotonic() > deadline) and not setattr(b, "idle", False))
+    b.idle = True       # (a quiet board while the answers are typed)
+    _run(s, b)
+    text = out.getvalue()
+    at = [text.find(words) for words in said]
+    assert all(i >= 0 for i in at) and at == sorted(at), (at, text)
+    assert s.st.match.resigned is None
 
 
 def test_chat_is_sent_as_typed_and_only_the_command_word_is_read_at_any_width():
