@@ -350,17 +350,19 @@ def test_replay_of_a_26x26_game_steps_with_buttons_and_keys_and_resizes(tmp_path
     try:
         s = me.wait("the start", lambda s: s["board"] is not None)
         assert s["board"]["size"] == 26 and s["squares"] == squares(g.positions[0]) and len(s["moves"]) == 40
-        assert s["banner"].startswith("Move 0 of 40")
+        assert s["banner"].startswith("The start: 40 moves to replay") and s["turn"] == "Move 1: black to play"
         assert s["buttons"]["back"]["state"] == "disabled"
         for i in (1, 2, 3):
             me.click_button("next")
-            s = me.wait(f"move {i}", lambda s: s["banner"].startswith(f"Move {i} of"))
+            s = me.wait(f"move {i}", lambda s: s["banner"].startswith(f"After move {i} of 40"))
             assert s["squares"] == squares(g.positions[i]) and s["selected"] == [i - 1]
+            # the banner and the panel agree: after move i, move i + 1 is to play
+            assert s["turn"].startswith(f"Move {i + 1}: "), (s["banner"], s["turn"])
         me.click_button("back")
-        s = me.wait("move 2", lambda s: s["banner"].startswith("Move 2 of"))
+        s = me.wait("move 2", lambda s: s["banner"].startswith("After move 2 of"))
         assert s["squares"] == squares(g.positions[2])
         me.xdotool("key", "End")
-        s = me.wait("the last move", lambda s: s["banner"].startswith("Move 40 of"))
+        s = me.wait("the last move", lambda s: s["banner"].startswith("After move 40 of"))
         assert s["squares"] == squares(g.position) and s["buttons"]["next"]["state"] == "disabled"
         cell = s["board"]["cell"]
         me.xdotool("search", "--sync", "--name", "^Othello: g1.game$", "windowsize", 640, 520)

@@ -551,8 +551,10 @@ class Window(Face):
         else:
             text = self.t("gui_to_play", name=self.shown_name(v.sides[pos.turn].name), colour=self.colour_name(pos.turn))
             kind = ""
-        if self.mode == "replay":
-            text = self.t("gui_replay_at", n=self.ply, last=self.plies) + "   " + text
+        if self.mode == "replay":   # (the panel names the move to come: "Move 6: white to play")
+            at = self.t("gui_replay_at", n=self.ply, last=self.plies) if self.ply else \
+                self.t("gui_replay_start", last=self.plies)
+            text = at + "   " + text
         bg, fg = BANNER[kind]
         return {"text": text, "bg": bg, "fg": fg}
 
