@@ -43,6 +43,9 @@ def test_whole_games_on_several_shapes(tmp_path):
         rw, ow = finish(w, timeout=240)
         assert rb == 0 and rw == 0, (spec, ob[-800:], ow[-800:])
         assert final_line(ob) == final_line(ow) is not None
+        on_b, on_w = ([line.split(" on ", 1)[1] for line in o.splitlines() if line.startswith("Game on:")]
+                      for o in (ob, ow))
+        assert on_b == on_w and on_b, (spec, on_b, on_w)        # both name the board alike
         rec = Records(board).current()
         g = _holes_kept(rec, cases[spec])
         assert rec.status == "over" and g.position.is_game_over()

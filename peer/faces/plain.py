@@ -183,12 +183,13 @@ class Screen:
 
     def board_name(self, board: Shape) -> str:
         """A board in words: ``8x8`` for a plain one, else its name (the built-in boards' in this
-        language, one's own by its file's name)."""
+        language), else one's own: the other side, which learns it from a greeting, knows no file
+        name, so neither side says one (both see the same words)."""
         n = board.size
         if board.is_plain():
             return self.t("board_plain", size=n)
         board = named_board(board)
-        if not board.name:
+        if board.name not in builtin():
             return self.t("board_own", size=n)
         name = texts.SHAPE_NAMES_JA.get(board.name, board.name) if self.lang == "ja" and board.name in builtin() \
             else visible(board.name, 60)
