@@ -583,7 +583,11 @@ def start_screen(gui: bool) -> int:
         return 1
     if gui:
         print(f"{start.word('starting', choices.lang)}  {choices.command()}")
-    return play(choices.argv())
+    code = play(choices.argv())
+    # (the live screen or the window covered the line said at the start; the game's last words
+    # say to start the same command again, which is this one, not the questions again)
+    print(f"{start.word('again', choices.lang)}  {choices.command()}")
+    return code
 
 
 def _peer_program() -> str:

@@ -50,6 +50,10 @@ def test_a_learner_starts_a_game_by_answering(tmp_path):
     p.close()
     assert rb == 0 and p.exitstatus == 0, ob[-600:]
     assert final_line(ob) in p.before, p.before[-600:]
+    # the command is said again after the game (a live screen covered the first one)
+    assert p.before.rstrip().endswith("To resume this game, or play again with the same answers, type:  "
+                                      "python -m peer play --color white --board " + str(board)
+                                      + " --lang en --ai greedy --time 0.1"), p.before[-600:]
     assert "greedy (white O)" in ob
 
 

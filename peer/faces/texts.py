@@ -523,6 +523,8 @@ TEXTS = {
     "start_bad_ai": ("Not a computer player: type a number or a name shown.", "表示された番号か名前を入力してください。"),
     "start_starting": ("Starting. Next time you can type:", "開始します。次回はこう入力しても同じです:"),
     "start_cancelled": ("Nothing started.", "開始しませんでした。"),
+    "start_again": ("To resume this game, or play again with the same answers, type:",
+                    "この対局の再開や、同じ答えでの次の対局は、こう入力します:"),
     "start_title": ("Othello on a shared folder: a new game", "伝言台オセロ: 新しい対局"),
     "start_start": ("Start", "開始"),
     "start_cancel": ("Cancel", "やめる"),
