@@ -102,6 +102,7 @@ def test_the_choices_are_the_play_options():
 
 
 def test_the_window_asks_the_same(tmp_path, monkeypatch):
+    from tkinter import ttk
     from windowtools import start_display
     proc, display = start_display()
     try:
@@ -111,25 +112,60 @@ def test_the_window_asks_the_same(tmp_path, monkeypatch):
         form.build()
         form.root.update()
         assert form.labels["board"].cget("text").startswith("Board folder")
+        # a form's words, not the terminal's numbered answers; themed widgets, not X11's 1990s ones
+        assert form.labels["lang"].cget("text") == "Language" and form.labels["ai"].cget("text") == "Computer player"
+        assert ttk.Style(form.root).theme_use() != "default"
+        # the computer's fields wait until a computer plays
+        assert form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
+        assert form.time_entry.instate(["disabled"])
+        form.who_var.set("ai")
+        form._enable()
+        assert not form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
+        # black picks the board: the usual one first, other sizes, the shaped boards
+        assert form.shape_var.get() == "8x8" and "Heart (8x8 with holes)" in form.shape_menu.cget("values")
         form.lang_var.set("ja")
         form._relabel()
         assert form.start_button.cget("text") == "開始" and form.root.title() == "伝言台オセロ: 新しい対局"
+        assert form.shape_var.get() == "8×8" and "ハート（穴のある 8×8）" in form.shape_menu.cget("values")
         (tmp_path / "mine").mkdir()
         (tmp_path / "mine" / "essay.txt").write_text("mine")
         form.board_var.set(str(tmp_path / "mine"))
         form.start_button.invoke()
         assert "essay.txt" in form.error.cget("text") and form.result is None
         form.board_var.set(str(tmp_path / "b"))
-        form.who_var.set("ai")
         form.ai_var.set("table - x")
+        form.shape_var.set("ハート（穴のある 8×8）")
+        form.start_button.invoke()
+        assert form.result == start.Choices(lang="ja", board=str(tmp_path / "b"), colour="black", ai="table",
+                                            size=None, shape="Heart", time=1.0, gui=True)
+        assert form.result.argv()[-3:] == ["--shape", "Heart", "--gui"]
+        form = start.StartForm("en")        # white takes black's board, or requires a size
+        form.build()
         form.colour_var.set("white")
-        form.size_var.set("7")
+        form._colour_chosen()
+        assert form.shape_var.get() == "the one black proposes"
+        form.board_var.set(str(tmp_path / "b"))
         form.start_button.invoke()
-        assert form.error.cget("text") == "大きさは 4〜26 の偶数です。"
-        form.size_var.set("")
-        form.start_button.invoke()
-        assert form.result == start.Choices(lang="ja", board=str(tmp_path / "b"), colour="white", ai="table",
-                                            size=None, time=1.0, gui=True)
+        assert form.result == start.Choices(lang="en", board=str(tmp_path / "b"), colour="white", size=None,
+                                            gui=True)
     finally:
         proc.terminate()
         proc.wait()
+
+
+def test_black_is_offered_the_shaped_boards_at_the_terminal(tmp_path):
+    own = tmp_path / "ring.txt"
+    own.write_text("######\n#....#\n#.OX.#\n#.XO.#\n#....#\n######\n", encoding="utf-8")
+    answers = iter(["", str(tmp_path / "b"), "1", "1", "3", "99", "heart"])
+    said = []
+    c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
+    assert c.shape == "Heart" and c.size is None and "--shape" in c.argv() and "--size" not in c.argv()
+    text = "\n".join(said)
+    assert "3 a shaped board" in text and "15 Heart" in text and "Not a board" in text
+    answers = iter(["2", "", "1", "1", "3", "", str(own)])       # in Japanese, one's own picture file
+    said = []
+    c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
+    assert c.shape == str(own) and "ハート" in "\n".join(said)
+    answers = iter(["", "", "1", "1", "2", "10"])                 # another size
+    c = start.ask_terminal(lambda prompt: next(answers), lambda s: None)
+    assert c.size == 10 and c.shape is None

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from comm.adopt import unfit_for_a_board
-from engine import check_size, strategies
+from engine import Shape, check_size, strategies
+from engine.shape import ShapeError, names as shape_names
 
 from . import texts
 
@@ -42,6 +43,7 @@ class Choices:
     colour: str = "black"
     ai: Optional[str] = None        # None: a person plays; else a built-in name or FILE.py[:CLASS]
     size: Optional[int] = 8         # None: white takes black's
+    shape: Optional[str] = None     # a shaped board black proposes: a built-in name or a picture file
     time: float = 1.0
     gui: bool = False
     program: str = "python -m peer play"     # (``cardstand play`` when started as the installed command)
@@ -50,7 +52,9 @@ class Choices:
         out = ["--color", self.colour, *_option("--board", self.board), "--lang", self.lang]
         if self.ai is not None:
             out += [*_option("--ai", self.ai), "--time", f"{self.time:g}"]
-        if self.size is not None:
+        if self.shape is not None:
+            out += _option("--shape", self.shape)
+        elif self.size is not None:
             out += ["--size", str(self.size)]
         if self.gui:
             out.append("--gui")
@@ -95,6 +99,39 @@ def parse_size(text: str) -> Optional[int]:
         return check_size(int(t))
     except ValueError:
         return None
+
+
+def parse_board_kind(text: str) -> Optional[str]:
+    return {"1": "usual", "2": "size", "3": "shape"}.get(text.strip())
+
+
+def parse_shape(text: str) -> Optional[str]:
+    """A shaped board: its number in ``shape_names()``, a built-in name, or a picture file (made
+    whole from the folder the screen was started in); None when it is none of them."""
+    t = text.strip()
+    names = shape_names()
+    if t.isdigit() and 1 <= int(t) <= len(names):
+        return names[int(t) - 1]
+    try:
+        return Shape.named(t).name
+    except ShapeError:
+        pass
+    path = os.path.expanduser(t)
+    if t and Path(path).is_file():
+        try:
+            Shape.load(path)
+        except ShapeError:
+            return None
+        return str(Path(path).absolute())
+    return None
+
+
+def shape_menu(lang: str) -> list[str]:
+    """The built-in boards, numbered, as the terminal shows them (in columns of names)."""
+    items = [f"{i:>2} {texts.SHAPE_NAMES_JA.get(n, n) if lang == 'ja' else n}" for i, n in enumerate(shape_names(), 1)]
+    width = max(len(s) for s in items) + 2
+    per_row = 4
+    return ["  " + "".join(s.ljust(width) for s in items[i:i + per_row]).rstrip() for i in range(0, len(items), per_row)]
 
 
 def _size_or_blank(text: str) -> Optional[int]:
@@ -178,7 +215,13 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
         if c.colour == "white":
             c.size = _ask(ask, say, L, "size_white", "", _size_or_blank, "bad_size") or None
         else:
-            c.size = _ask(ask, say, L, "size", "8", parse_size, "bad_size")
+            kind = _ask(ask, say, L, "board_kind", "1", parse_board_kind, "bad_choice")
+            if kind == "size":
+                c.size = _ask(ask, say, L, "size", "8", parse_size, "bad_size")
+            elif kind == "shape":
+                for line in shape_menu(L):
+                    say(line)
+                c.shape, c.size = _ask(ask, say, L, "shape", "", parse_shape, "bad_shape"), None
         if c.ai is not None:
             c.time = _ask(ask, say, L, "time", "1", parse_time, "bad_time")
     except EOFError:
@@ -222,24 +265,28 @@ class StartForm:
         except tk.TclError as e:
             raise RuntimeError(str(e)) from None
         root.protocol("WM_DELETE_WINDOW", root.destroy)
+        style = ttk.Style(root)
+        if style.theme_use() == "default" and "clam" in style.theme_names():
+            style.theme_use("clam")     # (X11's default theme is the 1990s one; Windows and macOS keep theirs)
         self.lang_var = tk.StringVar(root, self.lang)
         self.board_var = tk.StringVar(root, str(Path("cardstand").resolve()))
         self.colour_var = tk.StringVar(root, "black")
         self.who_var = tk.StringVar(root, "person")
         self.ai_var = tk.StringVar(root, LADDER[-1][0])
         self.own_var = tk.StringVar(root, "")
-        self.size_var = tk.StringVar(root, "8")
+        self.shape_var = tk.StringVar(root, "")     # the board: one of ``_boards()``'s labels
         self.time_var = tk.StringVar(root, "1")
-        self.labels: dict[str, tk.Label] = {}
+        self.labels: dict[str, ttk.Label] = {}
         frame = ttk.Frame(root, padding=12)
         frame.grid(sticky="nsew")
         root.columnconfigure(0, weight=1)
+        root.rowconfigure(0, weight=1)
         frame.columnconfigure(1, weight=1)
         row = 0
 
         def label(key: str) -> None:
-            lab = tk.Label(frame, anchor="w", justify="left", wraplength=260)
-            lab.grid(row=row, column=0, sticky="nw", padx=(0, 8), pady=3)
+            lab = ttk.Label(frame, anchor="w", justify="left", wraplength=220)
+            lab.grid(row=row, column=0, sticky="nw", padx=(0, 8), pady=4)
             self.labels[key] = lab
 
         label("lang")
@@ -257,14 +304,20 @@ class StartForm:
         label("colour")
         colours = ttk.Frame(frame)
         colours.grid(row=row, column=1, sticky="w")
-        self.colour_buttons = [ttk.Radiobutton(colours, value=v, variable=self.colour_var) for v in ("black", "white")]
+        self.colour_buttons = [ttk.Radiobutton(colours, value=v, variable=self.colour_var, command=self._colour_chosen)
+                               for v in ("black", "white")]
         for b in self.colour_buttons:
             b.pack(side="left", padx=(0, 8))
+        row += 1
+        label("shape")
+        self.shape_menu = ttk.Combobox(frame, textvariable=self.shape_var, state="readonly", width=38)
+        self.shape_menu.grid(row=row, column=1, sticky="ew")
         row += 1
         label("who")
         whos = ttk.Frame(frame)
         whos.grid(row=row, column=1, sticky="w")
-        self.who_buttons = [ttk.Radiobutton(whos, value=v, variable=self.who_var) for v in ("person", "ai", "own")]
+        self.who_buttons = [ttk.Radiobutton(whos, value=v, variable=self.who_var, command=self._enable)
+                            for v in ("person", "ai", "own")]
         for b in self.who_buttons:
             b.pack(anchor="w")
         row += 1
@@ -274,18 +327,16 @@ class StartForm:
         self.ai_menu.grid(row=row, column=1, sticky="ew")
         row += 1
         label("own")
-        ttk.Entry(frame, textvariable=self.own_var, width=40).grid(row=row, column=1, sticky="ew")
+        self.own_entry = ttk.Entry(frame, textvariable=self.own_var, width=40)
+        self.own_entry.grid(row=row, column=1, sticky="ew")
         self.browse_own = ttk.Button(frame, command=self._pick_own)
         self.browse_own.grid(row=row, column=2, padx=4)
         row += 1
-        label("size_white")
-        ttk.Combobox(frame, textvariable=self.size_var, width=6,
-                     values=[""] + [str(n) for n in range(4, 27, 2)]).grid(row=row, column=1, sticky="w")
-        row += 1
         label("time")
-        ttk.Entry(frame, textvariable=self.time_var, width=8).grid(row=row, column=1, sticky="w")
+        self.time_entry = ttk.Entry(frame, textvariable=self.time_var, width=8)
+        self.time_entry.grid(row=row, column=1, sticky="w")
         row += 1
-        self.error = tk.Label(frame, fg="#c62828", anchor="w", justify="left", wraplength=520)
+        self.error = ttk.Label(frame, foreground="#c62828", anchor="w", justify="left", wraplength=520)
         self.error.grid(row=row, column=0, columnspan=3, sticky="ew", pady=(8, 0))
         row += 1
         buttons = ttk.Frame(frame)
@@ -300,7 +351,7 @@ class StartForm:
         L = self.lang = self.lang_var.get()
         self.root.title(word("title", L))
         for key, lab in self.labels.items():
-            lab.configure(text=word(key, L).split(":")[0] if key in ("colour", "who") else word(key, L))
+            lab.configure(text=word(f"form_{key}", L))
         for b, (en, ja) in zip(self.colour_buttons, (("black (moves first)", "黒（先手）"), ("white", "白"))):
             b.configure(text=en if L == "en" else ja)
         for b, (en, ja) in zip(self.who_buttons, (("you", "あなた"), ("a computer player", "コンピューター"),
@@ -313,6 +364,51 @@ class StartForm:
         self.browse_own.configure(text=word("browse", L))
         self.start_button.configure(text=word("start", L))
         self.cancel_button.configure(text=word("cancel", L))
+        self._boards_shown()
+        self._enable()
+
+    def _boards(self) -> list[tuple[str, Optional[int], Optional[str]]]:
+        """The boards the form offers (label, size, shape) in its language: black proposes one,
+        white takes black's or requires a size."""
+        L = self.lang
+        Board = tuple[str, Optional[int], Optional[str]]
+        sizes: list[Board] = [(texts.text(L, "start_form_size_n", n=n), n, None) for n in range(4, 27, 2)]
+        if self.colour_var.get() == "white":
+            return [(word("form_blacks", L), None, None), *sizes]
+        usual = sizes.pop(2)
+        shapes: list[Board] = [(texts.text(L, "start_form_shape_n", name=texts.SHAPE_NAMES_JA.get(n, n) if L == "ja"
+                                            else n), None, n) for n in shape_names()]
+        return [usual, *sizes, *shapes]
+
+    def _colour_chosen(self) -> None:
+        self._boards_shown(keep=False)      # (each colour's own first board: black's 8x8, white: black's)
+
+    def _boards_shown(self, keep: bool = True) -> None:
+        """The board menu for the colour and language now (what was chosen kept, when ``keep``
+        and it is there)."""
+        boards = self._boards()
+        labels = [b[0] for b in boards]
+        kept = self._board_chosen() if keep else (boards[0][1], boards[0][2])
+        self.shape_menu.configure(values=labels)
+        chosen = next((b[0] for b in boards if (b[1], b[2]) == kept), labels[0])
+        self.shape_var.set(chosen)
+        self._chosen = next(((b[1], b[2]) for b in boards if b[0] == chosen), (None, None))
+
+    def _board_chosen(self) -> tuple[Optional[int], Optional[str]]:
+        label = self.shape_var.get()
+        for text, size, shape in self._boards():
+            if text == label:
+                return size, shape
+        return getattr(self, "_chosen", (8, None))
+
+    def _enable(self) -> None:
+        """The fields of the computer player, one's own AI and the time: usable only when they count."""
+        who = self.who_var.get()
+        for widget, on in ((self.ai_menu, who == "ai"), (self.own_entry, who == "own"),
+                           (self.browse_own, who == "own"), (self.time_entry, who != "person")):
+            widget.state(["!disabled"] if on else ["disabled"])
+        if who == "ai":
+            self.ai_menu.state(["readonly"])
 
     def _ai_name(self) -> str:
         return self.ai_var.get().split(" - ")[0].strip()
@@ -329,6 +425,7 @@ class StartForm:
         if chosen:
             self.own_var.set(chosen)
             self.who_var.set("own")
+            self._enable()
 
     def choices(self) -> tuple[Optional[Choices], str]:
         """The answers as ``Choices``, or None and what is wrong (in the form's language)."""
@@ -349,12 +446,7 @@ class StartForm:
             if problem:
                 return None, problem
             c.ai = own_spec(self.own_var.get())
-        size = self.size_var.get().strip()
-        if not size and c.colour == "black":
-            size = "8"
-        c.size = parse_size(size) if size else None
-        if size and c.size is None:
-            return None, word("bad_size", L)
+        c.size, c.shape = self._board_chosen()
         if c.ai is not None:
             t = parse_time(self.time_var.get())
             if t is None:
