@@ -413,3 +413,41 @@ def test_ones_ai_never_imports_a_file_of_the_start_folder_in_place_of_pythons_ow
     assert r.returncode == 0, r.stderr[-500:]
     assert not (tmp_path / "ran").exists(), "the start folder's random.py ran"
     assert "problem" not in r.stderr.lower() and "Traceback" not in r.stderr, r.stderr[-500:]
+
+
+def test_a_learners_ai_written_against_the_simple_view_plays_whole_games(tmp_path):
+    """A first AI as a learner writes it (engine.simple): moves by (x, y) or by name, discs turned
+    counted for it; what it returns that is no move is said as any failure is."""
+    (tmp_path / "mine.py").write_text(textwrap.dedent('''\
+        from engine.simple import SimpleAI
+
+        class ByXY(SimpleAI):
+            def choose(self, board):
+                assert len(board.rows) == board.size and all(len(r) == board.size for r in board.rows)
+                best = max(board.moves, key=lambda m: (m.is_corner, m.flips, -m.y, -m.x))
+                assert board.at(best.x, best.y) == "."
+                return (best.x, best.y)
+
+        class ByName(SimpleAI):
+            def choose(self, board):
+                return board.moves[-1].name
+
+        class OffTheBoard(SimpleAI):
+            def choose(self, board):
+                return (9, 9)
+        '''))
+    from engine import Game
+    for cls in ("ByXY", "ByName"):
+        ai, other = strategies.get(f"{tmp_path / 'mine.py'}:{cls}"), strategies.get("greedy")
+        g = Game()
+        while not g.position.is_game_over():
+            pos = g.position
+            move = (ai if pos.turn == 0 else other).next_move(pos, 5)
+            assert move in pos.legal_moves() or (move == PASS and pos.must_pass()), (cls, move)
+            assert ai.problem == "", ai.problem
+            g.play(move)
+        ai.close()
+    ai = strategies.get(f"{tmp_path / 'mine.py'}:OffTheBoard")
+    assert ai.next_move(Position.start(), 5) in Position.start().legal_moves()
+    assert "(9, 9) is off the 8x8 board" in ai.problem, ai.problem
+    ai.close()

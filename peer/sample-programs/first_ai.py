@@ -4,23 +4,20 @@
     python first_ai.py                       plays it against `random` / random と対戦
     cardstand-black --ai first_ai.py:FirstAI plays it on the board / 伝言台で対戦 (a clone: python black.py)
 """
-from typing import Optional
+from engine import strategies
+from engine.simple import Board, Move, SimpleAI
 
-from engine import PASS, Position, strategies
 
-
-class FirstAI(strategies.Strategy):
-    def next_move(self, position: Position, time_limit: Optional[float] = None) -> int:
-        moves = position.legal_moves()          # squares: a1 = 0, b1 = 1, ... / マスの番号
-        if not moves:
-            return PASS                         # no move: pass / 打てない: パス
-        n = position.size
-        corners = [m for m in moves if m in (0, n - 1, n * n - n, n * n - 1)]
-        return max(corners or moves, key=lambda m: bin(position.flips(m)).count("1"))
+class FirstAI(SimpleAI):
+    def choose(self, board: Board) -> Move:
+        # board.moves: the legal moves, each with .name ("d3"), .x, .y and .flips (discs it turns)
+        # board.moves: 打てる手。それぞれ .name（"d3"）, .x, .y, .flips（返せる石の数）
+        corners = [m for m in board.moves if m.is_corner]
+        return max(corners or board.moves, key=lambda m: m.flips)   # (a pass is played for you)
 
 
 if __name__ == "__main__":
-    from engine import Game
+    from engine import PASS, Game
     players = [FirstAI(), strategies.get("random", seed=1)]     # black, white / 黒, 白
     game = Game()
     while not game.position.is_game_over():
