@@ -131,7 +131,6 @@ class Window(Face):
         root = self.root
         root.title(self.title)
         root.geometry("960x680")
-        root.minsize(520, 420)
         root.protocol("WM_DELETE_WINDOW", self.close_asked)
         root.columnconfigure(0, weight=1)
         root.columnconfigure(1, minsize=SIDE_WIDTH)
@@ -156,7 +155,10 @@ class Window(Face):
         side.grid(row=1, column=1, sticky="ns")
         side.grid_propagate(False)      # (its width is the window's choice, see _fit)
         side.columnconfigure(0, weight=1)
-        side.rowconfigure(5, weight=1)
+        # what gives way in a small window: the move list, then its title (never the buttons below
+        # them, which stay where they are as texts change)
+        side.rowconfigure(4, weight=1)
+        side.rowconfigure(5, weight=1000)
         self.players = []
         for colour in (BLACK, WHITE):
             f = tk.Frame(side)
@@ -173,9 +175,9 @@ class Window(Face):
         self.turn.grid(row=2, column=0, sticky="ew")
         self.last = tk.Label(side, anchor="w")
         self.last.grid(row=3, column=0, sticky="ew")
-        self.moves_title = tk.Label(side, text=self.t("gui_moves"), anchor="w", justify="left",
+        self.moves_title = tk.Label(side, text=self.t("gui_moves"), anchor="nw", justify="left",
                                     wraplength=SIDE_WIDTH - 30)
-        self.moves_title.grid(row=4, column=0, sticky="ew", pady=(8, 0))
+        self.moves_title.grid(row=4, column=0, sticky="new", pady=(8, 0))
         box = tk.Frame(side)
         box.grid(row=5, column=0, sticky="nsew")
         box.rowconfigure(0, weight=1)
@@ -230,7 +232,27 @@ class Window(Face):
             b.grid(row=1, column=2)
             self.buttons["send"] = b
         self._fit_buttons(SIDE_WIDTH)
+        root.minsize(*self._least_size())
         root.bind("<Configure>", self._fit, add="+")
+
+    def _least_size(self) -> tuple[int, int]:
+        """The smallest window in which every control stays whole with this machine's fonts: the
+        narrow panel's players, turn, the move list's title and buttons (two lines a name), beside a board of as much
+        height, above the fewest lines of messages; never below 520x420."""
+        root = self.root
+        root.update_idletasks()
+        line = tkfont.nametofont("TkDefaultFont").metrics("linespace")
+        keys = [k for k in self.buttons if k != "send"]
+        rows = -(-len(keys) // 2)        # (two buttons a row at the narrowest)
+        button = max(self.buttons[k].winfo_reqheight() for k in keys) + 2
+        name, count, state = self.players[0]
+        player = max(2 * line, count.winfo_reqheight()) + state.winfo_reqheight() + 8
+        title = 2 * line + 8        # (the move list's title, or the note that it is hidden)
+        panel = 2 * player + self.turn.winfo_reqheight() + self.last.winfo_reqheight() + title + rows * button + 32
+        messages = MESSAGE_ROWS[-1][1] * tkfont.nametofont(self.text.cget("font")).metrics("linespace")
+        bottom = messages + (self.entry.winfo_reqheight() + 12 if self.entry is not None else 12) + 8
+        height = self.banner.winfo_reqheight() + panel + bottom + 2 * line    # (and the frames' borders)
+        return max(520, SIDE_NARROW + panel), max(420, height)
 
     def _fit(self, event: Any = None) -> None:
         """The window's space shared out anew for its size: the board takes what it can; a small
@@ -704,9 +726,23 @@ class Window(Face):
                     "y": widget.winfo_rooty() + widget.winfo_height() // 2, "state": str(widget.cget("state")),
                     "text": widget.cget("text"), "width": widget.winfo_width(), "height": widget.winfo_height(),
                     "cut": (widget.winfo_width() < widget.winfo_reqwidth()
-                            or widget.winfo_height() < widget.winfo_reqheight())}
+                            or widget.winfo_height() < widget.winfo_reqheight() or not shown_whole(widget))}
+
+        def shown_whole(widget: "tk.Misc") -> bool:
+            """Whether all of ``widget`` is inside each of the frames that hold it (a frame given
+            less height than its content clips what lies below)."""
+            x0, y0 = widget.winfo_rootx(), widget.winfo_rooty()
+            x1, y1 = x0 + widget.winfo_width(), y0 + widget.winfo_height()
+            holder = widget.master
+            while holder is not None:
+                hx, hy = holder.winfo_rootx(), holder.winfo_rooty()
+                if x0 < hx or y0 < hy or x1 > hx + holder.winfo_width() or y1 > hy + holder.winfo_height():
+                    return False
+                holder = holder.master
+            return True
         return {
             "title": self.root.title(), "mode": self.mode, "banner": self.banner.cget("text"),
+            "least": list(self.root.minsize()),
             "players": [[name.cget("text"), count.cget("text"), state.cget("text")]
                         for name, count, state in self.players],
             "turn": self.turn.cget("text"), "last": self.last.cget("text"),
