@@ -15,6 +15,7 @@ WORDS = {
     "help": ("help", "?", "h", "ヘルプ", "説明"),
     "say": ("say", "発言"),
     "board": ("board", "盤面"),
+    "moves": ("moves", "棋譜"),
     "hint": ("hint", "ヒント"),
     "resign": ("resign", "投了"),
     "yes": ("yes", "y", "はい"),
@@ -53,7 +54,7 @@ class Say:
 
 @dataclass(frozen=True)
 class Word:
-    """A command without arguments: ``hint``, ``board``, ``help``, ``undo``, ``quit``."""
+    """A command without arguments: ``hint``, ``board``, ``moves``, ``help``, ``undo``, ``quit``."""
     name: str
 
 
@@ -64,7 +65,7 @@ class Unknown:
 
 
 Command = Union[Play, Resign, Answer, Say, Word, Unknown]
-HINT, BOARD, HELP, UNDO, QUIT = (Word(w) for w in ("hint", "board", "help", "undo", "quit"))
+HINT, BOARD, MOVES, HELP, UNDO, QUIT = (Word(w) for w in ("hint", "board", "moves", "help", "undo", "quit"))
 
 
 def normalise(line: str) -> str:

@@ -328,6 +328,36 @@ def test_a_long_message_in_a_small_terminal_keeps_its_start(tmp_path, lang):
         w.communicate(timeout=30)
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_at_50x16_a_hint_is_whole_and_what_has_no_room_is_one_command_away(tmp_path, lang):
+    """At 50x16 the hint was cut ("discs ahead at th…") and the moves, the last move and the clocks
+    were hidden with no way to see them: two lines of messages come before the keys line now, and
+    'moves' says the moves and the time used."""
+    board = tmp_path / "b"
+    w = player("white", board, "--ai", "greedy", "--time", "0.1")
+    t = Terminal("black", board, "--lang", lang, rows=16, cols=50)
+    try:
+        t.wait_for(lambda lines: board_rows(lines) == list(range(1, 9)))
+        t.proc.send("f5\r")
+        t.wait_for(lambda lines: any(re.search(r"(Move 3|3 手目)", line) for line in lines))
+        t.proc.send("hint\r")
+        end = "読み切っていない見込み" if lang == "ja" else "discs ahead at the end with best play"
+        lines = t.wait_for(lambda lines: any(re.search(r"(Hint|ヒント): [a-h][1-8]", line) for line in lines))
+        t.pump(0.5)
+        assert end.split()[-1] in t.shown().replace("\n", " ") or end in "".join(t.lines()), t.shown()
+        assert not any(line.endswith("…") for line in t.lines()), t.shown()
+        assert board_rows(t.lines()) == list(range(1, 9)), t.shown()
+        t.proc.send("moves\r" if lang == "en" else "棋譜\r")
+        lines = t.wait_for("Moves: 1 f5 2 " if lang == "en" else "棋譜: 1 f5 2 ")
+        assert any(("Time used" if lang == "en" else "使った時間") in line for line in t.lines()), t.shown()
+        t.proc.send("quit\r")
+        t.proc.expect(pexpect.EOF)
+    finally:
+        t.proc.close(force=True)
+        w.terminate()
+        w.communicate(timeout=30)
+
+
 def test_the_demo_is_drawn_on_the_live_screen(tmp_path):
     """At a terminal the demo is watched on the live screen (the board in place, the players by
     their AI's name, whose turn); at the end the final board and the record stay on the terminal."""

@@ -176,8 +176,9 @@ def frame(view: View, screen: Face, columns: int, rows: int) -> Tuple[List[Line]
     """The screen laid out for ``columns`` x ``rows``: (the top's lines, whether the rule under
     it is shown, whether the keys line is).  The board stays whole; under it the last message
     and the input line; then, as the terminal grows, the essential panel (the players and whose
-    turn), the rule, the keys line, two more lines of messages, the rest of the panel; all
-    further lines go to the messages."""
+    turn), two more lines of messages, the rule, the keys line, the rest of the panel; all
+    further lines go to the messages.  What has no room is one command away: ``moves`` says the
+    moves and the time used."""
     room = max(0, rows - BELOW)
     if view.position is None:
         essential = ESSENTIAL
@@ -186,9 +187,9 @@ def frame(view: View, screen: Face, columns: int, rows: int) -> Tuple[List[Line]
     else:
         essential = view.size + 1 + (0 if _beside(view, columns) else ESSENTIAL)
     essential = min(essential, room)
-    spare = room - essential
+    spare = max(0, room - essential - 2)    # two more lines of messages first (a hint's moves fit)
     rule, keys = spare >= 1, spare >= 2
-    spare = max(0, spare - 4)         # the rule, the keys line, two lines of messages
+    spare = max(0, spare - 2)               # then the rule and the keys line
     return top_lines(view, screen, columns, essential + spare), rule, keys
 
 

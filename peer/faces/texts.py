@@ -105,15 +105,17 @@ TEXTS = {
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
     "help": ("Commands: a square (d3) to move, 'hint' for the best moves and what each leads to, 'say TEXT' "
-             "to chat, 'board' to redraw, 'resign' to give up (asks first), 'quit' to leave (you can come back), "
-             "'help'.",
+             "to chat, 'board' to redraw, 'moves' for the moves and the time used, 'resign' to give up (asks "
+             "first), 'quit' to leave (you can come back), 'help'.",
              "コマンド: マス（d3 など）で着手、ヒント（hint）で最善手と見込みの石差、発言 文（say）でチャット、"
-             "盤面（board）で盤を表示、投了（resign、確認あり）、終了（quit）で中断（あとで再開できます）、"
-             "ヘルプ（help）でこの説明。"),
-    "help_computer": ("The computer plays this side. Commands: 'say TEXT' to chat, 'board' to redraw, "
-                      "'quit' to leave (you can come back), 'help'.",
+             "盤面（board）で盤を表示、棋譜（moves）で手順と使った時間、投了（resign、確認あり）、"
+             "終了（quit）で中断（あとで再開できます）、ヘルプ（help）でこの説明。"),
+    "help_computer": ("The computer plays this side. Commands: 'say TEXT' to chat, 'board' to redraw, 'moves' "
+                      "for the moves and the time used, 'quit' to leave (you can come back), 'help'.",
                       "この側はコンピュータが打ちます。コマンド: 発言 文（say）でチャット、盤面（board）で盤を表示、"
-                      "終了（quit）で中断（あとで再開できます）、ヘルプ（help）でこの説明。"),
+                      "棋譜（moves）で手順と使った時間、終了（quit）で中断（あとで再開できます）、"
+                      "ヘルプ（help）でこの説明。"),
+    "moves_list": ("Moves: {moves}. Time used: black {b}, white {w}.", "棋譜: {moves}。使った時間: 黒 {b}、白 {w}。"),
     "computer_plays": ("The computer plays this side: type 'say TEXT', 'board' or 'quit' (or 'help').",
                        "この側はコンピュータが打ちます。使えるのは 発言 文（say）、盤面（board）、終了（quit）、"
                        "ヘルプ（help）です。"),

@@ -4,7 +4,7 @@ from typing import NoReturn
 
 from engine import Position, notation, strategies
 
-from ..commands import BOARD, HELP, HINT, QUIT, UNDO, Answer, Command, Play, Resign, Say, Unknown, parse
+from ..commands import BOARD, HELP, HINT, MOVES, QUIT, UNDO, Answer, Command, Play, Resign, Say, Unknown, parse
 from ..players import EndOfInput, Line
 from ..protocol import SAY_LIMIT
 from ..view import Hint
@@ -91,6 +91,9 @@ class Commands:
         pos = self.st.game_now.position
         if cmd == BOARD:
             return self.tell.show()
+        if cmd == MOVES:    # (what a small terminal has no room for: the moves and the clocks)
+            b, w = self.st.clocks.used
+            return self.tell.say("moves_list", moves=tuple(self.st.game_now.moves), size=self.st.size, b=b, w=w)
         if not human:       # (hint, resign, an answer, undo, a move: the computer plays this side)
             return self.tell.say("computer_plays")
         if cmd == UNDO:
