@@ -25,9 +25,11 @@ def engine_modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(ENGINE.rglob("*.py"))}
 
 
-def imports(path: Path, known: set[str]) -> set[str]:
-    """The modules of ``known`` that ``path`` imports anywhere (inside functions too)."""
-    name = module_name(path)
+def imports(path: Path, known: set[str], name: str | None = None) -> set[str]:
+    """The modules of ``known`` that ``path`` (the module ``name``, by default its own) imports
+    anywhere: inside functions and under ``if TYPE_CHECKING:`` too.  ``from . import texts``
+    imports ``texts``, not the package."""
+    name = module_name(path) if name is None else name
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -39,7 +41,8 @@ def imports(path: Path, known: set[str]) -> set[str]:
                 anchor = package.split(".")
                 anchor = anchor[:len(anchor) - (node.level - 1)]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            subs = [f"{base}.{alias.name}" for alias in node.names]
+            targets = [s for s in subs if s in known] or [base]
         else:
             continue
         for target in targets:

@@ -4,7 +4,7 @@ parts that use it."""
 import ast
 from pathlib import Path
 
-from test_engine_layout import find_cycle, module_name
+from test_engine_layout import find_cycle, imports, module_name
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = ROOT / "peer"
@@ -18,33 +18,6 @@ PARTS = ["state", "telling", "recording", "trouble", "runs", "control", "classic
 
 def peer_modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PEER.rglob("*.py")) if "sample-programs" not in p.parts}
-
-
-def imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """The modules of ``known`` that ``path`` (the module ``name``) imports anywhere (under ``if
-    TYPE_CHECKING:`` and inside functions too).  ``from . import texts`` imports ``texts``, not
-    the package."""
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[:len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([node.module] if node.module else []))
-            subs = [f"{base}.{alias.name}" for alias in node.names]
-            targets = [s for s in subs if s in known] or [base]
-        else:
-            continue
-        for target in targets:
-            while target and target not in known:
-                target = target.rpartition(".")[0]
-            if target and target != name:
-                found.add(target)
-    return found
 
 
 def top_imports(path: Path) -> set[str]:
@@ -63,14 +36,14 @@ def top_imports(path: Path) -> set[str]:
 
 def import_graph() -> dict[str, set[str]]:
     modules = peer_modules()
-    return {name: imports(path, name, set(modules)) for name, path in modules.items()}
+    return {name: imports(path, set(modules)) for name, path in modules.items()}
 
 
 def test_the_graph_sees_imports_for_type_checking_and_inside_functions(tmp_path):
     (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n")
     (tmp_path / "b.py").write_text("def f():\n    from . import a\n")
     known = {"pkg", "pkg.a", "pkg.b"}
-    graph = {"pkg.a": imports(tmp_path / "a.py", "pkg.a", known), "pkg.b": imports(tmp_path / "b.py", "pkg.b", known)}
+    graph = {"pkg.a": imports(tmp_path / "a.py", known, "pkg.a"), "pkg.b": imports(tmp_path / "b.py", known, "pkg.b")}
     assert graph == {"pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
     assert find_cycle(graph) == ["pkg.a", "pkg.b", "pkg.a"]
     peer = import_graph()
