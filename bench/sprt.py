@@ -156,17 +156,19 @@ def pair_stats(penta):
 def llr_pentanomial(penta, elo0, elo1):
     """The GSPRT log-likelihood ratio of H1 (elo1) against H0 (elo0), logistic Elo, from game pairs
     (``pair_stats``): the trinomial's formula on the pairs' scores, whose variance counts that the
-    two games of an opening are alike, as fishtest, OpenBench and fastchess do; 0 without pairs or
-    without spread.  fastchess's test figures:
+    two games of an opening are alike, as fishtest, OpenBench and fastchess do; 0 without pairs.
+    fastchess's test figures:
 
     >>> round(llr_pentanomial([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5), 2)
     -3.07
     >>> round(llr_pentanomial([871, 26175, 55003 + 980, 26678, 821], 0, 2), 2)
     -4.98
     """
-    n, s, var = pair_stats(penta)
-    if n == 0 or var <= 0:
+    if not sum(penta):
         return 0.0
+    # (an outcome never seen counts as 1/1000 of a pair, as fishtest regularises: a clean sweep
+    # has no spread at all, and gave no evidence either way, so a match of losses never ended)
+    n, s, var = pair_stats([c if c else 1e-3 for c in penta])
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     return (s1 - s0) * (2 * s - s0 - s1) / (2 * var / n)
 

@@ -491,12 +491,33 @@ def _leaving() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _exit_on_signals() -> None:
+    """SIGTERM and SIGHUP end a command as an exit does (its clean-up runs: one's own strategy's
+    process is stopped with what it started); Python's default ended it where it stood."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def leave(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            try:
+                signal.signal(sig, leave)
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Run one command of ``python -m engine``; returns the exit code."""
     if argv is None:
         argv = sys.argv[1:]
     ap = parser(argv[0] if argv else None)
     args = ap.parse_args(argv)
+    _exit_on_signals()
     if args.cmd == "tournament":
         from .tournament import check_opening
         try:

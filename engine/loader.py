@@ -23,6 +23,7 @@ own modules on its path, never before.
 """
 from __future__ import annotations
 
+import atexit
 import importlib
 import importlib.machinery
 import importlib.util
@@ -37,6 +38,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from pathlib import Path
 from typing import Any, Optional
 
@@ -51,10 +53,13 @@ LOAD_LIMIT = 30.0       # seconds a strategy's file may take to load and make it
 NAME_LIMIT = 64         # characters of a strategy's name kept
 MAX_REPLY = 1 << 16     # bytes of one answer from a strategy's process
 MEMORY_MB = 2048        # megabytes of memory one's own strategy's process may use (CARDSTAND_AI_MEMORY)
+LEAST_MB = 64           # (less does not start Python with the engine)
+OUT_OF_MEMORY = 75      # the exit code of a strategy's process that ran out of its memory
 SHOWN_A_MINUTE = 64 * 1024      # bytes of what a strategy prints that are shown a minute; the rest is counted
 # the child's first statement: Python put the current folder first on its path (``-c``); only
 # the folders the spec names are put on it, after Python's own modules (``engine.ownchild``)
-BOOT = ("import sys; sys.path[:1] == [''] and sys.path.pop(0); "
+BOOT = ("import os, sys; sys.path[:1] == [''] and sys.path.pop(0); "
+        "sys.path.append(os.environ['CARDSTAND_ENGINE_HOME']); "
         "from engine.ownchild import main; sys.exit(main(sys.argv[1:]))")
 MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
@@ -184,6 +189,8 @@ class Own:
         self.nodes = 0
         self._proc: Optional[subprocess.Popen[bytes]] = None
         self._job: Optional[int] = None     # Windows: the job object the child runs in
+        self._prints = _Prints(spec)        # (one bound for all the child's runs)
+        _OPEN.add(self)                     # (closed at this program's exit, whatever else happens)
         self._replies: Optional["queue.Queue[Optional[dict[str, Any]]]"] = None
         self._ready = False
         self._spawn()
@@ -196,8 +203,9 @@ class Own:
     def _spawn(self) -> None:
         """Start the child; it loads the strategy meanwhile (``_await_ready``)."""
         env = dict(os.environ)
-        here = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in [env.get("PYTHONPATH", "")] if p])
+        # (the engine's folder goes after Python's own modules too: a random.py beside black.py
+        # is not what the strategy's ``import random`` finds)
+        env["CARDSTAND_ENGINE_HOME"] = str(Path(__file__).resolve().parent.parent)
         env["PYTHONIOENCODING"] = "utf-8"
         env["CARDSTAND_AI_MEMORY"] = str(self.memory_mb)
         try:
@@ -212,7 +220,7 @@ class Own:
         self._replies = queue.Queue()
         threading.Thread(target=_read_replies, args=(proc, self._replies), daemon=True,
                          name=f"replies of {self.spec}").start()
-        threading.Thread(target=_show_prints, args=(proc, self.spec), daemon=True,
+        threading.Thread(target=self._prints.follow, args=(proc,), daemon=True,
                          name=f"prints of {self.spec}").start()
 
     def _await_ready(self, wait: float) -> None:
@@ -244,11 +252,15 @@ class Own:
                 proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return f"{self.spec}: its output ended"
+            if proc.returncode == OUT_OF_MEMORY:
+                return (f"{self.spec}: it ran out of memory (its memory is limited to {self.memory_mb} MB: "
+                        f"CARDSTAND_AI_MEMORY sets it)")
             return f"{self.spec}: the program stopped (exit code {proc.returncode})"
         return f"{self.spec}: {waited}"
 
-    def close(self) -> None:
-        """Stop the child and whatever it started (a strategy's process is never left behind)."""
+    def close(self, wait: float = 0.5) -> None:
+        """Stop the child and whatever it started (a strategy's process is never left behind),
+        after ``wait`` seconds for it to end by itself at the end of its input."""
         proc, self._proc = self._proc, None
         self._ready = False
         if proc is None:
@@ -259,7 +271,7 @@ class Own:
         except OSError:
             pass
         try:
-            proc.wait(timeout=0.5)
+            proc.wait(timeout=wait)
         except subprocess.TimeoutExpired:
             pass
         kill_group(proc)        # (the child, if it is still there, and what it started)
@@ -299,7 +311,7 @@ class Own:
             except StrategyError as e:
                 return PASS, f"cannot be started again: {e}"
             if not self._ready:
-                return PASS, f"still loading after it was started again (it took over {limit:g} s)"
+                return PASS, f"still loading after it was started again (it took over {limit:.3g} s)"
         assert self._proc is not None and self._proc.stdin is not None
         left = max(limit - (time.monotonic() - started), 0.0)
         request = {"pos": [position.size, position.player, position.opponent, position.turn, position.holes],
@@ -312,8 +324,8 @@ class Own:
             return PASS, "its process has gone"
         reply = self._reply(left + GRACE)
         if reply is None or reply.get("eof"):
-            why = self._gone_why(reply, f"no move within {limit:g} s (stopped; started again for the next move)")
-            self.close()
+            why = self._gone_why(reply, f"no move within {limit:.3g} s (stopped; started again for the next move)")
+            self.close(wait=0)      # (it overran: the fallback's move is due now)
             if reply is None:
                 try:
                     self._spawn()       # loading while the game goes on: ready, or not, at the next move
@@ -334,47 +346,84 @@ class Own:
 
 
 def memory_limit() -> int:
-    """Megabytes one's own strategy's process may use: ``CARDSTAND_AI_MEMORY`` (0: no limit),
-    else ``MEMORY_MB``; a value that is not a whole number of megabytes is the default."""
+    """Megabytes one's own strategy's process may use: ``CARDSTAND_AI_MEMORY`` (0: no limit; at
+    least ``LEAST_MB``), else ``MEMORY_MB``; ``StrategyError`` for a value that is none of these."""
     value = os.environ.get("CARDSTAND_AI_MEMORY", "").strip()
-    return int(value) if value.isdigit() and len(value) <= 9 else MEMORY_MB
+    if not value:
+        return MEMORY_MB
+    if not (value.isascii() and value.isdigit() and len(value) <= 9) or 0 < int(value) < LEAST_MB:
+        raise StrategyError(f"CARDSTAND_AI_MEMORY={value[:20]!r}: give a whole number of megabytes, "
+                            f"{LEAST_MB} or more (0: no limit; unset: {MEMORY_MB})")
+    return int(value)
 
 
-def _show_prints(proc: "subprocess.Popen[bytes]", spec: str) -> None:
-    """What the strategy prints, on our standard error, up to ``SHOWN_A_MINUTE`` bytes a minute;
-    the rest is read and counted, said in one line a minute (the child never blocks on it)."""
-    assert proc.stderr is not None
-    fd = proc.stderr.fileno()
-    window, shown, hidden = time.monotonic(), 0, 0
-    out = getattr(sys.stderr, "buffer", None)
-    while True:
+_OPEN: "weakref.WeakSet[Own]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Every strategy's process still open is stopped, with what it started, as this program ends
+    (by its end, an exception, or SIGTERM, which the commands turn into an exit)."""
+    for own in list(_OPEN):
         try:
-            chunk = os.read(fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        now = time.monotonic()
-        if now - window >= 60 or not chunk:
-            if hidden:
-                _write_err(out, f"[{spec} printed {hidden} more bytes this minute: not shown]\n".encode())
-            window, shown, hidden = now, 0, 0
-        if not chunk:
-            return
-        room = max(SHOWN_A_MINUTE - shown, 0)
-        if room:
-            _write_err(out, chunk[:room])
-        shown += min(room, len(chunk))
-        hidden += len(chunk) - min(room, len(chunk))
+            own.close(wait=0)
+        except Exception:       # noqa: BLE001 - at exit: the others still
+            pass
 
 
-def _write_err(out: Any, data: bytes) -> None:
-    try:
-        if out is not None:
-            out.write(data)
-        else:
-            sys.stderr.write(data.decode("utf-8", "replace"))
-        sys.stderr.flush()
-    except (OSError, ValueError):   # (our standard error closed: nothing to show it on)
-        pass
+class _Prints:
+    """What a strategy prints (its standard error), shown on ours: up to ``SHOWN_A_MINUTE`` bytes
+    a minute for the strategy, whatever runs of its process there were, control characters (a
+    terminal's escape sequences) shown as ``?``; the rest read and counted, said in one line a
+    minute (its process never blocks on them)."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+        self.lock = threading.Lock()
+        self.window, self.shown, self.hidden = time.monotonic(), 0, 0
+        self.at_line_start = True
+
+    def follow(self, proc: "subprocess.Popen[bytes]") -> None:
+        assert proc.stderr is not None
+        fd = proc.stderr.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            self.take(chunk)
+            if not chunk:
+                return
+
+    def take(self, chunk: bytes) -> None:
+        with self.lock:
+            now = time.monotonic()
+            if now - self.window >= 60 or (not chunk and self.hidden):
+                if self.hidden:
+                    self._write(("" if self.at_line_start else "\n")
+                                + f"[{self.spec} printed {self.hidden} more bytes this minute: not shown]\n")
+                    self.at_line_start = True
+                self.window, self.shown, self.hidden = now, 0, 0
+            room = max(SHOWN_A_MINUTE - self.shown, 0)
+            part = chunk[:room]
+            if part:
+                text = _PRINTABLE.sub("?", part.decode("utf-8", "replace"))
+                self._write(text)
+                self.at_line_start = text.endswith("\n")
+            self.shown += len(part)
+            self.hidden += len(chunk) - len(part)
+
+    @staticmethod
+    def _write(text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except (OSError, ValueError, UnicodeEncodeError):     # (our standard error closed, or narrow)
+            pass
+
+
+# control characters but tab and newline, and the format characters that reorder text (bidi)
+_PRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _read_replies(proc: "subprocess.Popen[bytes]", out: "queue.Queue[Optional[dict[str, Any]]]") -> None:

@@ -41,12 +41,35 @@ def _send(out: TextIO, value: dict[str, Any]) -> None:
 
 def _watch_parent() -> None:
     """End when the game's process has gone (killed: it could not stop us), even in the middle of
-    a move."""
+    a move, and take what the strategy started with it: this process leads its own group."""
     parent = os.getppid()
     while True:
         time.sleep(1.0)
         if os.getppid() != parent:
-            os._exit(0)
+            _end_group()
+
+
+def _end_group() -> None:
+    try:
+        if os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)      # (this process too)
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def _die_with_parent() -> None:
+    """SIGTERM (the game's own stop, and on Linux the kernel's word that the game's process has
+    ended: at once, not at the watching thread's next look) ends this process and its group."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: _end_group())
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _limit_memory() -> str:
@@ -77,6 +100,7 @@ def main(argv: list[str]) -> int:
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl+C is for the game, which stops us
     if os.name != "nt":
+        _die_with_parent()
         threading.Thread(target=_watch_parent, daemon=True).start()
     requests, replies = _channels()
     if len(argv) != 2:
@@ -103,6 +127,14 @@ def main(argv: list[str]) -> int:
         _send(replies, {"failed": f"{spec} does not load: {loader.where(e)}" + (over if isinstance(e, MemoryError) else "")})
         return 0
     _send(replies, {"ready": name})
+    try:
+        _answer(requests, replies, strategy, over)
+    except MemoryError:     # (reading the next request, with the strategy holding all it may have)
+        os._exit(loader.OUT_OF_MEMORY)
+    return 0
+
+
+def _answer(requests: TextIO, replies: TextIO, strategy: Any, over: str) -> None:
     for line in requests:
         try:
             request = json.loads(line)
@@ -118,7 +150,6 @@ def main(argv: list[str]) -> int:
         except BaseException as e:      # noqa: BLE001 - someone else's code: said, never a crash
             reply = {"error": loader.where(e) + (over if isinstance(e, MemoryError) else "")}
         _send(replies, reply)
-    return 0
 
 
 if __name__ == "__main__":

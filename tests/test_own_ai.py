@@ -451,3 +451,35 @@ def test_a_learners_ai_written_against_the_simple_view_plays_whole_games(tmp_pat
     assert ai.next_move(Position.start(), 5) in Position.start().legal_moves()
     assert "(9, 9) is off the 8x8 board" in ai.problem, ai.problem
     ai.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the process group and the signals are POSIX's")
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_what_ones_ai_starts_ends_when_the_game_is_killed(tmp_path, how):
+    """The command that plays one's own AI killed in the middle of a move (``timeout`` sends
+    SIGTERM; SIGKILL gives no chance to clean up): the AI's process and the helper it started go
+    too (they were left running, orphaned)."""
+    import os
+    import signal
+    (tmp_path / "kid.py").write_text(
+        "import subprocess, sys, time\nclass Bot:\n    def next_move(self, position, time_limit=None):\n"
+        "        p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"        open({str(tmp_path / 'pid')!r}, 'w').write(str(p.pid))\n"
+        "        time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-m", "engine", "move", "--ai", str(tmp_path / "kid.py"), "--time", "30"],
+                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    p.stdin.write(oneshot.format_request(Position.start()))
+    p.stdin.close()
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    helper = int((tmp_path / "pid").read_text())
+    assert _alive(helper)
+    p.send_signal(getattr(signal, how))
+    p.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _alive(helper) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(helper), f"the AI's helper outlived the game killed by {how}"
+    assert "Traceback" not in p.stderr.read()

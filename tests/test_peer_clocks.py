@@ -323,6 +323,9 @@ def test_a_watcher_shows_the_clocks_of_the_clock_files(tmp_path):
         def say(self, *args, **kw):
             pass
 
+        def tell(self, event):
+            pass
+
         def run(self, work, view):
             code = work()
             self.view = view()

@@ -54,7 +54,10 @@ def test_llr_on_game_pairs_known_values():
     assert sprt.llr_pentanomial([223, 9863, 20279 + 1000, 10037, 246], 0.5, 2.5) == pytest.approx(-3.0743, abs=1e-3)
     assert sprt.llr_pentanomial([871, 26175, 55003 + 980, 26678, 821], 0, 2) == pytest.approx(-4.9782, abs=1e-3)
     assert sprt.llr_pentanomial([0, 0, 0, 0, 0], 0, 20) == 0.0
-    assert sprt.llr_pentanomial([0, 0, 7, 0, 0], 0, 20) == 0.0      # no spread: no evidence
+    # a clean sweep is evidence (it was none: no spread, and a match of losses never ended)
+    lo, hi = sprt.sprt_bounds(0.05, 0.05)
+    assert sprt.llr_pentanomial([10, 0, 0, 0, 0], 0, 20) < lo and sprt.llr_pentanomial([0, 0, 0, 0, 10], 0, 20) > hi
+    assert sprt.llr_pentanomial([0, 0, 7, 0, 0], 0, 20) < 0      # all even: not 20 Elo stronger
     # pairs that are alike (each opening won by the side that had it right): the same score as the
     # games', a smaller variance, more evidence
     assert sprt.llr_pentanomial([0, 0, 10, 0, 10], 0, 20) > 1.4 * sprt.llr(30, 0, 10, 0, 20) > 0
@@ -280,9 +283,9 @@ class _Idle:
         pass
 
 
-@pytest.mark.parametrize("min_games, decided_at", [(0, 6), (10, 10)])
+@pytest.mark.parametrize("min_games, decided_at", [(0, 2), (10, 10)])
 def test_no_decision_before_min_games(monkeypatch, min_games, decided_at):
-    """5 wins and a draw already pass the upper bound (the variance estimate is tiny);
+    """One pair, a win and a draw, already passes the upper bound (the variance estimate is tiny);
     --min-games holds the decision back."""
     played = []
 
@@ -322,3 +325,19 @@ def test_a_ctrl_c_at_any_moment_of_the_start_ends_the_run_without_a_traceback(tm
         out, err = p.communicate(timeout=60)
         err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("import time:"))
         assert p.returncode in (130, 0) and "Traceback" not in out + err, (delay, p.returncode, out, err)
+
+
+def test_a_clean_sweep_ends_the_match(monkeypatch):
+    """A losing every game: no spread at all, which gave no evidence, so a match without
+    --max-games never ended; it accepts H0 as soon as --min-games allows."""
+    monkeypatch.setattr(sprt, "play_game", lambda black, white, *a, **kw: {
+        "game": None, "diff": -10 if white.name == "B" else 10, "forfeit": None, "abandoned": False})
+
+    class Named(_Idle):
+        def __init__(self, name):
+            self.name = self.label = name
+
+    m = sprt.Match(Named("A"), Named("B"), ["f5d6c3d3c4f4f6f3"], 0.5, 2.0, 0, 20, 0.05, 0.05, max_games=None,
+                   out=io.StringIO(), min_games=8)
+    result = m.run()
+    assert result["games"] == 8 and result["losses"] == 8 and result["decision"].startswith("H0 accepted")
