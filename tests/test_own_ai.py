@@ -483,3 +483,46 @@ def test_what_ones_ai_starts_ends_when_the_game_is_killed(tmp_path, how):
         time.sleep(0.1)
     assert not _alive(helper), f"the AI's helper outlived the game killed by {how}"
     assert "Traceback" not in p.stderr.read()
+
+
+@pytest.mark.parametrize("value", ["²", "abc", "-5", "1e3", "20"])
+def test_a_memory_limit_that_is_none_is_refused_in_one_line(tmp_path, monkeypatch, value):
+    (tmp_path / "ok.py").write_text(CORNERS)
+    monkeypatch.setenv("CARDSTAND_AI_MEMORY", value)
+    with pytest.raises(loader.StrategyError) as e:
+        strategies.get(str(tmp_path / "ok.py"))
+    assert "CARDSTAND_AI_MEMORY" in str(e.value) and "whole number of megabytes, 64 or more" in str(e.value)
+
+
+def test_what_ones_ai_prints_reaches_the_screen_without_control_characters(tmp_path):
+    """An escape sequence printed by the AI would clear the player's screen, retitle its window or
+    draw over the board: it is shown as ``?``."""
+    (tmp_path / "esc.py").write_text(
+        "class Bot:\n    def next_move(self, position, time_limit=None):\n"
+        "        print('\\x1b]0;PWNED\\x07\\x1b[2Jhello\\u202eolleh')\n        return position.legal_moves()[0]\n")
+    r = subprocess.run([sys.executable, "-m", "engine", "move", "--ai", str(tmp_path / "esc.py"), "--time", "5"],
+                       input=oneshot.format_request(Position.start()), capture_output=True, text=True, cwd=ROOT,
+                       timeout=120)
+    assert r.returncode == 0 and "hello" in r.stderr, r.stderr
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr and "\u202e" not in r.stderr, repr(r.stderr)
+
+
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the memory limit is POSIX's RLIMIT_AS (docs/ai.md)")
+def test_an_ai_that_keeps_all_its_memory_is_said_to_have_run_out_of_it(tmp_path, monkeypatch):
+    """It filled its memory and kept it: reading the next request failed with a traceback, and the
+    game said only that the program stopped."""
+    (tmp_path / "hog.py").write_text(
+        "kept = []\nclass Bot:\n    def next_move(self, position, time_limit=None):\n"
+        "        try:\n            while True:\n                kept.append(bytearray(1 << 20))\n"
+        "        except MemoryError:\n            pass\n"
+        "        kept.pop()\n        return position.legal_moves()[0]\n")
+    monkeypatch.setenv("CARDSTAND_AI_MEMORY", "200")
+    ai = strategies.get(str(tmp_path / "hog.py"))
+    problems = []
+    for _ in range(3):
+        ai.next_move(Position.start(), 10)
+        problems.append(ai.problem)
+    ai.close()
+    said = " ".join(problems)
+    assert "Traceback" not in said
+    assert all(not p or "memory" in p.lower() for p in problems), problems
