@@ -103,7 +103,7 @@ from engine import gzipped, strategies  # noqa: E402  (the rules, after the path
 from engine.game import Game  # noqa: E402
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parent / "openings.txt"
-MAX_OPENINGS_FILE = 16 << 20    # bytes of an openings file read at most
+MAX_OPENINGS_FILE = 1 << 20     # bytes of an openings file read at most (some 40,000 openings)
 
 
 # -- statistics -------------------------------------------------------------
@@ -277,7 +277,7 @@ def read_openings(path):
     """The transcripts of an openings file (``#`` starts a comment); each is checked legal."""
     out = []
     try:       # (a regular file only, read to a bound: never a pipe's or a device's endless bytes)
-        text = gzipped.read_file(path, MAX_OPENINGS_FILE).decode("utf-8")
+        text = gzipped.read_file(path, MAX_OPENINGS_FILE).decode("utf-8-sig")     # (Notepad's BOM too)
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not a text file of openings ({e.reason} at byte {e.start})") from None
     except ValueError as e:
@@ -541,7 +541,8 @@ class Match:
         import hashlib
         a, b = self.engines["A"], self.engines["B"]
         what = [a.command, a.cwd, b.command, b.cwd, self.openings, self.plies, self.seed, self.time_limit,
-                self.timeout, self.elo0, self.elo1, self.alpha, self.beta, self.max_games, self.min_games]
+                self.timeout, self.elo0, self.elo1, self.alpha, self.beta, self.max_games, self.min_games,
+                _files_named(a.command, a.cwd), _files_named(b.command, b.cwd)]
         return hashlib.sha256(repr(what).encode()).hexdigest()
 
     def summary(self):
@@ -579,6 +580,21 @@ class Match:
                 "slowest": {k: self.clocks[v].slowest for k, v in self.engines.items()},
                 "over": {k: self.clocks[v].over for k, v in self.engines.items()},
                 "names": {k: v.name for k, v in self.engines.items()}}
+
+
+def _files_named(command, cwd):
+    """The digests of the files an engine's command names (one's own AI, a script): a journal kept
+    for an AI that was edited since is another match's."""
+    import hashlib
+    out = []
+    for word in shlex.split(command):
+        path = Path(cwd or ".", word.split(":")[0] if ".py:" in word else word)
+        try:
+            if path.suffix in (".py", ".sh", ".js", ".jar") and path.is_file():
+                out.append(hashlib.sha256(gzipped.read_file(path, 64 << 20)).hexdigest())
+        except (OSError, ValueError):
+            out.append("unreadable")
+    return out
 
 
 def ggf_out_problem(path, openings):
@@ -705,6 +721,8 @@ def main(argv=None, out=sys.stdout):
         ap.error("need elo0 < elo1 and alpha, beta in (0, 1)")
     if args.plies is not None and args.plies > 20:
         ap.error("--plies: openings of at most 20 plies (a longer random one may never be found unfinished)")
+    if args.journal is not None and not args.journal.strip():
+        ap.error("--journal needs a folder's name")
     if args.cluster is not None and not args.cluster.strip():
         ap.error("--cluster needs an address: tcp://HOST:8786 or local:N")
     if args.cluster is not None and args.workers != 1:
@@ -737,7 +755,8 @@ def main(argv=None, out=sys.stdout):
                   cluster=args.cluster, journal=args.journal)
     try:
         match.run()
-    except (EngineError, RuntimeError, ValueError) as e:     # (a cluster lost; a journal of another match)
+    except (EngineError, RuntimeError, ValueError, OSError) as e:   # (a cluster lost; a journal of another
+        #                                                              match, or one that cannot be written)
         out.write(f"error: {e}\n")
         return 2
     except KeyboardInterrupt:

@@ -42,8 +42,10 @@ def write_whole(path: "Union[str, os.PathLike[str]]", data: Union[bytes, Callabl
                 data(f)
             f.flush()
             os.fsync(f.fileno())
-        with contextlib.suppress(OSError):          # (no file there yet)
-            os.chmod(scratch, stat.S_IMODE(os.stat(path).st_mode))
+        with contextlib.suppress(OSError):          # (no file there yet; a link or a device: not its mode)
+            st = os.lstat(path)
+            if stat.S_ISREG(st.st_mode):
+                os.chmod(scratch, stat.S_IMODE(st.st_mode))
         os.replace(scratch, path)
     finally:
         with contextlib.suppress(OSError):          # the first error is the one to tell

@@ -341,3 +341,30 @@ def test_a_clean_sweep_ends_the_match(monkeypatch):
                    out=io.StringIO(), min_games=8)
     result = m.run()
     assert result["games"] == 8 and result["losses"] == 8 and result["decision"].startswith("H0 accepted")
+
+
+def test_a_journal_that_cannot_serve_is_said_in_one_line_and_an_edited_ai_is_another_match(tmp_path, capsys):
+    (tmp_path / "bot.py").write_text("class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                                     "        return position.legal_moves()[0]\n")
+    (tmp_path / "file").write_text("x")
+    base = ["--ai-a", f"{tmp_path / 'bot.py'}:Bot", "--ai-b", "greedy", "--time", "0.01", "--max-games", "2",
+            "--min-games", "2"]
+    for journal in ("", "  "):
+        with pytest.raises(SystemExit) as e:
+            sprt.main([*base, "--journal", journal], io.StringIO())
+        assert e.value.code == 2 and "--journal needs a folder" in capsys.readouterr().err
+    out = io.StringIO()
+    assert sprt.main([*base, "--journal", str(tmp_path / "file" / "j")], out) == 2
+    assert out.getvalue().strip().splitlines()[-1].startswith("error: ") and "Traceback" not in out.getvalue()
+    out = io.StringIO()
+    assert sprt.main([*base, "--journal", str(tmp_path / "j")], out) == 0
+    (tmp_path / "bot.py").write_text("class Bot:\n    def next_move(self, position, time_limit=None):\n"
+                                     "        return position.legal_moves()[-1]\n")
+    out = io.StringIO()
+    assert sprt.main([*base, "--journal", str(tmp_path / "j")], out) == 2
+    assert "journal of another run" in out.getvalue(), out.getvalue()[-300:]
+
+
+def test_an_openings_file_saved_with_a_bom_is_read(tmp_path):
+    (tmp_path / "bom.txt").write_text("\ufefff5d6c3d3\nf5f6\n", encoding="utf-8")
+    assert sprt.read_openings(tmp_path / "bom.txt") == ["f5d6c3d3", "f5f6"]
