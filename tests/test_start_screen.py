@@ -169,3 +169,12 @@ def test_black_is_offered_the_shaped_boards_at_the_terminal(tmp_path):
     answers = iter(["", "", "1", "1", "2", "10"])                 # another size
     c = start.ask_terminal(lambda prompt: next(answers), lambda s: None)
     assert c.size == 10 and c.shape is None
+
+
+def test_answers_that_are_no_answer_are_asked_again_never_a_traceback():
+    """'²' is a digit to Python (int() refuses it), 5000 digits are over int()'s limit, a name of
+    300 letters is too long for the system: each gave a traceback."""
+    for text in ("²", "9" * 5000, "a" * 300, "x/" * 200 + "y.txt", "\x1b[2J", "0", "-1"):
+        assert start.parse_ai(text) is None and start.parse_shape(text) is None, text
+    assert start.board_problem("a\x1bb") and start.board_problem("a\nb")
+    assert start.parse_shape("15") == "Heart" and start.parse_ai("6") == "best"

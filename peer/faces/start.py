@@ -84,9 +84,14 @@ def parse_who(text: str) -> Optional[str]:
     return {"1": "person", "2": "ai", "3": "own"}.get(text.strip())
 
 
+def _number(t: str, most: int) -> Optional[int]:
+    """``t`` as a whole number from 1 to ``most`` (ASCII digits only: '²' is a digit to Python)."""
+    return int(t) if t.isascii() and t.isdigit() and len(t) <= 4 and 1 <= int(t) <= most else None
+
+
 def parse_ai(text: str) -> Optional[str]:
     t = text.strip().lower()
-    if t.isdigit() and 1 <= int(t) <= len(LADDER):
+    if _number(t, len(LADDER)) is not None:
         return LADDER[int(t) - 1][0]
     return t if t in strategies.names() else None
 
@@ -110,19 +115,22 @@ def parse_shape(text: str) -> Optional[str]:
     whole from the folder the screen was started in); None when it is none of them."""
     t = text.strip()
     names = shape_names()
-    if t.isdigit() and 1 <= int(t) <= len(names):
-        return names[int(t) - 1]
+    number = _number(t, len(names))
+    if number is not None:
+        return names[number - 1]
+    if not t or t.isdigit() or len(t) > 1024 or not t.isprintable():
+        return None
     try:
         return Shape.named(t).name
     except ShapeError:
         pass
     path = os.path.expanduser(t)
-    if t and Path(path).is_file():
-        try:
+    try:
+        if Path(path).is_file():
             Shape.load(path)
-        except ShapeError:
-            return None
-        return str(Path(path).absolute())
+            return str(Path(path).absolute())
+    except (OSError, ValueError, ShapeError):      # (a name too long for the system, a bad picture)
+        return None
     return None
 
 
@@ -156,6 +164,8 @@ def board_problem(text: str) -> str:
     """Why ``text`` cannot be the board folder ('' when it can)."""
     if not text.strip():
         return "the folder name is empty"
+    if not text.strip().isprintable():
+        return "the folder name holds a control character (a tab, a new line, an escape...)"
     try:
         return unfit_for_a_board(os.path.expanduser(text.strip()))
     except (OSError, ValueError) as e:
