@@ -28,6 +28,7 @@ shaped board.  A first AI subclasses ``SimpleAI`` and writes ``choose``::
 ``board.position`` (``engine.Position``, squares numbered ``y * size + x``), for when a strategy
 outgrows this view (docs/ai.md).
 """
+import operator
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -82,7 +83,11 @@ class Board:
         return "." if colour is None else SIGNS[colour]
 
     def at(self, x: int, y: int) -> str:
-        """``X``, ``O``, ``.`` or ``#`` at column ``x``, row ``y``."""
+        """``X``, ``O``, ``.`` or ``#`` at column ``x``, row ``y`` (ValueError off the board: -1 is
+        not the last column here)."""
+        n = self.size
+        if not (_whole(x) and _whole(y) and 0 <= x < n and 0 <= y < n):
+            raise ValueError(f"({_short(x)}, {_short(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
         return self.rows[y][x]
 
     def after(self, move: "Move | str | tuple[int, int] | int") -> "Board":
@@ -97,17 +102,39 @@ class Board:
             return move.square
         if isinstance(move, str):
             return parse_square(move, n)
-        if isinstance(move, tuple) and len(move) == 2 and all(isinstance(v, int) for v in move):
-            x, y = move
+        if isinstance(move, tuple) and len(move) == 2 and all(_whole(v) for v in move):
+            x, y = (operator.index(v) for v in move)
             if not (0 <= x < n and 0 <= y < n):
-                raise ValueError(f"({x}, {y}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
+                raise ValueError(f"({_short(x)}, {_short(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
             return y * n + x
-        if isinstance(move, int) and not isinstance(move, bool):
-            return move
-        raise ValueError(f"{move!r} is not a move: give a Move, a name like 'd3', (x, y) or a square number")
+        if _whole(move):
+            square = operator.index(move)       # type: ignore[arg-type]
+            if square != PASS and not 0 <= square < n * n:
+                raise ValueError(f"square {_short(square)} is off the {n}x{n} board (0 to {n * n - 1})")
+            return square
+        raise ValueError(f"{_short(move)} is not a move: give a Move, a name like 'd3', (x, y) or a square number")
 
     def __str__(self) -> str:
         return "\n".join(self.rows)
+
+
+def _whole(value: object) -> bool:
+    """A whole number (numpy's too), never a bool."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)       # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:       # noqa: BLE001 - a huge int, a __repr__ that raises
+        return "a number too long to show" if isinstance(value, int) else f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class SimpleAI(Strategy):

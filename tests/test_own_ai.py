@@ -526,3 +526,17 @@ def test_an_ai_that_keeps_all_its_memory_is_said_to_have_run_out_of_it(tmp_path,
     said = " ".join(problems)
     assert "Traceback" not in said
     assert all(not p or "memory" in p.lower() for p in problems), problems
+
+
+def test_the_simple_view_takes_numpy_numbers_and_refuses_what_is_no_square():
+    np = pytest.importorskip("numpy")
+    from engine.simple import Board
+    b = Board(Position.start())
+    assert b.square((np.int64(3), 2)) == b.square(np.int64(19)) == b.square("d3") == b.square((3, 2)) == 19
+    for bad, words in (((True, 2), "not a move"), ((10 ** 5000, 0), "too long to show"), (-5, "off the 8x8"),
+                       (2.0, "not a move"), ((3,), "not a move"), ("z9", "off the 8x8")):
+        with pytest.raises(ValueError, match=words):
+            b.square(bad)
+    for x, y in ((-1, 3), (8, 0), (True, 0)):
+        with pytest.raises(ValueError, match="off the 8x8 board"):
+            b.at(x, y)
