@@ -557,11 +557,12 @@ def installed_command(colour: str | None = None) -> str:
     return installed.command_name(colour)
 
 
-def start_screen(gui: bool) -> int:
-    """``python -m peer`` alone at a terminal (or ``--gui`` alone): ask what the options set, then
-    play; without a terminal (a script), what there is to do (exit 2), never a question."""
+def start_screen(gui: bool, lang: str | None = None) -> int:
+    """``python -m peer`` alone at a terminal (or ``--gui`` alone, either with ``--lang``): ask
+    what the options set, then play; without a terminal (a script), what there is to do (exit 2),
+    never a question."""
     from .faces import start
-    lang = texts.default_lang()
+    lang = lang or texts.default_lang()
     if gui:
         try:
             choices = start.StartForm(lang, program=_peer_program()).run()
@@ -580,14 +581,35 @@ def start_screen(gui: bool) -> int:
         print(help_text(), file=sys.stderr)
         return 2
     if choices is None:
+        if gui:
+            print(start.word("cancelled", lang))
         return 1
     if gui:
         print(f"{start.word('starting', choices.lang)}  {choices.command()}")
     code = play(choices.argv())
     # (the live screen or the window covered the line said at the start; the game's last words
-    # say to start the same command again, which is this one, not the questions again)
-    print(f"{start.word('again', choices.lang)}  {choices.command()}")
+    # say to start the same command again, which is this one, not the questions again); not
+    # after a start that failed: the same command would fail the same way
+    if code in (0, 4, 5, 130):
+        print(f"{start.word('again', choices.lang)}  {choices.command()}")
     return code
+
+
+def _start_screen_options(argv: list[str]) -> tuple[bool, str | None] | None:
+    """(gui, lang) when ``argv`` asks for the start screen: nothing, ``--gui``, ``--lang L`` or
+    both; else None."""
+    rest, gui, lang = list(argv), False, None
+    while rest:
+        word = rest.pop(0)
+        if word == "--gui" and not gui:
+            gui = True
+        elif word in ("--lang", "--language") and rest and lang is None and rest[0] in texts.LANGS:
+            lang = rest.pop(0)
+        elif word.startswith("--lang=") and lang is None and word[7:] in texts.LANGS:
+            lang = word[7:]
+        else:
+            return None
+    return gui, lang
 
 
 def _peer_program() -> str:
@@ -626,8 +648,9 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
         except BrokenPipeError:         # ``| head``: the reader has gone
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    if colour is None and argv in ([], ["--gui"]):
-        return start_screen(gui=bool(argv))
+    asks = _start_screen_options(argv) if colour is None else None
+    if asks is not None:
+        return start_screen(*asks)
     if colour is None and argv and not argv[0].startswith("-"):
         cmd = argv.pop(0)
         if cmd in COMMANDS:

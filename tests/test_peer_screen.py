@@ -165,7 +165,7 @@ def test_a_pass_in_japanese_against_a_computer(tmp_path):
     t = Terminal("black", board, "--lang", "ja")
     lines = t.wait_for("11 パス")                    # black has no move: it passes, and white plays on
     top = lines[:t.row("────")]
-    assert "黒 Ann（人間、あなた）" in "\n".join(top) and "白 Bob（コンピュータ）" in "\n".join(top)
+    assert "黒 Ann（人間、あなた）" in "\n".join(top) and "白 Bob（コンピューター）" in "\n".join(top)
     english = set(re.findall(r"[A-Za-z][A-Za-z_-]+", "\n".join(top))) - {"Ann", "Bob"}
     assert not english, "\n".join(top)
     assert "12 a4" in t.wait_for("12 a4")[t.row("12 a4")]
@@ -228,7 +228,7 @@ def test_plain_lines_wrap_to_a_narrow_terminal(tmp_path, lang):
     p.sendline("help")
     text = texts.text(lang, "help")
     p.expect(text[:8])
-    p.expect(r"(?:'help'|この説明)。?\.?\r\n")
+    p.expect(r"(?:help|ヘルプ（help）)。?\.?\r\n")
     lines = (text[:8] + p.before + p.after).replace("\r\n", "\n").strip().split("\n")
     assert len(lines) > 3 and all(cwidth(line) <= 40 for line in lines), lines
     joined = (" " if lang == "en" else "").join(lines)
@@ -348,8 +348,9 @@ def test_at_50x16_a_hint_is_whole_and_what_has_no_room_is_one_command_away(tmp_p
         assert not any(line.endswith("…") for line in t.lines()), t.shown()
         assert board_rows(t.lines()) == list(range(1, 9)), t.shown()
         t.proc.send("moves\r" if lang == "en" else "棋譜\r")
-        lines = t.wait_for("Moves: 1 f5 2 " if lang == "en" else "棋譜: 1 f5 2 ")
-        assert any(("Time used" if lang == "en" else "使った時間") in line for line in t.lines()), t.shown()
+        lines = t.wait_for("Time used: black " if lang == "en" else "使った時間: 黒 ")
+        said = " ".join(t.lines())
+        assert re.search(r"(the last first|新しい順）): 2 [a-h][1-8] 1 f5", said), t.shown()
         t.proc.send("quit\r")
         t.proc.expect(pexpect.EOF)
     finally:

@@ -51,7 +51,7 @@ def test_a_learner_starts_a_game_by_answering(tmp_path):
     assert rb == 0 and p.exitstatus == 0, ob[-600:]
     assert final_line(ob) in p.before, p.before[-600:]
     # the command is said again after the game (a live screen covered the first one)
-    assert p.before.rstrip().endswith("To resume this game, or play again with the same answers, type:  "
+    assert p.before.rstrip().endswith("The same answers next time (an unfinished game is resumed), type:  "
                                       "python -m peer play --color white --board " + str(board)
                                       + " --lang en --ai greedy --time 0.1"), p.before[-600:]
     assert "greedy (white O)" in ob
@@ -178,3 +178,30 @@ def test_answers_that_are_no_answer_are_asked_again_never_a_traceback():
         assert start.parse_ai(text) is None and start.parse_shape(text) is None, text
     assert start.board_problem("a\x1bb") and start.board_problem("a\nb")
     assert start.parse_shape("15") == "Heart" and start.parse_ai("6") == "best"
+
+
+def test_the_questions_in_the_language_asked_and_no_command_after_a_start_that_failed(tmp_path):
+    """``python -m peer --lang ja`` asks (it said "--color is required"); a start that fails (here:
+    a folder that is a file's) prints no command to try again, which would fail the same way."""
+    from peer.cli import _start_screen_options
+    assert _start_screen_options(["--lang", "ja"]) == (False, "ja")
+    assert _start_screen_options(["--gui", "--lang=en"]) == (True, "en")
+    assert _start_screen_options(["--lang", "xx"]) is None and _start_screen_options(["--color", "black"]) is None
+    p = asked(tmp_path, "--lang", "ja")
+    p.expect(r"\[既定: 2\]: ")          # the language question: Japanese is the default now
+    p.sendline("")
+    p.expect(r"伝言台のフォルダー.*\[既定: ")
+    p.sendeof()
+    p.expect("開始しませんでした。")
+    p.expect(pexpect.EOF)
+    p.close()
+    assert p.exitstatus == 1
+
+
+@pytest.mark.parametrize("code, said", [(0, True), (5, True), (2, False), (3, False)])
+def test_the_command_for_next_time_only_after_a_start_that_played(monkeypatch, capsys, code, said):
+    from peer import cli
+    monkeypatch.setattr(start.StartForm, "run", lambda self: start.Choices(board="/tmp/x", gui=True))
+    monkeypatch.setattr(cli, "play", lambda argv: code)
+    assert cli.start_screen(gui=True, lang="en") == code
+    assert ("The same answers next time" in capsys.readouterr().out) == said

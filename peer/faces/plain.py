@@ -229,7 +229,8 @@ class Screen:
             kw.update(b=clock(kw["b"]), w=clock(kw["w"]))
         elif event.what == "moves_list":
             size = kw.pop("size")
-            kw["moves"] = " ".join(f"{i} {self.describe(m, size)}" for i, m in enumerate(kw["moves"], 1)) or "-"
+            kw["moves"] = " ".join(f"{i} {self.describe(m, size)}"
+                                   for i, m in reversed(list(enumerate(kw["moves"], 1)))) or "-"
             kw.update(b=clock(kw["b"]), w=clock(kw["w"]))
         elif event.what == "adopted_mine":
             kw["move"] = self.describe(kw["move"], kw.pop("size"))

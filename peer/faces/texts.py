@@ -55,7 +55,7 @@ TEXTS = {
     "no_alive_record": ("{colour}'s member record names this computer and a process that runs, but no alive "
                         "record names its run: it closed, or it is a program that keeps no alive record and must "
                         "then leave machine empty in its member record (PROTOCOL.md I1a). It is taken as gone.",
-                        "{colour}のメンバー記録はこのコンピュータと動いているプロセスを指していますが、その実行を指す alive "
+                        "{colour}のメンバー記録はこのコンピューターと動いているプロセスを指していますが、その実行を指す alive "
                         "記録がありません。終了したか、alive 記録を書かないプログラムです。その場合はメンバー記録の machine を"
                         "空にします（PROTOCOL.md I1a）。いないものとして扱います。"),
     "classic_board": (REASONS["classic_board"],
@@ -104,20 +104,18 @@ TEXTS = {
     "move_reason": ("{move}: {reason}", "{move}: {reason}"),
     "unknown": ("Unknown command '{cmd}'. Type 'help' for the commands.",
                 "'{cmd}' はわからないコマンドです。help でコマンドの一覧を表示します。"),
-    "help": ("Commands: a square (d3) to move, 'hint' for the best moves and what each leads to, 'say TEXT' "
-             "to chat, 'board' to redraw, 'moves' for the moves and the time used, 'resign' to give up (asks "
-             "first), 'quit' to leave (you can come back), 'help'.",
-             "コマンド: マス（d3 など）で着手、ヒント（hint）で最善手と見込みの石差、発言 文（say）でチャット、"
-             "盤面（board）で盤を表示、棋譜（moves）で手順と使った時間、投了（resign、確認あり）、"
-             "終了（quit）で中断（あとで再開できます）、ヘルプ（help）でこの説明。"),
-    "help_computer": ("The computer plays this side. Commands: 'say TEXT' to chat, 'board' to redraw, 'moves' "
-                      "for the moves and the time used, 'quit' to leave (you can come back), 'help'.",
-                      "この側はコンピュータが打ちます。コマンド: 発言 文（say）でチャット、盤面（board）で盤を表示、"
-                      "棋譜（moves）で手順と使った時間、終了（quit）で中断（あとで再開できます）、"
-                      "ヘルプ（help）でこの説明。"),
-    "moves_list": ("Moves: {moves}. Time used: black {b}, white {w}.", "棋譜: {moves}。使った時間: 黒 {b}、白 {w}。"),
+    "help": ("Commands: d3 (a square) moves; hint; say TEXT (chat); board; moves (and the time used); "
+             "resign (asks first); quit (you can come back); help.",
+             "コマンド: d3（マス）で着手、ヒント（hint）、発言 文（say、チャット）、盤面（board）、"
+             "棋譜（moves、使った時間も）、投了（resign、確認あり）、終了（quit、あとで再開）、ヘルプ（help）。"),
+    "help_computer": ("The computer plays this side. Commands: say TEXT (chat); board; moves (and the time "
+                      "used); quit (you can come back); help.",
+                      "この側はコンピューターが打ちます。コマンド: 発言 文（say、チャット）、盤面（board）、"
+                      "棋譜（moves、使った時間も）、終了（quit、あとで再開）、ヘルプ（help）。"),
+    "moves_list": ("Time used: black {b}, white {w}. Moves, the last first: {moves}.",
+                   "使った時間: 黒 {b}、白 {w}。棋譜（新しい順）: {moves}。"),
     "computer_plays": ("The computer plays this side: type 'say TEXT', 'board' or 'quit' (or 'help').",
-                       "この側はコンピュータが打ちます。使えるのは 発言 文（say）、盤面（board）、終了（quit）、"
+                       "この側はコンピューターが打ちます。使えるのは 発言 文（say）、盤面（board）、終了（quit）、"
                        "ヘルプ（help）です。"),
     "not_started": ("The game has not started yet: waiting for {other}.", "対局はまだ始まっていません。{other}を待っています。"),
     "say_what": ("Type the text after 'say', like: say good luck", "発言（say）のあとに文を続けてください。例: 発言 よろしく"),
@@ -226,9 +224,9 @@ TEXTS = {
              "may play {colour} at a time. If that program is truly gone (its computer frozen, or cut off from the "
              "share), start again with --take-over.",
              "{colour}はすでにこの伝言台で対局中です（{host}の pid {pid}{machine}、{seen}）。同じ色で対局できる"
-             "プログラムは一つだけです。そのプログラムが本当に止まっている（コンピュータが固まった、共有から切れた）"
+             "プログラムは一つだけです。そのプログラムが本当に止まっている（コンピューターが固まった、共有から切れた）"
              "なら、--take-over を付けて起動し直してください。"),
-    "busy_here": ("its process runs on this computer", "このコンピュータでプロセスが動いています"),
+    "busy_here": ("its process runs on this computer", "このコンピューターでプロセスが動いています"),
     "busy_seen": ("last sign of life {secs} s ago", "最後の応答は {secs} 秒前"),
     "busy_machine": (", machine {m}", "、マシン {m}"),
     "replaced": ("Another run of {colour} has joined this board and taken over (pid {pid} on {host}): this one "
@@ -256,7 +254,7 @@ TEXTS = {
     "gone_state": ("gone?", "応答なし"),
     # -- the live screen (peer.faces.live) --------------------------------------------------------
     "kind_human": ("person", "人間"),
-    "kind_computer": ("computer", "コンピュータ"),
+    "kind_computer": ("computer", "コンピューター"),
     "you": ("you", "あなた"),
     "live_thinking": ("thinking {secs} s", "考慮中 {secs} 秒"),
     "live_thinking_now": ("thinking", "考慮中"),
@@ -286,7 +284,7 @@ TEXTS = {
                       "インストールしてください: {install}"),
     "live_keys": (" d3 to move · help · Ctrl+C leaves", " d3 で着手 · ヘルプ（help） · Ctrl+C で中断"),
     "live_keys_computer": (" the computer plays · say TEXT · help · Ctrl+C leaves",
-                           " コンピュータが対局中 · 発言 文 · ヘルプ（help） · Ctrl+C で中断"),
+                           " コンピューターが対局中 · 発言 文 · ヘルプ（help） · Ctrl+C で中断"),
     "leaving": ("Leaving ... (Ctrl+C again to leave at once, without telling the opponent)",
                 "中断しています…（もう一度 Ctrl+C で、相手に知らせずにすぐ終了）"),
     "tag_sep": (", ", "、"),
@@ -472,14 +470,14 @@ TEXTS = {
     "gui_to_leave": ("click Quit to leave", "やめるときは「中断」をクリック"),
     "gui_watching": ("Watching {board} ...", "{board}を観戦しています…"),
     "gui_computer_plays": ("The computer plays this side: the board takes no clicks.",
-                           "この側はコンピュータが打ちます。盤をクリックしても打てません。"),
+                           "この側はコンピューターが打ちます。盤をクリックしても打てません。"),
     "gui_no_tk": ("--gui needs tkinter, which this Python does not have ({reason}). Install it ({packages}), "
                   "or play in the terminal without --gui.",
                   "--gui には tkinter が必要ですが、この Python にはありません（{reason}）。インストールするか"
                   "（{packages}）、--gui を付けずに端末で対局してください。"),
     "gui_no_display": ("--gui cannot open a window: {reason}. Start it from a desktop session (on another "
                        "computer: ssh -X), or play in the terminal without --gui.",
-                       "--gui でウィンドウを開けません: {reason}。デスクトップの端末から起動するか（別のコンピュータなら "
+                       "--gui でウィンドウを開けません: {reason}。デスクトップの端末から起動するか（別のコンピューターなら "
                        "ssh -X）、--gui を付けずに端末で対局してください。"),
     "records_differ": (REASONS["records_differ"],
                        "両者の記録が異なる対局になっています（棋譜が一致しません）"),
@@ -531,8 +529,8 @@ TEXTS = {
     "start_bad_ai": ("Not a computer player: type a number or a name shown.", "表示された番号か名前を入力してください。"),
     "start_starting": ("Starting. Next time you can type:", "開始します。次回はこう入力しても同じです:"),
     "start_cancelled": ("Nothing started.", "開始しませんでした。"),
-    "start_again": ("To resume this game, or play again with the same answers, type:",
-                    "この対局の再開や、同じ答えでの次の対局は、こう入力します:"),
+    "start_again": ("The same answers next time (an unfinished game is resumed), type:",
+                    "次回も同じ答えで始めるには（途中の対局は再開されます）、こう入力します:"),
     "start_title": ("Othello on a shared folder: a new game", "伝言台オセロ: 新しい対局"),
     "start_form_lang": ("Language", "言語"),
     "start_form_board": ("Board folder (both players name the same one)", "伝言台のフォルダー（両者が同じものを指定）"),
