@@ -1,4 +1,5 @@
 """Whole games between two real processes over a temporary board folder."""
+import re
 import io
 from pathlib import Path
 
@@ -152,6 +153,7 @@ def test_demo_runs_two_processes(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert not list((tmp_path / "tmp").glob("cardstand-demo-*"))       # its players' logs: removed
     assert "over" in r.stdout and "Game record" in r.stdout
+    assert re.search(r"Game over: black \d+ - white \d+\. (\w+ \((black|white)\) wins|A draw)", r.stdout), r.stdout[-500:]
     rec = Records(tmp_path / "demo").current()
     assert (rec.black, rec.white) == ("alphabeta", "greedy")     # each side named by its AI
 

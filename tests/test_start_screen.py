@@ -156,12 +156,15 @@ def test_the_window_asks_the_same(tmp_path, monkeypatch):
 def test_black_is_offered_the_shaped_boards_at_the_terminal(tmp_path):
     own = tmp_path / "ring.txt"
     own.write_text("######\n#....#\n#.OX.#\n#.XO.#\n#....#\n######\n", encoding="utf-8")
-    answers = iter(["", str(tmp_path / "b"), "1", "1", "3", "99", "heart"])
+    bad = tmp_path / "five.txt"
+    bad.write_text(".....\n.....\n..OX.\n..XO.\n.....\n", encoding="utf-8")
+    answers = iter(["", str(tmp_path / "b"), "1", "1", "3", "99", str(bad), "heart"])
     said = []
     c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
     assert c.shape == "Heart" and c.size is None and "--shape" in c.argv() and "--size" not in c.argv()
     text = "\n".join(said)
     assert "3 a shaped board" in text and "15 Heart" in text and "Not a board" in text
+    assert "5x5" in text, text          # what is wrong with a picture file, not only "not a board"
     answers = iter(["2", "", "1", "1", "3", "", str(own)])       # in Japanese, one's own picture file
     said = []
     c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)

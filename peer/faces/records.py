@@ -146,6 +146,7 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
                 draw_record(screen, view)
                 # an abandoned game is followed by the new one (D1); any other status but playing ends
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
+                    screen.tell(end_event(rec, rec.game()))     # (who won, as a player's screen says it)
                     return 0
             if timeout is not None and time.monotonic() - start > timeout:
                 return 1

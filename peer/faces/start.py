@@ -134,6 +134,18 @@ def parse_shape(text: str) -> Optional[str]:
     return None
 
 
+def shape_problem(text: str) -> str:
+    """What is wrong with a picture file given as a board ('' when ``text`` names no file)."""
+    path = os.path.expanduser(text.strip())
+    if not text.strip() or not any(c in text for c in "/\\.") or len(path) > 1024 or not path.isprintable():
+        return ""
+    try:
+        Shape.load(path)
+    except (ShapeError, OSError, ValueError) as e:
+        return str(e)
+    return ""
+
+
 def shape_menu(lang: str) -> list[str]:
     """The built-in boards, numbered, as the terminal shows them (in columns of names)."""
     items = [f"{i:>2} {texts.SHAPE_NAMES_JA.get(n, n) if lang == 'ja' else n}" for i, n in enumerate(shape_names(), 1)]
@@ -231,7 +243,12 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
             elif kind == "shape":
                 for line in shape_menu(L):
                     say(line)
-                c.shape, c.size = _ask(ask, say, L, "shape", "", parse_shape, "bad_shape"), None
+                while True:
+                    text = _line(ask, f"{word('shape', L)}: ")
+                    c.shape, c.size = parse_shape(text), None
+                    if c.shape is not None:
+                        break
+                    say(shape_problem(text) or word("bad_shape", L))
         if c.ai is not None:
             c.time = _ask(ask, say, L, "time", "1", parse_time, "bad_time")
     except EOFError:
@@ -386,8 +403,9 @@ class StartForm:
         if self.colour_var.get() == "white":
             return [(word("form_blacks", L), None, None), *sizes]
         usual = sizes.pop(2)
-        shapes: list[Board] = [(texts.text(L, "start_form_shape_n", name=texts.SHAPE_NAMES_JA.get(n, n) if L == "ja"
-                                            else n), None, n) for n in shape_names()]
+        shapes: list[Board] = [(texts.text(L, "start_form_shape_n" if Shape.named(n).holes else "start_form_start_n",
+                                           name=texts.SHAPE_NAMES_JA.get(n, n) if L == "ja" else n), None, n)
+                               for n in shape_names()]
         return [usual, *sizes, *shapes]
 
     def _colour_chosen(self) -> None:

@@ -542,6 +542,7 @@ TEXTS = {
     "start_form_time": ("Seconds per move", "1 手の持ち時間（秒）"),
     "start_form_size_n": ("{n}x{n}", "{n}×{n}"),
     "start_form_shape_n": ("{name} (8x8 with holes)", "{name}（穴のある 8×8）"),
+    "start_form_start_n": ("{name} (8x8, its own start)", "{name}（8×8、独自の初期配置）"),
     "start_form_blacks": ("the one black proposes", "黒が決める盤"),
     "start_start": ("Start", "開始"),
     "start_cancel": ("Cancel", "やめる"),

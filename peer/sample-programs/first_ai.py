@@ -2,7 +2,8 @@
 はじめての AI（10 行）: 角が取れれば角、取れなければいちばん多く返せる手。
 
     python first_ai.py                       plays it against `random` / random と対戦
-    cardstand-black --ai first_ai.py:FirstAI plays it on the board / 伝言台で対戦 (a clone: python black.py)
+    cardstand-black --ai first_ai.py:FirstAI plays it on the board / 伝言台で対戦
+        (from the project's folder: python black.py --ai mine/first_ai.py:FirstAI)
 """
 from engine import strategies
 from engine.simple import Board, Move, SimpleAI
