@@ -1,6 +1,7 @@
 """Command line: ``python -m comm {status,echo,serve,bench}``."""
 import argparse
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -136,9 +137,14 @@ def _share(text: str) -> str:
     return text
 
 
+
+def _program(command: str, module: str) -> str:
+    """How the person started this: the installed ``cardstand-comm`` or ``python -m comm``."""
+    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
+
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m comm`` and its subcommands."""
-    ap = argparse.ArgumentParser(prog="python -m comm", description="The message board (伝言台).",
+    ap = argparse.ArgumentParser(prog=_program("cardstand-comm", "python -m comm"), description="The message board (伝言台).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m comm status --board cardstand\n"
                                         "  python -m comm bench\n"

@@ -457,11 +457,16 @@ COMMANDS: dict[str, Command] = {   # name: (help line, its options, what it runs
 }
 
 
+
+def _program(command: str, module: str) -> str:
+    """How the person started this: the installed ``cardstand-engine`` or ``python -m engine``."""
+    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
+
 def parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser of ``python -m engine`` and its subcommands.  With ``command`` (one of
     ``COMMANDS``) only that subcommand gets its options, so that a one-shot ``move`` imports
     neither the tournament nor the book builder; the others are still listed."""
-    ap = argparse.ArgumentParser(prog="python -m engine", description="The Othello engine: rules, search, "
+    ap = argparse.ArgumentParser(prog=_program("cardstand-engine", "python -m engine"), description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m engine info\n"

@@ -70,7 +70,8 @@ _pace = number(0, MAX_SECONDS, unit="seconds")
 def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     others = "" if colour else (f" The other commands (watch, replay, demo, bench): {installed.peer_command()} --help.")
     ap = argparse.ArgumentParser(
-        prog=installed_command(colour) or {None: "python -m peer [play]", "black": "python black.py",
+        prog=(installed_command(colour) + ("" if colour else " play") if installed_command(colour) else None)
+        or {None: "python -m peer [play]", "black": "python black.py",
                                             "white": "python white.py"}[colour],
         description="Play Othello through a shared folder (the message board, 伝言台)." + others,
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -382,6 +382,12 @@ def test_the_installed_command_names_itself_in_its_help_and_messages():
         assert r.stdout.startswith(f"usage: cardstand {cmd}"), (cmd, r.stdout[:200])
     r = subprocess.run([command, "bogus"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "cardstand: unknown command 'bogus'" in r.stderr and "python -m peer" not in r.stderr
+    r = subprocess.run([command, "play", "--help"], capture_output=True, text=True, timeout=60)
+    assert r.stdout.startswith("usage: cardstand play "), r.stdout[:100]
+    for sibling in ("cardstand-engine", "cardstand-comm", "cardstand-kit"):
+        path = shutil.which(sibling, path=str(Path(sys.executable).parent))
+        r = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60)
+        assert r.stdout.startswith(f"usage: {sibling} "), (sibling, r.stdout[:100])
     r = subprocess.run([sys.executable, "-m", "peer", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.stdout.startswith("usage: python -m peer [COMMAND]")
 
