@@ -208,3 +208,26 @@ def test_the_command_for_next_time_only_after_a_start_that_played(monkeypatch, c
     monkeypatch.setattr(cli, "play", lambda argv: code)
     assert cli.start_screen(gui=True, lang="en") == code
     assert ("The same answers next time" in capsys.readouterr().out) == said
+
+
+def test_an_unfinished_game_on_the_board_is_offered_before_the_board_is_asked(tmp_path):
+    """The board's unfinished game went on without a word when the usual board was chosen, and
+    another size failed with a message about --size and --new, options the person never typed."""
+    from engine import Shape
+    from peer.record import Record, Records
+    from peertools import board_folder
+    board = board_folder(tmp_path / "b")
+    Records(board).save(Record(id="g-1", size=8, shape=Shape.named("Heart").code(), black="Ann", white="Bob",
+                               moves="f5d6", status="playing"))
+    said = []
+    answers = iter(["", str(board), "1", "1", "1"])     # go on with it; black; you
+    c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
+    text = "\n".join(said)
+    assert "unfinished game: Ann (black) - Bob (white) on the Heart board" in text and "move 3 next" in text, text
+    assert c.resume and not c.new and not {"--size", "--shape", "--new"} & set(c.argv()), c.argv()
+    assert "The board:" not in text         # (its record says the board)
+    answers = iter(["2", str(board), "2", "1", "1", "2", "10"])     # in Japanese: a new game, 10x10
+    said = []
+    c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
+    assert "途中の対局があります: Ann（黒）対 Bob（白）" in "\n".join(said)
+    assert c.new and c.argv()[-3:] == ["--size", "10", "--new"], c.argv()

@@ -44,6 +44,8 @@ class Choices:
     ai: Optional[str] = None        # None: a person plays; else a built-in name or FILE.py[:CLASS]
     size: Optional[int] = 8         # None: white takes black's
     shape: Optional[str] = None     # a shaped board black proposes: a built-in name or a picture file
+    new: bool = False               # the board's unfinished game is closed (abandoned) for a new one
+    resume: bool = False            # the board's unfinished game goes on: its record names the board
     time: float = 1.0
     gui: bool = False
     program: str = "python -m peer play"     # (``cardstand play`` when started as the installed command)
@@ -52,10 +54,14 @@ class Choices:
         out = ["--color", self.colour, *_option("--board", self.board), "--lang", self.lang]
         if self.ai is not None:
             out += [*_option("--ai", self.ai), "--time", f"{self.time:g}"]
-        if self.shape is not None:
+        if self.resume:
+            pass                    # (the unfinished game's record says its board)
+        elif self.shape is not None:
             out += _option("--shape", self.shape)
         elif self.size is not None:
             out += ["--size", str(self.size)]
+        if self.new:
+            out.append("--new")
         if self.gui:
             out.append("--gui")
         return out
@@ -154,6 +160,32 @@ def shape_menu(lang: str) -> list[str]:
     return ["  " + "".join(s.ljust(width) for s in items[i:i + per_row]).rstrip() for i in range(0, len(items), per_row)]
 
 
+def parse_resume(text: str) -> Optional[str]:
+    return {"1": "resume", "2": "new"}.get(text.strip())
+
+
+def unfinished_game(board: str, lang: str = "en") -> str:
+    """The unfinished game on the board folder ``board`` in a few words, in ``lang`` (its players,
+    board and next move), or '' when there is none (or its record cannot be used: the game says
+    why)."""
+    import io
+    from comm.text import visible
+    from ..record import PLAYING, Records
+    from .plain import Screen
+    try:
+        if not Path(board).is_dir():
+            return ""
+        rec = Records(board).current()
+        if rec is None or rec.status != PLAYING or not rec.moves:
+            return ""
+        shape = rec.board()
+    except (OSError, ValueError):
+        return ""
+    screen = Screen(lang, colour=False, stream=io.StringIO())
+    return texts.text(lang, "start_game_line", black=visible(rec.black, 40), white=visible(rec.white, 40),
+                      board=screen.board_name(shape), n=rec.moves_played() + 1)
+
+
 def _size_or_blank(text: str) -> Optional[int]:
     return parse_size(text) if text.strip() else 0
 
@@ -220,6 +252,11 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
                 c.board = board_folder(text)
                 break
             say(problem)
+        unfinished = unfinished_game(c.board, L)
+        if unfinished:
+            say(texts.text(L, "start_unfinished", game=unfinished))
+            c.resume = _ask(ask, say, L, "resume", "1", parse_resume, "bad_choice") == "resume"
+            c.new = not c.resume
         c.colour = _ask(ask, say, L, "colour", "1", parse_colour, "bad_choice")
         who = _ask(ask, say, L, "who", "1", parse_who, "bad_choice")
         if who == "ai":
@@ -234,7 +271,9 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
                     c.ai = own_spec(text)
                     break
                 say(problem)
-        if c.colour == "white":
+        if c.resume:
+            c.size = None
+        elif c.colour == "white":
             c.size = _ask(ask, say, L, "size_white", "", _size_or_blank, "bad_size") or None
         else:
             kind = _ask(ask, say, L, "board_kind", "1", parse_board_kind, "bad_choice")
