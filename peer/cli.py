@@ -604,7 +604,7 @@ def _start_screen_options(argv: list[str]) -> tuple[bool, str | None] | None:
         word = rest.pop(0)
         if word == "--gui" and not gui:
             gui = True
-        elif word in ("--lang", "--language") and rest and lang is None and rest[0] in texts.LANGS:
+        elif word == "--lang" and rest and lang is None and rest[0] in texts.LANGS:
             lang = rest.pop(0)
         elif word.startswith("--lang=") and lang is None and word[7:] in texts.LANGS:
             lang = word[7:]

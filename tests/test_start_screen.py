@@ -101,56 +101,61 @@ def test_the_choices_are_the_play_options():
     assert start.parse_ai("1") == "random" and start.parse_ai("BEST") == "best" and start.parse_ai("9") is None
 
 
-def test_the_window_asks_the_same(tmp_path, monkeypatch):
-    from tkinter import ttk
+@pytest.fixture(scope="module")
+def display():
+    """One X display for the module's windows: Tk keeps its connection to a display in the
+    process, and ends the process when that display goes away under it."""
     from windowtools import start_display
-    proc, display = start_display()
-    try:
-        monkeypatch.setenv("DISPLAY", display)
-        monkeypatch.chdir(tmp_path)
-        form = start.StartForm("en")
-        form.build()
-        form.root.update()
-        assert form.labels["board"].cget("text").startswith("Board folder")
-        # a form's words, not the terminal's numbered answers; themed widgets, not X11's 1990s ones
-        assert form.labels["lang"].cget("text") == "Language" and form.labels["ai"].cget("text") == "Computer player"
-        assert ttk.Style(form.root).theme_use() != "default"
-        # the computer's fields wait until a computer plays
-        assert form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
-        assert form.time_entry.instate(["disabled"])
-        form.who_var.set("ai")
-        form._enable()
-        assert not form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
-        # black picks the board: the usual one first, other sizes, the shaped boards
-        assert form.shape_var.get() == "8x8" and "Heart (8x8 with holes)" in form.shape_menu.cget("values")
-        form.lang_var.set("ja")
-        form._relabel()
-        assert form.start_button.cget("text") == "開始" and form.root.title() == "伝言台オセロ: 新しい対局"
-        assert form.shape_var.get() == "8×8" and "ハート（穴のある 8×8）" in form.shape_menu.cget("values")
-        (tmp_path / "mine").mkdir()
-        (tmp_path / "mine" / "essay.txt").write_text("mine")
-        form.board_var.set(str(tmp_path / "mine"))
-        form.start_button.invoke()
-        assert "essay.txt" in form.error.cget("text") and form.result is None
-        form.board_var.set(str(tmp_path / "b"))
-        form.ai_var.set("table - x")
-        form.shape_var.set("ハート（穴のある 8×8）")
-        form.start_button.invoke()
-        assert form.result == start.Choices(lang="ja", board=str(tmp_path / "b"), colour="black", ai="table",
-                                            size=None, shape="Heart", time=1.0, gui=True)
-        assert form.result.argv()[-3:] == ["--shape", "Heart", "--gui"]
-        form = start.StartForm("en")        # white takes black's board, or requires a size
-        form.build()
-        form.colour_var.set("white")
-        form._colour_chosen()
-        assert form.shape_var.get() == "the one black proposes"
-        form.board_var.set(str(tmp_path / "b"))
-        form.start_button.invoke()
-        assert form.result == start.Choices(lang="en", board=str(tmp_path / "b"), colour="white", size=None,
-                                            gui=True)
-    finally:
-        proc.terminate()
-        proc.wait()
+    proc, name = start_display()
+    yield name
+    proc.terminate()
+    proc.wait()
+
+
+def test_the_window_asks_the_same(tmp_path, monkeypatch, display):
+    from tkinter import ttk
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.chdir(tmp_path)
+    form = start.StartForm("en")
+    form.build()
+    form.root.update()
+    assert form.labels["board"].cget("text").startswith("Board folder")
+    # a form's words, not the terminal's numbered answers; themed widgets, not X11's 1990s ones
+    assert form.labels["lang"].cget("text") == "Language" and form.labels["ai"].cget("text") == "Computer player"
+    assert ttk.Style(form.root).theme_use() != "default"
+    # the computer's fields wait until a computer plays
+    assert form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
+    assert form.time_entry.instate(["disabled"])
+    form.who_var.set("ai")
+    form._enable()
+    assert not form.ai_menu.instate(["disabled"]) and form.own_entry.instate(["disabled"])
+    # black picks the board: the usual one first, other sizes, the shaped boards
+    assert form.shape_var.get() == "8x8" and "Heart (8x8 with holes)" in form.shape_menu.cget("values")
+    form.lang_var.set("ja")
+    form._relabel()
+    assert form.start_button.cget("text") == "開始" and form.root.title() == "伝言台オセロ: 新しい対局"
+    assert form.shape_var.get() == "8×8" and "ハート（穴のある 8×8）" in form.shape_menu.cget("values")
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "essay.txt").write_text("mine")
+    form.board_var.set(str(tmp_path / "mine"))
+    form.start_button.invoke()
+    assert "essay.txt" in form.error.cget("text") and form.result is None
+    form.board_var.set(str(tmp_path / "b"))
+    form.ai_var.set("table - x")
+    form.shape_var.set("ハート（穴のある 8×8）")
+    form.start_button.invoke()
+    assert form.result == start.Choices(lang="ja", board=str(tmp_path / "b"), colour="black", ai="table",
+                                        size=None, shape="Heart", time=1.0, gui=True)
+    assert form.result.argv()[-3:] == ["--shape", "Heart", "--gui"]
+    form = start.StartForm("en")        # white takes black's board, or requires a size
+    form.build()
+    form.colour_var.set("white")
+    form._colour_chosen()
+    assert form.shape_var.get() == "the one black proposes"
+    form.board_var.set(str(tmp_path / "b"))
+    form.start_button.invoke()
+    assert form.result == start.Choices(lang="en", board=str(tmp_path / "b"), colour="white", size=None,
+                                        gui=True)
 
 
 def test_black_is_offered_the_shaped_boards_at_the_terminal(tmp_path):
@@ -231,3 +236,29 @@ def test_an_unfinished_game_on_the_board_is_offered_before_the_board_is_asked(tm
     c = start.ask_terminal(lambda prompt: said.append(prompt) or next(answers), said.append)
     assert "途中の対局があります: Ann（黒）対 Bob（白）" in "\n".join(said)
     assert c.new and c.argv()[-3:] == ["--size", "10", "--new"], c.argv()
+    # next time the new game is the unfinished one: the command resumes it, never closes it again
+    assert "--new" not in c.command() and c.command().endswith("--size 10")
+
+
+def test_the_window_form_goes_on_with_an_unfinished_game_or_closes_it_when_asked(tmp_path, monkeypatch, display):
+    from engine import Shape
+    from peer.record import Record, Records
+    from peertools import board_folder
+    board = board_folder(tmp_path / "b")
+    Records(board).save(Record(id="g-1", size=8, shape=Shape.named("Heart").code(), black="Ann", white="Bob",
+                               moves="f5d6", status="playing"))
+    monkeypatch.setenv("DISPLAY", display)
+    form = start.StartForm("en")
+    form.build()
+    form.board_var.set(str(board))
+    form.shape_var.set("10x10")
+    form.start_button.invoke()
+    assert form.result.resume and not {"--size", "--shape", "--new"} & set(form.result.argv())
+    form = start.StartForm("en")
+    form.build()
+    form.board_var.set(str(board))
+    form.shape_var.set("10x10")
+    form.new_var.set(True)
+    form.start_button.invoke()
+    assert form.result.new and form.result.argv()[-4:] == ["--size", "10", "--new", "--gui"], form.result.argv()
+    assert "--new" not in form.result.command()

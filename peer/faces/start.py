@@ -67,7 +67,9 @@ class Choices:
         return out
 
     def command(self) -> str:
-        return shlex.join([*self.program.split(), *self.argv()])
+        """The command that does the same next time: without ``--new`` (the game this start makes
+        is the board's unfinished game then, resumed, not closed again)."""
+        return shlex.join([*self.program.split(), *(a for a in self.argv() if a != "--new")])
 
 
 def _option(name: str, value: str) -> list[str]:
@@ -172,10 +174,15 @@ def unfinished_game(board: str, lang: str = "en") -> str:
     from comm.text import visible
     from ..record import PLAYING, Records
     from .plain import Screen
+    from comm.message import SecretProblem, load_secret
+    try:
+        secret = load_secret()      # (CARDSTAND_SECRET: a record not signed with it is not offered)
+    except SecretProblem:
+        secret = None
     try:
         if not Path(board).is_dir():
             return ""
-        rec = Records(board).current()
+        rec = Records(board, secret).current()
         if rec is None or rec.status != PLAYING or not rec.moves:
             return ""
         shape = rec.board()
@@ -402,6 +409,10 @@ class StartForm:
         self.time_entry = ttk.Entry(frame, textvariable=self.time_var, width=8)
         self.time_entry.grid(row=row, column=1, sticky="w")
         row += 1
+        self.new_var = tk.BooleanVar(root, False)
+        self.new_check = ttk.Checkbutton(frame, variable=self.new_var)
+        self.new_check.grid(row=row, column=1, columnspan=2, sticky="w", pady=(4, 0))
+        row += 1
         self.error = ttk.Label(frame, foreground="#c62828", anchor="w", justify="left", wraplength=520)
         self.error.grid(row=row, column=0, columnspan=3, sticky="ew", pady=(8, 0))
         row += 1
@@ -429,6 +440,7 @@ class StartForm:
         self.browse_board.configure(text=word("browse", L))
         self.browse_own.configure(text=word("browse", L))
         self.start_button.configure(text=word("start", L))
+        self.new_check.configure(text=word("form_new", L))
         self.cancel_button.configure(text=word("cancel", L))
         self._boards_shown()
         self._enable()
@@ -514,6 +526,9 @@ class StartForm:
                 return None, problem
             c.ai = own_spec(self.own_var.get())
         c.size, c.shape = self._board_chosen()
+        if unfinished_game(c.board, L):     # (the board's unfinished game goes on, or is closed)
+            c.new = bool(self.new_var.get())
+            c.resume = not c.new
         if c.ai is not None:
             t = parse_time(self.time_var.get())
             if t is None:

@@ -549,6 +549,8 @@ TEXTS = {
     "start_form_size_n": ("{n}x{n}", "{n}×{n}"),
     "start_form_shape_n": ("{name} (8x8 with holes)", "{name}（穴のある 8×8）"),
     "start_form_start_n": ("{name} (8x8, its own start)", "{name}（8×8、独自の初期配置）"),
+    "start_form_new": ("An unfinished game on this board folder: close it and start a new one (else it goes on)",
+                       "この伝言台の途中の対局を中断して新しく始める（しなければ続きを打ちます）"),
     "start_form_blacks": ("the one black proposes", "黒が決める盤"),
     "start_start": ("Start", "開始"),
     "start_cancel": ("Cancel", "やめる"),
