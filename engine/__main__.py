@@ -139,7 +139,9 @@ def cmd_move(args: argparse.Namespace) -> int:
         if len(request) > MAX_REQUEST:
             raise ValueError(f"the request on stdin is longer than {MAX_REQUEST} characters")
         position = oneshot.parse_request(request)
-        ai = strategies.get(args.ai, threads=args.threads)
+        # (one's own AI loads within the move's time: a slow one's move is the greedy player's)
+        ai = strategies.get(args.ai, threads=args.threads,
+                            load_limit=max(0.01, args.time - (time.monotonic() - STARTED)))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -173,12 +173,13 @@ class Own:
     is still loading is the fallback's too), the ``fallback``'s move is played and ``problem``
     says why ('' after a good move; ``problems`` counts them).
 
-    Making one loads the file and makes the class at once (waiting up to ``LOAD_LIMIT`` s):
+    Making one loads the file and makes the class at once (waiting up to ``LOAD_LIMIT`` s, or
+    ``load_limit``: then one that is still loading plays its first move late, the fallback's meanwhile):
     ``StrategyError`` says why it cannot.  ``memory_mb``: the process's memory limit (None: the
     ``CARDSTAND_AI_MEMORY`` variable, else ``MEMORY_MB``; 0: none)."""
 
     def __init__(self, spec: str, fallback: Any, options: Optional[dict[str, Any]] = None,
-                 memory_mb: Optional[int] = None) -> None:
+                 memory_mb: Optional[int] = None, load_limit: Optional[float] = None) -> None:
         self.spec = spec
         self.fallback = fallback
         self.options = {k: v for k, v in (options or {}).items() if isinstance(v, (int, float, str, bool))}
@@ -194,10 +195,12 @@ class Own:
         self._replies: Optional["queue.Queue[Optional[dict[str, Any]]]"] = None
         self._ready = False
         self._spawn()
-        self._await_ready(LOAD_LIMIT)
-        if not self._ready:
+        self._await_ready(LOAD_LIMIT if load_limit is None else min(LOAD_LIMIT, load_limit))
+        if not self._ready and load_limit is None:
             self.close()
             raise StrategyError(f"{self.spec}: did not load within {LOAD_LIMIT:g} s")
+        # (with ``load_limit``: a one-shot move's whole time; the move asked now is the fallback's
+        # if the strategy has not loaded by then, said so)
 
     # -- the child ---------------------------------------------------------------------------
     def _spawn(self) -> None:
@@ -311,7 +314,7 @@ class Own:
             except StrategyError as e:
                 return PASS, f"cannot be started again: {e}"
             if not self._ready:
-                return PASS, f"still loading after it was started again (it took over {limit:.3g} s)"
+                return PASS, f"still loading: not ready within the move's {limit:.3g} s"
         assert self._proc is not None and self._proc.stdin is not None
         left = max(limit - (time.monotonic() - started), 0.0)
         request = {"pos": [position.size, position.player, position.opponent, position.turn, position.holes],

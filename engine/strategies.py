@@ -781,6 +781,7 @@ def get(name: str, **options: Any) -> Strategy:
     or a name an installed package announces: ``engine.loader``); ``options`` go to its constructor.
     ``threads`` goes only to strategies that search on several threads (``best``): the others
     search on one.  ``ValueError`` (``loader.StrategyError`` for one's own) says why not."""
+    load_limit = options.pop("load_limit", None)     # (one's own: seconds its file may take to load here)
     cls = STRATEGIES.get(name.lower()) if isinstance(name, str) else None
     if cls is None:
         from . import loader   # only for one's own: it costs a one-shot move's start-up some 10 ms
@@ -789,7 +790,7 @@ def get(name: str, **options: Any) -> Strategy:
         if not loader.is_spec(name) and name.lower() not in {ep.name.lower() for ep in loader.announced()}:
             raise loader.StrategyError(f"unknown AI {name!r}; choose from {', '.join(names())}, or FILE.py:CLASS")
         options.pop("threads", None)
-        return cast(Strategy, loader.Own(name, Greedy(), options))
+        return cast(Strategy, loader.Own(name, Greedy(), options, load_limit=load_limit))
     if "threads" in options and (options["threads"] is None or not uses_threads(name)):
         del options["threads"]
     return cls(**options)
