@@ -547,8 +547,9 @@ class Window(Face):
 
     def _passed(self, v: View) -> str | None:
         """A pass announced: the text while a pass is one of the last two plies (the player
-        who passed sees it on their next turn), else None."""
-        for ply in range(len(v.moves), max(0, len(v.moves) - 2), -1):
+        who passed sees it on their next turn; in a replay, only the ply just shown), else None."""
+        back = 1 if self.mode == "replay" else 2
+        for ply in range(len(v.moves), max(0, len(v.moves) - back), -1):
             if v.moves[ply - 1] == PASS:
                 return self.t("gui_passed", colour=self.colour_name(BLACK if ply % 2 else WHITE))
         return None
