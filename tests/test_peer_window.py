@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from engine import BLACK, Game, Shape, notation
+from engine import BLACK, PASS, Game, Shape, notation
 from peer.record import Record, Records
 from peertools import ROOT, board_folder, player
 from windowtools import Driven, start_display
@@ -474,3 +474,14 @@ def test_a_small_window_gives_the_board_the_space(tmp_path, display):
         replay.kill()
         w.terminate()
         w.communicate(timeout=30)
+
+
+def test_a_replay_announces_a_pass_on_the_pass_only():
+    """A replay repeated a pass's words on the ply after it (play keeps them a ply longer, for the
+    side that passed to see)."""
+    from types import SimpleNamespace
+    from peer.faces.window import Window
+    played, after = SimpleNamespace(moves=[19, 18, PASS]), SimpleNamespace(moves=[19, 18, PASS, 17])
+    replay, play = Window("en", mode="replay"), Window("en", mode="play")
+    assert replay._passed(played) and play._passed(played)
+    assert replay._passed(after) is None and play._passed(after)
