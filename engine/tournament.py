@@ -238,13 +238,12 @@ def print_table(table: dict[str, Row], results: list[GameResult], stream: TextIO
                      f"{100 * r['score']:5.1f}% {r['discs'] / max(1, r['games']):+10.1f} "
                      f"{r['elo']:+6.0f} ±{r['elo_err']:3.0f}\n")
     stream.write("pairs (wins-draws-losses of the row against the column):\n")
-    stream.write(" " * w + "".join(f"{shown[n][:10]:>11s}" for n in names) + "\n")
+    grid = {(a, b): (lambda v: f"{v[0]}-{v[1]}-{v[2]}" if v else "-")(table[a]["vs"].get(b))
+            for a in names for b in names}
+    cell = max(10, max(len(c) for c in grid.values())) + 1     # (a cell never runs into the next)
+    stream.write(" " * w + "".join(f"{shown[n][:cell - 1]:>{cell}s}" for n in names) + "\n")
     for a in names:
-        cells = []
-        for b in names:
-            v = table[a]["vs"].get(b)
-            cells.append(f"{v[0]}-{v[1]}-{v[2]}" if v else "-")
-        stream.write(f"{shown[a]:{w}s}" + "".join(f"{c:>11s}" for c in cells) + "\n")
+        stream.write(f"{shown[a]:{w}s}" + "".join(f"{grid[a, b]:>{cell}s}" for b in names) + "\n")
     instead: dict[str, int] = {}
     said: dict[str, str] = {}
     for game in results:

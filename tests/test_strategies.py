@@ -138,3 +138,17 @@ def test_tournament_command_prints_a_table_and_saves_games(tmp_path, capsys):
     from engine.tournament import elo
     e, err = elo(0.5, 100)
     assert abs(e) < 1e-9 and 60 < err < 80
+
+
+def test_the_crosstable_keeps_its_columns_apart_whatever_the_counts():
+    """Counts of four digits ran into the next column ("1662-42-2961647-63-290")."""
+    import io
+    from engine import tournament
+    row = {"games": 4000, "wins": 1, "draws": 1, "losses": 1, "score": 0.5, "discs": 0, "elo": 0.0, "elo_err": 9.0}
+    table = {"table": dict(row, vs={"greedy": (1662, 42, 296)}), "greedy": dict(row, vs={"table": (296, 42, 1662)})}
+    out = io.StringIO()
+    tournament.print_table(table, [], out)
+    lines = out.getvalue().splitlines()
+    grid = lines[lines.index("pairs (wins-draws-losses of the row against the column):") + 1:][:3]
+    assert " 1662-42-296" in grid[1] or " 1662-42-296" in grid[2], grid
+    assert all(" 296-42-1662" in g or " 1662-42-296" in g for g in grid[1:]), grid
