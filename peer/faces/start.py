@@ -341,6 +341,10 @@ class StartForm:
         style = ttk.Style(root)
         if style.theme_use() == "default" and "clam" in style.theme_names():
             style.theme_use("clam")     # (X11's default theme is the 1990s one; Windows and macOS keep theirs)
+            # (clam greys only a disabled field's arrow: its text and background too, so that it
+            # reads as not in use)
+            for kind in ("TCombobox", "TEntry"):
+                style.map(kind, foreground=[("disabled", "#8a8a8a")], fieldbackground=[("disabled", "#e6e6e6")])
         self.lang_var = tk.StringVar(root, self.lang)
         self.board_var = tk.StringVar(root, str(Path("cardstand").resolve()))
         self.colour_var = tk.StringVar(root, "black")
