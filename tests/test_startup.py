@@ -63,7 +63,7 @@ def test_a_one_shot_move_counts_its_start_up_in_its_time(monkeypatch, capsys):
         def next_move(self, position, time_limit=None):
             given.append(time_limit)
             return super().next_move(position, time_limit)
-    monkeypatch.setattr(strategies, "get", lambda name, threads=None: Clocked())
+    monkeypatch.setattr(strategies, "get", lambda name, threads=None, load_limit=None: Clocked())
     request = "1\n4\n0 0 0 0\n0 -1 1 0\n0 1 -1 0\n0 0 0 0\n"
     for started, limit in ((time.monotonic() - 0.4, 1.0), (time.monotonic() - 5.0, 1.0)):
         monkeypatch.setattr(cli, "STARTED", started)
