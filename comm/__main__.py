@@ -1,13 +1,12 @@
 """Command line: ``python -m comm {status,echo,serve,bench}``."""
 import argparse
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
 from .board import Board, InvalidArgument, check_name, load_secret
-from .cliargs import number, seconds, whole
+from .cliargs import number, program, seconds, whole
 from .text import visible
 
 
@@ -137,14 +136,9 @@ def _share(text: str) -> str:
     return text
 
 
-
-def _program(command: str, module: str) -> str:
-    """How the person started this: the installed ``cardstand-comm`` or ``python -m comm``."""
-    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
-
 def parser() -> argparse.ArgumentParser:
     """The parser of ``python -m comm`` and its subcommands."""
-    ap = argparse.ArgumentParser(prog=_program("cardstand-comm", "python -m comm"), description="The message board (伝言台).",
+    ap = argparse.ArgumentParser(prog=program("cardstand-comm", "python -m comm"), description="The message board (伝言台).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m comm status --board cardstand\n"
                                         "  python -m comm bench\n"

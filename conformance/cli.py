@@ -18,12 +18,13 @@ import argparse
 import logging
 import shlex
 import signal
-import os
 import sys
 import tempfile
 from pathlib import Path
 from types import FrameType
 from typing import Sequence
+
+from comm.cliargs import program
 
 from .runner import JOBS, PROFILES, run
 
@@ -39,14 +40,9 @@ def _jobs(text: str) -> int:
     return n
 
 
-
-def _program(command: str, module: str) -> str:
-    """How the person started this: the installed ``cardstand-kit`` or ``python -m conformance``."""
-    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (0: all passed, 1: a failure, 2: cannot start)."""
-    ap = argparse.ArgumentParser(prog=_program("cardstand-kit", "python -m conformance"), description=__doc__,
+    ap = argparse.ArgumentParser(prog=program("cardstand-kit", "python -m conformance"), description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peer", required=True, metavar="CMD", help="the implementation's command")
     ap.add_argument("--player", metavar="CMD",

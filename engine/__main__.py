@@ -9,7 +9,7 @@ STARTED = time.monotonic()   # move: its --time counts from here, the start-up a
 
 from . import backend
 from .backend import Core
-from .cliargs import number, output_file, seconds, whole
+from .cliargs import number, output_file, program, seconds, whole
 from .options import shape_option, size_option, threads_option
 from .position import Position
 from .shape import Shape
@@ -459,16 +459,11 @@ COMMANDS: dict[str, Command] = {   # name: (help line, its options, what it runs
 }
 
 
-
-def _program(command: str, module: str) -> str:
-    """How the person started this: the installed ``cardstand-engine`` or ``python -m engine``."""
-    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
-
 def parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser of ``python -m engine`` and its subcommands.  With ``command`` (one of
     ``COMMANDS``) only that subcommand gets its options, so that a one-shot ``move`` imports
     neither the tournament nor the book builder; the others are still listed."""
-    ap = argparse.ArgumentParser(prog=_program("cardstand-engine", "python -m engine"), description="The Othello engine: rules, search, "
+    ap = argparse.ArgumentParser(prog=program("cardstand-engine", "python -m engine"), description="The Othello engine: rules, search, "
                                  "solver and tools (no board folder, no game between processes).",
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="examples:\n  python -m engine info\n"

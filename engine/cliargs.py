@@ -14,6 +14,7 @@ import argparse
 import math
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -91,3 +92,8 @@ def output_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"cannot write {_shown(text)}: permission denied")
     return text
 
+
+def program(command: str, module: str) -> str:
+    """How the person started this command: the installed ``command`` (``cardstand-engine``) when
+    that is what ran, else ``module`` (``python -m engine``): for its usage line."""
+    return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
