@@ -446,7 +446,7 @@ def _read_replies(proc: "subprocess.Popen[bytes]", out: "queue.Queue[Optional[di
 
 def _illegal(position: Position, move: object) -> str:
     if isinstance(move, bool) or not isinstance(move, int):
-        return f"next_move returned {_short(move)}, not a square index"
+        return f"next_move returned {brief(move)}, not a square index"
     if move == PASS:
         return "" if not position.legal_moves_mask() else "it passed with a legal move to play"
     if not 0 <= move < position.size * position.size:
@@ -456,11 +456,12 @@ def _illegal(position: Position, move: object) -> str:
     return ""
 
 
-def _short(value: object) -> str:
+def brief(value: object) -> str:
+    """``value`` shown in a message about what someone's code returned: its ``repr``, cut short."""
     try:
         s = repr(value)
     except Exception:       # noqa: BLE001 - a huge int (over 4300 digits), a __repr__ that raises
-        return f"a {type(value).__name__}"
+        return "a number too long to show" if isinstance(value, int) else f"a {type(value).__name__}"
     return s if len(s) <= 40 else s[:37] + "..."
 
 
@@ -472,7 +473,7 @@ def answer(position: Position, move: object) -> dict[str, Any]:
     try:
         m = int(operator.index(move))    # type: ignore[arg-type]
     except Exception:       # noqa: BLE001 - whatever it returned
-        return {"error": f"next_move returned {_short(move)}, not a square index"}
+        return {"error": f"next_move returned {brief(move)}, not a square index"}
     if m != PASS and not 0 <= m < position.size * position.size:
         shown = m if -10 ** 9 < m < 10 ** 9 else "a number"
         return {"error": f"next_move returned {shown}, off the {position.size}x{position.size} board"}

@@ -32,6 +32,7 @@ import operator
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from .loader import brief
 from .notation import PASS, parse_square, square_name
 from .position import BLACK, Position
 from .strategies import Strategy
@@ -87,7 +88,7 @@ class Board:
         not the last column here)."""
         n = self.size
         if not (_whole(x) and _whole(y) and 0 <= x < n and 0 <= y < n):
-            raise ValueError(f"({_short(x)}, {_short(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
+            raise ValueError(f"({brief(x)}, {brief(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
         return self.rows[y][x]
 
     def after(self, move: "Move | str | tuple[int, int] | int") -> "Board":
@@ -105,14 +106,14 @@ class Board:
         if isinstance(move, tuple) and len(move) == 2 and all(_whole(v) for v in move):
             x, y = (operator.index(v) for v in move)
             if not (0 <= x < n and 0 <= y < n):
-                raise ValueError(f"({_short(x)}, {_short(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
+                raise ValueError(f"({brief(x)}, {brief(y)}) is off the {n}x{n} board: x and y go from 0 to {n - 1}")
             return y * n + x
         if _whole(move):
             square = operator.index(move)       # type: ignore[arg-type]
             if square != PASS and not 0 <= square < n * n:
-                raise ValueError(f"square {_short(square)} is off the {n}x{n} board (0 to {n * n - 1})")
+                raise ValueError(f"square {brief(square)} is off the {n}x{n} board (0 to {n * n - 1})")
             return square
-        raise ValueError(f"{_short(move)} is not a move: give a Move, a name like 'd3', (x, y) or a square number")
+        raise ValueError(f"{brief(move)} is not a move: give a Move, a name like 'd3', (x, y) or a square number")
 
     def __str__(self) -> str:
         return "\n".join(self.rows)
@@ -127,14 +128,6 @@ def _whole(value: object) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _short(value: object) -> str:
-    try:
-        text = repr(value)
-    except Exception:       # noqa: BLE001 - a huge int, a __repr__ that raises
-        return "a number too long to show" if isinstance(value, int) else f"a {type(value).__name__}"
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class SimpleAI(Strategy):
