@@ -138,7 +138,8 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
             if rec and key != shown:
                 named = on_board(screen, rec) if not shown or shown[0] != rec.id else ""   # once a game
                 shown = key                 # (read again only when it changes)
-                view = record_view(rec, rec.game())
+                game = rec.game()
+                view = record_view(rec, game)
                 moved = f"   #{len(view.moves)} {move_line(screen, view)}" if view.moves else ""
                 screen.line("")
                 screen.line(f"{visible(rec.black, 64)} ({screen.t('black')}) - {visible(rec.white, 64)} "
@@ -146,7 +147,7 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
                 draw_record(screen, view)
                 # an abandoned game is followed by the new one (D1); any other status but playing ends
                 if until_over and rec.status != PLAYING and rec.status != "abandoned":
-                    screen.tell(end_event(rec, rec.game()))     # (who won, as a player's screen says it)
+                    screen.tell(end_event(rec, game))     # (who won, as a player's screen says it)
                     return 0
             if timeout is not None and time.monotonic() - start > timeout:
                 return 1
