@@ -191,8 +191,7 @@ class Screen:
         board = named_board(board)
         if board.name not in builtin():
             return self.t("board_own", size=n)
-        name = texts.SHAPE_NAMES_JA.get(board.name, board.name) if self.lang == "ja" and board.name in builtin() \
-            else visible(board.name, 60)
+        name = texts.SHAPE_NAMES_JA.get(board.name, board.name) if self.lang == "ja" else board.name
         return self.t("board_named" if board.holes else "board_named_start", name=name, size=n)
 
     def words(self, event: Event) -> dict[str, Any]:
