@@ -8,6 +8,7 @@ type next time is shown.  A script (no terminal) never sees a question.
 """
 from __future__ import annotations
 
+import io
 import os
 import shlex
 from dataclasses import dataclass
@@ -15,10 +16,14 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from comm.adopt import unfit_for_a_board
+from comm.message import SecretProblem, load_secret
+from comm.text import visible
 from engine import Shape, check_size, strategies
 from engine.shape import ShapeError, names as shape_names
 
+from ..record import PLAYING, Records
 from . import texts
+from .plain import Screen
 
 # (name, English, Japanese): the built-in players offered, weakest first
 LADDER = (("random", "any legal move: the easiest", "ランダムに打つ（いちばん弱い）"),
@@ -121,37 +126,29 @@ def parse_board_kind(text: str) -> Optional[str]:
 def parse_shape(text: str) -> Optional[str]:
     """A shaped board: its number in ``shape_names()``, a built-in name, or a picture file (made
     whole from the folder the screen was started in); None when it is none of them."""
+    return shape_answer(text)[0]
+
+
+def shape_answer(text: str) -> tuple[Optional[str], str]:
+    """(the board ``text`` names, as ``parse_shape``; or None and what is wrong with the picture
+    file it names, '' when it names none)."""
     t = text.strip()
     names = shape_names()
     number = _number(t, len(names))
     if number is not None:
-        return names[number - 1]
+        return names[number - 1], ""
     if not t or t.isdigit() or len(t) > 1024 or not t.isprintable():
-        return None
+        return None, ""
     try:
-        return Shape.named(t).name
+        return Shape.named(t).name, ""
     except ShapeError:
         pass
     path = os.path.expanduser(t)
     try:
-        if Path(path).is_file():
-            Shape.load(path)
-            return str(Path(path).absolute())
-    except (OSError, ValueError, ShapeError):      # (a name too long for the system, a bad picture)
-        return None
-    return None
-
-
-def shape_problem(text: str) -> str:
-    """What is wrong with a picture file given as a board ('' when ``text`` names no file)."""
-    path = os.path.expanduser(text.strip())
-    if not text.strip() or not any(c in text for c in "/\\.") or len(path) > 1024 or not path.isprintable():
-        return ""
-    try:
         Shape.load(path)
-    except (ShapeError, OSError, ValueError) as e:
-        return str(e)
-    return ""
+    except (OSError, ValueError, ShapeError) as e:     # (no such file, a name too long, a bad picture)
+        return None, str(e) if any(c in t for c in "/\\.") else ""     # (only for what reads as a file)
+    return str(Path(path).absolute()), ""
 
 
 def shape_menu(lang: str) -> list[str]:
@@ -170,11 +167,6 @@ def unfinished_game(board: str, lang: str = "en") -> str:
     """The unfinished game on the board folder ``board`` in a few words, in ``lang`` (its players,
     board and next move), or '' when there is none (or its record cannot be used: the game says
     why)."""
-    import io
-    from comm.text import visible
-    from ..record import PLAYING, Records
-    from .plain import Screen
-    from comm.message import SecretProblem, load_secret
     try:
         secret = load_secret()      # (CARDSTAND_SECRET: a record not signed with it is not offered)
     except SecretProblem:
@@ -290,11 +282,10 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
                 for line in shape_menu(L):
                     say(line)
                 while True:
-                    text = _line(ask, f"{word('shape', L)}: ")
-                    c.shape, c.size = parse_shape(text), None
+                    (c.shape, problem), c.size = shape_answer(_line(ask, f"{word('shape', L)}: ")), None
                     if c.shape is not None:
                         break
-                    say(shape_problem(text) or word("bad_shape", L))
+                    say(problem or word("bad_shape", L))
         if c.ai is not None:
             c.time = _ask(ask, say, L, "time", "1", parse_time, "bad_time")
     except EOFError:
