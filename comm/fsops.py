@@ -73,16 +73,19 @@ class Root(RootBase[H]):
     ``make_root``."""
 
     _registry: dict[str, "Root[Any]"] = {}
+    _looks: dict[str, "Root[Any]"] = {}
     _registry_lock = threading.Lock()
 
     @classmethod
-    def for_folder(cls, folder: str | os.PathLike[str]) -> "Root[Any]":
-        """The ``Root`` of ``folder`` (shared: the path helpers below find it by path)."""
+    def for_folder(cls, folder: str | os.PathLike[str], readonly: bool = False) -> "Root[Any]":
+        """The ``Root`` of ``folder`` (shared: the path helpers below find it by path).
+        ``readonly``: a Root of its own that only looks (never writes, heals or sets aside)."""
         key = os.path.abspath(folder)
         with cls._registry_lock:
-            r = cls._registry.get(key)
+            registry = cls._looks if readonly else cls._registry
+            r = registry.get(key)
             if r is None:
-                r = cls._registry[key] = make_root(folder, guarded=True)
+                r = registry[key] = make_root(folder, guarded=True, readonly=readonly)
             return r
 
     # -- finding the Root of a path (for the path helpers) -----------------------------------
@@ -265,10 +268,10 @@ class PortableRoot(Root[str]):
         with self._dir(rel) as h:
             return os.open(h, os.O_RDONLY)
 
-def make_root(folder: str | os.PathLike[str], guarded: bool = False) -> "Root[Any]":
+def make_root(folder: str | os.PathLike[str], guarded: bool = False, readonly: bool = False) -> "Root[Any]":
     """A ``Root`` of ``folder`` for this platform: ``DirFdRoot`` where ``USE_DIR_FD``, else
     ``PortableRoot``.  Code that shares a folder's ``Root`` uses ``Root.for_folder``."""
-    return DirFdRoot(folder, guarded) if USE_DIR_FD else PortableRoot(folder, guarded)
+    return (DirFdRoot if USE_DIR_FD else PortableRoot)(folder, guarded, readonly)
 
 
 # -- the path-taking helpers (kept for their callers; safe below a registered Root) -------------

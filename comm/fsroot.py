@@ -147,8 +147,11 @@ class RootBase(ABC, Generic[H]):
     MARKER = "cardstand.board"
     IDENTITY = "cardstand.id"       # F2b: the board's identity, written once
 
-    def __init__(self, folder: str | os.PathLike[str], guarded: bool = False) -> None:
+    def __init__(self, folder: str | os.PathLike[str], guarded: bool = False, readonly: bool = False) -> None:
         self.folder = Path(folder)
+        # a look only (a lobby, a watcher): nothing is written, made again or set aside; what a
+        # writer would heal is read as missing or refused
+        self.readonly = readonly
         # a board folder (``for_folder``): nothing is created directly in it while its marker
         # is missing, except by ``founding`` (Init)
         self.guarded = guarded
@@ -248,6 +251,8 @@ class RootBase(ABC, Generic[H]):
     def _guard(self) -> None:
         """Before a write (in a batch): the folder still is the board joined (F2b), checked
         once per outermost batch, so that nothing is ever written into another board."""
+        if self.readonly:
+            raise PermissionError(errno.EROFS, "a read-only look at the board: nothing is written", str(self.folder))
         t = self._tls
         expected = getattr(t, "expected", _UNSET)
         expected = self.identity if expected is _UNSET else expected
@@ -320,7 +325,7 @@ class RootBase(ABC, Generic[H]):
                 try:
                     return self._open_sub(ph, name, rel)
                 except FileNotFoundError:
-                    if healed or not remake or rel not in self.REMAKE:
+                    if healed or not remake or rel not in self.REMAKE or self.readonly:
                         raise
                     if not parent:
                         self._check_marked(ph)
@@ -331,7 +336,7 @@ class RootBase(ABC, Generic[H]):
                     except FileExistsError:
                         pass
         except NotRegular as e:
-            if healed or e.filename != rel or not self._fixed(rel):
+            if healed or e.filename != rel or not self._fixed(rel) or self.readonly:
                 raise
             self._heal(rel)
         return self._open_dir(rel, healed=True)
@@ -727,7 +732,9 @@ class RootBase(ABC, Generic[H]):
     def set_aside(self, rel: str, why: Why) -> bool:
         """Move ``rel`` (whatever it is: a link is moved itself) into ``trash/``, with a log
         line, and tells every ``AsideNews`` (``aside_news``).  Falls back to removing it.  True when
-        it is gone from ``rel``."""
+        it is gone from ``rel``.  A read-only look sets nothing aside (False)."""
+        if self.readonly:
+            return False
         token = new_token()
         flat = rel.replace("/", "-")
         with self._batch:

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal, NoReturn
+from typing import IO, TYPE_CHECKING, Any, Callable, Literal, NoReturn
 
 import comm
 from comm.adopt import why_unfit
@@ -29,7 +29,9 @@ from .protocol import NAME_LIMIT
 from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
 from . import installed, samples
-from .session import Session
+from .session import MOVED, Session
+from .tables import Seating, ShareError, check_share, table_folder
+from .view import View
 
 if TYPE_CHECKING:
     from .faces.window import Window
@@ -78,9 +80,15 @@ def play_parser(colour: str | None = None) -> argparse.ArgumentParser:
     if colour is None:
         ap.add_argument("--color", "--colour", choices=["black", "white"], required=True,
                         help="which side this process plays")
-    ap.add_argument("--board", default="cardstand", metavar="DIR",
-                    help="the board folder both players share (default ./cardstand); "
-                         "on a network share use a subfolder, not the share's root")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--board", default=None, metavar="DIR",
+                       help="the board folder both players share (default ./cardstand); "
+                            "on a network share use a subfolder, not the share's root")
+    where.add_argument("--share", metavar="DIR",
+                       help="a class's shared folder of tables (each table a board folder in it): sit at "
+                            "the first table waiting for this colour, or make one (see 'lobby')")
+    ap.add_argument("--table", metavar="NAME",
+                    help="with --share: sit at this table (made if it is not there)")
     who = ap.add_mutually_exclusive_group()
     who.add_argument("--ai", metavar="NAME",
                      help=f"a computer plays this side: {', '.join(strategies.names())}, or your "
@@ -160,7 +168,11 @@ def play(argv: list[str], colour: str | None = None) -> int:
             raise Explained("time_twice")
         if args.name is not None and len(args.name) > NAME_LIMIT:
             raise Explained("name_too_long", n=len(args.name), limit=NAME_LIMIT)
-        unfit = _unfit(args.board)
+        if args.table is not None and args.share is None:
+            raise Explained("table_without_share")
+        seating: Seating | None = None
+        args.board = _board(args)
+        unfit = _unfit(args.board) if args.share is None or args.table is not None else None
         if unfit:
             screen.say("cannot_play", reason=screen.reason(unfit))
             return 2
@@ -183,6 +195,13 @@ def play(argv: list[str], colour: str | None = None) -> int:
     secret = _load_secret(args, screen)
     if secret is False:
         return 2
+    if args.share is not None and args.table is None:
+        try:
+            seating = Seating(Path(args.share), BLACK if colour == "black" else WHITE, secret)
+            args.board = str(seating.first())
+        except ShareError as e:
+            screen.say("cannot_play", reason=screen.reason(e))
+            return 2
     patience = args.patience if args.patience else (None if isinstance(player, Human) else 120.0)
     face: Face | None = None       # (None: plain lines, on ``screen``)
     if args.gui:
@@ -193,10 +212,14 @@ def play(argv: list[str], colour: str | None = None) -> int:
     elif live:
         from .faces.live import LiveScreen
         face = LiveScreen(lang, wants_colour(args.no_color), human=player.kind == "human")
-    session = Session(args.board, BLACK if colour == "black" else WHITE, player, face or screen,
-                      name=args.name, size=args.size, shape=shape, new=args.new, patience=patience,
-                      stats=args.stats, classic_after=args.classic_after, secret=secret,
-                      take_over=args.take_over)
+    def at(board: str) -> Session:
+        if args.share is not None:
+            (face or screen).say("at_table", table=Path(board).name, share=visible(args.share, 200))
+        return Session(board, BLACK if colour == "black" else WHITE, player, face or screen,
+                       name=args.name, size=args.size, shape=shape, new=args.new, patience=patience,
+                       stats=args.stats, classic_after=args.classic_after, secret=secret,
+                       take_over=args.take_over, seating=seating)
+    session = Seated(at(args.board), at, seating)
     if face is None:
         if reads:
             player.lines = LineInput()
@@ -215,6 +238,38 @@ def play(argv: list[str], colour: str | None = None) -> int:
                     pass
     player.lines = face.lines
     return face.run(session.run, session.view)
+
+
+def _board(args: argparse.Namespace) -> str:
+    """Where the player sits: ``--board`` (default ./cardstand), or with ``--share`` and ``--table``
+    that table's folder; with ``--share`` alone the share (a table is chosen once the secret is
+    known: ``Seating``).  ``ShareError`` (a ValueError) for a share or table name that cannot be used."""
+    if args.share is None:
+        return str(args.board or "cardstand")
+    share = check_share(args.share)
+    return str(table_folder(share, args.table)) if args.table is not None else str(share)
+
+
+class Seated:
+    """The session of a player and, when ``--share`` seated it, the next one each time it moves to
+    another table (``peer.session.MOVED``): one ``run`` and ``view`` for the faces."""
+
+    def __init__(self, first: Session, at: "Callable[[str], Session]", seating: "Seating | None") -> None:
+        self.session, self.at, self.seating = first, at, seating
+
+    def run(self) -> int:
+        while True:
+            code = self.session.run()
+            if code != MOVED or self.seating is None:
+                return code
+            try:
+                self.session = self.at(str(self.seating.next()))
+            except ShareError as e:
+                self.session.tell.say("cannot_play", reason=e.reason)
+                return 2
+
+    def view(self) -> View:
+        return self.session.view()
 
 
 def _unfit(board: str) -> Reason | None:
@@ -270,6 +325,39 @@ def watch(argv: list[str]) -> int:
             return 2
         return watch_window(board, window, until_over=args.until_over, secret=secret)
     return follow(board, screen, until_over=args.until_over, secret=secret)
+
+
+def lobby(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(
+        prog=f"{installed.peer_command()} lobby",
+        description="The tables of a class's shared folder (each table a board folder in it), live: who waits, "
+                    "who plays, how games ended; from there watch a game or replay it. Looking writes nothing.",
+        epilog="Players sit at the share's tables with --share DIR (the first table waiting for their colour, "
+               "or a new one) or --share DIR --table NAME.")
+    ap.add_argument("--share", required=True, metavar="DIR", help="the shared folder that holds the tables")
+    _no_color_option(ap)
+    _lang_option(ap)
+    ap.add_argument("--gui", action="store_true", help="show the lobby in a window (double-click a table to watch it)")
+    ap.add_argument("--once", action="store_true", help="print the list of tables once and stop")
+    ap.add_argument("--gui-state", metavar="FILE", help=argparse.SUPPRESS)
+    _secret_option(ap, "records not signed with it are shown as unusable")
+    args = ap.parse_args(argv)
+    _logs()
+    lang = args.lang or texts.default_lang()
+    screen = Screen(lang, wants_colour(args.no_color))
+    try:
+        share = check_share(args.share)
+    except ShareError as e:
+        print(screen.reason(e), file=sys.stderr)
+        return 2
+    secret = _load_secret(args, screen)
+    if secret is False:
+        return 2
+    if args.gui:
+        from .faces.lobby_window import lobby_window
+        return lobby_window(share, lang, secret, state_file=args.gui_state, secret_file=args.secret_file)
+    from .faces.lobby import Lobby
+    return Lobby(share, screen, secret).run(once=args.once)
 
 
 def _shape_option(ap: argparse.ArgumentParser, what: str) -> None:
@@ -531,6 +619,7 @@ def bench(argv: list[str]) -> int:
 
 COMMANDS = {"demo": "two computer players in two processes, shown as they play",
             "watch": "show a live game on a board folder, read-only",
+            "lobby": "the tables of a class's share, live: watch or replay their games",
             "replay": "replay a recorded game (or export it as GGF)",
             "bench": "measure the messaging overhead per move",
             "samples": "copy the sample programs (your first AI, a tournament...) into a folder"}
@@ -548,7 +637,7 @@ def help_text() -> str:
             "commands:\n"
             "  play     play one side of a game (the default command): --color black or white, or start\n"
             "           python black.py / python white.py, which need no --color\n"
-            + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "replay", "demo", "bench", "samples"))
+            + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "lobby", "replay", "demo", "bench", "samples"))
             + f"\nThe options of each: {peer} COMMAND --help (play: {peer} play --help).")
 
 
@@ -656,7 +745,7 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
         cmd = argv.pop(0)
         if cmd in COMMANDS:
             try:
-                return {"demo": demo, "watch": watch, "replay": replay, "bench": bench,
+                return {"demo": demo, "watch": watch, "lobby": lobby, "replay": replay, "bench": bench,
                         "samples": samples.main}[cmd](argv)
             except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
                 print(file=sys.stderr)

@@ -63,6 +63,15 @@ PROBLEMS = {
     "rec_not_regular": "it is {what}",
     "rec_too_big": "too big for a game record",
     "rec_folder": "a folder, not a game record",
+    "table_without_share": "--table names a table on a share: give the share with --share",
+    "share_empty": "the share's name is empty: name the shared folder that holds the tables",
+    "share_unreachable": "the share {share} cannot be reached: {reason}",
+    "share_not_folder": "the share {share} is not a folder",
+    "share_is_board": "{share} is a board (it holds cardstand.board), not a share of tables: play at it "
+                      "with --board, or name the folder above it",
+    "table_name": "'{name}' cannot be a table's name: use 1-32 letters, digits, '-' or '_', starting "
+                  "with a letter or digit",
+    "share_no_table": "cannot make a table on {share}: {reason}",
 }
 ENGLISH = {**REASONS, **PROBLEMS}
 

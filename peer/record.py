@@ -243,12 +243,14 @@ class Records:
     never through a link: a ``records`` folder that is a symbolic link (or not a
     folder) is not used at all, and a record file that is a link is not read.
     With ``secret`` (the shared secret, D4) records are signed when saved and a
-    record that is not signed with it is not loaded.
+    record that is not signed with it is not loaded.  ``readonly``: only look (a watcher, a
+    lobby): nothing is written, healed or set aside.
     """
 
-    def __init__(self, board_folder: str | os.PathLike[str], secret: bytes | None = None) -> None:
+    def __init__(self, board_folder: str | os.PathLike[str], secret: bytes | None = None,
+                 readonly: bool = False) -> None:
         self.dir = Path(board_folder) / "records"
-        self.root = fsops.Root.for_folder(board_folder)
+        self.root = fsops.Root.for_folder(board_folder, readonly=readonly)
         self.secret = secret or None
         self._warned: set[str] = set()        # problems already logged (a watcher reads ten times a second)
 

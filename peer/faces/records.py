@@ -23,7 +23,7 @@ class _Current:
     and what comm sets aside meanwhile (a link where ``records`` belongs...) as a player tells it."""
 
     def __init__(self, board: Path, screen: Screen, secret: bytes | None) -> None:
-        self.records = Records(board, secret)
+        self.records = Records(board, secret, readonly=True)     # watching writes nothing
         self.say = screen.say
         self.told: str | None = None
         self.news = self.records.root.aside_news()
@@ -122,9 +122,11 @@ def draw_record(screen: Screen, view: View) -> None:
 
 
 def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float | None = None,
-           secret: bytes | None = None, alive: Callable[[], bool] | None = None) -> int:
+           secret: bytes | None = None, alive: Callable[[], bool] | None = None,
+           stop: Callable[[], bool] | None = None) -> int:
     """Show the board's current game on ``screen`` as it changes, until it ends (``until_over``),
-    ``timeout`` s pass, Ctrl+C, or ``alive()`` says the players are gone (the demo's): 1 then."""
+    ``timeout`` s pass, Ctrl+C, ``stop()`` says so (0), or ``alive()`` says the players are gone
+    (the demo's): 1 then."""
     current = _Current(board, screen, secret)
     screen.say("watching", board=board)
     shown = None
@@ -151,6 +153,8 @@ def follow(board: Path, screen: Screen, until_over: bool = True, timeout: float 
                     return 0
             if timeout is not None and time.monotonic() - start > timeout:
                 return 1
+            if stop is not None and stop():
+                return 0
             if alive is not None and not alive():
                 last = current()        # what they wrote before they went is shown first
                 if not (last and (last.id, last.moves, last.status) != shown):

@@ -28,5 +28,6 @@ parts, each one set of rules over the one ``State``, each given the parts below 
 """
 from .core import COLOURS, Session
 from .leave import Leave
+from .state import MOVED, Seating
 
-__all__ = ["COLOURS", "Leave", "Session"]
+__all__ = ["COLOURS", "Leave", "MOVED", "Seating", "Session"]

@@ -24,7 +24,7 @@ from .moves import Moves
 from .presence import Presence
 from .recording import Keeper
 from .runs import Runs
-from .state import COLOURS, State
+from .state import COLOURS, MOVED, Seating, State
 from .telling import Teller
 from .trouble import Wire
 from .view import view
@@ -46,11 +46,12 @@ class Session:
                  name: str | None = None, size: int | None = None, shape: Shape | None = None, new: bool = False,
                  classic_after: float = 10.0, gone_after: float = 6.0, patience: float | None = None,
                  stats: str | None = None, stale_after: float = 10.0, secret: bytes | None = None,
-                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False) -> None:
+                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False,
+                 seating: Seating | None = None) -> None:
         st = self.st = State(folder, colour, player, screen, name=name, size=size, shape=shape, new=new,
                              classic_after=classic_after, gone_after=gone_after, patience=patience, stats=stats,
                              stale_after=stale_after, secret=secret, board=board, ack_wait=ack_wait,
-                             take_over=take_over)
+                             take_over=take_over, seating=seating)
         self.tell = tell = Teller(st)
         self.keeper = keeper = Keeper(st, tell)
         # (what the person types is read while the wire waits; what comm refused is reported
@@ -113,6 +114,9 @@ class Session:
             try:
                 self.st.board.join()
             except comm.MemberBusy as e:
+                if self.st.seating is not None:     # seated by the share: another table
+                    self.st.seating.busy()
+                    return MOVED
                 self.wire.busy(e)           # P1: one live run per colour (I6)
                 return 2
             except comm.BoardError as e:

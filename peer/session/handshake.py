@@ -16,7 +16,8 @@ from .presence import Presence
 from .recording import Keeper, new_gid
 from .roles import ROLES, Problem, shaped
 from .runs import Runs
-from .state import State
+from .leave import Leave
+from .state import MOVED, State
 from .telling import Teller
 from .trouble import Wire
 
@@ -160,6 +161,9 @@ class Handshake:
                         joined_at, self.st.them.joined = now, True
                         gone_run, self.st.them.left_at = None, None
                         self.tell.say("waiting_hello", other=self.st.other)
+                    if joined_at is None and gone_run is None and resume is None \
+                            and self.st.seating is not None and self.st.seating.alone():
+                        raise Leave(MOVED)      # nobody came: to a table where the opponent waits
                     self.presence.check_left()
                     self.classic.check_move_lost()
                     if joined_at is not None and now >= next_hello and self.runs.shown():

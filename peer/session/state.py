@@ -4,6 +4,7 @@ opponent's state is ``them``, the record's trust ``keeping``, the game itself (i
 and end) a ``peer.match.Match``, which does no I/O."""
 import os
 import threading
+from typing import Protocol
 
 import comm
 from engine import Game, Shape
@@ -18,6 +19,17 @@ from .keeping import Keeping
 from .opponent import Opponent
 
 COLOURS = ("black", "white")
+MOVED = -1      # (not an exit code) the side left its table for another one on the share (``Seating``)
+
+
+class Seating(Protocol):
+    """Where a side seated by ``--share`` sits (``peer.tables.Seating``)."""
+
+    def alone(self) -> bool:
+        """Asked while nobody has joined: True to leave this table for another one."""
+
+    def busy(self) -> None:
+        """This side's colour was taken at this table."""
 
 
 class State:
@@ -29,13 +41,15 @@ class State:
     see docs/PROTOCOL.md A1-A6), ``ack_wait`` (seconds to wait for the opponent's acknowledgement
     of the end, G6), ``take_over`` (join even if another run of our colour is alive, I6: it is
     replaced), ``board`` (a ``comm.Board``-like object to use instead of joining ``folder``; for
-    tests)."""
+    tests), ``seating`` (a ``Seating``: the side was seated at this table by ``--share`` and may
+    move to another one while nobody has joined it)."""
 
     def __init__(self, folder: str | os.PathLike[str], colour: int, player: Player, screen: Listener, *,
                  name: str | None = None, size: int | None = None, shape: Shape | None = None, new: bool = False,
                  classic_after: float = 10.0, gone_after: float = 6.0, patience: float | None = None,
                  stats: str | None = None, stale_after: float = 10.0, secret: bytes | None = None,
-                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False) -> None:
+                 board: comm.Board | None = None, ack_wait: float = 20.0, take_over: bool = False,
+                 seating: "Seating | None" = None) -> None:
         if shape is not None and size is not None and shape.size != size:
             raise ValueError(f"--size {size} and --shape {shape} ({shape.size}x{shape.size}) disagree")
         self.colour = colour
@@ -60,6 +74,7 @@ class State:
         if board is None:
             board = comm.Board(folder, self.me, stale_after=stale_after, secret=self.secret, take_over=take_over)
         self.board = board
+        self.seating = seating
         self.records = Records(folder, self.secret)
         self.mode: str | None = None            # "full" after a handshake, "classic" without one
         self.match: Match | None = None         # the game being played (``peer.match``)

@@ -1,0 +1,242 @@
+"""The lobby at a terminal: the tables of a share (``peer.tables``), live, and from there a game
+watched (the watch face) or replayed.  Looking writes nothing to any table; clearing a table
+(its folder removed, asked first) is the one thing that does, and only at a table nobody is at."""
+import shutil
+import time
+from pathlib import Path
+
+from comm import fsops
+from comm.text import visible
+
+from ..players import Lines, LineInput
+from ..record import OVER, RESIGNED, Records
+from ..tables import CLOSED_STATE, ENDED, LEFT, PLAYING, UNUSABLE, WAITING, Table, Tables
+from .plain import Screen, cwidth
+from .records import follow, replay_lines
+
+REFRESH = 1.0       # seconds between two looks at the share
+
+
+def clock(ms: int) -> str:
+    """``m:ss`` of a side's time used."""
+    s = max(0, ms) // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def state_text(screen: Screen, t: Table) -> str:
+    """What ``t`` is doing, in the screen's language."""
+    if t.state == WAITING:
+        return screen.t("lobby_waiting", colour=screen.t(t.waiting_for or "black"))
+    if t.state == PLAYING:
+        return screen.t("lobby_playing", n=t.plies + 1) if t.gid else screen.t("lobby_starting")
+    if t.state == LEFT:
+        return screen.t("lobby_left", n=t.plies + 1)
+    if t.state == ENDED:
+        return screen.result(t.result) if t.status in (OVER, RESIGNED) else visible(t.status, 20)
+    if t.state == CLOSED_STATE:
+        return screen.t("lobby_closed")
+    if t.state == UNUSABLE:
+        return screen.t("lobby_unusable")
+    return screen.t("lobby_free")
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut or padded to ``width`` terminal columns."""
+    out, used = "", 0
+    for c in text:
+        w = cwidth(c)
+        if used + w > width:
+            break
+        out, used = out + c, used + w
+    return out + " " * (width - used)
+
+
+def player(name: str, there: bool) -> str:
+    return ("*" if there else " ") + visible(name or "-", 40)
+
+
+def rows(screen: Screen, tables: list[Table], width: int = 80) -> list[str]:
+    """The lines of the table list: a heading, then one line per table (``*``: there now)."""
+    name_w = max(10, min(16, max((len(t.name) for t in tables), default=0)))
+    fixed = 3 + 1 + name_w + 1 + 24 + 1 + 11 + 1
+    who_w = max(8, (width - fixed - 3) // 2)
+    head = (" " * 4 + fit(screen.t("lobby_table"), name_w) + " " + fit(screen.t("lobby_state"), 24) + " "
+            + fit(screen.t("lobby_board"), 11) + " " + fit(screen.t("black"), who_w) + " - "
+            + screen.t("white"))
+    out = [head.rstrip()]
+    for i, t in enumerate(tables, 1):
+        board = screen.board_name(t.board) if t.board is not None else ""
+        line = (f"{i:>3} " + fit(t.name, name_w) + " " + fit(state_text(screen, t), 24) + " "
+                + fit(board, 11) + " " + fit(player(t.black, t.there[0]), who_w) + " - "
+                + fit(player(t.white, t.there[1]), who_w))
+        if t.gid and t.state in (PLAYING, LEFT):
+            line = line.rstrip() + f" {clock(t.used[0])}/{clock(t.used[1])}"
+        out.append(fit(line, width - 1).rstrip())
+    return out
+
+
+class Lobby:
+    """``lobby`` at a terminal: the list redrawn when it changes (at a terminal the screen is
+    cleared first; else the new list follows), and commands typed: a number watches that table,
+    ``r N`` replays its game, ``c N`` clears it, ``q`` quits."""
+
+    def __init__(self, share: Path, screen: Screen, secret: bytes | None = None, lines: Lines | None = None,
+                 clear_screen: bool | None = None) -> None:
+        self.share = share
+        self.screen = screen
+        self.secret = secret
+        self.tables = Tables(share, secret)
+        self.lines = lines
+        self.clear_screen = screen.stream.isatty() if clear_screen is None else clear_screen
+        self.shown: list[Table] = []
+        self.key: object = None
+
+    def size(self) -> tuple[int, int]:
+        try:
+            cols, lines = shutil.get_terminal_size((80, 24))
+        except (ValueError, OSError):
+            cols, lines = 80, 24
+        return max(40, cols), max(10, lines)
+
+    def draw(self, tables: list[Table], force: bool = False, keys: bool = True) -> None:
+        cols, lines = self.size()
+        key = (tuple(tables), cols, lines)
+        if key == self.key and not force:
+            return
+        self.key = key
+        self.shown = tables
+        s = self.screen
+        if self.clear_screen:
+            s.stream.write("\x1b[H\x1b[2J")
+        s.line(fit(s.t("lobby_title", share=visible(str(self.share), 200), n=len(tables)), cols - 1).rstrip())
+        body = rows(s, tables, cols)
+        room = lines - 4 if self.clear_screen else len(body)
+        if len(body) > room:
+            body = body[:room - 1] + [s.t("lobby_more", n=len(body) - room + 1)]
+        for line in body:
+            s.line(line)
+        if not tables:
+            s.line(s.t("lobby_none"))
+        if keys:
+            s.line(fit(s.t("lobby_keys"), cols - 1).rstrip())
+
+    def run(self, once: bool = False) -> int:
+        lines = self.lines
+        if lines is None and not once:
+            lines = self.lines = LineInput()
+        next_look = 0.0
+        try:
+            while True:
+                now = time.monotonic()
+                if now >= next_look:
+                    next_look = now + REFRESH
+                    self.draw(self.tables.look(), keys=not once)
+                    if once:
+                        return 0
+                assert lines is not None
+                line = lines.get(0.1)
+                if line is None:
+                    continue
+                if not isinstance(line, str):       # the end of input
+                    return 0
+                if self.command(line.strip()) == "quit":
+                    return 0
+        except KeyboardInterrupt:
+            return 0
+
+    def pick(self, word: str) -> Table | None:
+        if word.isdigit() and 1 <= int(word) <= len(self.shown):
+            return self.shown[int(word) - 1]
+        for t in self.shown:
+            if t.name == word:
+                return t
+        self.screen.say("lobby_no_such", table=visible(word, 40))
+        return None
+
+    def command(self, text: str) -> str:
+        """Carry out one typed command; "quit" to leave."""
+        s = self.screen
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if word in ("q", "quit", "終了"):
+            return "quit"
+        if not word:
+            self.draw(self.tables.look(), force=True)
+            return ""
+        if word in ("r", "replay", "再生") and rest.strip():
+            t = self.pick(rest.strip())
+            if t is not None:
+                self.replay(t)
+            return ""
+        if word in ("c", "clear", "片付け") and rest.strip():
+            t = self.pick(rest.strip())
+            if t is not None:
+                self.clear(t)
+            return ""
+        if word in ("w", "watch", "観戦") and rest.strip():
+            word = rest.strip()
+        t = self.pick(word) if word.isdigit() or any(word == x.name for x in self.shown) else None
+        if t is None:
+            if not (word.isdigit() or any(word == x.name for x in self.shown)):
+                s.say("lobby_keys")
+            return ""
+        self.watch(t)
+        return ""
+
+    def watch(self, t: Table) -> None:
+        s = self.screen
+        if self.clear_screen:
+            s.stream.write("\x1b[H\x1b[2J")
+        follow(t.folder, s, until_over=True, secret=self.secret, stop=self._typed)
+        s.say("lobby_back")
+        self.key = None
+
+    def _typed(self) -> bool:
+        """While watching: a line typed (Enter) goes back to the lobby."""
+        return self.lines is not None and self.lines.get() is not None
+
+    def replay(self, t: Table) -> None:
+        s = self.screen
+        rec = Records(t.folder, self.secret, readonly=True).current() if t.gid else None
+        if rec is None:
+            s.say("lobby_no_record", table=t.name)
+            return
+        replay_lines(s, rec, moves_only=True)
+        s.say("lobby_replay_more", file=str(Records(t.folder, readonly=True).path(rec.id)))
+        self.key = None if not self.clear_screen else self.key
+        self.wait_enter()
+
+    def wait_enter(self) -> None:
+        if self.clear_screen and self.lines is not None:
+            self.screen.say("lobby_enter")
+            while self.lines.get(0.2) is None:
+                pass
+            self.key = None
+
+    def clear(self, t: Table) -> None:
+        s = self.screen
+        now = self.tables.table(t.name)
+        if any(now.there) or now.state in (WAITING, PLAYING):
+            s.say("lobby_cannot_clear", table=t.name)
+            return
+        s.say("lobby_clear_ask", table=t.name)
+        answer = self.lines.get(600) if self.lines is not None else None
+        if not isinstance(answer, str) or answer.strip().lower() not in ("y", "yes", "はい"):
+            s.say("lobby_not_cleared", table=t.name)
+            return
+        clear_table(self.share, t.name)
+        s.say("lobby_cleared", table=t.name)
+        self.key = None
+
+
+def clear_table(share: Path, name: str) -> None:
+    """Remove the table ``name``'s folder from ``share`` (links inside are removed, never
+    followed: nothing outside the table is touched)."""
+    fsops.make_root(share).remove_tree(name)
+
+
+def lobby(share: Path, screen: Screen, secret: bytes | None = None, once: bool = False,
+          lines: Lines | None = None) -> int:
+    """``lobby`` at a terminal (``once``: print the list once and stop)."""
+    return Lobby(share, screen, secret, lines=lines).run(once=once)
+
