@@ -146,7 +146,11 @@ class LobbyWindow:
         self.note.configure(text=self.screen.t("gui_lobby_opened", table=t.name))
 
     def close(self) -> None:
+        """Close the lobby and the windows it opened."""
         self.stop.set()
+        for child in self.children:
+            if child.poll() is None:
+                child.terminate()
         self.root.destroy()
 
     def shown_state(self) -> dict[str, Any]:
@@ -155,7 +159,9 @@ class LobbyWindow:
                 "note": self.note.cget("text"),
                 "window": {"x": self.root.winfo_rootx(), "y": self.root.winfo_rooty(),
                            "width": self.root.winfo_width(), "height": self.root.winfo_height()},
-                "rows_at": {i: self.tree.bbox(i) for i in self.tree.get_children()}}
+                "list_at": [self.tree.winfo_rootx(), self.tree.winfo_rooty()],
+                "rows_at": {i: self.tree.bbox(i) for i in self.tree.get_children()},
+                "opened": [c.args[3:6] for c in self.children if c.poll() is None]}
 
     def _dump(self) -> None:
         if self.state_file is None or not self.root.winfo_viewable():
