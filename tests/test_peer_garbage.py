@@ -144,8 +144,9 @@ def test_a_screen_in_japanese_says_each_kind(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
-def test_a_watcher_tells_what_it_set_aside(tmp_path, lang):
-    """``python -m peer watch``: a file where the records folder belongs is set aside, and said."""
+def test_a_watcher_sets_nothing_aside(tmp_path, lang):
+    """``python -m peer watch`` only looks: a file where the records folder belongs is left where it
+    is (a player sets it aside), and the watcher says there is no game yet."""
     import subprocess
     import sys
     from peertools import ROOT, board_folder
@@ -158,8 +159,6 @@ def test_a_watcher_tells_what_it_set_aside(tmp_path, lang):
         out = r.stdout + r.stderr
     except subprocess.TimeoutExpired as e:
         out = "".join(s.decode("utf-8") if isinstance(s, bytes) else (s or "") for s in (e.stdout, e.stderr))
-    assert "moved 'records'" not in out          # the log's English line stays off the screen
-    lines = [l for l in out.splitlines() if NOTICE[lang] in l]
-    kind = texts.text(lang, "aside_not_folder", detail="a file")
-    assert len(lines) == 1 and lines[0].endswith(f"records ({kind})" if lang == "en" else f"records（{kind}）"), out
-    assert (board / "records").is_dir() and len(os.listdir(board / "trash")) == 1
+    assert texts.text(lang, "no_game") in out and NOTICE[lang] not in out, out
+    assert (board / "records").read_text() == "junk where a folder belongs"
+    assert sorted(os.listdir(board)) == ["cardstand.board", "records", "tmp"]

@@ -39,7 +39,7 @@ class LobbyWindow:
         self.state_file = Path(state_file) if state_file else None
         self.shown: list[Table] = []
         self.latest: list[Table] | None = None
-        self.children: list[subprocess.Popen[bytes]] = []
+        self.children: list[tuple[list[str], subprocess.Popen[bytes]]] = []     # (what was opened, its process)
         self.stop = threading.Event()
         self.lock = threading.Lock()
 
@@ -125,8 +125,8 @@ class LobbyWindow:
         cmd = [sys.executable, "-m", "peer", *args, "--gui", "--lang", self.lang]
         if self.secret_file:
             cmd += ["--secret-file", self.secret_file]
-        self.children = [c for c in self.children if c.poll() is None]
-        self.children.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL))
+        self.children = [(a, c) for a, c in self.children if c.poll() is None]
+        self.children.append((args, subprocess.Popen(cmd, stdin=subprocess.DEVNULL)))
 
     def watch(self) -> None:
         t = self.chosen()
@@ -148,7 +148,7 @@ class LobbyWindow:
     def close(self) -> None:
         """Close the lobby and the windows it opened."""
         self.stop.set()
-        for child in self.children:
+        for _, child in self.children:
             if child.poll() is None:
                 child.terminate()
         self.root.destroy()
@@ -161,7 +161,7 @@ class LobbyWindow:
                            "width": self.root.winfo_width(), "height": self.root.winfo_height()},
                 "list_at": [self.tree.winfo_rootx(), self.tree.winfo_rooty()],
                 "rows_at": {i: self.tree.bbox(i) for i in self.tree.get_children()},
-                "opened": [c.args[3:6] for c in self.children if c.poll() is None]}
+                "opened": [a for a, c in self.children if c.poll() is None]}
 
     def _dump(self) -> None:
         if self.state_file is None or not self.root.winfo_viewable():

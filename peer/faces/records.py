@@ -9,7 +9,6 @@ from engine import PASS, Game
 from ..match import resigner
 from ..record import PLAYING, RESIGNED, Record, Records
 from ..events import Event
-from ..garbage import Garbage
 from ..view import View, empty_view, record_view
 from .plain import Screen
 
@@ -19,19 +18,17 @@ if TYPE_CHECKING:
 
 
 class _Current:
-    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6),
-    and what comm sets aside meanwhile (a link where ``records`` belongs...) as a player tells it."""
+    """The board's current game for a watcher: a record that cannot be used is told once (D5, D6).
+    Watching writes nothing: what a player would set aside (a link where ``records`` belongs...)
+    reads as no game."""
 
     def __init__(self, board: Path, screen: Screen, secret: bytes | None) -> None:
-        self.records = Records(board, secret, readonly=True)     # watching writes nothing
+        self.records = Records(board, secret, readonly=True)
         self.say = screen.say
         self.told: str | None = None
-        self.news = self.records.root.aside_news()
-        self.garbage = Garbage(lambda what, **fields: screen.tell(Event(what, fields)))
 
     def __call__(self) -> Record | None:
         rec, problem = self.records.current_checked()
-        self.garbage.tell(*self.news.take())
         if problem is not None and str(problem) != self.told:
             self.told = str(problem)
             self.say("bad_record", reason=problem)
