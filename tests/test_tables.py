@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,22 @@ def test_player_options_for_a_share_are_checked(tmp_path):
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert words in r.stderr + r.stdout and "Traceback" not in r.stderr
     assert sorted(os.listdir(tmp_path)) == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_lobby_fits_a_terminal_of_80_columns(tmp_path, lang):
+    from peer.faces.lobby import rows
+    from peer.faces.plain import cwidth
+    from peer.protocol import parse_board
+    from engine import Shape
+    from peer.tables import Table
+    long = "名" * 40
+    tables = [Table(f"table-{i:04d}", tmp_path, state, (True, False), "white", black=long, white="w" * 40, plies=59,
+                    board=parse_board("8", None), used=(600_000, 5_000), gid="g", result="black resigned", status="resigned")
+              for i, state in enumerate([PLAYING, WAITING, LEFT, ENDED, EMPTY], 1)]
+    lines = rows(Screen(lang), tables, 80)
+    assert len(lines) == 6 and all(cwidth(line) <= 79 for line in lines), lines
+    assert "10:00/0:05" in lines[1] and "*" + long[:6] in lines[1]
+    assert "8x8" not in lines[1] and "8×8" not in lines[1]      # every board the plain 8x8: no board column
+    shaped = rows(Screen(lang), [replace(tables[0], board=Shape.named("heart"))] + tables[1:], 80)
+    assert all(cwidth(line) <= 79 for line in shaped) and "10:00/0:05" in shaped[1], shaped

@@ -7,14 +7,19 @@ from pathlib import Path
 
 from comm import fsops
 from comm.text import visible
+from engine import Shape
+from engine.shape import builtin
 
 from ..players import Lines, LineInput
+from ..protocol import named_board
 from ..record import OVER, RESIGNED, Records
 from ..tables import CLOSED_STATE, ENDED, LEFT, PLAYING, UNUSABLE, WAITING, Table, Tables
+from . import texts
 from .plain import Screen, cwidth
 from .records import follow, replay_lines
 
 REFRESH = 1.0       # seconds between two looks at the share
+STATE_W = 20        # columns of the state
 
 
 def clock(ms: int) -> str:
@@ -40,6 +45,19 @@ def state_text(screen: Screen, t: Table) -> str:
     return screen.t("lobby_free")
 
 
+def board_label(screen: Screen, board: Shape | None) -> str:
+    """A board in a few columns: ``6x6``, a built-in board's name, ``own 8x8``."""
+    if board is None:
+        return ""
+    n = board.size
+    if board.is_plain():
+        return f"{n}x{n}"
+    board = named_board(board)
+    if board.name in builtin():
+        return texts.SHAPE_NAMES_JA.get(board.name, board.name) if screen.lang == "ja" else board.name
+    return screen.t("lobby_own_board", size=n)
+
+
 def fit(text: str, width: int) -> str:
     """``text`` cut or padded to ``width`` terminal columns."""
     out, used = "", 0
@@ -56,21 +74,29 @@ def player(name: str, there: bool) -> str:
 
 
 def rows(screen: Screen, tables: list[Table], width: int = 80) -> list[str]:
-    """The lines of the table list: a heading, then one line per table (``*``: there now)."""
+    """The lines of the table list: a heading, then one line per table (``*``: there now), each
+    within ``width - 1`` columns.  The board column is shown only when a table is not on the plain
+    8x8 board; the clocks only for a game under way."""
     name_w = max(10, min(16, max((len(t.name) for t in tables), default=0)))
-    fixed = 3 + 1 + name_w + 1 + 24 + 1 + 11 + 1
-    who_w = max(8, (width - fixed - 3) // 2)
-    head = (" " * 4 + fit(screen.t("lobby_table"), name_w) + " " + fit(screen.t("lobby_state"), 24) + " "
-            + fit(screen.t("lobby_board"), 11) + " " + fit(screen.t("black"), who_w) + " - "
-            + screen.t("white"))
-    out = [head.rstrip()]
+    boards = any(t.board is not None and (t.board.size != 8 or not t.board.is_plain()) for t in tables)
+    board_w = 12 if boards else 0
+    clocks_w = 11           # " 10:00/0:05"
+    fixed = 4 + name_w + 1 + STATE_W + 1 + (board_w + 1 if boards else 0) + 3 + clocks_w
+    who_w = max(6, (width - 1 - fixed) // 2)
+
+    def board_cell(t: Table) -> str:
+        if not boards:
+            return ""
+        return fit(board_label(screen, t.board), board_w) + " "
+    head = (" " * 4 + fit(screen.t("lobby_table"), name_w) + " " + fit(screen.t("lobby_state"), STATE_W) + " "
+            + (fit(screen.t("lobby_board"), board_w) + " " if boards else "") + fit(" " + screen.t("black"), who_w)
+            + " - " + " " + screen.t("white"))
+    out = [fit(head, width - 1).rstrip()]
     for i, t in enumerate(tables, 1):
-        board = screen.board_name(t.board) if t.board is not None else ""
-        line = (f"{i:>3} " + fit(t.name, name_w) + " " + fit(state_text(screen, t), 24) + " "
-                + fit(board, 11) + " " + fit(player(t.black, t.there[0]), who_w) + " - "
-                + fit(player(t.white, t.there[1]), who_w))
+        line = (f"{i:>3} " + fit(t.name, name_w) + " " + fit(state_text(screen, t), STATE_W) + " " + board_cell(t)
+                + fit(player(t.black, t.there[0]), who_w) + " - " + fit(player(t.white, t.there[1]), who_w))
         if t.gid and t.state in (PLAYING, LEFT):
-            line = line.rstrip() + f" {clock(t.used[0])}/{clock(t.used[1])}"
+            line += f" {clock(t.used[0])}/{clock(t.used[1])}"
         out.append(fit(line, width - 1).rstrip())
     return out
 

@@ -13,7 +13,8 @@ from comm.text import visible
 
 from ..record import Records
 from ..tables import Table, Tables
-from .lobby import clock, state_text
+from .face import Face, on_signals
+from .lobby import board_label, clock, state_text
 from .plain import Screen
 from .window import INSTALL, NO_TK, Unavailable
 
@@ -104,7 +105,7 @@ class LobbyWindow:
         for t in tables:
             clocks = f"{clock(t.used[0])} / {clock(t.used[1])}" if t.gid else ""
             self.tree.insert("", "end", iid=t.name, values=(
-                t.name, state_text(s, t), s.board_name(t.board) if t.board is not None else "",
+                t.name, state_text(s, t), board_label(s, t.board),
                 ("* " if t.there[0] else "") + visible(t.black or "-", 40),
                 ("* " if t.there[1] else "") + visible(t.white or "-", 40), clocks))
         keep = [c for c in chosen if self.tree.exists(c)]
@@ -147,6 +148,8 @@ class LobbyWindow:
 
     def close(self) -> None:
         """Close the lobby and the windows it opened."""
+        if self.stop.is_set():
+            return
         self.stop.set()
         for _, child in self.children:
             if child.poll() is None:
@@ -177,10 +180,14 @@ class LobbyWindow:
     def run(self) -> int:
         threading.Thread(target=self._look, name="lobby", daemon=True).start()
         self.root.after(100, self._tick)
+        # Ctrl+C and the stopping signals (SIGTERM...) close it as its Close button does
+        old = on_signals(Face.signals, lambda *_: self.root.after(0, self.close))
         try:
             self.root.mainloop()
         except KeyboardInterrupt:
-            pass
+            self.close()
+        finally:
+            on_signals(Face.signals, old)
         self.stop.set()
         return 0
 
