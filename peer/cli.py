@@ -245,7 +245,7 @@ def _board(args: argparse.Namespace) -> str:
     that table's folder; with ``--share`` alone the share (a table is chosen once the secret is
     known: ``Seating``).  ``ShareError`` (a ValueError) for a share or table name that cannot be used."""
     if args.share is None:
-        return str(args.board or "cardstand")
+        return str(args.board if args.board is not None else "cardstand")
     share = check_share(args.share)
     return str(table_folder(share, args.table)) if args.table is not None else str(share)
 
@@ -358,6 +358,11 @@ def lobby(argv: list[str]) -> int:
         return lobby_window(share, lang, secret, state_file=args.gui_state, secret_file=args.secret_file)
     from .faces.lobby import Lobby
     return Lobby(share, screen, secret).run(once=args.once)
+
+
+def league(argv: list[str]) -> int:
+    from . import leaguecli
+    return leaguecli.main(argv)
 
 
 def _shape_option(ap: argparse.ArgumentParser, what: str) -> None:
@@ -620,6 +625,7 @@ def bench(argv: list[str]) -> int:
 COMMANDS = {"demo": "two computer players in two processes, shown as they play",
             "watch": "show a live game on a board folder, read-only",
             "lobby": "the tables of a class's share, live: watch or replay their games",
+            "league": "a league of the class's programs on a share: enter, referee, standings",
             "replay": "replay a recorded game (or export it as GGF)",
             "bench": "measure the messaging overhead per move",
             "samples": "copy the sample programs (your first AI, a tournament...) into a folder"}
@@ -637,7 +643,7 @@ def help_text() -> str:
             "commands:\n"
             "  play     play one side of a game (the default command): --color black or white, or start\n"
             "           python black.py / python white.py, which need no --color\n"
-            + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "lobby", "replay", "demo", "bench", "samples"))
+            + "".join(f"  {c:8s} {COMMANDS[c]}\n" for c in ("watch", "lobby", "league", "replay", "demo", "bench", "samples"))
             + f"\nThe options of each: {peer} COMMAND --help (play: {peer} play --help).")
 
 
@@ -745,7 +751,7 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
         cmd = argv.pop(0)
         if cmd in COMMANDS:
             try:
-                return {"demo": demo, "watch": watch, "lobby": lobby, "replay": replay, "bench": bench,
+                return {"demo": demo, "watch": watch, "lobby": lobby, "league": league, "replay": replay, "bench": bench,
                         "samples": samples.main}[cmd](argv)
             except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
                 print(file=sys.stderr)

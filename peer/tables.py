@@ -71,6 +71,7 @@ class Table:
     result: str = ""
     gid: str = ""
     problem: str = ""
+    to_move: int | None = None      # the colour to move in an unfinished game (0 black, 1 white)
 
     @property
     def free(self) -> bool:
@@ -178,8 +179,14 @@ def judge(name: str, folder: Path, there: tuple[bool, bool], rec: Record | None,
         state = ENDED
     if rec is None:
         return Table(name, folder, state, there, waiting, problem=problem)
-    return Table(name, folder, state, there, waiting, black=rec.black, white=rec.white, plies=rec.moves_played(),
-                 board=rec.board(), used=used, status=rec.status, result=rec.result, gid=rec.id, problem=problem)
+    try:
+        game = rec.game()
+    except ValueError:
+        game = None
+    to_move = game.position.turn if game is not None and rec.status == PLAYING else None
+    return Table(name, folder, state, there, waiting, black=rec.black, white=rec.white,
+                 plies=len(game.moves) if game is not None else 0, board=rec.board(), used=used, status=rec.status,
+                 result=rec.result, gid=rec.id, problem=problem, to_move=to_move)
 
 
 class Tables:

@@ -63,6 +63,13 @@ BAD = {
     "peer replay": (["x.game"], {"--delay": NONNEG + ["3601"], "--lang": CHOICE}),
     "peer bench": ([], {"--games": POSITIVE + ["10001"], "--size": SIZE}),
     "peer samples": ([], {}),
+    "peer lobby": (["--share", "s"], {"--lang": CHOICE}),
+    "peer league enter": (["--share", "s", "--league", "l", "--name", "n", "--ai", "greedy"], {"--patience": SECONDS}),
+    "peer league referee": (["--share", "s", "--league", "l"],
+                            {"--entrants": WHOLE + ["1", "65"], "--wait": SECONDS, "--rounds": POSITIVE + ["11"],
+                             "--size": SIZE, "--time": SECONDS, "--start-limit": SECONDS, "--gone-limit": SECONDS,
+                             "--move-limit": SECONDS, "--ack-limit": SECONDS}),
+    "peer league standings": (["--share", "s", "--league", "l"], {}),
     "comm status": ([], {}),
     "comm echo": (["--board", "b"], {"--name": NAME, "--count": WHOLE, "--stale-after": SECONDS}),
     "comm serve": (["--board", "b", "--name", "n"], {"--name": NAME, "--stale-after": SECONDS,
@@ -113,6 +120,10 @@ def all_commands():
     out.update(_leaves("engine", engine_main.parser()))
     out.update(_leaves("comm", comm_main.parser()))
     for cmd in ["play", *peer_cli.COMMANDS]:
+        if cmd == "league":
+            from peer import leaguecli
+            out.update(_leaves("peer league", leaguecli.parser()))
+            continue
         out[f"peer {cmd}"] = _captured_parser(peer_cli.main, [cmd])
     return out
 

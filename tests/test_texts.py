@@ -15,7 +15,7 @@ TYPED = {w for words in WORDS.values() for w in words if w.isascii()} | {
     "new", "size", "take-over", "secret-file", "CARDSTAND_SECRET", "Ctrl", "Ctrl-C", "A-Z", "a-z", "ID", "MAC",
     "pid", "run", "cardstand", "Enter", "gui", "tkinter", "Python", "ssh", "-X", "Windows", "records", "AI", "threads",
     "ponder", "ai", "best", "time", "game-time", "engine", "name", "trash", "shape", "alive", "machine", "PROTOCOL",
-    "Language", "English", "FILE", "CLASS", "py", "docs", "md"}   # the start screen's first question is in both
+    "Language", "English", "FILE", "CLASS", "py", "docs", "md", "share", "table", "replay"}   # the start screen's first question is in both
 
 
 def _placeholders(s):

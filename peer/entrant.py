@@ -1,0 +1,183 @@
+"""An entrant of a league: a process on the entrant's own machine that stays on the league's board
+(so the referee sees it there) and, each time one of its games is due, starts its player at that
+game's table: a built-in AI, one's own AI file, an external engine (``--engine``), or a program
+in another language started as the kit starts a peer, with ``--board TABLE --color C`` added to
+its command.  It stops a player whose game the referee has decided, and leaves when the league
+is over."""
+import logging
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import comm
+from engine.procgroup import NEW_GROUP, kill_group
+
+from .league import League
+from .leaguefiles import Entry, LeagueError, LeagueFolder, check_entrant
+
+log = logging.getLogger("peer")
+
+RESTARTS = 3            # a player that ends while its game is still due is started again (it resumes) this often
+STOP_AFTER = 15.0       # seconds a player may go on after the referee decided its game (its last acknowledgement)
+FINAL = (0, 2, 3)       # a player's exit codes after which its game is not started again (G7)
+
+
+class Entrant:
+    """The entrant ``name`` of the league ``league`` on ``share``, playing ``entry``; ``say(text)``
+    tells the person what happens.  ``log_dir``: each game's output kept there (else dropped)."""
+
+    def __init__(self, share: Path, league: str, entry: Entry, say: Callable[[str], None], *,
+                 secret: bytes | None = None, secret_file: str | None = None, log_dir: Path | None = None,
+                 poll: float = 0.5, patience: float = 60.0) -> None:
+        check_entrant(entry.name)
+        self.files = LeagueFolder(share, league, secret, readonly=True)
+        self.writer = LeagueFolder(share, league, secret)
+        self.entry = entry
+        self.say = say
+        self.secret = secret
+        self.secret_file = secret_file
+        self.log_dir = log_dir
+        self.poll = poll
+        self.patience = patience
+        self.proc: subprocess.Popen[Any] | None = None
+        self.playing: int | None = None          # the game its player plays
+        self.starts: dict[int, int] = {}
+        self.decided_at: float | None = None
+        self._log: IO[Any] | None = None
+
+    def command(self, league: League, n: int, first: bool = True) -> list[str]:
+        """The command that plays this entrant's side of game ``n``: black's first start closes an
+        unfinished game found at the table (not this league's: a table is made for one game), a
+        restart resumes it."""
+        g = league.game(n)
+        colour = "black" if g.black == self.entry.name else "white"
+        table = str(self.files.table(n))
+        if self.entry.kind == "program":
+            words = shlex.split(self.entry.plays, posix=os.name != "nt")
+            return words + ["--board", table, "--color", colour]
+        cmd = [sys.executable, "-m", "peer", "play", "--board", table, "--color", colour, "--name", self.entry.name,
+               "--plain", "--patience", str(self.patience), "--classic-after", "3", "--lang", "en"]
+        cmd += ["--ai", self.entry.plays, "--time", str(league.time)] if self.entry.kind == "ai" else \
+            ["--engine", self.entry.plays, "--time", str(max(league.time, 1.0))]
+        cmd += ["--shape", league.shape] if league.shape else ["--size", str(league.size)]
+        if self.secret_file:
+            cmd += ["--secret-file", self.secret_file]
+        if first and colour == "black":
+            cmd.append("--new")
+        return cmd
+
+    def run(self) -> int:
+        board = comm.Board(self.files.folder, self.entry.name, secret=self.secret)
+        try:
+            board.join()
+        except comm.MemberBusy as e:
+            self.say(f"{self.entry.name} has entered this league already, and is still there ({e}).")
+            return 2
+        except comm.BoardError as e:
+            self.say(f"Cannot enter: {e}")
+            return 2
+        try:
+            board.beat("entrant")
+            self.writer.enter(self.entry)
+            self.say(f"{self.entry.name} entered the league {self.files.name}; waiting for the referee ...")
+            return self._loop(board)
+        except LeagueError as e:
+            self.say(f"Cannot go on in the league: {e}")
+            return 2
+        except KeyboardInterrupt:
+            self.say("Left the league.")
+            return 130
+        finally:
+            self.stop_player()
+            board.close()
+
+    def _loop(self, board: comm.Board) -> int:
+        told_fixed = False
+        while True:
+            if board.problem == "replaced":
+                self.say("Another run took this entrant's name: this one stops.")
+                return 6
+            league = self.files.load()
+            if league is not None:
+                if self.entry.name not in league.entrants:
+                    self.say(f"The league {league.name} was fixed without {self.entry.name}.")
+                    return 3
+                if not told_fixed:
+                    told_fixed = True
+                    mine = sum(self.entry.name in (g.black, g.white) for g in league.games)
+                    self.say(f"The league is on: {len(league.entrants)} entrants; {mine} games to play.")
+                results, due = self.files.results(league)
+                self.follow(league, results, due)
+                mine_left = [g.n for g in league.games if self.entry.name in (g.black, g.white) and g.n not in results]
+                if not mine_left and self.proc is None:
+                    self.say(f"All my games are decided. Standings: {self.files.folder / 'standings.html'}")
+                    return 0
+            board.beat("entrant")
+            time.sleep(self.poll)
+
+    def follow(self, league: League, results: dict[int, Any], due: list[int]) -> None:
+        now = time.monotonic()
+        if self.proc is not None and self.proc.poll() is not None:
+            code = self.proc.returncode
+            self._close_log()
+            log.info("game %s: the player ended (%s)", self.playing, code)
+            self.proc = None
+            if self.playing is not None and code in FINAL:     # (the game ended, or cannot be played)
+                self.starts[self.playing] = RESTARTS + 1
+            if self.playing in results:
+                self.playing = None
+        if self.proc is not None and self.playing in results:
+            if self.decided_at is None:
+                self.decided_at = now
+            elif now - self.decided_at > STOP_AFTER:
+                self.stop_player()
+        if self.proc is not None:
+            return
+        for n in due:
+            g = league.game(n)
+            if self.entry.name not in (g.black, g.white) or self.starts.get(n, 0) > RESTARTS:
+                continue
+            self.start(league, n)
+            return
+
+    def start(self, league: League, n: int) -> None:
+        self.starts[n] = self.starts.get(n, 0) + 1
+        g = league.game(n)
+        colour = "black" if g.black == self.entry.name else "white"
+        other = g.white if colour == "black" else g.black
+        self.say(f"Game {n}: playing {colour} against {other} at {g.table}"
+                 + (" (again: it resumes)" if self.starts[n] > 1 else ""))
+        out: Any = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self._log = out = open(self.log_dir / f"{g.table}-{colour}.log", "a", encoding="utf-8")
+        try:
+            self.proc = subprocess.Popen(self.command(league, n, self.starts[n] == 1), stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT, **NEW_GROUP)
+        except OSError as e:
+            self._close_log()
+            self.say(f"Game {n}: the player cannot be started: {e.strerror or e}")
+            self.starts[n] = RESTARTS + 1
+            return
+        self.playing, self.decided_at = n, None
+
+    def stop_player(self) -> None:
+        if self.proc is None:
+            return
+        kill_group(self.proc)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        self.proc = None
+        self.playing = None
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None

@@ -1,0 +1,254 @@
+"""The league's referee: one process on any machine that reaches the share.  It fixes the league
+(the entrants there when it starts, a round robin), makes games due as their entrants are free,
+and decides each one from what the share holds: a result from the game's record once both sides
+acknowledged its end (a game with a classic program, which acknowledges nothing, by its moves),
+or a forfeit, with its reason, for a side that did not come, left, or stopped moving.
+
+It decides on its own clock and writes only the league's files (``peer.leaguefiles``); it never
+writes to a table.  Exactly one referee works at a time: it is the member ``referee`` of the
+league's board, so a second one is refused while the first is alive (I6), and one started after
+the first was killed takes its place and goes on from the files.
+"""
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import comm
+from comm.look import Beats, look
+
+from .league import FORFEIT, PLAYED, League, Result, round_robin
+from .leaguefiles import LeagueError, LeagueFolder, MAX_ENTRANTS, check_entrant
+from .record import ENDED, OVER, PLAYING, Records
+from .tables import Tables
+
+log = logging.getLogger("peer")
+
+COLOURS = ("black", "white")
+
+
+@dataclass
+class Limits:
+    """How long the referee waits, in seconds: for a side to come to its table once its game is
+    due (``start``), for a side that left its game to come back (``gone``), for the side to move
+    to move (``move``), for the end to be acknowledged (``ack``); and for the entrants before the
+    league is fixed (``entrants``)."""
+    start: float = 60.0
+    gone: float = 30.0
+    move: float = 60.0
+    ack: float = 30.0
+    entrants: float = 300.0
+
+
+@dataclass
+class Watch:
+    """What the referee has seen of one game under way, on its own clock."""
+    since: float
+    progress: float
+    plies: int = -1
+    away: list[float | None] = field(default_factory=lambda: [None, None])   # since when each side is not there
+    ended_at: float | None = None
+    before: str | None = None       # the game found at the table when this one became due: not this one
+
+
+class Referee:
+    """Runs the league ``name`` on ``share``; ``say(text)`` tells the person what happens."""
+
+    def __init__(self, share: Path, name: str, say: Callable[[str], None], *, secret: bytes | None = None,
+                 rounds: int = 1, size: int = 8, shape: str = "", time_per_move: float = 0.1,
+                 want: int | None = None, limits: Limits | None = None, poll: float = 0.5,
+                 take_over: bool = False) -> None:
+        self.files = LeagueFolder(share, name, secret)
+        self.share = share
+        self.say = say
+        self.secret = secret
+        self.rounds, self.size, self.shape, self.time = rounds, size, shape, time_per_move
+        self.want = want
+        self.limits = limits or Limits()
+        self.poll = poll
+        self.take_over = take_over
+        self.tables = Tables(share, secret)
+        self.beats = Beats()
+        self.watches: dict[int, Watch] = {}
+
+    # -- who is on the league's board ---------------------------------------------------------
+    def present(self) -> set[str]:
+        seen = look(self.files.folder)
+        out = set()
+        for key, seat in seen.seats.items():
+            if key == "referee" or not self.beats.there(key, seat):
+                continue
+            try:
+                out.add(check_entrant(seat.name))
+            except LeagueError:
+                continue
+        return out
+
+    def run(self) -> int:
+        board = comm.Board(self.files.folder, "referee", secret=self.secret, take_over=self.take_over)
+        try:
+            board.join()
+        except comm.MemberBusy as e:
+            self.say(f"Another referee is at work on this league ({e}); it must be gone before this one takes over.")
+            return 2
+        except comm.BoardError as e:
+            self.say(f"Cannot referee: {e}")
+            return 2
+        try:
+            board.beat("referee")
+            league = self.files.load()
+            if league is None:
+                league = self.fix()
+                if league is None:
+                    return 4
+            else:
+                self.say(f"League {league.name}: going on from the share ({len(league.entrants)} entrants, "
+                         f"{len(league.games)} games).")
+            return self.referee(league, board)
+        except LeagueError as e:
+            self.say(f"Cannot referee: {e}")
+            return 2
+        finally:
+            board.close()
+
+    def fix(self) -> League | None:
+        """Wait for the entrants (``want`` of them, or as many as came within the wait), then fix
+        the league: its entrants and its schedule."""
+        deadline = time.monotonic() + self.limits.entrants
+        told: set[str] = set()
+        self.say(f"Waiting for {self.want or 'the'} entrants on {self.files.folder} ...")
+        while True:
+            here = {e for e in self.present() if self.files.entry(e) is not None}
+            for e in sorted(here - told):
+                self.say(f"{e} has entered.")
+            told |= here
+            if self.want is not None and len(here) >= self.want or time.monotonic() >= deadline:
+                break
+            time.sleep(self.poll)
+        entrants = sorted(here)[:MAX_ENTRANTS]
+        if len(entrants) < 2:
+            self.say(f"Only {len(entrants)} entrant(s) came: no league.")
+            return None
+        league = League(self.files.name, entrants, round_robin(self.files.name, entrants, self.rounds),
+                        size=self.size, shape=self.shape, time=self.time, rounds=self.rounds)
+        self.files.save(league)
+        self.say(f"League {league.name}: {len(entrants)} entrants ({', '.join(entrants)}), {len(league.games)} games.")
+        return league
+
+    def referee(self, league: League, board: comm.Board) -> int:
+        results, due = self.files.results(league)
+        now = time.monotonic()
+        self.watches = {n: Watch(now, now) for n in due}
+        self.files.write_standings(league, results, due)
+        absent_since: dict[str, float] = {}
+        while True:
+            if board.problem == "replaced":
+                self.say("Another referee took this league over: this one stops.")
+                return 6
+            now = time.monotonic()
+            present = self.present()
+            for e in league.entrants:
+                if e in present:
+                    absent_since.pop(e, None)
+                else:
+                    absent_since.setdefault(e, now)
+            changed = False
+            for n in list(due):
+                r = self.decide(league, n, now, absent_since)
+                if r is not None:
+                    results[n] = r
+                    due.remove(n)
+                    self.watches.pop(n, None)
+                    changed = True
+                    self.say(self.told(league, r))
+            busy = {x for n in due for x in (league.game(n).black, league.game(n).white)}
+            for g in league.games:
+                if g.n in results or g.n in due or g.black in busy or g.white in busy:
+                    continue
+                due.append(g.n)
+                busy |= {g.black, g.white}
+                found = self.tables.table(g.table) if (self.share / g.table).is_dir() else None
+                self.watches[g.n] = Watch(now, now, before=found.gid if found is not None and found.gid else None)
+                changed = True
+            if changed:
+                self.files.save_results(results, due)
+                table = self.files.write_standings(league, results, due)
+                if len(results) == len(league.games):
+                    self.say(f"League {league.name} is over. Winner: {table[0].name} ({table[0].points:g} points). "
+                             f"Standings: {self.files.folder / 'standings.html'}")
+                    return 0
+            board.beat("referee")
+            time.sleep(self.poll)
+
+    @staticmethod
+    def told(league: League, r: Result) -> str:
+        g = league.game(r.n)
+        how = r.score if r.how == PLAYED else f"forfeit ({r.reason})"
+        return f"Game {r.n}: {g.black} (black) - {g.white} (white): {r.black:g}-{r.white:g}, {how}"
+
+    def decide(self, league: League, n: int, now: float, absent_since: dict[str, float]) -> Result | None:
+        """Game ``n``'s result once it can be decided, else None (looked at again later)."""
+        g = league.game(n)
+        w = self.watches.setdefault(n, Watch(now, now))
+        t = self.tables.table(g.table) if (self.share / g.table).is_dir() else None
+        if t is not None and w.before is not None and t.gid == w.before:
+            t = replace(t, gid="", status="", result="", to_move=None, plies=0)   # not this game's record
+        names = (g.black, g.white)
+        lim = self.limits
+        if t is not None and t.gid and t.status in ENDED:
+            rec = Records(t.folder, self.secret, readonly=True)
+            acked = all(rec.acknowledged(t.gid, c) for c in COLOURS)
+            record = rec.load(t.gid) if not acked else None
+            if acked or (record is not None and record.mode == "classic" and record.status == OVER):
+                b, wh = points(t.status, t.result)
+                return Result(n, PLAYED, b, wh, score=t.result.replace(" ", "-") or t.status, gid=t.gid)
+            if w.ended_at is None:
+                w.ended_at = now
+            elif now - w.ended_at > lim.ack:
+                return Result(n, FORFEIT, 0, 0, gid=t.gid, reason="the end was not acknowledged by both sides")
+            return None
+        if t is not None and t.gid and t.status != PLAYING:        # abandoned, refused
+            return Result(n, FORFEIT, 0, 0, gid=t.gid, reason=f"the game was {t.status} ({t.result})"[:200])
+        out: list[str | None] = [None, None]
+        for c in (0, 1):
+            gone_for = now - absent_since[names[c]] if names[c] in absent_since else 0.0
+            there = t is not None and t.there[c]
+            if there:
+                w.away[c] = None
+            elif w.away[c] is None:
+                w.away[c] = now
+            if not there and gone_for > lim.gone and now - w.since > min(lim.gone, lim.start):
+                out[c] = "absent from the league"
+            elif not there and (t is None or not t.gid) and now - w.since > lim.start:
+                out[c] = f"did not come to the table within {lim.start:g} s"
+            elif not there and t is not None and t.gid and now - (w.away[c] or now) > lim.gone:
+                out[c] = f"left the game for over {lim.gone:g} s"
+        if t is not None and t.gid and t.to_move is not None:
+            if t.plies != w.plies:
+                w.plies, w.progress = t.plies, now
+            elif now - w.progress > lim.move and out[t.to_move] is None:
+                out[t.to_move] = f"made no move for {lim.move:g} s"
+        if t is not None and t.problem and now - w.since > lim.start:
+            return Result(n, FORFEIT, 0, 0, reason=f"the game's record cannot be used: {t.problem}"[:200])
+        if t is not None and not t.gid and all(t.there) and now - w.since > 2 * lim.start:
+            return Result(n, FORFEIT, 0, 0, reason="the game never started")
+        if out[0] is None and out[1] is None:
+            return None
+        reason = "; ".join(f"{COLOURS[c]} ({names[c]}) {out[c]}" for c in (0, 1) if out[c])
+        return Result(n, FORFEIT, 0.0 if out[0] else 1.0, 0.0 if out[1] else 1.0, gid=t.gid if t else "",
+                      reason=reason)
+
+
+
+def points(status: str, result: str) -> tuple[float, float]:
+    """Each side's points for a record's end (D1): a resignation loses, else the discs decide."""
+    if status == "resigned":
+        return (0.0, 1.0) if result.startswith("black") else (1.0, 0.0)
+    b, _, wh = result.partition("-")
+    try:
+        nb, nw = int(b), int(wh)
+    except ValueError:
+        return 0.5, 0.5
+    return (1.0, 0.0) if nb > nw else (0.0, 1.0) if nw > nb else (0.5, 0.5)
+
