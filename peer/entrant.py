@@ -23,7 +23,8 @@ from .leaguefiles import Entry, LeagueError, LeagueFolder, check_entrant
 log = logging.getLogger("peer")
 
 RESTARTS = 3            # a player that ends while its game is still due is started again (it resumes) this often
-STOP_AFTER = 15.0       # seconds a player may go on after the referee decided its game (its last acknowledgement)
+STOP_AFTER = 3.0        # seconds a player may go on after the referee decided its game (a played game was
+                        # decided once both sides acknowledged its end: its players are leaving)
 FINAL = (0, 2, 3)       # a player's exit codes after which its game is not started again (G7)
 
 
@@ -83,6 +84,7 @@ class Entrant:
             return 2
         try:
             board.beat("entrant")
+            self.writer.mark()
             self.writer.enter(self.entry)
             self.say(f"{self.entry.name} entered the league {self.files.name}; waiting for the referee ...")
             return self._loop(board)

@@ -28,6 +28,7 @@ from comm.text import visible
 from .league import FORFEIT, LEAGUE_NAME, PLAYED, RESERVED, Game, League, Result, Standing, standings
 from .protocol import game_id_problem, parse_board
 from .record import escape, unescape
+from .tables import LEAGUE_MARKER
 
 __all__ = ["LeagueError", "Entry", "LeagueFolder", "check_league_name", "MAX_ENTRANTS", "MAX_ROUNDS"]
 
@@ -101,6 +102,11 @@ class LeagueFolder:
         self.folder = share / name
         self.secret = secret
         self.root = fsops.Root.for_folder(self.folder, readonly=readonly)
+
+    def mark(self) -> None:
+        """Note in the league's board that it is a league's, not a table (the lobby leaves it out)."""
+        if self.root.lstat(LEAGUE_MARKER) is None:
+            self.root.replace(LEAGUE_MARKER, f"{MAGIC}\nname: {self.name}\n".encode("utf-8"))
 
     def table(self, n: int) -> Path:
         return self.share / f"{self.name}-g{n:03d}"
@@ -242,7 +248,8 @@ def _parse_result(value: str, games: int) -> Result:
 
 
 def elo_text(s: Standing) -> str:
-    return f"{s.elo:+.0f} ± {s.error:.0f}" if math.isfinite(s.error) else "-"
+    """``+80 ± 403``: the rating and its 95% interval; ``-`` without a played game."""
+    return f"{round(s.elo) or 0:+d} ± {round(s.error)}" if math.isfinite(s.error) else "-"
 
 
 def standings_text(league: League, table: list[Standing], results: dict[int, Result], due: list[int]) -> str:
@@ -265,7 +272,7 @@ STYLE = """body{font-family:sans-serif;margin:1.5em;color:#111;background:#fff}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
 th,td{border:1px solid #888;padding:0.25em 0.6em;text-align:right}
 th{background:#2e7d32;color:#fff}
-td.name{text-align:left}
+td.name,th.name{text-align:left}
 tr.forfeit td{color:#b71c1c}
 caption{text-align:left;font-weight:bold;padding:0.3em 0}"""
 
@@ -283,7 +290,8 @@ def standings_html(league: League, table: list[Standing], results: dict[int, Res
              f"<p id=\"progress\">{len(results)} of {len(league.games)} games decided"
              + (f", {len(due)} under way" if due else "") + (" &mdash; the league is over" if over else "")
              + f". Written {e(time.strftime('%Y-%m-%d %H:%M:%S'))}.</p>",
-             "<table id=\"standings\"><caption>Standings</caption><tr><th>#</th><th>entrant</th><th>plays</th>"
+             "<table id=\"standings\"><caption>Standings</caption><tr><th>#</th><th class=\"name\">entrant</th>"
+             "<th class=\"name\">plays</th>"
              "<th>games</th><th>W</th><th>D</th><th>L</th><th>forfeits</th><th>points</th><th>Elo (95%)</th></tr>"]
     for s in table:
         entry = entries.get(s.name)
@@ -298,8 +306,9 @@ def standings_html(league: League, table: list[Standing], results: dict[int, Res
         cells = "".join("<td>&mdash;</td>" if a == b else
                         f"<td>{' '.join(_points(x) for x in by[a].against.get(b, []))}</td>" for b in names)
         parts.append(f"<tr><th>{e(a)}</th>{cells}</tr>")
-    parts.append("</table><table id=\"games\"><caption>Games</caption><tr><th>game</th><th>round</th><th>black</th>"
-                 "<th>white</th><th>points</th><th>how</th><th>record</th></tr>")
+    parts.append("</table><table id=\"games\"><caption>Games</caption><tr><th>game</th><th>round</th>"
+                 "<th class=\"name\">black</th><th class=\"name\">white</th><th>points</th><th class=\"name\">how</th>"
+                 "<th class=\"name\">record</th></tr>")
     for g in league.games:
         r = results.get(g.n)
         if r is None:

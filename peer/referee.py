@@ -97,6 +97,7 @@ class Referee:
             return 2
         try:
             board.beat("referee")
+            self.files.mark()
             league = self.files.load()
             if league is None:
                 league = self.fix()

@@ -35,6 +35,7 @@ __all__ = ["Table", "Tables", "Seating", "ShareError", "check_share", "new_table
 
 MAX_TABLES = 500            # folders of a share looked at (a class has a few dozen tables)
 PREFIX = "table-"
+LEAGUE_MARKER = "cardstand.league"      # a league's board (``peer.leaguefiles``) is no table
 _NUMBERED = re.compile(r"table-([0-9]{1,9})")
 COLOURS = ("black", "white")
 
@@ -114,8 +115,8 @@ def _order(name: str) -> tuple[int, int, str]:
 
 
 def table_names(share: Path) -> list[str]:
-    """The names of the tables on ``share`` (folders holding a board's marker; links are not
-    followed), oldest first; at most ``MAX_TABLES`` folders are looked at."""
+    """The names of the tables on ``share`` (folders holding a board's marker, not a league's board;
+    links are not followed), oldest first; at most ``MAX_TABLES`` folders are looked at."""
     root = fsops.Root.for_folder(share, readonly=True)
     names: list[str] = []
     with root.batch():
@@ -131,7 +132,7 @@ def table_names(share: Path) -> list[str]:
             if st is None or not _is_dir(st):
                 continue
             mst = root.lstat(f"{name}/{fsops.Root.MARKER}")
-            if mst is not None:
+            if mst is not None and root.lstat(f"{name}/{LEAGUE_MARKER}") is None:
                 names.append(name)
     return names
 

@@ -1,0 +1,129 @@
+"""A league's values and files: the round robin, the standings and Elo, the files signed with the
+class's secret and refused when forged, and what the standings page shows of a hostile entry."""
+import itertools
+import math
+
+import pytest
+
+from peer.league import FORFEIT, PLAYED, League, Result, elo, round_robin, standings
+from peer.leaguefiles import Entry, LeagueError, LeagueFolder, check_entrant, check_league_name, standings_html
+from peer.tables import table_names
+from peertools import board_folder
+
+
+def test_a_round_robin_meets_every_pair_once_in_each_colour_per_round():
+    names = ["ann", "bob", "cy", "dee", "eve"]
+    games = round_robin("wk", names, rounds=2)
+    assert len(games) == 2 * 5 * 4
+    for rnd in (1, 2):
+        pairs = [(g.black, g.white) for g in games if g.round == rnd]
+        assert sorted(pairs) == sorted(itertools.permutations(names, 2))
+    assert [g.n for g in games] == list(range(1, 41)) and games[6].table == "wk-g007"
+    # games that can run at once come together: each block of two (five entrants, a bye) has no one twice
+    for i in range(0, len(games), 2):
+        block = games[i:i + 2]
+        players = [p for g in block for p in (g.black, g.white)]
+        assert len(players) == len(set(players))
+
+
+def test_elo_puts_the_stronger_first_with_error_bars():
+    names = ["a", "b", "c"]
+    games = [("a", "b", 1.0), ("b", "a", 0.0), ("a", "b", 0.0), ("a", "c", 1.0), ("c", "a", 0.0), ("c", "a", 1.0),
+             ("b", "c", 0.5), ("c", "b", 0.5)] * 3
+    ratings, errors = elo(names, games)
+    assert ratings["a"] > ratings["b"] == pytest.approx(ratings["c"])
+    assert abs(sum(ratings.values())) < 1e-6
+    assert all(math.isfinite(e) and e > 0 for e in errors.values())
+    more, errors_more = elo(names, games * 4)
+    assert errors_more["a"] < errors["a"]          # more games, narrower bars
+    r, e = elo(["a", "b", "x"], [("a", "b", 1.0)])
+    assert e["x"] == math.inf and r["a"] > 0 > r["b"]
+
+
+def test_standings_count_forfeits_and_double_forfeits():
+    league = League("wk", ["ann", "bob", "cy"], round_robin("wk", ["ann", "bob", "cy"]))
+    results = {}
+    for g in league.games:
+        if "cy" in (g.black, g.white):      # cy never came
+            b = 0.0 if g.black == "cy" else 1.0
+            results[g.n] = Result(g.n, FORFEIT, b, 1.0 - b, reason="absent")
+        elif g.black == "ann":
+            results[g.n] = Result(g.n, PLAYED, 1.0, 0.0, score="40-24", gid=f"g{g.n}")
+        else:
+            results[g.n] = Result(g.n, FORFEIT, 0.0, 0.0, reason="both left")
+    table = {s.name: s for s in standings(league, results)}
+    assert (table["ann"].points, table["bob"].points, table["cy"].points) == (3.0, 2.0, 0.0)
+    assert table["cy"].forfeits == 4 and table["cy"].losses == 4 and table["cy"].error == math.inf
+    assert table["bob"].losses == 2 and table["ann"].wins == 3 and table["ann"].rank == 1
+
+
+def test_names_of_leagues_and_entrants_are_checked():
+    for bad in ("../x", "", "a" * 17, "con", "a b"):
+        with pytest.raises(LeagueError):
+            check_league_name(bad)
+    for bad in ("referee", "Referee", "../x", "", "a" * 33):
+        with pytest.raises(LeagueError):
+            check_entrant(bad)
+
+
+def folder(tmp_path, secret=None, readonly=False):
+    board_folder(tmp_path / "wk")
+    return LeagueFolder(tmp_path, "wk", secret, readonly=readonly)
+
+
+def test_the_league_files_round_trip_and_are_signed(tmp_path):
+    f = folder(tmp_path, b"class secret")
+    league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]), size=6, time=0.05)
+    f.save(league)
+    results = {1: Result(1, PLAYED, 1.0, 0.0, "20-16", "20261128-1-a"), 2: Result(2, FORFEIT, 0.0, 1.0,
+                                                                                 reason="black (bob) left\nx")}
+    f.save_results(results, [])
+    again = LeagueFolder(tmp_path, "wk", b"class secret", readonly=True)
+    assert again.load() == league
+    assert again.results(league) == (results, [])
+    with pytest.raises(LeagueError, match="not signed with the class's secret"):
+        LeagueFolder(tmp_path, "wk", b"another secret").load()
+    text = (tmp_path / "wk" / "results").read_text()
+    (tmp_path / "wk" / "results").write_text(text.replace("played 1 0", "played 0 1"))
+    with pytest.raises(LeagueError, match="not signed"):
+        again.results(league)
+    (tmp_path / "wk" / "results").write_text(text.split("mac: ")[0])
+    with pytest.raises(LeagueError, match="not signed"):
+        again.results(league)
+
+
+@pytest.mark.parametrize("line", ["game: 1 1 ann ../../etc", "game: 1 1 ann ann", "game: 2 1 ann bob",
+                                  "entrant: ../x", "entrant: referee"])
+def test_a_damaged_league_file_is_refused(tmp_path, line):
+    f = folder(tmp_path)
+    (tmp_path / "wk" / "league").write_text(f"cardstand-league 1\nname: wk\nentrant: ann\nentrant: bob\n{line}\n")
+    with pytest.raises(LeagueError):
+        f.load()
+
+
+@pytest.mark.parametrize("line", ["result: 1 played 2 0 x y z", "result: 9 played 1 0 - - -",
+                                  "result: 1 won 1 0 - - -", "result: 1 played 1 0 - ../x -"])
+def test_a_damaged_result_is_refused(tmp_path, line):
+    f = folder(tmp_path)
+    league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]))
+    f.save(league)
+    (tmp_path / "wk" / "results").write_text(f"cardstand-league-results 1\n{line}\n")
+    with pytest.raises(LeagueError):
+        f.results(league)
+
+
+def test_the_standings_page_escapes_what_entrants_wrote(tmp_path):
+    f = folder(tmp_path)
+    f.enter(Entry("ann", "program", '<script>alert(1)</script> "x"'))
+    assert f.entry("ann").plays.startswith("<script>")
+    league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]))
+    page = standings_html(league, standings(league, {}), {}, [1], {"ann": f.entry("ann"), "bob": None})
+    assert "<script>" not in page and "&lt;script&gt;" in page and "under way" in page
+
+
+def test_a_league_board_is_not_listed_as_a_table(tmp_path):
+    board_folder(tmp_path / "table-0001")
+    f = folder(tmp_path)
+    assert table_names(tmp_path) == ["table-0001", "wk"]
+    f.mark()
+    assert table_names(tmp_path) == ["table-0001"]
