@@ -18,14 +18,15 @@ import comm
 from engine.procgroup import NEW_GROUP, kill_group
 
 from .league import League
-from .leaguefiles import Entry, LeagueError, LeagueFolder, check_entrant
+from .leaguefiles import Entry, LeagueError, LeagueFolder, Unsettled, check_entrant
 
 log = logging.getLogger("peer")
 
 RESTARTS = 3            # a player that ends while its game is still due is started again (it resumes) this often
 STOP_AFTER = 3.0        # seconds a player may go on after the referee decided its game (a played game was
                         # decided once both sides acknowledged its end: its players are leaving)
-FINAL = (0, 2, 3)       # a player's exit codes after which its game is not started again (G7)
+FINAL = (0, 2, 3)
+UNREADABLE = 120.0      # seconds the league's files may stay unusable before the entrant gives up       # a player's exit codes after which its game is not started again (G7)
 
 
 class Entrant:
@@ -100,11 +101,26 @@ class Entrant:
 
     def _loop(self, board: comm.Board) -> int:
         told_fixed = False
+        trouble: tuple[float, str] | None = None       # since when the league's files cannot be read, and why
         while True:
             if board.problem == "replaced":
                 self.say("Another run took this entrant's name: this one stops.")
                 return 6
-            league = self.files.load()
+            try:
+                league = self.files.load()
+                results, due = self.files.results(league) if league is not None else ({}, [])
+                trouble = None
+            except LeagueError as e:        # cut short while it is replaced, or forged: read again
+                now = time.monotonic()
+                if trouble is None:
+                    trouble = (now, str(e))
+                    if not isinstance(e, Unsettled):
+                        self.say(f"The league's files cannot be used just now ({e}); looking again.")
+                elif now - trouble[0] > UNREADABLE:
+                    raise LeagueError(f"{e} (for {UNREADABLE:g} s)") from None
+                board.beat("entrant")
+                time.sleep(self.poll)
+                continue
             if league is not None:
                 if self.entry.name not in league.entrants:
                     self.say(f"The league {league.name} was fixed without {self.entry.name}.")
@@ -113,7 +129,6 @@ class Entrant:
                     told_fixed = True
                     mine = sum(self.entry.name in (g.black, g.white) for g in league.games)
                     self.say(f"The league is on: {len(league.entrants)} entrants; {mine} games to play.")
-                results, due = self.files.results(league)
                 self.follow(league, results, due)
                 mine_left = [g.n for g in league.games if self.entry.name in (g.black, g.white) and g.n not in results]
                 if not mine_left and self.proc is None:

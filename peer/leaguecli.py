@@ -113,11 +113,11 @@ def main(argv: list[str]) -> int:
             return Referee(share, args.league, say, secret=secret, rounds=args.rounds, size=args.size, shape=shape,
                            time_per_move=args.time, want=args.entrants, limits=limits, take_over=args.take_over).run()
         folder = LeagueFolder(share, args.league, secret, readonly=True)
-        league = folder.load()
+        league = folder.settled(folder.load)
         if league is None:
             print(f"No league {args.league} on {visible(str(share), 200)} yet.", file=sys.stderr)
             return 1
-        results, due = folder.results(league)
+        results, due = folder.settled(lambda: folder.results(league))
         print(standings_text(league, standings(league, results), results, due), end="")
         return 0
     except (ShareError, LeagueError, ValueError, OSError) as e:

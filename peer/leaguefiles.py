@@ -19,6 +19,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import comm
 from comm import fsops
@@ -40,10 +41,15 @@ MAX_ENTRANTS = 64
 MAX_ROUNDS = 10
 MAX_FILE = 1 << 20
 KINDS = ("ai", "engine", "program")
+T = TypeVar("T")
 
 
 class LeagueError(ValueError):
     """A league that cannot be used (its files damaged, forged or unsigned; a bad name), in a sentence."""
+
+
+class Unsettled(LeagueError):
+    """A league file read while it was being replaced (cut short): read it again."""
 
 
 def check_league_name(name: str) -> str:
@@ -76,20 +82,26 @@ def _mac(secret: bytes, text: str) -> str:
 
 
 def _signed(text: str, secret: bytes | None) -> str:
-    return text + (f"mac: {_mac(secret, text)}\n" if secret else "")
+    """``text`` with its ``digest`` line (a reader can tell a file cut short: a share's client may
+    read a replaced file at its old size) and, with the secret, its ``mac`` line."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return text + f"digest: {digest}\n" + (f"mac: {_mac(secret, text)}\n" if secret else "")
 
 
 def _checked(text: str, secret: bytes | None, what: str) -> list[str]:
-    """The lines of a league file, its signature checked when there is a secret."""
-    body, sep, last = text.rpartition("mac: ")
+    """The lines of a league file: ``Unsettled`` when it is cut short (read again later), and with
+    a secret ``LeagueError`` unless its signature is right."""
+    body, sep, rest = text.rpartition("digest: ")
+    digest, _, mac = rest.partition("\n")
+    if not sep or (body and not body.endswith("\n")) or \
+            not hmac.compare_digest(digest.strip(), hashlib.sha256(body.encode("utf-8")).hexdigest()):
+        raise Unsettled(f"the league's {what} file is incomplete (being written, or damaged)")
     if secret:
-        if not sep or not body.endswith("\n") or not hmac.compare_digest(last.strip(), _mac(secret, body)):
+        key, _, value = mac.partition(": ")
+        if key != "mac" or not hmac.compare_digest(value.strip(), _mac(secret, body)):
             raise LeagueError(f"the league's {what} file is not signed with the class's secret (forged, "
                               "changed, or written without it): it is not used")
-        text = body
-    elif sep and body.endswith("\n"):
-        text = body
-    return text.split("\n")
+    return body.split("\n")
 
 
 class LeagueFolder:
@@ -102,6 +114,17 @@ class LeagueFolder:
         self.folder = share / name
         self.secret = secret
         self.root = fsops.Root.for_folder(self.folder, readonly=readonly)
+
+    def settled(self, read: "Callable[[], T]", wait: float = 15.0) -> "T":
+        """``read()``, read again while the file is cut short (``Unsettled``), for up to ``wait`` s."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                return read()
+            except Unsettled:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
 
     def mark(self) -> None:
         """Note in the league's board that it is a league's, not a table (the lobby leaves it out)."""

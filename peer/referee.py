@@ -98,7 +98,7 @@ class Referee:
         try:
             board.beat("referee")
             self.files.mark()
-            league = self.files.load()
+            league = self.files.settled(self.files.load)
             if league is None:
                 league = self.fix()
                 if league is None:
@@ -138,7 +138,7 @@ class Referee:
         return league
 
     def referee(self, league: League, board: comm.Board) -> int:
-        results, due = self.files.results(league)
+        results, due = self.files.settled(lambda: self.files.results(league))
         now = time.monotonic()
         self.watches = {n: Watch(now, now) for n in due}
         self.files.write_standings(league, results, due)

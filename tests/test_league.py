@@ -6,7 +6,8 @@ import math
 import pytest
 
 from peer.league import FORFEIT, PLAYED, League, Result, elo, round_robin, standings
-from peer.leaguefiles import Entry, LeagueError, LeagueFolder, check_entrant, check_league_name, standings_html
+from peer.leaguefiles import (Entry, LeagueError, LeagueFolder, Unsettled, _signed, check_entrant, check_league_name,
+                              standings_html)
 from peer.tables import table_names
 from peertools import board_folder
 
@@ -84,11 +85,19 @@ def test_the_league_files_round_trip_and_are_signed(tmp_path):
     with pytest.raises(LeagueError, match="not signed with the class's secret"):
         LeagueFolder(tmp_path, "wk", b"another secret").load()
     text = (tmp_path / "wk" / "results").read_text()
+    body = text.split("digest: ")[0]
     (tmp_path / "wk" / "results").write_text(text.replace("played 1 0", "played 0 1"))
+    with pytest.raises(Unsettled):                  # (as a file cut short: read again)
+        again.results(league)
+    forged = body.replace("played 1 0", "played 0 1")
+    (tmp_path / "wk" / "results").write_text(_signed(forged, None))     # a forger's own digest, no MAC
     with pytest.raises(LeagueError, match="not signed"):
         again.results(league)
-    (tmp_path / "wk" / "results").write_text(text.split("mac: ")[0])
+    (tmp_path / "wk" / "results").write_text(_signed(forged, b"a guessed secret"))
     with pytest.raises(LeagueError, match="not signed"):
+        again.results(league)
+    (tmp_path / "wk" / "results").write_text(text[:len(text) // 2])     # cut short
+    with pytest.raises(Unsettled):
         again.results(league)
 
 
@@ -96,9 +105,11 @@ def test_the_league_files_round_trip_and_are_signed(tmp_path):
                                   "entrant: ../x", "entrant: referee"])
 def test_a_damaged_league_file_is_refused(tmp_path, line):
     f = folder(tmp_path)
-    (tmp_path / "wk" / "league").write_text(f"cardstand-league 1\nname: wk\nentrant: ann\nentrant: bob\n{line}\n")
-    with pytest.raises(LeagueError):
+    (tmp_path / "wk" / "league").write_text(_signed(f"cardstand-league 1\nname: wk\nentrant: ann\nentrant: bob\n{line}\n",
+                                                    None))
+    with pytest.raises(LeagueError) as e:
         f.load()
+    assert not isinstance(e.value, Unsettled)
 
 
 @pytest.mark.parametrize("line", ["result: 1 played 2 0 x y z", "result: 9 played 1 0 - - -",
@@ -107,9 +118,10 @@ def test_a_damaged_result_is_refused(tmp_path, line):
     f = folder(tmp_path)
     league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]))
     f.save(league)
-    (tmp_path / "wk" / "results").write_text(f"cardstand-league-results 1\n{line}\n")
-    with pytest.raises(LeagueError):
+    (tmp_path / "wk" / "results").write_text(_signed(f"cardstand-league-results 1\n{line}\n", None))
+    with pytest.raises(LeagueError) as e:
         f.results(league)
+    assert not isinstance(e.value, Unsettled)
 
 
 def test_the_standings_page_escapes_what_entrants_wrote(tmp_path):
