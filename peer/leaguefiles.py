@@ -293,7 +293,7 @@ def standings_text(league: League, table: list[Standing], results: dict[int, Res
 
 STYLE = """body{font-family:sans-serif;margin:1.5em;color:#111;background:#fff}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
-th,td{border:1px solid #888;padding:0.25em 0.6em;text-align:right}
+th,td{border:1px solid #888;padding:0.25em 0.6em;text-align:right;white-space:nowrap}
 th{background:#2e7d32;color:#fff}
 td.name,th.name{text-align:left}
 tr.forfeit td{color:#b71c1c}

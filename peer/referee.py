@@ -20,7 +20,7 @@ from comm.look import Beats, look
 
 from .league import FORFEIT, PLAYED, League, Result, round_robin
 from .leaguefiles import LeagueError, LeagueFolder, MAX_ENTRANTS, check_entrant
-from .record import ENDED, OVER, PLAYING, Records
+from .record import CLOSED, ENDED, OVER, PLAYING, Records
 from .tables import Tables
 
 log = logging.getLogger("peer")
@@ -49,6 +49,7 @@ class Watch:
     plies: int = -1
     away: list[float | None] = field(default_factory=lambda: [None, None])   # since when each side is not there
     ended_at: float | None = None
+    trouble: float | None = None    # since when its record cannot be used (a read cut short is no news)
     before: str | None = None       # the game found at the table when this one became due: not this one
 
 
@@ -200,7 +201,10 @@ class Referee:
         if t is not None and t.gid and t.status in ENDED:
             rec = Records(t.folder, self.secret, readonly=True)
             acked = all(rec.acknowledged(t.gid, c) for c in COLOURS)
-            record = rec.load(t.gid) if not acked else None
+            try:
+                record = rec.load(t.gid) if not acked else None
+            except (OSError, ValueError):      # (cut short while being replaced: looked at again)
+                return None
             if acked or (record is not None and record.mode == "classic" and record.status == OVER):
                 b, wh = points(t.status, t.result)
                 return Result(n, PLAYED, b, wh, score=t.result.replace(" ", "-") or t.status, gid=t.gid)
@@ -209,12 +213,22 @@ class Referee:
             elif now - w.ended_at > lim.ack:
                 return Result(n, FORFEIT, 0, 0, gid=t.gid, reason="the end was not acknowledged by both sides")
             return None
-        if t is not None and t.gid and t.status != PLAYING:        # abandoned, refused
+        if t is not None and t.gid and t.status in CLOSED:
             return Result(n, FORFEIT, 0, 0, gid=t.gid, reason=f"the game was {t.status} ({t.result})"[:200])
+        if t is not None and (t.problem or t.gid and t.status != PLAYING):
+            # a record that cannot be used, or says what no record says: read cut short while it was
+            # being replaced (a share's client), or damaged; decided only when it stays so
+            if w.trouble is None:
+                w.trouble = now
+            if now - w.trouble > max(lim.gone, lim.ack):
+                why = t.problem or f"its status is '{t.status}'"
+                return Result(n, FORFEIT, 0, 0, reason=f"the game's record cannot be used: {why}"[:200])
+            return None
+        w.trouble = None
         out: list[str | None] = [None, None]
         for c in (0, 1):
             gone_for = now - absent_since[names[c]] if names[c] in absent_since else 0.0
-            there = t is not None and t.there[c]
+            there = t is not None and (t.there[c] or t.silent[c])     # (a silent side is judged by its moves)
             if there:
                 w.away[c] = None
             elif w.away[c] is None:
@@ -230,8 +244,6 @@ class Referee:
                 w.plies, w.progress = t.plies, now
             elif now - w.progress > lim.move and out[t.to_move] is None:
                 out[t.to_move] = f"made no move for {lim.move:g} s"
-        if t is not None and t.problem and now - w.since > lim.start:
-            return Result(n, FORFEIT, 0, 0, reason=f"the game's record cannot be used: {t.problem}"[:200])
         if t is not None and not t.gid and all(t.there) and now - w.since > 2 * lim.start:
             return Result(n, FORFEIT, 0, 0, reason="the game never started")
         if out[0] is None and out[1] is None:

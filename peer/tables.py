@@ -18,7 +18,7 @@ import re
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import comm
@@ -73,6 +73,9 @@ class Table:
     gid: str = ""
     problem: str = ""
     to_move: int | None = None      # the colour to move in an unfinished game (0 black, 1 white)
+    # a side that joined but keeps no heartbeat (a minimal peer, or one that left cleanly from
+    # another machine): whether it is there cannot be told
+    silent: tuple[bool, bool] = (False, False)
 
     @property
     def free(self) -> bool:
@@ -215,13 +218,15 @@ class Tables:
         folder = self.share / name
         seen = look(folder, COLOURS)
         there = (self.there(name, seen, 0), self.there(name, seen, 1))
+        seats = [seen.seats.get(c) for c in COLOURS]
+        silent = tuple(bool(seat is not None and not seat.beat and not seat.ended) for seat in seats)
         records = self._records.get(name)
         if records is None:
             records = self._records[name] = Records(folder, self.secret, readonly=True)
         rec, problem = records.current_checked()
         why = "" if problem is None else str(problem) or type(problem).__name__
         used = (records.clock(rec.id, "black"), records.clock(rec.id, "white")) if rec else (0, 0)
-        return judge(name, folder, there, rec, why[:200], used)
+        return replace(judge(name, folder, there, rec, why[:200], used), silent=(silent[0], silent[1]))
 
     def there(self, name: str, seen: Look, colour: int) -> bool:
         seat: Seat | None = seen.seats.get(COLOURS[colour]) if seen.board else None
