@@ -45,6 +45,8 @@ EPILOG = """examples:
   python black.py --shape heart            a variant board (white learns it from black)
   python -m peer demo                      watch two computer players play
   python -m peer watch --board cardstand   watch a game in progress
+  python black.py --share //server/class   sit at the class share's first table waiting for black
+  python -m peer lobby --share //server/class   the share's tables, live (docs/teacher.md)
   python -m peer replay cardstand/records/<id>.game [--ggf]
   CARDSTAND_SECRET=... python black.py     sign and check every message (same secret on both sides)
 
