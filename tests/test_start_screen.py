@@ -262,3 +262,30 @@ def test_the_window_form_goes_on_with_an_unfinished_game_or_closes_it_when_asked
     form.start_button.invoke()
     assert form.result.new and form.result.argv()[-4:] == ["--size", "10", "--new", "--gui"], form.result.argv()
     assert "--new" not in form.result.command()
+
+
+def test_the_window_offers_a_shares_tables(tmp_path, monkeypatch, display):
+    from peertools import board_folder
+    monkeypatch.setenv("DISPLAY", display)
+    monkeypatch.chdir(tmp_path)
+    share = tmp_path / "class"
+    board_folder(share / "table-0001")
+    form = start.StartForm("en")
+    form.build()
+    form.root.update()
+    assert form.table_menu.instate(["disabled"])           # a board folder, not a share: no tables
+    form.board_var.set(str(share))
+    assert not form.table_menu.instate(["disabled"])
+    assert list(form.table_menu.cget("values")) == ["the first one waiting for your colour", "table-0001"]
+    form.start_button.invoke()
+    assert form.result.share == str(share) and form.result.table is None
+    assert form.result.argv()[:4] == ["--color", "black", "--share", str(share)] and "--board" not in form.result.argv()
+    form = start.StartForm("en")
+    form.build()
+    form.board_var.set(str(share))
+    form.table_var.set("../elsewhere")
+    form.start_button.invoke()
+    assert "cannot be a table's name" in form.error.cget("text") and form.result is None
+    form.table_var.set("table-0001")
+    form.start_button.invoke()
+    assert form.result.argv()[2:6] == ["--share", str(share), "--table", "table-0001"]

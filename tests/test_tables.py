@@ -221,3 +221,23 @@ def test_the_lobby_fits_a_terminal_of_80_columns(tmp_path, lang):
     assert "8x8" not in lines[1] and "8×8" not in lines[1]      # every board the plain 8x8: no board column
     shaped = rows(Screen(lang), [replace(tables[0], board=Shape.named("heart"))] + tables[1:], 80)
     assert all(cwidth(line) <= 79 for line in shaped) and "10:00/0:05" in shaped[1], shaped
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_the_start_screen_offers_a_shares_tables(tmp_path, lang):
+    from peer.faces.start import ask_terminal
+    board_folder(tmp_path / "table-0001")
+    board_folder(tmp_path / "table-0002")
+    said = []
+
+    def run(*answers):
+        it = iter(answers)
+        return ask_terminal(lambda prompt: said.append(prompt) or next(it), said.append, lang=lang)
+    c = run("1" if lang == "en" else "2", str(tmp_path), "", "2", "1", "")
+    assert c.argv()[:4] == ["--color", "white", "--share", str(tmp_path)] and "--board" not in c.argv()
+    assert "--table" not in c.argv() and any("table-0002" in s for s in said)
+    c = run("1", str(tmp_path), "../up", "2", "1", "1", "")      # a name that cannot be a table: asked again
+    assert c.argv()[2:6] == ["--share", str(tmp_path), "--table", "table-0002"]
+    assert any("cannot be a table's name" in s or "卓の名前に使えません" in s for s in said)
+    c = run("1", str(tmp_path), "pair7", "1", "1", "1")
+    assert c.argv()[2:6] == ["--share", str(tmp_path), "--table", "pair7"] and "--size" in c.argv()

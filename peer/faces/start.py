@@ -51,12 +51,16 @@ class Choices:
     shape: Optional[str] = None     # a shaped board black proposes: a built-in name or a picture file
     new: bool = False               # the board's unfinished game is closed (abandoned) for a new one
     resume: bool = False            # the board's unfinished game goes on: its record names the board
+    share: Optional[str] = None     # a class's share of tables: sit at one of them (``board`` unused)
+    table: Optional[str] = None     # with ``share``: this table (None: the first waiting for the colour)
     time: float = 1.0
     gui: bool = False
     program: str = "python -m peer play"     # (``cardstand play`` when started as the installed command)
 
     def argv(self) -> list[str]:
-        out = ["--color", self.colour, *_option("--board", self.board), "--lang", self.lang]
+        where = _option("--board", self.board) if self.share is None else \
+            [*_option("--share", self.share), *(_option("--table", self.table) if self.table else [])]
+        out = ["--color", self.colour, *where, "--lang", self.lang]
         if self.ai is not None:
             out += [*_option("--ai", self.ai), "--time", f"{self.time:g}"]
         if self.resume:
@@ -246,12 +250,17 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
         default_board = str(Path("cardstand").resolve())
         while True:
             text = _line(ask, f"{word('board', L)} [{word('default', L)}: {default_board}]: ") or default_board
+            if share_tables(text):
+                c.share = board_folder(text)
+                c.table = _ask_table(ask, say, L, Path(c.share))
+                c.board = str(Path(c.share) / c.table) if c.table else c.share
+                break
             problem = board_problem(text)
             if not problem:
                 c.board = board_folder(text)
                 break
             say(problem)
-        unfinished = unfinished_game(c.board, L)
+        unfinished = unfinished_game(c.board, L) if c.share is None or c.table else ""
         if unfinished:
             say(texts.text(L, "start_unfinished", game=unfinished))
             c.resume = _ask(ask, say, L, "resume", "1", parse_resume, "bad_choice") == "resume"
@@ -293,6 +302,37 @@ def ask_terminal(ask: Ask = input, say: Callable[[str], None] = print, lang: str
         return None
     say(f"{word('starting', c.lang)}  {c.command()}")
     return c
+
+
+def share_tables(text: str) -> bool:
+    """Whether the folder ``text`` names is a class's share: not a board itself, and holding tables."""
+    from ..tables import table_names
+    folder = Path(os.path.expanduser(text.strip()))
+    try:
+        return folder.is_dir() and not os.path.lexists(folder / "cardstand.board") and bool(table_names(folder))
+    except (OSError, ValueError):
+        return False
+
+
+def _ask_table(ask: Ask, say: Callable[[str], None], lang: str, share: Path) -> Optional[str]:
+    """Which table of ``share``: the list shown as the lobby shows it; a number or a name (a new
+    one is made), or nothing for the first table waiting for the colour chosen next."""
+    from ..tables import ShareError, Tables, table_folder
+    from .lobby import rows
+    tables = Tables(share).look()
+    say(texts.text(lang, "start_share", share=visible(str(share), 200), n=len(tables)))
+    for line in rows(Screen(lang), tables[:20]):
+        say(line)
+    while True:
+        text = _line(ask, f"{word('table', lang)} [{word('default', lang)}: {word('first_waiting', lang)}]: ")
+        if not text:
+            return None
+        if text.isdigit() and 1 <= int(text) <= min(len(tables), 20):
+            return tables[int(text) - 1].name
+        try:
+            return table_folder(share, text).name
+        except ShareError as e:
+            say(Screen(lang).reason(e))
 
 
 def _line(ask: Ask, prompt: str) -> str:
@@ -369,6 +409,12 @@ class StartForm:
         self.browse_board = ttk.Button(frame, command=self._pick_board)
         self.browse_board.grid(row=row, column=2, padx=4)
         row += 1
+        label("table")      # (a class's share named as the board folder: one of its tables)
+        self.table_var = tk.StringVar(root, "")
+        self.table_menu = ttk.Combobox(frame, textvariable=self.table_var, width=38)
+        self.table_menu.grid(row=row, column=1, sticky="ew")
+        self.board_var.trace_add("write", lambda *_: self._tables_shown())
+        row += 1
         label("colour")
         colours = ttk.Frame(frame)
         colours.grid(row=row, column=1, sticky="w")
@@ -438,6 +484,7 @@ class StartForm:
         self.new_check.configure(text=word("form_new", L))
         self.cancel_button.configure(text=word("cancel", L))
         self._boards_shown()
+        self._tables_shown()
         self._enable()
 
     def _boards(self) -> list[tuple[str, Optional[int], Optional[str]]]:
@@ -484,6 +531,25 @@ class StartForm:
         if who == "ai":
             self.ai_menu.state(["readonly"])
 
+    def _tables_shown(self) -> None:
+        """The table menu: in use only when the board folder is a class's share (its tables, and
+        first of all "the first one waiting for your colour")."""
+        first = word("first_waiting", self.lang)
+        if share_tables(self.board_var.get()):
+            from ..tables import table_names
+            self.table_menu.configure(values=[first, *table_names(Path(os.path.expanduser(self.board_var.get().strip())))])
+            self.table_menu.state(["!disabled"])
+            if not self.table_var.get() or self.table_var.get() in self._first_words():
+                self.table_var.set(first)
+        else:
+            self.table_var.set("")
+            self.table_menu.configure(values=[])
+            self.table_menu.state(["disabled"])
+
+    @staticmethod
+    def _first_words() -> tuple[str, ...]:
+        return tuple(word("first_waiting", lang) for lang in texts.LANGS)
+
     def _ai_name(self) -> str:
         return self.ai_var.get().split(" - ")[0].strip()
 
@@ -506,10 +572,21 @@ class StartForm:
         L = self.lang
         c = Choices(lang=L, board=self.board_var.get().strip(), colour=self.colour_var.get(), gui=True,
                     program=self.program)
-        problem = board_problem(c.board)
-        if problem:
-            return None, problem
-        c.board = board_folder(c.board)
+        if share_tables(c.board):
+            from ..tables import ShareError, table_folder
+            c.share = c.board = board_folder(c.board)
+            table = self.table_var.get().strip()
+            if table and table not in self._first_words():
+                try:
+                    c.table = table_folder(Path(c.share), table).name
+                except ShareError as e:
+                    return None, Screen(L).reason(e)
+                c.board = str(Path(c.share) / c.table)
+        else:
+            problem = board_problem(c.board)
+            if problem:
+                return None, problem
+            c.board = board_folder(c.board)
         who = self.who_var.get()
         if who == "ai":
             c.ai = parse_ai(self._ai_name())
@@ -521,7 +598,7 @@ class StartForm:
                 return None, problem
             c.ai = own_spec(self.own_var.get())
         c.size, c.shape = self._board_chosen()
-        if unfinished_game(c.board, L):     # (the board's unfinished game goes on, or is closed)
+        if (c.share is None or c.table) and unfinished_game(c.board, L):     # (it goes on, or is closed)
             c.new = bool(self.new_var.get())
             c.resume = not c.new
         if c.ai is not None:
