@@ -74,18 +74,13 @@ class Entrant:
         return cmd
 
     def run(self) -> int:
-        board = comm.Board(self.files.folder, self.entry.name, secret=self.secret)
         try:
-            board.join()
-        except comm.MemberBusy as e:
-            self.say(f"{self.entry.name} has entered this league already, and is still there ({e}).")
-            return 2
-        except comm.BoardError as e:
+            board = self.writer.join(self.entry.name, "entrant", f"{self.entry.name} has entered this league "
+                                                                 "already, and is still there")
+        except LeagueError as e:
             self.say(f"Cannot enter: {e}")
             return 2
         try:
-            board.beat("entrant")
-            self.writer.mark()
             self.writer.enter(self.entry)
             self.say(f"{self.entry.name} entered the league {self.files.name}; waiting for the referee ...")
             return self._loop(board)

@@ -3,6 +3,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from comm.text import visible
 from engine import loader, strategies
@@ -11,6 +12,7 @@ from engine.options import size_option
 
 from . import installed
 from .entrant import Entrant
+from .faces.face import Face, on_signals
 from .league import standings
 from .leaguefiles import MAX_ROUNDS, Entry, LeagueError, LeagueFolder, check_entrant, check_league_name, standings_text
 from .protocol import parse_board, shape_code
@@ -89,6 +91,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     logging.basicConfig(level=logging.ERROR, format="%(message)s")
+    # SIGTERM and SIGHUP (a closed terminal) leave as Ctrl+C does: an entrant stops its player first
+    on_signals(Face.signals, lambda *_: _interrupt())
 
     def say(text: str) -> None:
         print(text, flush=True)
@@ -125,6 +129,10 @@ def main(argv: list[str]) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _interrupt() -> NoReturn:
+    raise KeyboardInterrupt
 
 
 def _secret(args: argparse.Namespace) -> bytes | None:

@@ -126,6 +126,21 @@ class LeagueFolder:
                     raise
                 time.sleep(0.5)
 
+    def join(self, member: str, state: str, busy: str, take_over: bool = False) -> comm.Board:
+        """The league's board joined as ``member``, beating ``state``, marked as a league's;
+        ``LeagueError`` saying ``busy`` (with who holds the name) when another live run is that
+        member, or why the board cannot be joined."""
+        board = comm.Board(self.folder, member, secret=self.secret, take_over=take_over)
+        try:
+            board.join()
+        except comm.MemberBusy as e:
+            raise LeagueError(f"{busy} ({e})") from None
+        except comm.BoardError as e:
+            raise LeagueError(str(e)) from None
+        board.beat(state)
+        self.mark()
+        return board
+
     def mark(self) -> None:
         """Note in the league's board that it is a league's, not a table (the lobby leaves it out)."""
         if self.root.lstat(LEAGUE_MARKER) is None:

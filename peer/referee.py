@@ -87,18 +87,13 @@ class Referee:
         return out
 
     def run(self) -> int:
-        board = comm.Board(self.files.folder, "referee", secret=self.secret, take_over=self.take_over)
         try:
-            board.join()
-        except comm.MemberBusy as e:
-            self.say(f"Another referee is at work on this league ({e}); it must be gone before this one takes over.")
-            return 2
-        except comm.BoardError as e:
+            board = self.files.join("referee", "referee", "another referee is at work on this league: it must be "
+                                                           "gone before this one takes over", self.take_over)
+        except LeagueError as e:
             self.say(f"Cannot referee: {e}")
             return 2
         try:
-            board.beat("referee")
-            self.files.mark()
             league = self.files.settled(self.files.load)
             if league is None:
                 league = self.fix()

@@ -139,3 +139,33 @@ def test_a_league_board_is_not_listed_as_a_table(tmp_path):
     assert table_names(tmp_path) == ["table-0001", "wk"]
     f.mark()
     assert table_names(tmp_path) == ["table-0001"]
+
+
+def test_one_referee_at_a_time_and_one_run_of_each_entrant(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from peertools import ROOT
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1")
+    env.pop("CARDSTAND_SECRET", None)
+
+    def league(*args):
+        return subprocess.Popen([sys.executable, "-m", "peer", "league", *args, "--share", str(tmp_path), "--league",
+                                 "wk"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    first = league("referee", "--entrants", "3", "--wait", "60")
+    ann = league("enter", "--name", "ann", "--ai", "random")
+    try:
+        for p, line in ((first, "Waiting for 3 entrants"), (ann, "waiting for the referee")):
+            assert line in p.stdout.readline()
+        second = league("referee")
+        out, _ = second.communicate(timeout=60)
+        assert second.returncode == 2 and "another referee is at work" in out, out
+        again = league("enter", "--name", "ann", "--ai", "greedy")
+        out, _ = again.communicate(timeout=60)
+        assert again.returncode == 2 and "ann has entered this league already" in out, out
+        assert first.poll() is None and ann.poll() is None
+    finally:
+        for p in (first, ann):
+            p.terminate()
+    assert first.wait(timeout=30) == ann.wait(timeout=30) == 130      # (SIGTERM leaves as Ctrl+C does)
+    assert table_names(tmp_path) == []          # the league's board is no table
