@@ -21,7 +21,7 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 NEW_GROUP: dict[str, Any] = ({"start_new_session": True} if os.name == "posix" else
                              {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
@@ -70,6 +70,24 @@ def _ours(proc: "subprocess.Popen[Any]") -> bool:
         return True
     except OSError:                     # (someone else's process: not allowed to signal it)
         return False
+
+
+def dies_with_parent() -> "Optional[Callable[[], None]]":
+    """A ``preexec_fn`` for ``Popen`` that has the kernel send the child SIGTERM when this process
+    ends, however it ends (Linux: ``PR_SET_PDEATHSIG``); None elsewhere (Windows: ``contain``, whose
+    job ends with this process)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl     # (looked up here: the child only calls it)
+    except (OSError, AttributeError):
+        return None
+    term = int(signal.SIGTERM)
+
+    def arm() -> None:
+        prctl(1, term, 0, 0, 0)     # PR_SET_PDEATHSIG
+    return arm
 
 
 def contain(proc: "subprocess.Popen[Any]", memory_mb: int) -> Optional[int]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import comm
-from engine.procgroup import NEW_GROUP, kill_group
+from engine.procgroup import NEW_GROUP, contain, dies_with_parent, kill_group, release
 
 from .league import League
 from .leaguefiles import Entry, LeagueError, LeagueFolder, Unsettled, check_entrant
@@ -51,6 +51,7 @@ class Entrant:
         self.starts: dict[int, int] = {}
         self.decided_at: float | None = None
         self._log: IO[Any] | None = None
+        self.job: int | None = None             # (Windows: the player's job object)
 
     def command(self, league: League, n: int, first: bool = True) -> list[str]:
         """The command that plays this entrant's side of game ``n``: black's first start closes an
@@ -168,8 +169,13 @@ class Entrant:
         if self.log_dir is not None:
             self._log = out = open(self.log_dir / f"{g.table}-{colour}.log", "a", encoding="utf-8")
         try:
-            self.proc = subprocess.Popen(self.command(league, n, self.starts[n] == 1), stdin=subprocess.DEVNULL, stdout=out,
-                                         stderr=subprocess.STDOUT, **NEW_GROUP)
+            # its own process group (stopped whole, helpers too); ended by the system when this
+            # process ends however it ends (Linux; Windows: its job), so that no player outlives
+            # its entrant waiting for an opponent that will not come
+            self.proc = subprocess.Popen(self.command(league, n, self.starts[n] == 1), stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=subprocess.STDOUT, preexec_fn=dies_with_parent(),
+                                         **NEW_GROUP)
+            self.job = contain(self.proc, 0)
         except OSError as e:
             self._close_log()
             self.say(f"Game {n}: the player cannot be started: {e.strerror or e}")
@@ -181,6 +187,8 @@ class Entrant:
         if self.proc is None:
             return
         kill_group(self.proc)
+        release(self.job)
+        self.job = None
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -31,6 +31,7 @@ KEYS = ("id", "size", "black", "white", "date", "mode", "moves", "status", "resu
 SHAPE_KEY = "shape"     # a game on a board that is not plain: its picture's code, after ``size`` (D1)
 ACK_MAGIC = "cardstand-ack 1"
 CLOCK_MAGIC = "cardstand-clock 1"      # D7: one side's time used in a game
+KINDS = ("person", "computer")         # what plays a side, as its greeting and its clock file say
 MAC_MAGIC = "cardstand-game-mac 1"     # D4: what a record's MAC is computed over starts so
 
 # D1: the status of a game.  ``playing`` is unfinished (resumed by a restart, H5); ``over`` and
@@ -413,14 +414,27 @@ class Records:
     # -- D7: the time one side has used in a game -------------------------------------------
     # Kept apart from the game record for the same reason as the acknowledgement: only
     # ``colour``'s side writes its file.
-    def save_clock(self, gid: str, colour: str, ms: int, classic_run: str | None = None) -> None:
+    def save_clock(self, gid: str, colour: str, ms: int, classic_run: str | None = None, kind: str = "") -> None:
         """Note that ``colour``'s side has used ``ms`` milliseconds in game ``gid`` (D7), and, in a
-        classic game, the opponent's run it plays with (H6b)."""
+        classic game, the opponent's run it plays with (H6b); ``kind``: what plays that side
+        (``person`` or ``computer``, as its greeting says), for a program that shows the game."""
         rel = self._rel(gid, f"clock-{colour}")
         self.root.ensure_dir("records")
         run = f"\nclassic-run: {classic_run}" if classic_run and _RUN.fullmatch(classic_run) else ""
-        self.root.replace(rel, fsops.record(f"{CLOCK_MAGIC}\ngame: {gid}\nused: {max(0, int(ms))}{run}"),
+        kind = f"\nkind: {kind}" if kind in KINDS else ""
+        self.root.replace(rel, fsops.record(f"{CLOCK_MAGIC}\ngame: {gid}\nused: {max(0, int(ms))}{run}{kind}"),
                           durable=False)
+
+    def kind(self, gid: str, colour: str) -> str:
+        """What plays ``colour``'s side of game ``gid`` as its clock file says (D7: ``person`` or
+        ``computer``), '' when it does not say."""
+        try:
+            first, fields = fsops.parse_record(self._read(self._rel(gid, f"clock-{colour}")) or "")
+        except (OSError, ValueError):
+            return ""
+        ws = " \t\r"
+        kind = fields.get("kind", "").strip(ws)
+        return kind if first.strip(ws) == CLOCK_MAGIC and fields.get("game", "").strip(ws) == gid and kind in KINDS else ""
 
     def classic_run(self, gid: str, colour: str) -> str | None:
         """The classic opponent's run that ``colour``'s side last played game ``gid`` with, as its

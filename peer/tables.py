@@ -76,6 +76,7 @@ class Table:
     # a side that joined but keeps no heartbeat (a minimal peer, or one that left cleanly from
     # another machine): whether it is there cannot be told
     silent: tuple[bool, bool] = (False, False)
+    kinds: tuple[str, str] = ("", "")   # what plays each side (person, computer), when its clock file says (D7)
 
     @property
     def free(self) -> bool:
@@ -226,7 +227,8 @@ class Tables:
         rec, problem = records.current_checked()
         why = "" if problem is None else str(problem) or type(problem).__name__
         used = (records.clock(rec.id, "black"), records.clock(rec.id, "white")) if rec else (0, 0)
-        return replace(judge(name, folder, there, rec, why[:200], used), silent=(silent[0], silent[1]))
+        kinds = (records.kind(rec.id, "black"), records.kind(rec.id, "white")) if rec else ("", "")
+        return replace(judge(name, folder, there, rec, why[:200], used), silent=(silent[0], silent[1]), kinds=kinds)
 
     def there(self, name: str, seen: Look, colour: int) -> bool:
         seat: Seat | None = seen.seats.get(COLOURS[colour]) if seen.board else None

@@ -23,7 +23,7 @@ from peertools import ROOT
 
 pytestmark = [pytest.mark.netfs, pytest.mark.xdist_group("netfs")]
 
-LIMITS = ["--start-limit", "25", "--gone-limit", "8", "--move-limit", "30", "--ack-limit", "15"]
+LIMITS = ["--start-limit", "20", "--gone-limit", "5", "--move-limit", "30", "--ack-limit", "15"]
 
 
 def chromium():
@@ -48,6 +48,19 @@ def wait_for(what, test, timeout):
     while not test():
         assert time.monotonic() < deadline, f"{what} did not happen within {timeout} s"
         time.sleep(0.5)
+
+
+def left_behind(name):
+    """The command lines of processes still playing at the league ``name``'s tables."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if f"{name}-g" in cmd:
+            out.append(cmd)
+    return out
 
 
 def decided(folder):
@@ -78,7 +91,7 @@ def test_a_league_of_six_across_two_mounts_survives_a_killed_entrant_and_referee
         "alphabeta": (share_b, ["--ai", "alphabeta"]),
         "mine": (share_b, ["--ai", f"{ROOT / 'peer' / 'sample-programs' / 'first_ai.py'}:FirstAI"]),
         "oneshot": (share_a, ["--engine", f"{sys.executable} {ROOT / 'tests' / 'oneshot_first.py'}"]),
-        "js": (share_b, ["--program", f"node {ROOT / 'interop' / 'js' / 'peer.js'} play"]),
+        "js": (share_b, ["--program", f"node {ROOT / 'interop' / 'js' / 'peer.js'} play --classic-after 2"]),
         "c": (share_a, ["--program", f"{minimal} play"]),
     }
     procs = {}
@@ -105,6 +118,10 @@ def test_a_league_of_six_across_two_mounts_survives_a_killed_entrant_and_referee
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+    deadline = time.monotonic() + 20
+    while left_behind(name):            # no player outlives its entrant (the killed one's neither)
+        assert time.monotonic() < deadline, left_behind(name)
+        time.sleep(0.5)
     out1, out2 = (tmp_path / "referee1.out").read_text(), (tmp_path / "referee2.out").read_text()
     assert "going on from the share" in out2 and "is over" in out2, out2
     league = watch.load()

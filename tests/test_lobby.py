@@ -83,14 +83,14 @@ def test_the_lobby_at_a_small_terminal_shows_the_tables_and_opens_a_live_game(tm
     lobby = pexpect.spawn(sys.executable, ["-m", "peer", "lobby", "--share", str(share), "--lang", "en"], env=env,
                           cwd=str(ROOT), encoding="utf-8", timeout=30, dimensions=(24, 80), preexec_fn=default_sigint)
     try:
-        lobby.expect(r"table-0001 +playing, move \d+ +6x6 +\*Ann +- +\*Bob +\d+:\d\d/\d+:\d\d")
+        lobby.expect(r"table-0001 +playing, move \d+ +6x6 +\*Ann \[AI\] +- +\*Bob \[AI\] +\d+:\d\d/\d+:\d\d")
         lobby.sendline("1")
         lobby.expect("Watching")
         lobby.expect(r"#\d+ (black|white): [a-f][1-6]")         # a ply as it is played
         lobby.expect(r"Game over: black (\d+) - white (\d+)", timeout=60)
         b, w = lobby.match.group(1), lobby.match.group(2)
         lobby.expect("Back to the lobby")
-        lobby.expect(rf"table-0001 +black {b} - white {w} +6x6 +Ann +- +Bob")
+        lobby.expect(rf"table-0001 +black {b} - white {w} +6x6 +Ann \[AI\] +- +Bob \[AI\]")
         lobby.sendline("q")
         lobby.expect(pexpect.EOF)
     finally:
@@ -106,13 +106,13 @@ def test_the_lobby_window_shows_the_tables_and_opens_a_live_game(tmp_path):
     share = tmp_path / "class"
     share.mkdir()
     proc, display = start_display()
-    black = seated("black", share, "--ai", "greedy", "--time", "0.05", "--pace", "0.4", "--name", "Ann")
-    white = seated("white", share, "--ai", "random", "--time", "0.05", "--pace", "0.4", "--name", "Bob")
+    black = seated("black", share, "--ai", "greedy", "--time", "0.05", "--pace", "0.3", "--size", "6", "--name", "Ann")
+    white = seated("white", share, "--ai", "random", "--time", "0.05", "--pace", "0.3", "--name", "Bob")
     lobby = Driven(display, ["-m", "peer", "lobby", "--share", share, "--lang", "en"], tmp_path / "lobby.json",
                    tmp_path / "lobby.out")
     try:
         s = lobby.wait("the table playing", lambda s: any(r[0] == "table-0001" and r[1].startswith("playing")
-                                                          and r[3] == "* Ann" and r[4] == "* Bob" for r in s["rows"]))
+                                                          and r[3] == "*Ann [AI]" and r[4] == "*Bob [AI]" for r in s["rows"]))
         x, y, width, height = s["rows_at"]["table-0001"]
         lx, ly = s["list_at"]
         lobby.click(lx + x + width // 4, ly + y + height // 2, clicks=2)

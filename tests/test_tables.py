@@ -218,6 +218,7 @@ def test_the_lobby_fits_a_terminal_of_80_columns(tmp_path, lang):
     lines = rows(Screen(lang), tables, 80)
     assert len(lines) == 6 and all(cwidth(line) <= 79 for line in lines), lines
     assert "10:00/0:05" in lines[1] and "*" + long[:6] in lines[1]
+    assert "*Ann [AI]" in rows(Screen(lang), [replace(tables[0], black="Ann", kinds=("computer", "person"))], 80)[1]
     assert "8x8" not in lines[1] and "8×8" not in lines[1]      # every board the plain 8x8: no board column
     shaped = rows(Screen(lang), [replace(tables[0], board=Shape.named("heart"))] + tables[1:], 80)
     assert all(cwidth(line) <= 79 for line in shaped) and "10:00/0:05" in shaped[1], shaped
@@ -241,3 +242,16 @@ def test_the_start_screen_offers_a_shares_tables(tmp_path, lang):
     assert any("cannot be a table's name" in s or "卓の名前に使えません" in s for s in said)
     c = run("1", str(tmp_path), "pair7", "1", "1", "1")
     assert c.argv()[2:6] == ["--share", str(tmp_path), "--table", "pair7"] and "--size" in c.argv()
+
+
+def test_a_clock_file_may_say_what_plays_its_side(tmp_path):
+    board = board_folder(tmp_path / "b")
+    records = Records(board)
+    records.save_clock("g-1", "black", 1200, kind="computer")
+    records.save_clock("g-1", "white", 800, kind="person")
+    assert (records.kind("g-1", "black"), records.kind("g-1", "white")) == ("computer", "person")
+    assert records.clock("g-1", "black") == 1200 and records.kind("g-2", "black") == ""
+    records.save_clock("g-1", "white", 800, kind="<script>")         # not a kind: not written
+    assert records.kind("g-1", "white") == ""
+    (board / "records" / "g-1.clock-black").write_text("cardstand-clock 1\ngame: g-1\nused: 5\nkind: wizard\n")
+    assert records.kind("g-1", "black") == "" and records.clock("g-1", "black") == 5

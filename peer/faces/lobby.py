@@ -19,7 +19,7 @@ from .plain import Screen, cwidth
 from .records import follow, replay_lines
 
 REFRESH = 1.0       # seconds between two looks at the share
-STATE_W = 20        # columns of the state
+STATE_W = 19        # columns of the state
 
 
 def clock(ms: int) -> str:
@@ -69,8 +69,9 @@ def fit(text: str, width: int) -> str:
     return out + " " * (width - used)
 
 
-def player(name: str, there: bool) -> str:
-    return ("*" if there else " ") + visible(name or "-", 40)
+def player(name: str, there: bool, kind: str = "") -> str:
+    """A side's cell: ``*`` when it is there, its name, ``[AI]`` when a computer plays it."""
+    return ("*" if there else " ") + visible(name or "-", 40) + (" [AI]" if kind == "computer" else "")
 
 
 def rows(screen: Screen, tables: list[Table], width: int = 80) -> list[str]:
@@ -79,7 +80,7 @@ def rows(screen: Screen, tables: list[Table], width: int = 80) -> list[str]:
     8x8 board; the clocks only for a game under way."""
     name_w = max(10, min(16, max((len(t.name) for t in tables), default=0)))
     boards = any(t.board is not None and (t.board.size != 8 or not t.board.is_plain()) for t in tables)
-    board_w = 12 if boards else 0
+    board_w = 9 if boards else 0
     clocks_w = 11           # " 10:00/0:05"
     fixed = 4 + name_w + 1 + STATE_W + 1 + (board_w + 1 if boards else 0) + 3 + clocks_w
     who_w = max(6, (width - 1 - fixed) // 2)
@@ -94,7 +95,8 @@ def rows(screen: Screen, tables: list[Table], width: int = 80) -> list[str]:
     out = [fit(head, width - 1).rstrip()]
     for i, t in enumerate(tables, 1):
         line = (f"{i:>3} " + fit(t.name, name_w) + " " + fit(state_text(screen, t), STATE_W) + " " + board_cell(t)
-                + fit(player(t.black, t.there[0]), who_w) + " - " + fit(player(t.white, t.there[1]), who_w))
+                + fit(player(t.black, t.there[0], t.kinds[0]), who_w) + " - "
+                + fit(player(t.white, t.there[1], t.kinds[1]), who_w))
         if t.gid and t.state in (PLAYING, LEFT):
             line += f" {clock(t.used[0])}/{clock(t.used[1])}"
         out.append(fit(line, width - 1).rstrip())

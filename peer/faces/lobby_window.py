@@ -14,7 +14,7 @@ from comm.text import visible
 from ..record import Records
 from ..tables import Table, Tables
 from .face import Face, on_signals
-from .lobby import board_label, clock, state_text
+from .lobby import board_label, clock, player, state_text
 from .plain import Screen
 from .window import INSTALL, NO_TK, Unavailable
 
@@ -106,8 +106,8 @@ class LobbyWindow:
             clocks = f"{clock(t.used[0])} / {clock(t.used[1])}" if t.gid else ""
             self.tree.insert("", "end", iid=t.name, values=(
                 t.name, state_text(s, t), board_label(s, t.board),
-                ("* " if t.there[0] else "") + visible(t.black or "-", 40),
-                ("* " if t.there[1] else "") + visible(t.white or "-", 40), clocks))
+                player(t.black, t.there[0], t.kinds[0]).strip(), player(t.white, t.there[1], t.kinds[1]).strip(),
+                clocks))
         keep = [c for c in chosen if self.tree.exists(c)]
         if keep:
             self.tree.selection_set(keep)

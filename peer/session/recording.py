@@ -68,7 +68,8 @@ class Keeper:
             return
         try:
             self.st.records.save_clock(self.st.gid, self.st.me, self.st.clocks.ms[self.st.colour],
-                                       self.st.them.classic_run if self.st.mode == "classic" else None)
+                                       self.st.them.classic_run if self.st.mode == "classic" else None,
+                                       kind=self.st.player.kind)
         except (OSError, ValueError) as e:
             log.warning("could not note the time used in game %s: %s", self.st.gid, e)
 
