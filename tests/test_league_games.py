@@ -1,5 +1,5 @@
-"""A league of six entrants on a real network share mounted twice (two "computers"), with real
-processes: two built-in AIs, one's own AI file, an external engine, and the JavaScript and C peers
+"""A league of six entrants on a real network share mounted twice (two "computers": one through
+SFTP, one through SMB), with real processes: two built-in AIs, one's own AI file, an external engine, and the JavaScript and C peers
 of ``interop/``.  One entrant is killed mid-league (its games forfeited, the rest played), the
 referee is killed and another one, on the other mount, goes on; the standings agree with the
 game records, and the standings page opens in a real headless browser."""
@@ -75,11 +75,13 @@ def test_a_league_of_six_across_two_mounts_survives_a_killed_entrant_and_referee
     from netfs import share
     if shutil.which("node") is None or shutil.which("cc") is None:
         pytest.skip("the league's other-language entrants need node and cc")
-    a, b = share("sshfs")
+    a, _ = share("sshfs")
+    _, b = share("smb")
     name = f"L{uuid.uuid4().hex[:6]}"
     sub = f"class-{name}"
     (a / sub).mkdir()
-    share_a, share_b = a / sub, b / sub
+    share_a, share_b = a / sub, b / sub       # one server folder, through SFTP and through SMB
+    wait_for("the share seen through both mounts", share_b.is_dir, 30)
     minimal = tmp_path / "minimal"
     r = subprocess.run(["cc", "-std=c99", "-O2", "-o", str(minimal), str(ROOT / "interop" / "c" / "minimal.c")],
                        capture_output=True, text=True)
