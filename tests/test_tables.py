@@ -2,6 +2,7 @@
 (``peer.tables``), where a player started with ``--share`` sits, and that looking (a lobby, a
 watcher) never writes to a table, whatever it holds."""
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -255,3 +256,33 @@ def test_a_clock_file_may_say_what_plays_its_side(tmp_path):
     assert records.kind("g-1", "white") == ""
     (board / "records" / "g-1.clock-black").write_text("cardstand-clock 1\ngame: g-1\nused: 5\nkind: wizard\n")
     assert records.kind("g-1", "black") == "" and records.clock("g-1", "black") == 5
+
+
+def test_the_lobby_replays_a_game_and_clears_only_a_table_nobody_is_at(tmp_path):
+    import io
+    from peer.faces.lobby import Lobby
+    from peer.players import Lines
+    played = board_folder(tmp_path / "table-0001")
+    Records(played).save(Record(id="g-1", black="Ann", white="Bob", moves="f5d6c3"))
+    board_folder(tmp_path / "table-0002")
+    out = io.StringIO()
+    lines = Lines()
+    lobby = Lobby(tmp_path, Screen("en", stream=out), lines=lines, clear_screen=False)
+    lobby.draw(lobby.tables.look())
+    assert re.search(r"1 table-0001 +left at move 4 +Ann +- +Bob", out.getvalue()), out.getvalue()
+    lobby.command("r 1")
+    assert "1.f5 2.d6 3.c3" in out.getvalue() and "replay " + str(played / "records" / "g-1.game") in out.getvalue()
+    lines.put("n\n")
+    lobby.command("c 2")
+    assert "is kept" in out.getvalue() and (tmp_path / "table-0002").is_dir()
+    lines.put("y\n")
+    lobby.command("c table-0002")
+    assert "was cleared" in out.getvalue() and not (tmp_path / "table-0002").exists()
+    with Board(played, "black") as b:
+        b.beat("waiting")
+        lobby.draw(lobby.tables.look())
+        lobby.command("c 1")
+    assert "Someone is at table-0001" in out.getvalue() and (played / "records" / "g-1.game").exists()
+    lobby.command("9")
+    assert "No table 9" in out.getvalue()
+    assert lobby.command("q") == "quit"

@@ -1,6 +1,7 @@
 """The lobby at a terminal: the tables of a share (``peer.tables``), live, and from there a game
 watched (the watch face) or replayed.  Looking writes nothing to any table; clearing a table
 (its folder removed, asked first) is the one thing that does, and only at a table nobody is at."""
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ from comm.text import visible
 from engine import Shape
 from engine.shape import builtin
 
+from .. import installed
 from ..players import Lines, LineInput
 from ..protocol import named_board
 from ..record import OVER, RESIGNED, Records
@@ -230,7 +232,8 @@ class Lobby:
             s.say("lobby_no_record", table=t.name)
             return
         replay_lines(s, rec, moves_only=True)
-        s.say("lobby_replay_more", file=str(Records(t.folder, readonly=True).path(rec.id)))
+        path = str(Records(t.folder, readonly=True).path(rec.id))
+        s.say("lobby_replay_more", command=shlex.join([*installed.peer_command().split(), "replay", path]))
         self.key = None if not self.clear_screen else self.key
         self.wait_enter()
 

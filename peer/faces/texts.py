@@ -427,7 +427,7 @@ TEXTS = {
     "lobby_no_such": ("No table {table} in the list.", "一覧に卓 {table} はありません。"),
     "lobby_back": ("Back to the lobby.", "ロビーに戻ります。"),
     "lobby_no_record": ("No game has been played at {table} yet.", "卓 {table} ではまだ対局がありません。"),
-    "lobby_replay_more": ("To step through it: replay {file}", "一手ずつ見るには: replay {file}"),
+    "lobby_replay_more": ("To step through it: {command}", "一手ずつ見るには: {command}"),
     "lobby_enter": ("Press Enter to go back to the lobby.", "Enter でロビーに戻ります。"),
     "lobby_cannot_clear": ("Someone is at {table}: it is not cleared.", "卓 {table} には人がいるので片付けません。"),
     "lobby_clear_ask": ("Clear the table {table} (its folder and the records in it are removed)? [y/N]",
