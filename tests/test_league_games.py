@@ -125,6 +125,7 @@ def test_a_league_of_six_across_two_mounts_survives_a_killed_entrant_and_referee
         assert time.monotonic() < deadline, left_behind(name)
         time.sleep(0.5)
     out1, out2 = (tmp_path / "referee1.out").read_text(), (tmp_path / "referee2.out").read_text()
+    assert "6 entrants (alphabeta, c, greedy, js, mine, oneshot), 30 games" in out1, out1
     assert "going on from the share" in out2 and "is over" in out2, out2
     league = watch.load()
     results, due = watch.results(league)
