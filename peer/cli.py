@@ -30,7 +30,7 @@ from .reasons import Explained, Reason
 from .record import PLAYING, Records, load_file
 from . import installed, samples
 from .session import MOVED, Session
-from .tables import Seating, ShareError, check_share, table_folder
+from .tables import Seating, ShareError, check_share, usable_table
 from .view import View
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ def _board(args: argparse.Namespace) -> str:
     if args.share is None:
         return str(args.board if args.board is not None else "cardstand")
     share = check_share(args.share)
-    return str(table_folder(share, args.table)) if args.table is not None else str(share)
+    return str(usable_table(share, args.table)) if args.table is not None else str(share)
 
 
 class Seated:

@@ -19,6 +19,7 @@ from engine.procgroup import NEW_GROUP, contain, dies_with_parent, kill_group, r
 
 from .league import League
 from .leaguefiles import Entry, LeagueError, LeagueFolder, Unsettled, check_entrant
+from .tables import table_kind
 
 log = logging.getLogger("peer")
 
@@ -159,8 +160,10 @@ class Entrant:
             return
 
     def start(self, league: League, n: int) -> None:
-        self.starts[n] = self.starts.get(n, 0) + 1
         g = league.game(n)
+        if table_kind(self.files.share, g.table) not in ("missing", "folder"):
+            return      # a link or a file planted where the table belongs: never followed (the referee decides)
+        self.starts[n] = self.starts.get(n, 0) + 1
         colour = "black" if g.black == self.entry.name else "white"
         other = g.white if colour == "black" else g.black
         self.say(f"Game {n}: playing {colour} against {other} at {g.table}"

@@ -72,6 +72,7 @@ PROBLEMS = {
     "table_name": "'{name}' cannot be a table's name: use 1-32 letters, digits, '-' or '_', starting "
                   "with a letter or digit",
     "share_no_table": "cannot make a table on {share}: {reason}",
+    "table_not_folder": "the table {name} is not a folder of the share (a link, or a file): it is not used",
 }
 ENGLISH = {**REASONS, **PROBLEMS}
 

@@ -21,7 +21,7 @@ from comm.look import Beats, look
 from .league import FORFEIT, PLAYED, League, Result, round_robin
 from .leaguefiles import LeagueError, LeagueFolder, MAX_ENTRANTS, check_entrant
 from .record import CLOSED, ENDED, OVER, PLAYING, Records
-from .tables import Tables
+from .tables import Tables, table_kind
 
 log = logging.getLogger("peer")
 
@@ -165,7 +165,7 @@ class Referee:
                     continue
                 due.append(g.n)
                 busy |= {g.black, g.white}
-                found = self.tables.table(g.table) if (self.share / g.table).is_dir() else None
+                found = self.tables.table(g.table) if table_kind(self.share, g.table) == "folder" else None
                 self.watches[g.n] = Watch(now, now, before=found.gid if found is not None and found.gid else None)
                 changed = True
             if changed:
@@ -188,7 +188,7 @@ class Referee:
         """Game ``n``'s result once it can be decided, else None (looked at again later)."""
         g = league.game(n)
         w = self.watches.setdefault(n, Watch(now, now))
-        t = self.tables.table(g.table) if (self.share / g.table).is_dir() else None
+        t = self.tables.table(g.table) if table_kind(self.share, g.table) != "missing" else None
         if t is not None and w.before is not None and t.gid == w.before:
             t = replace(t, gid="", status="", result="", to_move=None, plies=0)   # not this game's record
         names = (g.black, g.white)

@@ -30,7 +30,8 @@ from engine import Shape
 from .reasons import Explained
 from .record import CLOSED, PLAYING, Record, Records
 
-__all__ = ["Table", "Tables", "Seating", "ShareError", "check_share", "new_table", "table_folder",
+__all__ = ["Table", "Tables", "Seating", "ShareError", "check_share", "new_table", "table_folder", "usable_table",
+           "table_kind",
            "EMPTY", "WAITING", "PLAYING", "LEFT", "ENDED", "CLOSED_STATE", "UNUSABLE"]
 
 MAX_TABLES = 500            # folders of a share looked at (a class has a few dozen tables)
@@ -110,6 +111,28 @@ def table_folder(share: Path, name: str) -> Path:
     except comm.InvalidArgument:
         raise ShareError("table_name", name=visible(name, 40)) from None
     return share / name
+
+
+def table_kind(share: Path, name: str) -> str:
+    """What is at the table ``name`` of ``share``, by its own name (a link is not followed):
+    "missing", "folder", or what else it is ("a link", "a file"...)."""
+    st = fsops.Root.for_folder(share, readonly=True).lstat(name)
+    if st is None:
+        return "missing"
+    if _is_dir(st):
+        return "folder"
+    return "a link" if stat.S_ISLNK(st.st_mode) else "not a folder"
+
+
+def usable_table(share: Path, name: str) -> Path:
+    """The folder of the table ``name`` on ``share`` when a player may sit there: missing (it is
+    made) or a real folder; ``ShareError`` for a bad name, or a link or a file in its place (a
+    player never follows a link out of the share)."""
+    folder = table_folder(share, name)
+    kind = table_kind(share, name)
+    if kind not in ("missing", "folder"):
+        raise ShareError("table_not_folder", name=visible(name, 40))
+    return folder
 
 
 def _order(name: str) -> tuple[int, int, str]:
@@ -215,8 +238,12 @@ class Tables:
         return [self.table(name) for name in names]
 
     def table(self, name: str) -> Table:
-        """The table ``name`` now."""
+        """The table ``name`` now (a link or a file in its place: unusable, never followed)."""
         folder = self.share / name
+        kind = table_kind(self.share, name)
+        if kind != "folder":
+            return Table(name, folder, UNUSABLE if kind != "missing" else EMPTY,
+                         problem="" if kind == "missing" else f"{kind} where the table's folder belongs")
         seen = look(folder, COLOURS)
         there = (self.there(name, seen, 0), self.there(name, seen, 1))
         seats = [seen.seats.get(c) for c in COLOURS]

@@ -17,7 +17,7 @@ from comm.look import Beats, Seat, look
 from peer.faces.plain import Screen
 from peer.faces.records import follow
 from peer.record import Record, Records
-from peer.tables import (EMPTY, ENDED, LEFT, PLAYING, WAITING, Seating, ShareError, Tables, check_share, judge,
+from peer.tables import (EMPTY, ENDED, LEFT, PLAYING, WAITING, Seating, ShareError, Tables, check_share, judge, usable_table,
                          new_table, table_folder, table_names)
 from peertools import ROOT, board_folder
 
@@ -286,3 +286,24 @@ def test_the_lobby_replays_a_game_and_clears_only_a_table_nobody_is_at(tmp_path)
     lobby.command("9")
     assert "No table 9" in out.getvalue()
     assert lobby.command("q") == "quit"
+
+
+def test_a_link_or_a_file_where_a_table_belongs_is_never_followed(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    outside = board_folder(tmp_path / "outside")
+    Records(outside).save(Record(id="g-1", black="Mallory", moves="f5", status="playing"))
+    (share / "wk-g001").symlink_to(outside)
+    (share / "wk-g002").write_text("a file")
+    t = Tables(share).table("wk-g001")
+    assert t.state == "unusable" and not t.gid and "a link" in t.problem
+    assert Tables(share).table("wk-g002").problem.startswith("not a folder")
+    assert Tables(share).table("wk-g003").state == EMPTY
+    with pytest.raises(ShareError, match="not a folder of the share"):
+        usable_table(share, "wk-g001")
+    assert usable_table(share, "wk-g003") == share / "wk-g003"
+    r = subprocess.run([sys.executable, "-m", "peer", "--color", "black", "--share", str(share), "--table", "wk-g001",
+                        "--ai", "greedy"], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1"))
+    assert r.returncode == 2 and "not a folder of the share" in r.stdout + r.stderr
+    assert sorted(os.listdir(outside)) == ["cardstand.board", "records", "tmp"]

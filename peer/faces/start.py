@@ -317,7 +317,7 @@ def share_tables(text: str) -> bool:
 def _ask_table(ask: Ask, say: Callable[[str], None], lang: str, share: Path) -> Optional[str]:
     """Which table of ``share``: the list shown as the lobby shows it; a number or a name (a new
     one is made), or nothing for the first table waiting for the colour chosen next."""
-    from ..tables import ShareError, Tables, table_folder
+    from ..tables import ShareError, Tables, usable_table
     from .lobby import rows
     tables = Tables(share).look()
     say(texts.text(lang, "start_share", share=visible(str(share), 200), n=len(tables)))
@@ -330,7 +330,7 @@ def _ask_table(ask: Ask, say: Callable[[str], None], lang: str, share: Path) -> 
         if text.isdigit() and 1 <= int(text) <= min(len(tables), 20):
             return tables[int(text) - 1].name
         try:
-            return table_folder(share, text).name
+            return usable_table(share, text).name
         except ShareError as e:
             say(Screen(lang).reason(e))
 
@@ -573,12 +573,12 @@ class StartForm:
         c = Choices(lang=L, board=self.board_var.get().strip(), colour=self.colour_var.get(), gui=True,
                     program=self.program)
         if share_tables(c.board):
-            from ..tables import ShareError, table_folder
+            from ..tables import ShareError, usable_table
             c.share = c.board = board_folder(c.board)
             table = self.table_var.get().strip()
             if table and table not in self._first_words():
                 try:
-                    c.table = table_folder(Path(c.share), table).name
+                    c.table = usable_table(Path(c.share), table).name
                 except ShareError as e:
                     return None, Screen(L).reason(e)
                 c.board = str(Path(c.share) / c.table)

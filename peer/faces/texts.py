@@ -406,6 +406,7 @@ TEXTS = {
     "table_name": (PROBLEMS["table_name"],
                    "「{name}」は卓の名前に使えません。英数字と「-」「_」で 1〜32 文字、英数字で始めてください"),
     "share_no_table": (PROBLEMS["share_no_table"], "{share} に卓を作れません: {reason}"),
+    "table_not_folder": (PROBLEMS["table_not_folder"], "卓 {name} は共有フォルダの中のフォルダではありません（リンクかファイルです）。使いません"),
     "lobby_title": ("Tables on {share} ({n}); * = there now", "{share} の卓（{n}）。* は今いるプレイヤー"),
     "lobby_table": ("table", "卓"),
     "lobby_state": ("state", "状態"),
