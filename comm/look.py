@@ -26,7 +26,8 @@ MAX_MEMBERS = 64        # mailboxes looked at on one board (a board of two playe
 class Seat:
     """One member as its records say: ``name`` (as it joined), its latest ``run`` and ``host``,
     the ``beat`` and ``state`` of that run's ``alive`` record ('' when there is none for that
-    run: it closed, or it keeps none), and ``ended``: "gone" (its process, on this machine, is
+    run: it closed, or it keeps none), the record's ``mac`` (check it with ``member_mac``), and
+    ``ended``: "gone" (its process, on this machine, is
     gone), "closed" (it runs, but no ``alive`` record names its run), '' when that cannot be
     told from here (judge its beat: ``Beats``)."""
     name: str
@@ -35,6 +36,7 @@ class Seat:
     beat: str = ""
     state: str = ""
     ended: str = ""
+    mac: str = ""       # the member record's MAC (with a shared secret, A6), as written
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ def _seat(root: "fsops.Root[Any]", key: str) -> Seat | None:
     ended = "" if running is None else "gone" if not running else "" if beating else "closed"
     return Seat(name=member.get("name", key)[:64], run=run[:64], host=member.get("host", "")[:64],
                 beat=alive.get("beat", "")[:32] if beating else "", state=alive.get("state", "")[:64] if beating else "",
-                ended=ended)
+                ended=ended, mac=member.get("mac", "")[:64])
 
 
 class Beats:

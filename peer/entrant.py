@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,7 +28,8 @@ RESTARTS = 3            # a player that ends while its game is still due is star
 STOP_AFTER = 3.0        # seconds a player may go on after the referee decided its game (a played game was
                         # decided once both sides acknowledged its end: its players are leaving)
 FINAL = (0, 2, 3)
-UNREADABLE = 120.0      # seconds the league's files may stay unusable before the entrant gives up       # a player's exit codes after which its game is not started again (G7)
+UNREADABLE = 120.0      # seconds the league's files may stay unusable before the entrant gives up
+LOG_LIMIT = 1 << 20     # bytes of a player's output kept in its game's log (--log)       # a player's exit codes after which its game is not started again (G7)
 
 
 class Entrant:
@@ -54,10 +56,10 @@ class Entrant:
         self._log: IO[Any] | None = None
         self.job: int | None = None             # (Windows: the player's job object)
 
-    def command(self, league: League, n: int, first: bool = True) -> list[str]:
-        """The command that plays this entrant's side of game ``n``: black's first start closes an
-        unfinished game found at the table (not this league's: a table is made for one game), a
-        restart resumes it."""
+    def command(self, league: League, n: int) -> list[str]:
+        """The command that plays this entrant's side of game ``n`` (started again, it resumes the
+        game; a game found at the table before this one became due is not taken for it by the
+        referee)."""
         g = league.game(n)
         colour = "black" if g.black == self.entry.name else "white"
         table = str(self.files.table(n))
@@ -71,8 +73,6 @@ class Entrant:
         cmd += ["--shape", league.shape] if league.shape else ["--size", str(league.size)]
         if self.secret_file:
             cmd += ["--secret-file", self.secret_file]
-        if first and colour == "black":
-            cmd.append("--new")
         return cmd
 
     def run(self) -> int:
@@ -98,11 +98,21 @@ class Entrant:
 
     def _loop(self, board: comm.Board) -> int:
         told_fixed = False
+        gone = 0.0          # since when the league's folder is gone (0: it is there)
         trouble: tuple[float, str] | None = None       # since when the league's files cannot be read, and why
         while True:
             if board.problem == "replaced":
                 self.say("Another run took this entrant's name: this one stops.")
                 return 6
+            if board.is_gone():
+                now = time.monotonic()
+                gone = gone or now
+                if now - gone > UNREADABLE:
+                    self.say(f"The league's folder {self.files.folder} has been gone for {UNREADABLE:g} s: leaving.")
+                    return 5
+                time.sleep(self.poll)
+                continue
+            gone = 0.0
             try:
                 league = self.files.load()
                 results, due = self.files.results(league) if league is not None else ({}, [])
@@ -140,6 +150,9 @@ class Entrant:
             code = self.proc.returncode
             self._close_log()
             log.info("game %s: the player ended (%s)", self.playing, code)
+            if code != 0 and self.playing not in results:
+                self.say(f"Game {self.playing}: the player ended with exit code {code}"
+                         + ("" if self.log_dir else " (--log DIR keeps what it printed)"))
             self.proc = None
             if self.playing is not None and code in FINAL:     # (the game ended, or cannot be played)
                 self.starts[self.playing] = RESTARTS + 1
@@ -170,15 +183,18 @@ class Entrant:
                  + (" (again: it resumes)" if self.starts[n] > 1 else ""))
         out: Any = subprocess.DEVNULL
         if self.log_dir is not None:
-            self._log = out = open(self.log_dir / f"{g.table}-{colour}.log", "a", encoding="utf-8")
+            self._log = open(self.log_dir / f"{g.table}-{colour}.log", "ab")
+            out = subprocess.PIPE
         try:
             # its own process group (stopped whole, helpers too); ended by the system when this
             # process ends however it ends (Linux; Windows: its job), so that no player outlives
             # its entrant waiting for an opponent that will not come
-            self.proc = subprocess.Popen(self.command(league, n, self.starts[n] == 1), stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(self.command(league, n), stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT, preexec_fn=dies_with_parent(),
                                          **NEW_GROUP)
             self.job = contain(self.proc, 0)
+            if self._log is not None:
+                threading.Thread(target=_keep, args=(self.proc.stdout, self._log), daemon=True).start()
         except OSError as e:
             self._close_log()
             self.say(f"Game {n}: the player cannot be started: {e.strerror or e}")
@@ -201,6 +217,26 @@ class Entrant:
         self._close_log()
 
     def _close_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
+        self._log = None        # (closed by its reader at the player's end)
+
+
+def _keep(stream: IO[bytes], log: IO[bytes]) -> None:
+    """Copy what a player prints into its log, up to ``LOG_LIMIT`` bytes; the rest is read and
+    counted (a player that prints without end fills no disk)."""
+    kept = dropped = 0
+    try:
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                break
+            room = LOG_LIMIT - kept
+            if room > 0:
+                log.write(chunk[:room])
+                kept += min(room, len(chunk))
+            dropped += max(0, len(chunk) - max(room, 0))
+        if dropped:
+            log.write(f"\n[{dropped} more bytes not kept]\n".encode())
+    except (OSError, ValueError):
+        pass
+    finally:
+        log.close()

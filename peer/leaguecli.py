@@ -1,6 +1,9 @@
 """``python -m peer league``: enter a league, referee it, or read its standings."""
 import argparse
 import logging
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -33,6 +36,7 @@ examples:
   {cmd} standings --share S --league week3
 """
 _seconds = number(0.001, MAX_SECONDS, unit="seconds")
+_per_move = number(0.001, 3600, unit="seconds")
 
 
 def _common(ap: argparse.ArgumentParser) -> None:
@@ -72,7 +76,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--rounds", type=whole(1, MAX_ROUNDS), default=1, help="times each pair meets in each colour")
     r.add_argument("--size", type=size_option, default=8, help="the board's size (default 8)")
     r.add_argument("--shape", help="a variant board (its name, a picture file, or its code)")
-    r.add_argument("--time", type=_seconds, default=0.1, metavar="SECONDS",
+    r.add_argument("--time", type=_per_move, default=0.1, metavar="SECONDS",
                    help="thinking time a move for built-in and own AIs (default 0.1)")
     for opt, default, what in (("start", 60.0, "for a side to come to its table"),
                                ("gone", 30.0, "for a side that left its game, or the league"),
@@ -104,7 +108,13 @@ def main(argv: list[str]) -> int:
             entry = _entry(args)
             log_dir = Path(args.log) if args.log else None
             if log_dir is not None:
-                log_dir.mkdir(parents=True, exist_ok=True)
+                try:
+                    log_dir.mkdir(parents=True, exist_ok=True)
+                except OSError as e:
+                    raise LeagueError(f"--log {visible(str(log_dir), 200)}: not a folder that can be made "
+                                      f"({e.strerror or e})") from None
+                if not log_dir.is_dir():
+                    raise LeagueError(f"--log {visible(str(log_dir), 200)}: not a folder")
             return Entrant(share, args.league, entry, say, secret=secret, secret_file=args.secret_file,
                            log_dir=log_dir, patience=args.patience).run()
         if args.what == "referee":
@@ -144,14 +154,29 @@ def _secret(args: argparse.Namespace) -> bytes | None:
 
 
 def _entry(args: argparse.Namespace) -> Entry:
+    """What the entrant plays, checked now (not when its first game is due): a built-in AI's name,
+    one's own AI file that loads, a command whose program is there."""
     name = check_entrant(args.name)
     if args.ai is not None:
-        if not loader.is_spec(args.ai) and args.ai.lower() not in strategies.names():
+        if loader.is_spec(args.ai):
+            try:
+                strategies.check(args.ai)
+            except ValueError as e:
+                raise LeagueError(f"your AI cannot be used: {e}") from None
+        elif args.ai.lower() not in strategies.names():
             raise LeagueError(f"unknown AI '{visible(args.ai, 40)}'; choose from {', '.join(strategies.names())}")
         return Entry(name, "ai", args.ai)
-    if args.engine is not None:
-        return Entry(name, "engine", args.engine)
-    return Entry(name, "program", args.program)
+    kind, command = ("engine", args.engine) if args.engine is not None else ("program", args.program)
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError as e:
+        raise LeagueError(f"the --{kind} command cannot be read ({e}): {visible(command, 120)}") from None
+    if not words:
+        raise LeagueError(f"--{kind} needs a command")
+    if shutil.which(words[0]) is None:
+        raise LeagueError(f"the --{kind} command's program is not there (not a file, nor on the PATH): "
+                          f"{visible(words[0], 120)}")
+    return Entry(name, kind, command)
 
 
 def _shape(spec: str):  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import html
 import math
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from comm.text import visible
 from .league import FORFEIT, LEAGUE_NAME, PLAYED, RESERVED, Game, League, Result, Standing, standings
 from .protocol import game_id_problem, parse_board
 from .record import escape, unescape
-from .tables import LEAGUE_MARKER
+from .tables import LEAGUE_MARKER, table_kind
 
 __all__ = ["LeagueError", "Entry", "LeagueFolder", "check_league_name", "MAX_ENTRANTS", "MAX_ROUNDS"]
 
@@ -55,7 +56,8 @@ class Unsettled(LeagueError):
 def check_league_name(name: str) -> str:
     if not isinstance(name, str) or not LEAGUE_NAME.fullmatch(name) or is_device_name(name):
         raise LeagueError(f"'{visible(str(name), 40)}' cannot be a league's name: use 1-16 letters, digits, "
-                          "'-' or '_', starting with a letter or digit")
+                          "'-' or '_', starting with a letter or digit, and not a name Windows keeps for a "
+                          "device (con, nul, com1...)")
     return name
 
 
@@ -130,16 +132,34 @@ class LeagueFolder:
         """The league's board joined as ``member``, beating ``state``, marked as a league's;
         ``LeagueError`` saying ``busy`` (with who holds the name) when another live run is that
         member, or why the board cannot be joined."""
+        kind = table_kind(self.share, self.name)
+        if kind not in ("missing", "folder"):
+            raise LeagueError(f"{self.folder} is not a folder of the share (a link, or a file): it is not used")
+        played = any(os.path.lexists(self.folder / rel) for rel in ("box/black", "box/white", "records"))
+        if kind == "folder" and played and not os.path.lexists(self.folder / LEAGUE_MARKER):
+            raise LeagueError(f"{self.folder} is a table of the share, not a league's folder: give the league "
+                              "another name")
         board = comm.Board(self.folder, member, secret=self.secret, take_over=take_over)
         try:
             board.join()
         except comm.MemberBusy as e:
-            raise LeagueError(f"{busy} ({e})") from None
+            raise LeagueError(f"{busy} (pid {e.pid or '?'} on {e.host or '?'}; {e.how})") from None
         except comm.BoardError as e:
             raise LeagueError(str(e)) from None
         board.beat(state)
         self.mark()
         return board
+
+    def set_aside(self, rel: str) -> str:
+        """Move the league's file ``rel`` out of the way (kept as ``<rel>.set-aside-<token>`` for
+        people to look at); its new name."""
+        dest = f"{rel}.set-aside-{fsops.new_token()}"
+        try:
+            self.root.rename(rel, dest)
+        except OSError:
+            self.root.remove(rel)
+            return "(removed)"
+        return dest
 
     def mark(self) -> None:
         """Note in the league's board that it is a league's, not a table (the lobby leaves it out)."""

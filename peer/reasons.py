@@ -70,9 +70,11 @@ PROBLEMS = {
     "share_is_board": "{share} is a board (it holds cardstand.board), not a share of tables: play at it "
                       "with --board, or name the folder above it",
     "table_name": "'{name}' cannot be a table's name: use 1-32 letters, digits, '-' or '_', starting "
-                  "with a letter or digit",
+                  "with a letter or digit, and not a name Windows keeps for a device (con, nul, com1...)",
     "share_no_table": "cannot make a table on {share}: {reason}",
     "table_not_folder": "the table {name} is not a folder of the share (a link, or a file): it is not used",
+    "table_is_league": "{name} is a league's folder, not a table",
+    "table_of_league": "the table {name} is for a game of the league {league}: its entrants play there",
 }
 ENGLISH = {**REASONS, **PROBLEMS}
 

@@ -9,6 +9,7 @@ writes to a table.  Exactly one referee works at a time: it is the member ``refe
 league's board, so a second one is refused while the first is alive (I6), and one started after
 the first was killed takes its place and goes on from the files.
 """
+import hmac
 import logging
 import time
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import comm
 from comm.look import Beats, look
+from comm.message import member_mac
+from comm.text import visible
 
 from .league import FORFEIT, PLAYED, League, Result, round_robin
 from .leaguefiles import LeagueError, LeagueFolder, MAX_ENTRANTS, check_entrant
@@ -48,6 +51,7 @@ class Watch:
     progress: float
     plies: int = -1
     away: list[float | None] = field(default_factory=lambda: [None, None])   # since when each side is not there
+    seen: list[bool] = field(default_factory=lambda: [False, False])         # each side was seen at the table
     ended_at: float | None = None
     trouble: float | None = None    # since when its record cannot be used (a read cut short is no news)
     before: str | None = None       # the game found at the table when this one became due: not this one
@@ -72,13 +76,24 @@ class Referee:
         self.tables = Tables(share, secret)
         self.beats = Beats()
         self.watches: dict[int, Watch] = {}
+        self.unsigned: set[str] = set()         # members told to be without the secret
+        self.kinds: dict[str, str] = {}         # each entrant's kind (ai, engine, program)
+        self.recovering = False
 
     # -- who is on the league's board ---------------------------------------------------------
     def present(self) -> set[str]:
+        """The entrants on the league's board now (with the class's secret, only those whose member
+        record is signed with it, A6: an entrant without the secret could not play a signed game)."""
         seen = look(self.files.folder)
         out = set()
         for key, seat in seen.seats.items():
             if key == "referee" or not self.beats.there(key, seat):
+                continue
+            if self.secret and not hmac.compare_digest(member_mac(self.secret, seat.name, seat.run), seat.mac):
+                if key not in self.unsigned:
+                    self.unsigned.add(key)
+                    self.say(f"{visible(seat.name, 40)} is on the league's board without the class's secret: "
+                             "not an entrant.")
                 continue
             try:
                 out.add(check_entrant(seat.name))
@@ -106,6 +121,10 @@ class Referee:
         except LeagueError as e:
             self.say(f"Cannot referee: {e}")
             return 2
+        except OSError as e:        # the league's folder gone, its disk full...: said, never a traceback
+            self.say(f"The referee stops: the league's files on {self.files.folder} cannot be written "
+                     f"({e.strerror or e}). Start it again when the share is back: it goes on from there.")
+            return 5
         finally:
             board.close()
 
@@ -134,7 +153,16 @@ class Referee:
         return league
 
     def referee(self, league: League, board: comm.Board) -> int:
-        results, due = self.files.settled(lambda: self.files.results(league))
+        self.kinds = {e: (entry.kind if (entry := self.files.entry(e)) is not None else "") for e in league.entrants}
+        try:
+            results, due = self.files.settled(lambda: self.files.results(league))
+        except LeagueError as problem:      # forged, or written without the secret: set aside, taken again
+            aside = self.files.set_aside("results")
+            self.say(f"The league's results cannot be used ({problem}): set aside as {aside}; the games are taken "
+                     "again from their records, and those without a result are played again.")
+            results, due = self.recovered(league), []
+            self.files.save_results(results, due)
+            self.recovering = True      # (a game found at its table now is taken as the game's)
         now = time.monotonic()
         self.watches = {n: Watch(now, now) for n in due}
         self.files.write_standings(league, results, due)
@@ -145,11 +173,11 @@ class Referee:
                 return 6
             now = time.monotonic()
             present = self.present()
-            for e in league.entrants:
-                if e in present:
-                    absent_since.pop(e, None)
+            for name in league.entrants:
+                if name in present:
+                    absent_since.pop(name, None)
                 else:
-                    absent_since.setdefault(e, now)
+                    absent_since.setdefault(name, now)
             changed = False
             for n in list(due):
                 r = self.decide(league, n, now, absent_since)
@@ -165,18 +193,33 @@ class Referee:
                     continue
                 due.append(g.n)
                 busy |= {g.black, g.white}
-                found = self.tables.table(g.table) if table_kind(self.share, g.table) == "folder" else None
+                found = self.tables.table(g.table) if table_kind(self.share, g.table) == "folder" \
+                    and not self.recovering else None
                 self.watches[g.n] = Watch(now, now, before=found.gid if found is not None and found.gid else None)
                 changed = True
             if changed:
                 self.files.save_results(results, due)
                 table = self.files.write_standings(league, results, due)
                 if len(results) == len(league.games):
-                    self.say(f"League {league.name} is over. Winner: {table[0].name} ({table[0].points:g} points). "
-                             f"Standings: {self.files.folder / 'standings.html'}")
+                    top = [s.name for s in table if s.points == table[0].points]
+                    pts = f"{table[0].points:g} point{'' if table[0].points == 1 else 's'}"
+                    self.say(f"League {league.name} is over. " + (f"Winner: {top[0]} ({pts})." if len(top) == 1 else
+                             f"Tied first with {pts}: {', '.join(top)}.") + f" Standings: {self.files.folder / 'standings.html'}")
                     return 0
             board.beat("referee")
             time.sleep(self.poll)
+
+    def recovered(self, league: League) -> dict[int, Result]:
+        """The results that the games' records give (``decide`` on each table as it is now)."""
+        out = {}
+        now = time.monotonic()
+        for g in league.games:
+            self.watches[g.n] = Watch(now, now)
+            r = self.decide(league, g.n, now, {})
+            if r is not None and r.how == PLAYED:
+                out[g.n] = r
+        self.watches = {}
+        return out
 
     @staticmethod
     def told(league: League, r: Result) -> str:
@@ -201,6 +244,14 @@ class Referee:
             except (OSError, ValueError):      # (cut short while being replaced: looked at again)
                 return None
             if acked or (record is not None and record.mode == "classic" and record.status == OVER):
+                # our players carry the entrant's name (--name): another name there is someone else
+                wrong = [c for c in (0, 1) if self.kinds.get(names[c]) in ("ai", "engine")
+                         and (t.black, t.white)[c] != names[c]]
+                if wrong:
+                    c = wrong[0]
+                    return Result(n, FORFEIT, 0, 0, gid=t.gid, reason=(
+                        f"the record names {visible((t.black, t.white)[c], 40)} as {COLOURS[c]}, not the entrant "
+                        f"{names[c]}: someone else played")[:200])
                 b, wh = points(t.status, t.result)
                 return Result(n, PLAYED, b, wh, score=t.result.replace(" ", "-") or t.status, gid=t.gid)
             if w.ended_at is None:
@@ -226,6 +277,7 @@ class Referee:
             there = t is not None and (t.there[c] or t.silent[c])     # (a silent side is judged by its moves)
             if there:
                 w.away[c] = None
+                w.seen[c] = True
             elif w.away[c] is None:
                 w.away[c] = now
             if not there and gone_for > lim.gone and now - w.since > min(lim.gone, lim.start):
@@ -233,7 +285,9 @@ class Referee:
             elif not there and (t is None or not t.gid) and now - w.since > lim.start:
                 out[c] = f"did not come to the table within {lim.start:g} s"
             elif not there and t is not None and t.gid and now - (w.away[c] or now) > lim.gone:
-                out[c] = f"left the game for over {lim.gone:g} s"
+                joined = t.silent[c] or (t.black, t.white)[c] not in ("", COLOURS[c])
+                out[c] = f"left the game for over {lim.gone:g} s" if joined or w.seen[c] else \
+                    f"did not come to the table within {lim.gone:g} s of the game's start"
         if t is not None and t.gid and t.to_move is not None:
             if t.plies != w.plies:
                 w.plies, w.progress = t.plies, now

@@ -7,8 +7,8 @@ the protocol changes.  What a table is doing is read from the board without writ
 table never changes one.
 
 Seating (``Seating``): a player with ``--share`` and no table named sits at the oldest table
-waiting for its colour (the other colour there alone), else at the oldest empty one, else makes
-a new one (``table-0001``...: made with one ``mkdir``, so two players never make the same one).  Black then stays where it
+waiting for its colour (the other colour there alone), else at the oldest free one (empty, then
+one whose last game was closed, then one whose last game ended), else makes a new one (``table-0001``...: made with one ``mkdir``, so two players never make the same one).  Black then stays where it
 sits; white, while nobody has joined it, moves to the oldest table waiting for white whenever
 one appears.  So a black and a white waiting alone at two tables always end up at one, and
 players started all at once pair up.
@@ -31,7 +31,7 @@ from .reasons import Explained
 from .record import CLOSED, PLAYING, Record, Records
 
 __all__ = ["Table", "Tables", "Seating", "ShareError", "check_share", "new_table", "table_folder", "usable_table",
-           "table_kind",
+           "table_kind", "is_league", "league_of",
            "EMPTY", "WAITING", "PLAYING", "LEFT", "ENDED", "CLOSED_STATE", "UNUSABLE"]
 
 MAX_TABLES = 500            # folders of a share looked at (a class has a few dozen tables)
@@ -78,6 +78,7 @@ class Table:
     # another machine): whether it is there cannot be told
     silent: tuple[bool, bool] = (False, False)
     kinds: tuple[str, str] = ("", "")   # what plays each side (person, computer), when its clock file says (D7)
+    league: str = ""                    # the league whose game this table is for (``league_of``)
 
     @property
     def free(self) -> bool:
@@ -126,13 +127,34 @@ def table_kind(share: Path, name: str) -> str:
 
 def usable_table(share: Path, name: str) -> Path:
     """The folder of the table ``name`` on ``share`` when a player may sit there: missing (it is
-    made) or a real folder; ``ShareError`` for a bad name, or a link or a file in its place (a
-    player never follows a link out of the share)."""
+    made) or a real folder; ``ShareError`` for a bad name, a link or a file in its place (a
+    player never follows a link out of the share), a league's board or a league's table (its
+    games are played by the league's entrants)."""
     folder = table_folder(share, name)
     kind = table_kind(share, name)
     if kind not in ("missing", "folder"):
         raise ShareError("table_not_folder", name=visible(name, 40))
+    if is_league(share, name):
+        raise ShareError("table_is_league", name=visible(name, 40))
+    league = league_of(share, name)
+    if league:
+        raise ShareError("table_of_league", name=visible(name, 40), league=league)
     return folder
+
+
+_LEAGUE_TABLE = re.compile(r"(.{1,16})-g[0-9]{3,}")
+
+
+def is_league(share: Path, name: str) -> bool:
+    """Whether ``name`` on ``share`` is a league's board (its marker, ``peer.leaguefiles``)."""
+    return fsops.Root.for_folder(share, readonly=True).lstat(f"{name}/{LEAGUE_MARKER}") is not None
+
+
+def league_of(share: Path, name: str) -> str:
+    """The league whose game is played at the table ``name`` (``<league>-gNNN`` while that league's
+    board is on the share), or ''."""
+    m = _LEAGUE_TABLE.fullmatch(name)
+    return m.group(1) if m and is_league(share, m.group(1)) else ""
 
 
 def _order(name: str) -> tuple[int, int, str]:
@@ -143,14 +165,19 @@ def _order(name: str) -> tuple[int, int, str]:
 
 def table_names(share: Path) -> list[str]:
     """The names of the tables on ``share`` (folders holding a board's marker, not a league's board;
-    links are not followed), oldest first; at most ``MAX_TABLES`` folders are looked at."""
+    links are not followed), oldest first; at most ``MAX_TABLES`` of them."""
+    return _tables(share)[0]
+
+
+def _tables(share: Path) -> tuple[list[str], bool]:
+    """(``table_names``, whether there are more tables than ``MAX_TABLES``)."""
     root = fsops.Root.for_folder(share, readonly=True)
     names: list[str] = []
     with root.batch():
-        listed = sorted(root.listdir(""), key=_order)[:MAX_TABLES * 4]
+        listed = sorted(root.listdir(""), key=_order)
         for name in listed:
             if len(names) >= MAX_TABLES:
-                break
+                return names, True
             try:
                 comm.check_name(name)
             except comm.InvalidArgument:
@@ -161,7 +188,7 @@ def table_names(share: Path) -> list[str]:
             mst = root.lstat(f"{name}/{fsops.Root.MARKER}")
             if mst is not None and root.lstat(f"{name}/{LEAGUE_MARKER}") is None:
                 names.append(name)
-    return names
+    return names, False
 
 
 def _is_dir(st: os.stat_result) -> bool:
@@ -227,10 +254,11 @@ class Tables:
         self.secret = secret
         self.beats = Beats(gone_after, clock)
         self._records: dict[str, Records] = {}
+        self.more = False
 
     def look(self) -> list[Table]:
-        """Every table on the share now, oldest first."""
-        names = table_names(self.share)
+        """Every table on the share now, oldest first (``more``: there were more than ``MAX_TABLES``)."""
+        names, self.more = _tables(self.share)
         listed = set(names)
         self.beats.forget(lambda key: isinstance(key, tuple) and key[0] in listed)
         for gone in [n for n in self._records if n not in listed]:
@@ -255,7 +283,8 @@ class Tables:
         why = "" if problem is None else str(problem) or type(problem).__name__
         used = (records.clock(rec.id, "black"), records.clock(rec.id, "white")) if rec else (0, 0)
         kinds = (records.kind(rec.id, "black"), records.kind(rec.id, "white")) if rec else ("", "")
-        return replace(judge(name, folder, there, rec, why[:200], used), silent=(silent[0], silent[1]), kinds=kinds)
+        return replace(judge(name, folder, there, rec, why[:200], used), silent=(silent[0], silent[1]), kinds=kinds,
+                       league=league_of(self.share, name))
 
     def there(self, name: str, seen: Look, colour: int) -> bool:
         seat: Seat | None = seen.seats.get(COLOURS[colour]) if seen.board else None
@@ -286,7 +315,7 @@ class Seating:
     def _waiting_for_me(self, tables: list[Table]) -> list[Table]:
         me = COLOURS[self.colour]
         return [t for t in tables if t.state == WAITING and t.waiting_for == me and t.name != self.at
-                and t.name not in self._refused]
+                and t.name not in self._refused and not t.league]
 
     def first(self) -> Path:
         """The table to sit at: the oldest one waiting for this colour whose opponent is seen
@@ -302,9 +331,9 @@ class Seating:
             if not candidates or time.monotonic() >= end:
                 break
             time.sleep(0.25)
-        for t in tables:
-            if t.state == EMPTY and t.name != self.at and t.name not in self._refused:
-                return self._sit(t.name)
+        free = [t for t in tables if t.free and not t.league and t.name != self.at and t.name not in self._refused]
+        for t in sorted(free, key=lambda t: (t.state != EMPTY, t.state != CLOSED_STATE)):   # empty first
+            return self._sit(t.name)
         self._refused.clear()
         return self._sit(new_table(self.share).name)
 

@@ -2,6 +2,7 @@
 class's secret and refused when forged, and what the standings page shows of a hostile entry."""
 import itertools
 import math
+import os
 
 import pytest
 
@@ -169,3 +170,112 @@ def test_one_referee_at_a_time_and_one_run_of_each_entrant(tmp_path):
             p.terminate()
     assert first.wait(timeout=30) == ann.wait(timeout=30) == 130      # (SIGTERM leaves as Ctrl+C does)
     assert table_names(tmp_path) == []          # the league's board is no table
+
+
+def finished_game():
+    """A sound record of a whole game (random legal moves to the end), black's and white's names."""
+    import random
+    from engine import PASS, Position
+    from peer.record import Record
+    rnd, pos, moves = random.Random(7), Position.start(), []
+    while not pos.is_game_over():
+        legal = pos.legal_moves()
+        m = rnd.choice(legal) if legal else PASS
+        moves.append("pass" if m == PASS else __import__("engine").notation.square_name(m, 8))
+        pos = pos.play(m)
+    b, w = pos.discs()
+    return Record(id="g-1", black="ann", white="bob", moves="".join(moves), status="over", result=f"{b}-{w}")
+
+
+def league_with_a_game(tmp_path, white_name="bob", kinds=("ai", "ai")):
+    from peer.record import Records
+    from peer.referee import Referee
+    f = folder(tmp_path)
+    league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]))
+    f.save(league)
+    for name, kind in zip(("ann", "bob"), kinds):
+        f.enter(Entry(name, kind, "greedy" if kind == "ai" else "node peer.js play"))
+    g = league.game(1)
+    table = board_folder(tmp_path / g.table)
+    rec = finished_game()
+    rec.black, rec.white = g.black, white_name if g.white == "bob" else g.white
+    Records(table).save(rec)
+    for c in ("black", "white"):
+        Records(table).acknowledge(rec.id, c)
+    ref = Referee(tmp_path, "wk", lambda text: None)
+    ref.kinds = {e: f.entry(e).kind for e in league.entrants}
+    return ref, league, rec
+
+
+def test_a_result_counts_only_for_the_entrants_that_were_scheduled(tmp_path):
+    import time
+    from peer.referee import Watch
+    ref, league, rec = league_with_a_game(tmp_path)
+    now = time.monotonic()
+    ref.watches[1] = Watch(now, now)
+    r = ref.decide(league, 1, now, {})
+    assert r.how == PLAYED and r.gid == rec.id
+    ref, league, rec = league_with_a_game(tmp_path / "2", white_name="sniper")
+    ref.watches[1] = Watch(now, now)
+    r = ref.decide(league, 1, now, {})
+    assert r.how == FORFEIT and (r.black, r.white) == (0, 0) and "someone else played" in r.reason
+    ref, league, rec = league_with_a_game(tmp_path / "3", white_name="js", kinds=("ai", "program"))
+    ref.watches[1] = Watch(now, now)
+    assert ref.decide(league, 1, now, {}).how == PLAYED       # (a program names itself)
+    assert ref.recovered(league) == {1: ref.decide(league, 1, now, {})}     # a lost results file, taken again
+
+
+def test_with_the_secret_only_signed_members_enter_and_a_league_folder_is_never_a_link(tmp_path):
+    from comm import Board
+    from peer.referee import Referee
+    f = LeagueFolder(tmp_path, "wk", b"class secret")
+    good = f.join("ann", "entrant", "busy")
+    f.enter(Entry("ann", "ai", "greedy"))
+    bad = Board(tmp_path / "wk", "mallory").join()      # no secret: its member record is not signed
+    bad.beat("entrant")
+    LeagueFolder(tmp_path, "wk").enter(Entry("mallory", "ai", "greedy"))
+    said = []
+    try:
+        assert Referee(tmp_path, "wk", said.append, secret=b"class secret").present() == {"ann"}
+        assert "mallory is on the league's board without the class's secret" in said[0]
+    finally:
+        good.close()
+        bad.close()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "wk2").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(LeagueError, match="not a folder of the share"):
+        LeagueFolder(tmp_path, "wk2").join("ann", "entrant", "busy")
+    table = board_folder(tmp_path / "week3")
+    (table / "records").mkdir()
+    with pytest.raises(LeagueError, match="a table of the share"):
+        LeagueFolder(tmp_path, "week3").join("ann", "entrant", "busy")
+    assert os.listdir(tmp_path / "elsewhere") == []
+
+
+def test_an_entrant_resumes_its_game_and_keeps_a_bounded_log(tmp_path):
+    import io
+    from peer.entrant import LOG_LIMIT, Entrant, _keep
+    league = League("wk", ["ann", "bob"], round_robin("wk", ["ann", "bob"]))
+    e = Entrant(tmp_path, "wk", Entry("ann", "ai", "greedy"), print)
+    for n in (1, 2):
+        cmd = e.command(league, n)
+        assert "--new" not in cmd and cmd[cmd.index("--name") + 1] == "ann"
+    out = io.BytesIO()
+    out.close = lambda: None
+    _keep(io.BytesIO(b"x" * (3 * LOG_LIMIT)), out)
+    assert len(out.getvalue()) < LOG_LIMIT + 100 and out.getvalue().endswith(b"more bytes not kept]\n")
+
+
+@pytest.mark.parametrize("args, words", [(["--program", "/nonexistent/prog play"], "is not there"),
+                                         (["--engine", ""], "needs a command"),
+                                         (["--program", "node 'unterminated"], "cannot be read"),
+                                         (["--ai", "missing_file.py:X"], "your AI cannot be used")])
+def test_an_entrant_that_cannot_play_is_refused_at_once(tmp_path, args, words):
+    import subprocess
+    import sys
+    from peertools import ROOT
+    r = subprocess.run([sys.executable, "-m", "peer", "league", "enter", "--share", str(tmp_path), "--league", "wk",
+                        "--name", "ann", *args], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert os.listdir(tmp_path) == []

@@ -307,3 +307,21 @@ def test_a_link_or_a_file_where_a_table_belongs_is_never_followed(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1"))
     assert r.returncode == 2 and "not a folder of the share" in r.stdout + r.stderr
     assert sorted(os.listdir(outside)) == ["cardstand.board", "records", "tmp"]
+
+
+def test_seating_reuses_a_finished_table_and_never_takes_a_leagues(tmp_path):
+    from peer.leaguefiles import LeagueFolder
+    finished = board_folder(tmp_path / "table-0001")
+    Records(finished).save(Record(id="g-1", moves="", status="abandoned", result="abandoned by black"))
+    board_folder(tmp_path / "wk")
+    LeagueFolder(tmp_path, "wk").mark()
+    league_table = board_folder(tmp_path / "wk-g001")
+    with Board(league_table, "white") as w:         # a league's white waits for its black
+        w.beat("waiting")
+        assert Seating(tmp_path, 0, confirm=1.5).first() == finished      # not the league's table
+        t = Tables(tmp_path).table("wk-g001")
+        assert t.league == "wk"
+    for name, words in (("wk-g001", "for a game of the league wk"), ("wk", "a league's folder")):
+        with pytest.raises(ShareError, match=words):
+            usable_table(tmp_path, name)
+    assert table_names(tmp_path) == ["table-0001", "wk-g001"]

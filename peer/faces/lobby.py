@@ -138,7 +138,8 @@ class Lobby:
         s = self.screen
         if self.clear_screen:
             s.stream.write("\x1b[H\x1b[2J")
-        s.line(fit(s.t("lobby_title", share=visible(str(self.share), 200), n=len(tables)), cols - 1).rstrip())
+        n = f"{len(tables)}+" if self.tables.more else len(tables)      # (more than are looked at)
+        s.line(fit(s.t("lobby_title", share=visible(str(self.share), 200), n=n), cols - 1).rstrip())
         body = rows(s, tables, cols)
         room = lines - 4 if self.clear_screen else len(body)
         if len(body) > room:
@@ -254,6 +255,10 @@ class Lobby:
         answer = self.lines.get(600) if self.lines is not None else None
         if not isinstance(answer, str) or answer.strip().lower() not in ("y", "yes", "はい"):
             s.say("lobby_not_cleared", table=t.name)
+            return
+        now = self.tables.table(t.name)      # (again: someone may have sat down while it asked)
+        if any(now.there) or now.state in (WAITING, PLAYING):
+            s.say("lobby_cannot_clear", table=t.name)
             return
         clear_table(self.share, t.name)
         s.say("lobby_cleared", table=t.name)

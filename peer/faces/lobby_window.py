@@ -62,7 +62,7 @@ class LobbyWindow:
         frame.pack(fill="both", expand=True)
         self.tree = ttk.Treeview(frame, columns=COLUMNS, show="headings", selectmode="browse")
         heads = {"table": t("lobby_table"), "state": t("lobby_state"), "board": t("lobby_board"),
-                 "black": t("black"), "white": t("white"), "clocks": "⏱"}
+                 "black": t("black"), "white": t("white"), "clocks": t("gui_lobby_clocks")}
         widths = {"table": 110, "state": 190, "board": 110, "black": 120, "white": 120, "clocks": 90}
         for c in COLUMNS:
             self.tree.heading(c, text=heads[c])
@@ -103,7 +103,7 @@ class LobbyWindow:
         chosen = self.tree.selection()
         self.tree.delete(*self.tree.get_children())
         for t in tables:
-            clocks = f"{clock(t.used[0])} / {clock(t.used[1])}" if t.gid else ""
+            clocks = f"{clock(t.used[0])} / {clock(t.used[1])}" if t.gid and t.state in ("playing", "left") else ""
             self.tree.insert("", "end", iid=t.name, values=(
                 t.name, state_text(s, t), board_label(s, t.board),
                 player(t.black, t.there[0], t.kinds[0]).strip(), player(t.white, t.there[1], t.kinds[1]).strip(),
@@ -111,7 +111,8 @@ class LobbyWindow:
         keep = [c for c in chosen if self.tree.exists(c)]
         if keep:
             self.tree.selection_set(keep)
-        self.root.title(s.t("lobby_title", share=visible(str(self.share), 80), n=len(tables)))
+        self.root.title(s.t("lobby_title", share=visible(str(self.share), 80),
+                            n=f"{len(tables)}+" if self.tables.more else len(tables)))
 
     def chosen(self) -> Table | None:
         sel = self.tree.selection() or self.tree.focus()
