@@ -147,7 +147,7 @@ class Lobby:
         for line in body:
             s.line(line)
         if not tables:
-            s.line(s.t("lobby_none"))
+            s.line(s.t("lobby_none") if self.share.is_dir() else s.t("lobby_gone", share=visible(str(self.share), 200)))
         if keys:
             s.line(fit(s.t("lobby_keys"), cols - 1).rstrip())
 

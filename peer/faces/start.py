@@ -329,6 +329,9 @@ def _ask_table(ask: Ask, say: Callable[[str], None], lang: str, share: Path) -> 
             return None
         if text.isdigit() and 1 <= int(text) <= min(len(tables), 20):
             return tables[int(text) - 1].name
+        if text.isdigit():      # (a number not in the list is no table's name)
+            say(texts.text(lang, "lobby_no_such", table=text))
+            continue
         try:
             return usable_table(share, text).name
         except ShareError as e:

@@ -427,6 +427,8 @@ TEXTS = {
                    "まだ卓がありません。--share で起動したプレイヤーが卓を作ります。"),
     "lobby_keys": ("N: watch table N   r N: replay   c N: clear (nobody there)   q: quit",
                    "番号: 観戦  r 番号: 再生  c 番号: 片付け（誰もいない卓）  q: 終了"),
+    "lobby_gone": ("The share {share} cannot be reached just now; looking again.",
+                   "共有フォルダ {share} に今はアクセスできません。また見ます。"),
     "lobby_no_such": ("No table {table} in the list.", "一覧に卓 {table} はありません。"),
     "lobby_back": ("Back to the lobby.", "ロビーに戻ります。"),
     "lobby_no_record": ("No game has been played at {table} yet.", "卓 {table} ではまだ対局がありません。"),
