@@ -165,8 +165,8 @@ class Referee:
             self.recovering = True      # (a game found at its table now is taken as the game's)
         now = time.monotonic()
         self.watches = {n: Watch(now, now) for n in due}
-        self.files.write_standings(league, results, due)
         absent_since: dict[str, float] = {}
+        first = True
         while True:
             if board.problem == "replaced":
                 self.say("Another referee took this league over: this one stops.")
@@ -197,10 +197,11 @@ class Referee:
                     and not self.recovering else None
                 self.watches[g.n] = Watch(now, now, before=found.gid if found is not None and found.gid else None)
                 changed = True
-            if changed:
+            if changed or first:
+                first = False
                 self.files.save_results(results, due)
                 table = self.files.write_standings(league, results, due)
-                if len(results) == len(league.games):
+                if len(results) == len(league.games):   # (also a league found over when it started)
                     top = [s.name for s in table if s.points == table[0].points]
                     pts = f"{table[0].points:g} point{'' if table[0].points == 1 else 's'}"
                     self.say(f"League {league.name} is over. " + (f"Winner: {top[0]} ({pts})." if len(top) == 1 else

@@ -279,3 +279,18 @@ def test_an_entrant_that_cannot_play_is_refused_at_once(tmp_path, args, words):
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_a_referee_started_on_a_league_that_is_over_says_so_and_stops(tmp_path):
+    from peer.referee import Referee
+    ref, league, rec = league_with_a_game(tmp_path)
+    f = LeagueFolder(tmp_path, "wk")
+    f.save_results({1: Result(1, PLAYED, 1.0, 0.0, "40-24", rec.id), 2: Result(2, FORFEIT, 0.0, 1.0, reason="x")}, [])
+    said, code = [], []
+    import threading
+    t = threading.Thread(target=lambda: code.append(Referee(tmp_path, "wk", said.append, poll=0.05).run()), daemon=True)
+    t.start()
+    t.join(30)
+    assert code == [0], said            # (it stops: it does not wait for a change that cannot come)
+    assert "going on from the share" in said[0] and "is over. Winner: ann (2 points)" in said[-1]
+    assert "(over)" in (tmp_path / "wk" / "standings.txt").read_text()
