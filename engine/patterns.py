@@ -23,6 +23,7 @@ import contextlib
 import functools
 import gzip
 import os
+import stat
 import struct
 import logging
 import sys
@@ -118,13 +119,15 @@ def load(path: Union[str, Path] = WEIGHTS) -> "array.array[int]":
     return read(path, (layout()[3],))[1]
 
 
-def read(path: Union[str, Path], sizes: Sequence[int]) -> "tuple[int, array.array[int]]":
+def read(path: Union[str, Path], sizes: Sequence[int], raw: Optional[bytes] = None) -> "tuple[int, array.array[int]]":
     """``(stage size, weights)`` of a file whose stage size is one of ``sizes``: ``load`` for the
-    weights of other layouts (the fitting starts from those of earlier ones)."""
+    weights of other layouts (the fitting starts from those of earlier ones).  ``raw``: the file
+    already unpacked."""
     head = len(MAGIC) + 8
     most = head + 2 * MAX_STAGES * max(sizes)
     try:   # at most the largest file of these layouts, unpacked
-        raw = gzipped.decompress(gzipped.read_file(path, most), most)
+        if raw is None:
+            raw = gzipped.decompress(gzipped.read_file(path, most), most)
     except ValueError as e:
         raise ValueError(f"{path}: refused: {e}") from None
     if not raw.startswith(MAGIC) or len(raw) < head:
@@ -143,6 +146,102 @@ def read(path: Union[str, Path], sizes: Sequence[int]) -> "tuple[int, array.arra
     if sys.byteorder == "big":
         data.byteswap()
     return size, data
+
+
+CACHE_ENV = "CARDSTAND_CACHE"     # the folder of unpacked weights ("" or "0": none kept)
+
+
+def cache_dir() -> Optional[Path]:
+    """Where this user keeps unpacked weights (``unpacked``): ``CARDSTAND_CACHE``, else the
+    platform's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, ``%LOCALAPPDATA%``), in a
+    ``cardstand`` folder; None when none is kept."""
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        return Path(env) if env.strip() not in ("", "0") else None
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA")
+        return Path(base) / "cardstand" / "cache" if base else None
+    home = os.path.expanduser("~")
+    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(home, ".cache") if home != "~" else "")
+    return Path(base) / "cardstand" if base else None
+
+
+def unpacked(path: Union[str, Path] = WEIGHTS) -> "tuple[memoryview | array.array[int], Callable[[], None]]":
+    """The weights of ``path`` to install, and what to call once they are installed: read in place
+    from this user's cache of unpacked weights when it holds this file's (a few milliseconds:
+    nothing is inflated), else as ``load`` reads them (and kept there for the next process: a
+    one-shot move pays the unpacking once per machine, not per move).  The cache is keyed by the
+    SHA-256 of the file as it is; one that is not this user's own regular file, that others may
+    write, or that is not whole is not used (and written again)."""
+    size = layout()[3]
+    folder = cache_dir()
+    if folder is None or sys.byteorder != "little":
+        return load(path), lambda: None
+    packed = gzipped.read_file(path, len(MAGIC) + 8 + 2 * MAX_STAGES * size)
+    import hashlib
+    name = f"weights-{hashlib.sha256(packed).hexdigest()[:32]}-{size}.bin"
+    found = _mapped(folder / name, size)
+    if found is not None:
+        return found
+    try:
+        raw = gzipped.decompress(packed, len(MAGIC) + 8 + 2 * MAX_STAGES * size)
+    except ValueError as e:
+        raise ValueError(f"{path}: refused: {e}") from None
+    weights = read(path, (size,), raw)[1]
+    _keep(folder, name, raw)
+    return weights, lambda: None
+
+
+def _mapped(cached: Path, size: int) -> "Optional[tuple[memoryview, Callable[[], None]]]":
+    """The weights in the unpacked file ``cached``, mapped (no copy), and its closing; None when
+    it is missing or not to be trusted."""
+    import mmap
+    try:
+        fd = os.open(cached, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        own = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+        shared = os.name != "nt" and st.st_mode & 0o022     # (Windows: a user's LOCALAPPDATA is its own)
+        head = len(MAGIC) + 8
+        if not stat.S_ISREG(st.st_mode) or not own or shared or st.st_size <= head:
+            return None
+        mm = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    stages, got = struct.unpack_from("<II", mm, len(MAGIC))
+    if mm[:len(MAGIC)] != MAGIC or got != size or not 1 <= stages <= MAX_STAGES \
+            or len(mm) != head + 2 * stages * size:
+        mm.close()
+        return None
+    view = memoryview(mm)[head:].cast("h")
+
+    def close() -> None:
+        view.release()
+        mm.close()
+    return view, close
+
+
+def _keep(folder: Path, name: str, raw: bytes) -> None:
+    """Write unpacked weights into the cache, whole or not at all (nothing said when it cannot be)."""
+    import tempfile
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".weights-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(raw)
+            os.replace(tmp, folder / name)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as e:
+        log.debug("unpacked weights not kept in %s: %s", folder, e)
 
 
 def stages(weights: Sequence[int]) -> int:
@@ -210,7 +309,7 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
             _installed, _problem = False, "no compiled core"
             return False
         try:
-            weights = load(path)
+            weights, done = unpacked(path)
         except (OSError, ValueError) as e:
             _core.clear_patterns()  # not another file's weights in its place
             _installed, _problem = False, str(e) if isinstance(e, ValueError) else f"{path}: {e.strerror or e}"
@@ -219,8 +318,12 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
             return False
         instances, offsets, mob, stage_size = layout()
         n = stages(weights)
-        _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60), n) for e in range(65)],
-                           SCALE // EVAL_UNIT, weights)
+        try:
+            _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60), n) for e in range(65)],
+                               SCALE // EVAL_UNIT, weights)     # (copied into the core)
+        finally:
+            del weights
+            done()
         from . import probcut
         probcut.install()  # the midgame search's cuts, fitted for these weights
         _installed, _problem = True, None

@@ -357,3 +357,50 @@ def test_engine_info_names_the_weights_or_why_they_are_not_used(tmp_path):
     r = subprocess.run([sys.executable, "-m", "engine", "info"], cwd=tmp_path, capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     assert r.returncode == 0 and "weights    : not in use" in r.stdout and "hand-written evaluation" in r.stdout, r
+
+
+@needs_core
+def test_the_unpacked_weights_are_kept_and_then_read_in_place(tmp_path, monkeypatch):
+    """A one-shot move's start-up: the shipped weights are inflated once and kept unpacked in the
+    user's cache; the next process reads them in place (nothing inflated) and evaluates exactly as
+    the reference does with the shipped file.  A kept file that is damaged, or that others may
+    write, is not used."""
+    from engine import gzipped
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(patterns.CACHE_ENV, str(cache))
+    shipped = patterns.load()
+    inflate = gzipped.decompress
+    try:
+        patterns.uninstall()
+        assert patterns.install()
+        (kept,) = cache.iterdir()
+        assert kept.stat().st_mode & 0o077 == 0 and cache.stat().st_mode & 0o077 == 0
+
+        def inflated(*args):
+            raise AssertionError("the weights were inflated again")
+        monkeypatch.setattr(gzipped, "decompress", inflated)
+        patterns.uninstall()
+        assert patterns.install()
+        for p in random_positions(150, seed=9):
+            P, O = p.player, p.opponent
+            mp = bin(compiled.moves(8, P, O)).count("1")
+            mo = bin(compiled.moves(8, O, P)).count("1")
+            assert compiled.evaluate(P, O, "patterns") == patterns.evaluate(P, O, shipped, mp, mo), p.text()
+        monkeypatch.setattr(gzipped, "decompress", inflate)
+        whole = kept.read_bytes()
+        damages = [lambda: kept.write_bytes(whole[:1000])]
+        if os.name != "nt":
+            damages.append(lambda: kept.chmod(0o666))       # (writable by others)
+        for damage in damages:
+            damage()
+            patterns.uninstall()
+            assert patterns.install()
+            assert kept.read_bytes() == whole and kept.stat().st_mode & 0o077 == 0     # written again
+        monkeypatch.setenv(patterns.CACHE_ENV, "0")          # none kept
+        patterns.uninstall()
+        assert patterns.install() and patterns.cache_dir() is None
+    finally:
+        monkeypatch.setattr(gzipped, "decompress", inflate)
+        monkeypatch.delenv(patterns.CACHE_ENV)
+        patterns.uninstall()
+        assert patterns.install()
