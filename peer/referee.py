@@ -24,7 +24,7 @@ from comm.text import visible
 from .league import FORFEIT, PLAYED, League, Result, round_robin
 from .leaguefiles import LeagueError, LeagueFolder, MAX_ENTRANTS, check_entrant
 from .record import CLOSED, ENDED, OVER, PLAYING, Records
-from .tables import Tables, table_kind
+from .tables import Tables
 
 log = logging.getLogger("peer")
 
@@ -193,9 +193,8 @@ class Referee:
                     continue
                 due.append(g.n)
                 busy |= {g.black, g.white}
-                found = self.tables.table(g.table) if table_kind(self.share, g.table) == "folder" \
-                    and not self.recovering else None
-                self.watches[g.n] = Watch(now, now, before=found.gid if found is not None and found.gid else None)
+                found = "" if self.recovering else self.tables.table(g.table).gid
+                self.watches[g.n] = Watch(now, now, before=found or None)
                 changed = True
             if changed or first:
                 first = False
@@ -232,12 +231,12 @@ class Referee:
         """Game ``n``'s result once it can be decided, else None (looked at again later)."""
         g = league.game(n)
         w = self.watches.setdefault(n, Watch(now, now))
-        t = self.tables.table(g.table) if table_kind(self.share, g.table) != "missing" else None
-        if t is not None and w.before is not None and t.gid == w.before:
+        t = self.tables.table(g.table)     # (a missing table reads as empty, no game)
+        if w.before is not None and t.gid == w.before:
             t = replace(t, gid="", status="", result="", to_move=None, plies=0)   # not this game's record
         names = (g.black, g.white)
         lim = self.limits
-        if t is not None and t.gid and t.status in ENDED:
+        if t.gid and t.status in ENDED:
             rec = Records(t.folder, self.secret, readonly=True)
             acked = all(rec.acknowledged(t.gid, c) for c in COLOURS)
             try:
@@ -260,9 +259,9 @@ class Referee:
             elif now - w.ended_at > lim.ack:
                 return Result(n, FORFEIT, 0, 0, gid=t.gid, reason="the end was not acknowledged by both sides")
             return None
-        if t is not None and t.gid and t.status in CLOSED:
+        if t.gid and t.status in CLOSED:
             return Result(n, FORFEIT, 0, 0, gid=t.gid, reason=f"the game was {t.status} ({t.result})"[:200])
-        if t is not None and (t.problem or t.gid and t.status != PLAYING):
+        if t.problem or t.gid and t.status != PLAYING:
             # a record that cannot be used, or says what no record says: read cut short while it was
             # being replaced (a share's client), or damaged; decided only when it stays so
             if w.trouble is None:
@@ -275,7 +274,7 @@ class Referee:
         out: list[str | None] = [None, None]
         for c in (0, 1):
             gone_for = now - absent_since[names[c]] if names[c] in absent_since else 0.0
-            there = t is not None and (t.there[c] or t.silent[c])     # (a silent side is judged by its moves)
+            there = t.there[c] or t.silent[c]     # (a silent side is judged by its moves)
             if there:
                 w.away[c] = None
                 w.seen[c] = True
@@ -283,23 +282,23 @@ class Referee:
                 w.away[c] = now
             if not there and gone_for > lim.gone and now - w.since > min(lim.gone, lim.start):
                 out[c] = "absent from the league"
-            elif not there and (t is None or not t.gid) and now - w.since > lim.start:
+            elif not there and not t.gid and now - w.since > lim.start:
                 out[c] = f"did not come to the table within {lim.start:g} s"
-            elif not there and t is not None and t.gid and now - (w.away[c] or now) > lim.gone:
+            elif not there and t.gid and now - (w.away[c] or now) > lim.gone:
                 joined = t.silent[c] or (t.black, t.white)[c] not in ("", COLOURS[c])
                 out[c] = f"left the game for over {lim.gone:g} s" if joined or w.seen[c] else \
                     f"did not come to the table within {lim.gone:g} s of the game's start"
-        if t is not None and t.gid and t.to_move is not None:
+        if t.gid and t.to_move is not None:
             if t.plies != w.plies:
                 w.plies, w.progress = t.plies, now
             elif now - w.progress > lim.move and out[t.to_move] is None:
                 out[t.to_move] = f"made no move for {lim.move:g} s"
-        if t is not None and not t.gid and all(t.there) and now - w.since > 2 * lim.start:
+        if not t.gid and all(t.there) and now - w.since > 2 * lim.start:
             return Result(n, FORFEIT, 0, 0, reason="the game never started")
         if out[0] is None and out[1] is None:
             return None
         reason = "; ".join(f"{COLOURS[c]} ({names[c]}) {out[c]}" for c in (0, 1) if out[c])
-        return Result(n, FORFEIT, 0.0 if out[0] else 1.0, 0.0 if out[1] else 1.0, gid=t.gid if t else "",
+        return Result(n, FORFEIT, 0.0 if out[0] else 1.0, 0.0 if out[1] else 1.0, gid=t.gid,
                       reason=reason)
 
 
