@@ -512,6 +512,7 @@ class Match:
                     c, got = self.clocks[eng], r["clocks"][label]
                     c.moves += got["moves"]
                     c.over += got["over"]
+                    c.total += got.get("total", 0.0)    # (a journal kept before answers were summed)
                     eng.starts += got["starts"]
                     if got["slowest"] > c.slowest:
                         c.slowest, c.slowest_at = got["slowest"], got["slowest_at"]
@@ -565,7 +566,9 @@ class Match:
         for label, eng in self.engines.items():
             c = self.clocks[eng]
             at = f" (ply {c.slowest_at + 1})" if c.slowest_at is not None else ""
-            self.say(f"engine {label}: {eng.name}, {c.moves} moves, slowest answer {c.slowest:.3f} s{at}, "
+            mean = f"{c.total / c.moves:.3f}" if c.moves else "-"
+            self.say(f"engine {label}: {eng.name}, {c.moves} moves, {mean} s a move, "
+                     f"slowest answer {c.slowest:.3f} s{at}, "
                      f"{c.over} over --time {self.time_limit:g} s, started {eng.starts} time(s)")
         self.say(f"forfeits: {len(self.forfeits)}" + "".join(
             f"\n  game {g}: {who}: {reason}" for g, who, reason in self.forfeits))
@@ -579,6 +582,7 @@ class Match:
                 "forfeits": list(self.forfeits), "by_colour": self.by_colour,
                 "slowest": {k: self.clocks[v].slowest for k, v in self.engines.items()},
                 "over": {k: self.clocks[v].over for k, v in self.engines.items()},
+                "mean": {k: self.clocks[v].total / max(1, self.clocks[v].moves) for k, v in self.engines.items()},
                 "names": {k: v.name for k, v in self.engines.items()}}
 
 

@@ -151,6 +151,7 @@ class Clock:
         self.slowest = 0.0
         self.slowest_at: Optional[int] = None
         self.over = 0
+        self.total = 0.0        # seconds of every answer
 
 
 def _tell_both(players: tuple[Engine, Engine], line: str) -> Optional[tuple[int, str]]:
@@ -195,6 +196,7 @@ def play_game(black: Engine, white: Engine, opening: str, time_limit: float, tim
                 break
             c = clocks[e]
             c.moves += 1
+            c.total += took
             if took > c.slowest:
                 c.slowest, c.slowest_at = took, 60 - pos.empties() if pos.size == 8 else None
             if took > time_limit:
@@ -271,4 +273,4 @@ def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, flo
             e.stop()
     return {"games": games, "error": error, "names": {"A": a.name, "B": b.name},
             "clocks": {e.label: {"moves": c.moves, "slowest": c.slowest, "slowest_at": c.slowest_at,
-                                 "over": c.over, "starts": e.starts} for e, c in clocks.items()}}
+                                 "over": c.over, "total": c.total, "starts": e.starts} for e, c in clocks.items()}}

@@ -1,0 +1,108 @@
+"""bench/outside.py: NBoard fronts for Zebra and for one-shot programs, played by bench/sprt.py."""
+import importlib.util
+import io
+import re
+import shlex
+import sys
+from pathlib import Path
+
+from engine import Game, notation
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTSIDE = ROOT / "bench" / "outside.py"
+PY = sys.executable
+_spec = importlib.util.spec_from_file_location("sprt", ROOT / "bench" / "sprt.py")
+sprt = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sprt)
+
+# A stand-in for Zebra: it replays -seq with our rules and answers the first legal move in
+# Zebra's output format; "dies" files in its folder make it fail (exit 1) that many times first,
+# and every call is logged with its arguments.
+FAKE_ZEBRA = f"""#!{PY}
+import sys
+from pathlib import Path
+sys.path.insert(0, {str(ROOT)!r})
+from engine import Game, notation
+here = Path(__file__).resolve().parent
+with open(here / "calls.log", "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\\n")
+dies = here / "dies"
+if dies.exists() and int(dies.read_text()) > 0:
+    dies.write_text(str(int(dies.read_text()) - 1))
+    sys.exit(1)
+seq = sys.argv[sys.argv.index("-seq") + 1] if "-seq" in sys.argv else ""
+game = Game.from_transcript(seq)
+if game.position.must_pass():
+    game.play(notation.PASS)
+m = sorted(game.position.legal_moves())[0]
+print("Zebra (c) 1997-2005 Gunnar Andersson")
+print("-->   2  +20.96            52  " + notation.square_name(m) + "        0.0 s   47489 nps")
+print("-->  14  +1.00         141177  " + notation.square_name(m) + " h5 h1     0.0 s  25515453 nps")
+"""
+
+
+def fake_zebra(folder: Path, dies: int = 0) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "zebra").write_text(FAKE_ZEBRA)
+    (folder / "zebra").chmod(0o755)
+    (folder / "coeffs2.bin").write_bytes(b"")
+    if dies:
+        (folder / "dies").write_text(str(dies))
+    return folder
+
+
+def session(args, lines):
+    import subprocess
+    return subprocess.run([PY, str(OUTSIDE), *args], input="".join(x + "\n" for x in lines),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_zebra_is_asked_the_game_so_far_and_its_move_is_answered(tmp_path):
+    folder = fake_zebra(tmp_path / "z")
+    ggf = Game.from_transcript("f5d6").to_ggf()
+    run = session(["zebra", "--dir", str(folder), "--depth", "12", "--exact", "18"],
+                  ["nboard 2", f"set game {ggf}", "move C3", "ping 1", "go", "quit"])
+    assert run.returncode == 0, run.stderr
+    first = notation.square_name(sorted(Game.from_transcript("f5d6c3").position.legal_moves())[0]).upper()
+    assert run.stdout.split() == ["set", "myname", "Zebra-12/18", "pong", "1", "===", first]
+    call = (folder / "calls.log").read_text().split()
+    assert call[call.index("-l") + 1:call.index("-l") + 7] == ["12", "18", "18", "12", "18", "18"]
+    assert call[call.index("-seq") + 1] == "f5d6c3" and call[call.index("-b") + 1] == "0"
+
+
+def test_a_zebra_that_dies_is_asked_again_solving_less(tmp_path):
+    folder = fake_zebra(tmp_path / "z", dies=2)
+    run = session(["zebra", "--dir", str(folder)], ["nboard 2", "go", "quit"])
+    assert run.returncode == 0 and "===" in run.stdout, run.stderr
+    exacts = [line.split()[line.split().index("-l") + 2] for line in (folder / "calls.log").read_text().splitlines()]
+    assert exacts == ["16", "14", "12"]
+    assert "asking again from 14" in run.stderr and "(2 so far)" in run.stderr
+
+
+def test_a_folder_without_zebra_is_refused_in_one_line(tmp_path):
+    run = session(["zebra", "--dir", str(tmp_path)], ["go"])
+    assert run.returncode == 2 and "make zebra" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_one_shot_program_that_answers_nonsense_gets_no_move(tmp_path):
+    run = session(["oneshot", "echo 9 9"], ["nboard 2", "go", "ping 1", "quit"])
+    assert "===" not in run.stdout and "pong 1" in run.stdout
+    assert "off the 8x8 board" in run.stderr
+
+
+def test_a_match_through_both_fronts_counts_each_sides_time_a_move(tmp_path):
+    """Our one-shot command against the fake Zebra, one process a move on both sides, as in
+    docs/benchmarks.md; the summary gives each side's mean time a move."""
+    folder = fake_zebra(tmp_path / "z")
+    ours = f"{PY} -m engine move --ai greedy"
+    out = io.StringIO()
+    code = sprt.main(["--engine-a", f"{shlex.quote(PY)} {OUTSIDE} oneshot {shlex.quote(ours)}",
+                      "--engine-b", f"{shlex.quote(PY)} {OUTSIDE} zebra --dir {folder}",
+                      "--time", "1", "--max-games", "2", "--cwd-a", str(ROOT)], out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "forfeits: 0" in text and "games  : 2" in text
+    means = re.findall(r"engine [AB]: (.+), (\d+) moves, ([0-9.]+) s a move", text)
+    assert [m[0] for m in means] == [f"oneshot[{ours}]", "Zebra-14/16"], text
+    assert all(int(n) > 20 and 0 < float(s) < 10 for _, n, s in means)
+    assert len((folder / "calls.log").read_text().splitlines()) == int(means[1][1])
