@@ -86,19 +86,16 @@ import engine; t.append(T())
 import argparse, engine.__main__, engine.oneshot; t.append(T())
 import engine.strategies as s; t.append(T())
 from engine import book, patterns
-w, done = patterns.unpacked(); t.append(T())
-del w; done()
 patterns.install(); t.append(T())
 book.learned(); t.append(T())
 s.get("best"); t.append(T())
 d = [b - a for a, b in zip(t, t[1:])]
-d[4] -= d[3]     # install reads the weights again: what is left is putting them into the core
 print(json.dumps(d))
 """
 PART_NAMES = ["import engine (rules, cores, shapes)", "import the command line (argparse, engine.__main__)",
               "import engine.strategies (book, patterns)",
-              "pattern weights: read (patterns.unpacked: from the cache when it holds them)",
-              "pattern weights: into the core (install less a read)", "the learned book (book.learned)",
+              "pattern weights (patterns.install: mapped from the cache when it holds them)",
+              "the learned book (book.learned)",
               "strategies.get('best'): the rest"]
 
 

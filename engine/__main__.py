@@ -140,8 +140,9 @@ def cmd_move(args: argparse.Namespace) -> int:
             raise ValueError(f"the request on stdin is longer than {MAX_REQUEST} characters")
         position = oneshot.parse_request(request)
         # (one's own AI loads within the move's time: a slow one's move is the greedy player's)
+        table = {"hash_bits": strategies.one_shot_hash_bits(args.time)} if args.ai.lower() == "best" else {}
         ai = strategies.get(args.ai, threads=args.threads,
-                            load_limit=max(0.01, args.time - (time.monotonic() - STARTED)))
+                            load_limit=max(0.01, args.time - (time.monotonic() - STARTED)), **table)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -514,7 +515,9 @@ def _exit_on_signals() -> None:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Run one command of ``python -m engine``; returns the exit code."""
+    """Run one command of ``python -m engine``; returns the exit code (a one-shot ``move`` of the
+    process's own command line ends the process once its answer is out)."""
+    whole_process = argv is None
     if argv is None:
         argv = sys.argv[1:]
     ap = parser(argv[0] if argv else None)
@@ -527,7 +530,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ValueError as e:
             ap.error(str(e))
     try:
-        return COMMANDS[args.cmd][2](args) or 0
+        code = COMMANDS[args.cmd][2](args) or 0
+        if whole_process and args.cmd == "move":
+            _leave_now(code)
+        return code
     except KeyboardInterrupt:
         _leaving()
         print("interrupted", file=sys.stderr)
@@ -535,6 +541,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _leave_now(code: int) -> None:
+    """End a one-shot move once its answer is out, without the interpreter's tidying up (the
+    modules, the hash table, the book: some 6 ms of every move's process, measured 2026-11-28)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        code = code or 1
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ cdef int PAT_MOB = 0
 cdef int PAT_STAGE_SIZE = 0
 cdef int PAT_STAGE_OF[65]
 cdef int PAT_DIV = 1
-cdef int16_t* PAT_W = NULL
+cdef const int16_t* PAT_W = NULL
+cdef object PAT_HELD = None     # the buffer PAT_W points into, held while it is installed
 cdef uint64_t PAT_MASK[64]   # the squares of each instance, for the pext path
 cdef int32_t* PAT_TERN[64]   # per instance: packed bits of its squares -> base-3 value with digit 1
 
@@ -122,37 +123,30 @@ cdef int eval_patterns8(uint64_t P, uint64_t O, uint64_t H) noexcept nogil:
 def clear_patterns():
     """Take the pattern evaluation out of the core (``engine.patterns.uninstall``): the search and
     the solver's ordering then use the hand-written evaluation."""
-    global PAT_W, PAT_COUNT
+    global PAT_W, PAT_COUNT, PAT_HELD
     cdef int i
     for i in range(PAT_COUNT):
         free(PAT_TERN[i])
         PAT_TERN[i] = NULL
     PAT_COUNT = 0
-    free(PAT_W)
     PAT_W = NULL
+    PAT_HELD = None
 
 
 def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_of, int divisor,
-                 const int16_t[:] weights):
-    """Install the pattern evaluation (called by ``engine.patterns.install``)."""
-    global PAT_MOB, PAT_STAGE_SIZE, PAT_DIV, PAT_W, PAT_COUNT
+                 const int16_t[::1] weights):
+    """Install the pattern evaluation (called by ``engine.patterns.install``).  The weights are
+    read in place, not copied: the core holds ``weights`` until ``clear_patterns`` or the next
+    ``set_patterns``, and its memory must not change meanwhile."""
+    global PAT_MOB, PAT_STAGE_SIZE, PAT_DIV, PAT_W, PAT_COUNT, PAT_HELD
     cdef int i, k, j, bits, v
     cdef int place[12]
-    cdef int16_t* w
     if len(instances) > 64 or any(len(sqs) > 12 for sqs in instances) or len(stage_of) != 65:
         raise ValueError("pattern layout too large")
     stages = max(stage_of) + 1
     if weights.shape[0] != stages * stage_size or mobility_offset + 66 > stage_size:
         raise ValueError("weights do not match the layout")
-    w = <int16_t*> malloc(weights.shape[0] * sizeof(int16_t))
-    if w == NULL:
-        raise MemoryError("no memory for the pattern weights")
-    for i in range(weights.shape[0]):
-        w[i] = weights[i]
-    for i in range(PAT_COUNT):
-        free(PAT_TERN[i])
-        PAT_TERN[i] = NULL
-    PAT_COUNT = 0
+    clear_patterns()
     for i in range(len(instances)):
         PAT_LEN[i] = len(instances[i])
         PAT_OFF[i] = offsets[i]
@@ -174,7 +168,7 @@ def set_patterns(instances, offsets, int mobility_offset, int stage_size, stage_
     for i in range(65):
         PAT_STAGE_OF[i] = stage_of[i]
     PAT_MOB, PAT_STAGE_SIZE, PAT_DIV = mobility_offset, stage_size, divisor
-    free(PAT_W)
-    PAT_W = w
+    PAT_HELD = weights
+    PAT_W = &weights[0]
     PAT_COUNT = len(instances)
 

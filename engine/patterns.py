@@ -290,6 +290,7 @@ def digest(path: Union[str, Path] = WEIGHTS) -> str:
 
 
 _installed: Optional[bool] = None
+_held: list[Callable[[], None]] = []     # closes what the installed weights are read from
 _installed_path: Union[str, Path] = WEIGHTS
 _problem: Optional[str] = None
 
@@ -312,18 +313,23 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
             weights, done = unpacked(path)
         except (OSError, ValueError) as e:
             _core.clear_patterns()  # not another file's weights in its place
+            _release()
             _installed, _problem = False, str(e) if isinstance(e, ValueError) else f"{path}: {e.strerror or e}"
             if os.path.lexists(path):     # (a link to nothing, too)
                 log.warning("%s; the hand-written evaluation plays instead", _problem)
             return False
         instances, offsets, mob, stage_size = layout()
         n = stages(weights)
+        _release()
         try:
             _core.set_patterns(instances, offsets, mob, stage_size, [stage_of(min(e, 60), n) for e in range(65)],
-                               SCALE // EVAL_UNIT, weights)     # (copied into the core)
-        finally:
+                               SCALE // EVAL_UNIT, weights)     # (read in place: held by the core)
+        except BaseException:
             del weights
             done()
+            raise
+        del weights
+        _held.append(done)
         from . import probcut
         probcut.install()  # the midgame search's cuts, fitted for these weights
         _installed, _problem = True, None
@@ -344,7 +350,16 @@ def uninstall() -> None:
     except ImportError:
         return
     _core.clear_patterns()
+    _release()
     _installed = None
+
+
+def _release() -> None:
+    """Close what held the weights the core no longer reads (a mapped file's view and map)."""
+    from . import _core
+    _core.clear_patterns()
+    while _held:
+        _held.pop()()
 
 
 @contextlib.contextmanager

@@ -637,6 +637,24 @@ class Switch(Strategy):
 
 PONDER_SECONDS = 60.0   # at most this long on the opponent's time (an opponent may be gone)
 
+# A solve's median seconds from a new hash table on one thread, at 16 empties, and its growth per
+# empty more: exact (score) and win/draw/loss.  Measured 2026-11-28 on the CI machine kind
+# (docs/benchmarks.md) on positions of games of best from bench/openings.txt, 14 to 24 empties.
+SOLVE_SECONDS = {"exact": (0.0175, 1.73), "wld": (0.003, 1.85)}
+
+
+def solve_seconds(kind: str, empties: int) -> float:
+    """The median seconds of a solve (``kind`` "exact" or "wld") at ``empties`` (SOLVE_SECONDS)."""
+    at16, growth = SOLVE_SECONDS[kind]
+    return at16 * growth ** (empties - 16)
+
+
+def one_shot_hash_bits(seconds: float) -> int:
+    """The hash table for a search of ``seconds`` in a process of its own: one that a search so
+    short fills, no larger (a 32 MB table costs a 0.1 s search from a new process a quarter of
+    its nodes in page faults and cache misses, measured 2026-11-28)."""
+    return 16 if seconds <= 0.25 else 18 if seconds <= 1.0 else 20
+
 
 class Best(Strategy):
     """The strongest default: learned book, iterative PVS with the trained pattern evaluation, exact endgame.
@@ -651,8 +669,9 @@ class Best(Strategy):
     With ``time_limit`` T per move: at most ``exact_empties`` empties it
     first tries an exact solve within half of T; up to ``solve_empties`` a
     win/draw/loss solve within half of T, and plays a proven win (or
-    draw); otherwise, and when a solve does not finish, the PVS move (at
-    most ``depth`` plies deep).  ``evaluation="full"`` uses the
+    draw); a solve whose median time (``solve_seconds``) is above a third
+    of T is not tried, as it would seldom finish.  Otherwise, and when a
+    solve does not finish, the PVS move (at most ``depth`` plies deep).  ``evaluation="full"`` uses the
     hand-written evaluation instead of the patterns (which are also
     replaced by it where no weights are installed).  The search runs on
     ``threads`` threads (default: every core) and keeps its hash table
@@ -713,12 +732,13 @@ class Best(Strategy):
         if move is not None:
             return move
         empties = position.empties()
-        if self.searcher is not None and position.size == 8 and empties <= self.solve_empties:
-            window = (-64, 64) if empties <= self.exact_empties else (-1, 1)
-            score, move, self.nodes, complete = self.searcher.solve(8, position.player, position.opponent,
-                                                                    0.5 * limit, *window, position.holes)
-            if complete and move >= 0 and (score >= 0 or window[0] == -64):
-                return move
+        window = self.solve_window(empties, limit)
+        if self.searcher is not None and position.size == 8:
+            if window is not None:
+                score, move, self.nodes, complete = self.searcher.solve(8, position.player, position.opponent,
+                                                                        0.5 * limit, *window, position.holes)
+                if complete and move >= 0 and (score >= 0 or window[0] == -64):
+                    return move
         elif empties <= min(self.exact_empties, 14):
             move = solve_move(position, 0.8 * limit, self.searcher)
             if move is not None:
@@ -728,6 +748,15 @@ class Best(Strategy):
         if self.searcher is not None:
             self.nodes += sum(self.searcher.thread_nodes)
         return move
+
+    def solve_window(self, empties: int, seconds: float) -> Optional[tuple[int, int]]:
+        """The solve to try first at ``empties`` with ``seconds`` for the move: exact ``(-64, 64)``,
+        win/draw/loss ``(-1, 1)``, or None (see the class's docstring)."""
+        if empties <= self.exact_empties and solve_seconds("exact", empties) <= seconds / 3:
+            return (-64, 64)
+        if empties <= self.solve_empties and solve_seconds("wld", empties) <= seconds / 3:
+            return (-1, 1)
+        return None
 
     def ponder(self, position: Position) -> None:
         """Search ``position`` (the opponent to move) on a background thread until

@@ -404,3 +404,32 @@ def test_the_unpacked_weights_are_kept_and_then_read_in_place(tmp_path, monkeypa
         monkeypatch.delenv(patterns.CACHE_ENV)
         patterns.uninstall()
         assert patterns.install()
+
+
+@needs_core
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads Linux's list of mapped files")
+def test_the_core_reads_the_kept_weights_in_place_and_lets_them_go_when_uninstalled(tmp_path, monkeypatch):
+    """Installing copies nothing: the kept file stays mapped while the core evaluates with it, and
+    is unmapped once the weights are taken out (or others installed)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(patterns.CACHE_ENV, str(cache))
+
+    def mapped():
+        with open("/proc/self/maps") as f:
+            return [line for line in f if str(cache) in line]
+    try:
+        patterns.uninstall()
+        assert patterns.install()       # (inflated and kept)
+        patterns.uninstall()
+        assert mapped() == []
+        assert patterns.install()       # read in place
+        assert len(mapped()) == 1
+        before = compiled.evaluate(Position.start().player, Position.start().opponent, "patterns")
+        patterns.uninstall()
+        assert mapped() == []
+        assert patterns.install() and len(mapped()) == 1
+        assert compiled.evaluate(Position.start().player, Position.start().opponent, "patterns") == before
+    finally:
+        monkeypatch.delenv(patterns.CACHE_ENV)
+        patterns.uninstall()
+        assert patterns.install()

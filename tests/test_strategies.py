@@ -152,3 +152,51 @@ def test_the_crosstable_keeps_its_columns_apart_whatever_the_counts():
     grid = lines[lines.index("pairs (wins-draws-losses of the row against the column):") + 1:][:3]
     assert " 1662-42-296" in grid[1] or " 1662-42-296" in grid[2], grid
     assert all(" 296-42-1662" in g or " 1662-42-296" in g for g in grid[1:]), grid
+
+
+def test_best_tries_a_solve_only_where_it_would_finish_in_the_time_given():
+    """At a tenth of a second a 24-empty win/draw/loss solve would seldom finish (half the move
+    lost to it); the median times grow with the empties, and the search's time decides the
+    first solve tried, within exact_empties and solve_empties."""
+    best = strategies.Best(threads=1, book=False)
+    assert best.solve_window(14, 0.1) == (-64, 64)
+    assert best.solve_window(19, 0.1) == (-1, 1)
+    assert best.solve_window(24, 0.1) is None
+    assert best.solve_window(20, 10.0) == (-64, 64)     # at most exact_empties (20) solved exactly
+    assert best.solve_window(24, 10.0) == (-1, 1)
+    assert best.solve_window(25, 1000.0) is None         # beyond solve_empties (24)
+    times = [strategies.solve_seconds(kind, e) for kind in ("wld", "exact") for e in (16, 20, 24)]
+    assert times[:3] == sorted(times[:3]) and times[3:] == sorted(times[3:]) and times[0] < times[3]
+
+
+def test_best_searches_instead_of_a_solve_that_would_not_finish():
+    """At 22 empties with 0.1 s, best goes straight to its search: the solver is not called (it is
+    with 30 s)."""
+    if strategies.compiled is None:
+        pytest.skip("the compiled core is not built")
+    rng = random.Random(4)
+    position = Position.start()
+    while position.empties() > 22 or not position.legal_moves():
+        position = position.play(rng.choice(position.legal_moves()) if position.legal_moves() else PASS)
+    best = strategies.Best(threads=1, book=False)
+    calls = []
+
+    class Spy:
+        def __init__(self, real):
+            self.real = real
+
+        def solve(self, *args):
+            calls.append(args)
+            return self.real.solve(*args)
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+    best.searcher = Spy(best.searcher)
+    assert position.is_legal(best.next_move(position, 0.1))
+    assert calls == []
+    assert position.is_legal(best.next_move(position, 30.0)) and len(calls) == 1
+
+
+def test_a_one_shot_search_gets_a_table_it_can_fill():
+    assert strategies.one_shot_hash_bits(0.1) < strategies.one_shot_hash_bits(0.5) \
+        < strategies.one_shot_hash_bits(5.0) == 20
