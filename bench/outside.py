@@ -45,6 +45,24 @@ ZEBRA_MOVE = re.compile(r"^[a-h][1-8]$")
 MAX_OUTPUT = 1 << 16   # characters of a program's answer read at most
 
 
+def run_bounded(command: "str | list[str]", cwd: Optional[Path] = None, stdin: str = "") -> tuple[int, str]:
+    """(exit code, the first MAX_OUTPUT characters of stdout) of a program given ``stdin``; one
+    that prints more is stopped there (its stderr is not read: it goes where ours goes)."""
+    proc = subprocess.Popen(command, shell=isinstance(command, str), cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, errors="replace")
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except OSError:         # (it did not read its input: its answer says what it thinks)
+        pass
+    out = proc.stdout.read(MAX_OUTPUT)
+    if proc.stdout.read(1):
+        proc.kill()
+    proc.stdout.close()
+    return proc.wait(), out
+
+
 class Outside(NBoardEngine):
     """An NBoard session whose moves come from another program, one process a move."""
 
@@ -83,11 +101,11 @@ class Zebra(Outside):
         exact = self.exact
         while exact >= 0:
             d, e = str(self.depth), str(exact)
-            run = subprocess.run(["./zebra", "-b", "0", "-r", "0", "-slack", "0", "-quiet", "-evalone",
-                                  "-h", "20", "-l", d, e, e, d, e, e] + (["-seq", seq] if seq else []),
-                                 cwd=self.folder, capture_output=True, text=True, errors="replace")
-            lines = [line for line in run.stdout[-MAX_OUTPUT:].splitlines() if line.startswith("-->")]
-            if run.returncode == 0 and lines:
+            code, out = run_bounded(["./zebra", "-b", "0", "-r", "0", "-slack", "0", "-quiet", "-evalone",
+                                     "-h", "20", "-l", d, e, e, d, e, e] + (["-seq", seq] if seq else []),
+                                    cwd=self.folder)
+            lines = [line for line in out.splitlines() if line.startswith("-->")]
+            if code == 0 and lines:
                 for word in lines[-1].split()[1:]:
                     if ZEBRA_MOVE.match(word):
                         sq = notation.parse_square(word, 8)
@@ -96,7 +114,7 @@ class Zebra(Outside):
                 self.complain(f"Zebra's answer has no legal move: {lines[-1]!r}")
                 return None
             self.retries += 1
-            print(f"outside: Zebra failed (exit code {run.returncode}) solving from {exact} empties "
+            print(f"outside: Zebra failed (exit code {code}) solving from {exact} empties "
                   f"at {seq or 'the start'}; asking again from {exact - 2} ({self.retries} so far)",
                   file=sys.stderr, flush=True)
             exact -= 2
@@ -110,12 +128,11 @@ class OneShot(Outside):
         self.command = command
 
     def choose(self, pos: Position) -> Optional[int]:
-        run = subprocess.run(self.command, shell=True, input=oneshot.format_request(pos),
-                             capture_output=True, text=True, errors="replace")
+        code, out = run_bounded(self.command, stdin=oneshot.format_request(pos))
         try:
-            sq = oneshot.parse_answer(run.stdout[:MAX_OUTPUT], pos.size)
+            sq = oneshot.parse_answer(out, pos.size)
         except ValueError as e:
-            self.complain(f"the program's answer (exit code {run.returncode}) does not read: {e}")
+            self.complain(f"the program's answer (exit code {code}) does not read: {e}")
             return None
         if not pos.is_legal(sq):
             self.complain(f"the program's move {_move_name(sq, pos.size)} is not legal")

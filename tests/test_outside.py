@@ -106,3 +106,10 @@ def test_a_match_through_both_fronts_counts_each_sides_time_a_move(tmp_path):
     assert [m[0] for m in means] == [f"oneshot[{ours}]", "Zebra-14/16"], text
     assert all(int(n) > 20 and 0 < float(s) < 10 for _, n, s in means)
     assert len((folder / "calls.log").read_text().splitlines()) == int(means[1][1])
+
+
+def test_a_one_shot_program_that_prints_without_end_is_cut_short():
+    run = session(["oneshot", f"{shlex.quote(PY)} -c \"import sys\nwhile True: sys.stdout.write('x' * 65536)\""],
+                  ["nboard 2", "go", "ping 1", "quit"])
+    assert "===" not in run.stdout and "pong 1" in run.stdout
+    assert "does not read" in run.stderr and len(run.stderr) < 2000
