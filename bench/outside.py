@@ -15,7 +15,7 @@ searching ``--depth`` plies in the midgame and solving exactly from
 
 and answers the move after its last ``-->``.  That build sometimes dies in
 its exact solver on a position; it is then asked again solving from two
-empties fewer (counted on stderr), as often as it takes.
+empties fewer (said on stderr), up to three times.
 
 ``oneshot``: a program in the common one-shot format (``engine.oneshot``:
 the position on stdin, ``x y`` on stdout), started once for each ``go``;
@@ -28,6 +28,7 @@ search.  A program that fails or answers nonsense gets no answer from us,
 and the harness forfeits it when its ``--timeout`` passes.
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -38,11 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import notation, oneshot  # noqa: E402  (after the path is set)
-from engine.nboard import MAX_LINE, NBoardEngine, _move_name  # noqa: E402
+from engine import nboard  # noqa: E402
+from engine.nboard import NBoardEngine, _move_name  # noqa: E402
 from engine.position import Position  # noqa: E402
 
 ZEBRA_MOVE = re.compile(r"^[a-h][1-8]$")
 MAX_OUTPUT = 1 << 16   # characters of a program's answer read at most
+RETRIES = 3            # times Zebra is asked again, solving from two empties fewer each time
 
 
 def run_bounded(command: "str | list[str]", cwd: Optional[Path] = None, stdin: str = "") -> tuple[int, str]:
@@ -76,10 +79,16 @@ class Outside(NBoardEngine):
     def choose(self, pos: Position) -> Optional[int]:
         raise NotImplementedError
 
+    def hint(self, n: int) -> None:
+        self.complain(f"{self.name} gives no hints here")
+
     def go(self) -> None:
         pos = self.game.position
-        if pos.is_game_over() or pos.must_pass():
-            self.complain("no move to play here")
+        if pos.is_game_over():
+            self.complain("the game is over: no move to play")
+            return
+        if pos.must_pass():
+            self.say("=== PA")
             return
         sq = self.choose(pos)
         if sq is None:
@@ -99,7 +108,7 @@ class Zebra(Outside):
             return None
         seq = self.game.transcript()
         exact = self.exact
-        while exact >= 0:
+        for attempt in range(RETRIES + 1):
             d, e = str(self.depth), str(exact)
             code, out = run_bounded(["./zebra", "-b", "0", "-r", "0", "-slack", "0", "-quiet", "-evalone",
                                      "-h", "20", "-l", d, e, e, d, e, e] + (["-seq", seq] if seq else []),
@@ -113,12 +122,14 @@ class Zebra(Outside):
                             return sq
                 self.complain(f"Zebra's answer has no legal move: {lines[-1]!r}")
                 return None
+            if exact < 2 or attempt == RETRIES:
+                break
             self.retries += 1
             print(f"outside: Zebra failed (exit code {code}) solving from {exact} empties "
                   f"at {seq or 'the start'}; asking again from {exact - 2} ({self.retries} so far)",
                   file=sys.stderr, flush=True)
             exact -= 2
-        self.complain("Zebra failed at every depth")
+        self.complain(f"Zebra failed (exit code {code}), solving from {exact} empties the last time")
         return None
 
 
@@ -129,6 +140,9 @@ class OneShot(Outside):
 
     def choose(self, pos: Position) -> Optional[int]:
         code, out = run_bounded(self.command, stdin=oneshot.format_request(pos))
+        if code != 0:
+            self.complain(f"the program failed (exit code {code}); its answer was {out.strip()[:60]!r}")
+            return None
         try:
             sq = oneshot.parse_answer(out, pos.size)
         except ValueError as e:
@@ -154,15 +168,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.kind == "zebra":
         if not (args.dir / "zebra").is_file() or not (args.dir / "coeffs2.bin").is_file():
             ap.error(f"{args.dir} does not hold zebra and coeffs2.bin (build it there with: make zebra)")
+        if not os.access(args.dir / "zebra", os.X_OK):
+            ap.error(f"{args.dir / 'zebra'} may not be run (chmod +x it)")
         if not (1 <= args.depth <= 60 and 0 <= args.exact <= 60):
             ap.error("--depth is 1..60 and --exact 0..60")
         engine: Outside = Zebra(args.dir.resolve(), args.depth, args.exact)
     else:
         engine = OneShot(args.command)
-    while True:
-        line = sys.stdin.readline(MAX_LINE + 1)
-        if not line or not engine.handle(line):
-            return 0
+    return nboard.run(stdin=sys.stdin, engine=engine)
 
 
 if __name__ == "__main__":

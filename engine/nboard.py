@@ -154,9 +154,11 @@ MAX_LINE = 1 << 20   # characters of one command line at most (a whole game in G
 
 
 def run(ai: str = "best", seconds: float = 2.0, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
-        threads: Optional[int] = None) -> int:
-    """Speak NBoard on ``stdin``/``stdout`` until ``quit`` or the end of the input; returns the exit code."""
-    engine = NBoardEngine(ai, seconds, stdout, threads=threads)
+        threads: Optional[int] = None, engine: Optional[NBoardEngine] = None) -> int:
+    """Speak NBoard on ``stdin``/``stdout`` until ``quit`` or the end of the input; returns the exit code.
+    ``engine``: the session to speak for (it has its own output), instead of one of ``ai``."""
+    if engine is None:
+        engine = NBoardEngine(ai, seconds, stdout, threads=threads)
     while True:
         line = stdin.readline(MAX_LINE + 1)
         if not line:

@@ -172,7 +172,9 @@ def unpacked(path: Union[str, Path] = WEIGHTS) -> "tuple[memoryview | array.arra
     nothing is inflated), else as ``load`` reads them (and kept there for the next process: a
     one-shot move pays the unpacking once per machine, not per move).  The cache is keyed by the
     SHA-256 of the file as it is; one that is not this user's own regular file, that others may
-    write, or that is not whole is not used (and written again)."""
+    write, or that is not whole is not used (and written again).  Installed weights are read in
+    place: the kept file is only ever replaced whole (written beside it, then renamed), since a
+    file rewritten in place under a running engine stops it (SIGBUS, on reading a page cut off)."""
     size = layout()[3]
     folder = cache_dir()
     if folder is None or sys.byteorder != "little":

@@ -112,4 +112,34 @@ def test_a_one_shot_program_that_prints_without_end_is_cut_short():
     run = session(["oneshot", f"{shlex.quote(PY)} -c \"import sys\nwhile True: sys.stdout.write('x' * 65536)\""],
                   ["nboard 2", "go", "ping 1", "quit"])
     assert "===" not in run.stdout and "pong 1" in run.stdout
-    assert "does not read" in run.stderr and len(run.stderr) < 2000
+    assert "the program failed" in run.stderr and len(run.stderr) < 2000
+
+
+def test_an_overlong_line_is_ignored_whole():
+    """As ``python -m engine nboard``: the rest of a line longer than the limit is no command."""
+    line = "ping 1" + " " * (1048577 - len("ping 1")) + "go"
+    run = session(["oneshot", "echo 3 2"], ["nboard 2", line, "ping 2", "quit"])
+    assert "===" not in run.stdout and "pong 1" not in run.stdout and "pong 2" in run.stdout
+    assert "was ignored" in run.stderr
+
+
+def test_a_zebra_that_may_not_run_or_always_fails_is_said_so(tmp_path):
+    folder = fake_zebra(tmp_path / "z")
+    (folder / "zebra").chmod(0o644)
+    run = session(["zebra", "--dir", str(folder)], ["go"])
+    assert run.returncode == 2 and "chmod +x" in run.stderr and "Traceback" not in run.stderr
+    folder = fake_zebra(tmp_path / "z2", dies=1000)
+    run = session(["zebra", "--dir", str(folder), "--exact", "60"], ["nboard 2", "go", "ping 1", "quit"])
+    assert "===" not in run.stdout and "pong 1" in run.stdout
+    assert len((folder / "calls.log").read_text().splitlines()) == 4      # asked again three times
+    assert "Zebra failed (exit code 1), solving from 54 empties the last time" in run.stderr
+
+
+def test_a_one_shot_program_that_fails_gets_no_move_and_a_pass_is_answered():
+    run = session(["oneshot", "echo 3 2; exit 7"], ["nboard 2", "go", "ping 1", "quit"])
+    assert "===" not in run.stdout and "exit code 7" in run.stderr
+    must_pass = Game.from_transcript("d3c3b3e3f3c5f6g2b5c6f4a5h1f5d6e7d7e6d8c4c7b7a8b6a4f8g4b4e8a3a7g5g8c2h4g3a2"
+                                     "h3c1d1d2e1f1f7a6h6e2b8g7c8h5g6h2h7h8g1b2f2")
+    assert must_pass.position.must_pass()
+    run = session(["oneshot", "echo 0 0"], ["nboard 2", f"set game {must_pass.to_ggf()}", "go", "quit"])
+    assert run.stdout.split()[-2:] == ["===", "PA"]

@@ -71,3 +71,22 @@ def test_a_one_shot_move_counts_its_start_up_in_its_time(monkeypatch, capsys):
         assert cli.main(["move", "--ai", "greedy", "--time", str(limit)]) == 0
     assert 0.01 < given[0] <= 0.6 and given[1] == 0.01      # what the start-up took is not thought with
     assert len(capsys.readouterr().out.splitlines()) == 2       # a move printed each time
+
+
+def test_a_one_shot_move_with_its_output_closed_or_full_says_so_in_one_line():
+    """The move's process ends as soon as its answer is out; an answer that cannot be written is
+    one error line and exit code 1, and a closed input one line and 2, never a traceback."""
+    request = oneshot.format_request(Position.start())
+    move = [sys.executable, "-m", "engine", "move", "--ai", "best", "--time", "0.05"]
+    closed = subprocess.run(move, cwd=ROOT, input=request.encode(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, timeout=60, preexec_fn=lambda: __import__("os").close(1))
+    assert closed.returncode == 1 and closed.stderr.decode().strip() == \
+        "error: the move cannot be written: standard output is closed"
+    if Path("/dev/full").exists():
+        with open("/dev/full", "w") as full:
+            r = subprocess.run(move, cwd=ROOT, input=request.encode(), stdout=full, stderr=subprocess.PIPE,
+                               timeout=60)
+        assert r.returncode == 1 and r.stderr.decode().strip().startswith("error: the move cannot be written")
+    no_input = subprocess.run(move, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                              preexec_fn=lambda: __import__("os").close(0))
+    assert no_input.returncode == 2 and b"Traceback" not in no_input.stderr and b"closed" in no_input.stderr
