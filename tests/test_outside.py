@@ -6,6 +6,8 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from engine import Game, notation
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +43,10 @@ print("-->  14  +1.00         141177  " + notation.square_name(m) + " h5 h1     
 """
 
 
+# (the fake is run by its #! line, as Zebra's front runs ./zebra)
+posix_script = pytest.mark.skipif(sys.platform == "win32", reason="the fake Zebra is a script run by its #! line")
+
+
 def fake_zebra(folder: Path, dies: int = 0) -> Path:
     folder.mkdir(exist_ok=True)
     (folder / "zebra").write_text(FAKE_ZEBRA)
@@ -57,6 +63,7 @@ def session(args, lines):
                           capture_output=True, text=True, timeout=60)
 
 
+@posix_script
 def test_zebra_is_asked_the_game_so_far_and_its_move_is_answered(tmp_path):
     folder = fake_zebra(tmp_path / "z")
     ggf = Game.from_transcript("f5d6").to_ggf()
@@ -70,6 +77,7 @@ def test_zebra_is_asked_the_game_so_far_and_its_move_is_answered(tmp_path):
     assert call[call.index("-seq") + 1] == "f5d6c3" and call[call.index("-b") + 1] == "0"
 
 
+@posix_script
 def test_a_zebra_that_dies_is_asked_again_solving_less(tmp_path):
     folder = fake_zebra(tmp_path / "z", dies=2)
     run = session(["zebra", "--dir", str(folder)], ["nboard 2", "go", "quit"])
@@ -90,6 +98,7 @@ def test_a_one_shot_program_that_answers_nonsense_gets_no_move(tmp_path):
     assert "off the 8x8 board" in run.stderr
 
 
+@posix_script
 def test_a_match_through_both_fronts_counts_each_sides_time_a_move(tmp_path):
     """Our one-shot command against the fake Zebra, one process a move on both sides, as in
     docs/benchmarks.md; the summary gives each side's mean time a move."""
@@ -123,6 +132,7 @@ def test_an_overlong_line_is_ignored_whole():
     assert "was ignored" in run.stderr
 
 
+@posix_script
 def test_a_zebra_that_may_not_run_or_always_fails_is_said_so(tmp_path):
     folder = fake_zebra(tmp_path / "z")
     (folder / "zebra").chmod(0o644)
