@@ -18,8 +18,10 @@ its exact solver on a position; it is then asked again solving from two
 empties fewer (said on stderr), up to three times.
 
 ``oneshot``: a program in the common one-shot format (``engine.oneshot``:
-the position on stdin, ``x y`` on stdout), started once for each ``go``;
-``python -m engine move --ai best --time T`` is ours.
+the position on stdin, ``x y`` on stdout), started once for each ``go``
+as the players start one (``peer.players.External``; the command is split
+into words, not run by a shell); ``python -m engine move --ai best --time
+T`` is ours.
 
 Both track the game from ``set game`` and ``move`` as ``python -m engine
 nboard`` does, so bench/sprt.py's time of an answer is, for both, the
@@ -38,27 +40,24 @@ from typing import Optional
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import notation, oneshot  # noqa: E402  (after the path is set)
+from engine import notation  # noqa: E402  (after the path is set)
 from engine import nboard  # noqa: E402
 from engine.nboard import NBoardEngine, _move_name  # noqa: E402
 from engine.position import Position  # noqa: E402
+from peer.players import External  # noqa: E402
 
 ZEBRA_MOVE = re.compile(r"^[a-h][1-8]$")
 MAX_OUTPUT = 1 << 16   # characters of a program's answer read at most
+ANSWER_LIMIT = 3600.0  # seconds a one-shot program may take (the match's --timeout forfeits it sooner)
 RETRIES = 3            # times Zebra is asked again, solving from two empties fewer each time
 
 
-def run_bounded(command: "str | list[str]", cwd: Optional[Path] = None, stdin: str = "") -> tuple[int, str]:
-    """(exit code, the first MAX_OUTPUT characters of stdout) of a program given ``stdin``; one
+def run_bounded(argv: list[str], cwd: Path) -> tuple[int, str]:
+    """(exit code, the first MAX_OUTPUT characters of stdout) of a program run with no input; one
     that prints more is stopped there (its stderr is not read: it goes where ours goes)."""
-    proc = subprocess.Popen(command, shell=isinstance(command, str), cwd=cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, errors="replace")
-    assert proc.stdin is not None and proc.stdout is not None
-    try:
-        proc.stdin.write(stdin)
-        proc.stdin.close()
-    except OSError:         # (it did not read its input: its answer says what it thinks)
-        pass
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
+                            errors="replace")
+    assert proc.stdout is not None
     out = proc.stdout.read(MAX_OUTPUT)
     if proc.stdout.read(1):
         proc.kill()
@@ -134,24 +133,19 @@ class Zebra(Outside):
 
 
 class OneShot(Outside):
+    """The players' own runner of one-shot programs (``peer.players.External``: output capped, exit
+    code, answer and legality checked), whose fallback move is not played: a failure is no move."""
+
     def __init__(self, command: str) -> None:
         super().__init__(f"oneshot[{command if len(command) <= 60 else command[:57] + '...'}]")
-        self.command = command
+        self.program = External(command, time_limit=ANSWER_LIMIT)
 
     def choose(self, pos: Position) -> Optional[int]:
-        code, out = run_bounded(self.command, stdin=oneshot.format_request(pos))
-        if code != 0:
-            self.complain(f"the program failed (exit code {code}); its answer was {out.strip()[:60]!r}")
+        move, problem = self.program.choose(pos)
+        if problem:
+            self.complain(f"the program failed: {problem}")
             return None
-        try:
-            sq = oneshot.parse_answer(out, pos.size)
-        except ValueError as e:
-            self.complain(f"the program's answer (exit code {code}) does not read: {e}")
-            return None
-        if not pos.is_legal(sq):
-            self.complain(f"the program's move {_move_name(sq, pos.size)} is not legal")
-            return None
-        return sq
+        return move
 
 
 def main(argv: Optional[list[str]] = None) -> int:

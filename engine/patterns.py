@@ -314,8 +314,7 @@ def install(path: Union[str, Path] = WEIGHTS) -> bool:
         try:
             weights, done = unpacked(path)
         except (OSError, ValueError) as e:
-            _core.clear_patterns()  # not another file's weights in its place
-            _release()
+            _release()  # not another file's weights in its place
             _installed, _problem = False, str(e) if isinstance(e, ValueError) else f"{path}: {e.strerror or e}"
             if os.path.lexists(path):     # (a link to nothing, too)
                 log.warning("%s; the hand-written evaluation plays instead", _problem)
@@ -351,7 +350,6 @@ def uninstall() -> None:
         from . import _core
     except ImportError:
         return
-    _core.clear_patterns()
     _release()
     _installed = None
 

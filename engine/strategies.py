@@ -732,8 +732,8 @@ class Best(Strategy):
         if move is not None:
             return move
         empties = position.empties()
-        window = self.solve_window(empties, limit)
         if self.searcher is not None and position.size == 8:
+            window = self.solve_window(empties, limit)
             if window is not None:
                 score, move, self.nodes, complete = self.searcher.solve(8, position.player, position.opponent,
                                                                         0.5 * limit, *window, position.holes)

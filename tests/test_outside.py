@@ -145,8 +145,9 @@ def test_a_zebra_that_may_not_run_or_always_fails_is_said_so(tmp_path):
     assert "Zebra failed (exit code 1), solving from 54 empties the last time" in run.stderr
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="the failing program is a POSIX shell's")
 def test_a_one_shot_program_that_fails_gets_no_move_and_a_pass_is_answered():
-    run = session(["oneshot", "echo 3 2; exit 7"], ["nboard 2", "go", "ping 1", "quit"])
+    run = session(["oneshot", "sh -c 'echo 3 2; exit 7'"], ["nboard 2", "go", "ping 1", "quit"])
     assert "===" not in run.stdout and "exit code 7" in run.stderr
     must_pass = Game.from_transcript("d3c3b3e3f3c5f6g2b5c6f4a5h1f5d6e7d7e6d8c4c7b7a8b6a4f8g4b4e8a3a7g5g8c2h4g3a2"
                                      "h3c1d1d2e1f1f7a6h6e2b8g7c8h5g6h2h7h8g1b2f2")
