@@ -183,8 +183,8 @@ for trial in range(60):
     if trial == 30:     # the program's own handler (as the players have): called, once the threads have ended
         signal.signal(signal.SIGINT, lambda s, f: mine.append(s) or sys.exit(130))
     timer = threading.Timer(rng.uniform(0.002, 0.03), os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
     try:
+        timer.start()   # (inside: on a loaded machine the signal can come before the next line)
         for i in range(10 ** 6):
             P, O = positions[i % len(positions)]
             if bin(P | O).count("1") >= 48:
