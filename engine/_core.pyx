@@ -19,7 +19,7 @@ inlines across them as before): ``board8.pxi``, ``mailbox.pxi``,
 ``endgame.pxi``, ``searcher.pxi`` (root, threads, ``Searcher``) and
 ``mailbox_search.pxi``; the Python face is below.
 """
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 

@@ -134,13 +134,7 @@ cdef inline int final_score(uint64_t P, uint64_t O, int squares) noexcept nogil:
     return 0
 
 
-cdef inline bint _load(Search* s, uint64_t P, uint64_t O, TTData* d) noexcept nogil:
-    """The hash entry of (P, O), if there is one whose words were written together."""
-    cdef uint64_t h = _mix(P, O)
-    cdef bits_tt_entry e
-    bits_tt_read(&s.tt[h & s.mask], &e)
-    if e.P != P or e.O != O or (e.check ^ e.data) != h:
-        return False
+cdef inline bint _unpack(bits_tt_entry* e, TTData* d) noexcept nogil:
     d.lower = <int16_t>(e.data & 0xFFFF)
     d.upper = <int16_t>((e.data >> 16) & 0xFFFF)
     d.depth = (e.data >> 32) & 0xFF
@@ -150,20 +144,47 @@ cdef inline bint _load(Search* s, uint64_t P, uint64_t O, TTData* d) noexcept no
     return d.kind != 0
 
 
+cdef inline bint _load(Search* s, uint64_t P, uint64_t O, TTData* d) noexcept nogil:
+    """The hash entry of (P, O), if there is one whose words were written together.  A position
+    has two places (a bucket: one cache line), the even and the odd entry of its pair."""
+    cdef uint64_t h = _mix(P, O)
+    cdef bits_tt_entry* bucket = &s.tt[h & s.mask & ~(<uint64_t>1)]
+    cdef bits_tt_entry e
+    cdef int i
+    for i in range(2):
+        bits_tt_read(&bucket[i], &e)
+        if e.P == P and e.O == O and (e.check ^ e.data) == h:
+            return _unpack(&e, d)
+    return False
+
+
 cdef inline void _store(Search* s, uint64_t P, uint64_t O, int kind, int depth, int alpha, int beta,
                         int score, int move) noexcept nogil:
+    """Into the entry of the bucket that holds (P, O); else into the one worth less: empty or
+    torn, then one from an earlier search, then the shallower (a tie: the odd one).  When both
+    are deeper entries of this search, nothing is stored."""
     cdef uint64_t h = _mix(P, O), data
-    cdef bits_tt_entry* slot = &s.tt[h & s.mask]
+    cdef bits_tt_entry* bucket = &s.tt[h & s.mask & ~(<uint64_t>1)]
     cdef bits_tt_entry e
-    cdef int old_kind, lower = -INF, upper = INF
-    bits_tt_read(slot, &e)
-    old_kind = (e.data >> 48) & 0xFF
-    if old_kind and (e.check ^ e.data) == _mix(e.P, e.O):
-        if e.P == P and e.O == O:
+    cdef int old_kind, lower = -INF, upper = INF, i, worth[2], target = -1
+    for i in range(2):
+        bits_tt_read(&bucket[i], &e)
+        old_kind = (e.data >> 48) & 0xFF
+        if not old_kind or (e.check ^ e.data) != _mix(e.P, e.O):
+            worth[i] = -2
+        elif e.P == P and e.O == O:
             if old_kind == KIND_EXACT and kind == KIND_MID:
                 return  # a solved position keeps its exact bounds
-        elif <int>((e.data >> 56) & 0xFF) == s.gen and <int>((e.data >> 32) & 0xFF) > depth:
-            return  # keep the deeper entry of another position from this search
+            target = i
+            break
+        elif <int>((e.data >> 56) & 0xFF) != s.gen:
+            worth[i] = -1
+        else:
+            worth[i] = <int>((e.data >> 32) & 0xFF)
+    if target < 0:
+        target = 0 if worth[0] < worth[1] else 1
+        if worth[target] > depth:
+            return  # keep the deeper entries of other positions from this search
     if score > alpha:
         lower = score
     if score < beta:
@@ -171,7 +192,7 @@ cdef inline void _store(Search* s, uint64_t P, uint64_t O, int kind, int depth, 
     data = (<uint64_t><uint16_t>lower) | ((<uint64_t><uint16_t>upper) << 16) \
         | ((<uint64_t><uint8_t>depth) << 32) | ((<uint64_t><uint8_t>move) << 40) \
         | ((<uint64_t>kind) << 48) | ((<uint64_t><uint8_t>s.gen) << 56)
-    bits_tt_write(slot, P, O, data, h ^ data)
+    bits_tt_write(&bucket[target], P, O, data, h ^ data)
 
 
 cdef inline uint64_t _neighbours(uint64_t b) noexcept nogil:

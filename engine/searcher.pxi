@@ -114,7 +114,8 @@ cdef class Searcher:
     """A search that keeps its hash table between calls, on one or several threads.
 
     ``Searcher(hash_bits=20, threads=1)``: the hash table has 2**hash_bits
-    entries of 32 bytes (2**20: 32 MiB), shared by ``threads`` threads.
+    entries of 32 bytes (2**20: 32 MiB) in buckets of two (a position may
+    sit in either; the one worth less is replaced), shared by ``threads`` threads.
     Every thread searches the same position and they spread over its tree
     (ABDADA): at a node, once its first move is searched, a thread leaves
     for later a move whose position another thread is searching now, and
@@ -126,7 +127,8 @@ cdef class Searcher:
     other holes than the last one's starts with an empty table (the table
     knows positions by their discs only).
     """
-    cdef bits_tt_entry* tt
+    cdef bits_tt_entry* tt   # aligned to a cache line (64 bytes: one bucket of two entries)
+    cdef void* tt_block      # the allocation tt lies in
     cdef uint64_t* busy
     cdef uint64_t mask
     cdef uint64_t holes    # of the last search: the table holds positions of that board
@@ -148,9 +150,10 @@ cdef class Searcher:
             raise ValueError("hash_bits must be 10..30")
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads must be 1..{MAX_THREADS}")
-        self.tt = <bits_tt_entry*> calloc((<size_t>1) << hash_bits, sizeof(bits_tt_entry))
+        self.tt_block = calloc(((<size_t>1) << hash_bits) + 2, sizeof(bits_tt_entry))
+        self.tt = <bits_tt_entry*> ((<uintptr_t>self.tt_block + 63) & ~(<uintptr_t>63))
         self.busy = <uint64_t*> calloc(BUSY_SIZE, sizeof(uint64_t))
-        if self.tt == NULL or self.busy == NULL:
+        if self.tt_block == NULL or self.busy == NULL:
             raise MemoryError("no memory for the hash table")
         self.mask = ((<uint64_t>1) << hash_bits) - 1
         self.hash_bits = hash_bits
@@ -167,7 +170,7 @@ cdef class Searcher:
         self.lock = threading.Lock()
 
     def __dealloc__(self):
-        free(self.tt)
+        free(self.tt_block)
         free(self.busy)
 
     @property
