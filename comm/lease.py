@@ -63,6 +63,10 @@ SPARE_REFRESH = 120.0  # s: a kept private lock folder's owner is rewritten this
 
 
 def _boot_id() -> str:
+    """Linux's id of this boot; "" elsewhere.  (On Windows under Wine, /proc is Linux's: a pid
+    there is Wine's, not one that Linux's processes of the same boot could look up.)"""
+    if os.name == "nt":
+        return ""
     try:
         return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:

@@ -9,7 +9,7 @@ STARTED = time.monotonic()   # move: its --time counts from here, the start-up a
 
 from . import backend
 from .backend import Core
-from .cliargs import number, output_file, program, seconds, whole
+from .cliargs import number, output_file, program, reader_gone, seconds, whole
 from .options import shape_option, size_option, threads_option
 from .position import Position
 from .shape import Shape
@@ -159,9 +159,9 @@ def cmd_move(args: argparse.Namespace) -> int:
         if sys.stdout is None:
             raise OSError("standard output is closed")
         print(f"{move % position.size} {move // position.size}", flush=True)
-    except BrokenPipeError:
-        raise
     except OSError as e:        # (a full disk, a closed output)
+        if reader_gone(e):
+            raise
         print(f"error: the move cannot be written: {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
@@ -548,8 +548,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         _leaving()
         print("interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as e:
+        if not reader_gone(e):
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())    # ``| head``: nothing more to say
         return 1
 
 

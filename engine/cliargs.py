@@ -11,6 +11,7 @@ import ``comm``, nor ``comm`` the Othello engine); tests/test_cli_bad_values.py
 checks that the two stay the same.
 """
 import argparse
+import errno
 import math
 import os
 import stat
@@ -97,3 +98,10 @@ def program(command: str, module: str) -> str:
     """How the person started this command: the installed ``command`` (``cardstand-engine``) when
     that is what ran, else ``module`` (``python -m engine``): for its usage line."""
     return command if sys.argv and os.path.splitext(os.path.basename(sys.argv[0]))[0] == command else module
+
+
+def reader_gone(e: BaseException) -> bool:
+    """Whether an error writing our output means that its reader has gone (``| head``): a broken
+    pipe, which Windows reports as EINVAL."""
+    return isinstance(e, BrokenPipeError) or (
+        os.name == "nt" and isinstance(e, OSError) and e.errno == errno.EINVAL)

@@ -17,7 +17,7 @@ from comm.adopt import why_unfit
 from comm.text import visible
 from engine import BLACK, WHITE, Shape, ShapeError, loader, strategies
 from engine.shape import names as shape_names
-from engine.cliargs import MAX_SECONDS, number, output_file, seconds, whole
+from engine.cliargs import MAX_SECONDS, number, output_file, reader_gone, seconds, whole
 from engine.options import size_option, threads_option
 
 from .faces import texts
@@ -743,8 +743,10 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
     if colour is None and argv[:1] in (["-h"], ["--help"]):
         try:
             print(help_text(), flush=True)
-        except BrokenPipeError:         # ``| head``: the reader has gone
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError as e:
+            if not reader_gone(e):
+                raise
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())    # ``| head``: the reader has gone
         return 0
     asks = _start_screen_options(argv) if colour is None else None
     if asks is not None:
@@ -758,8 +760,10 @@ def _main(argv: list[str] | None, colour: str | None) -> int:
             except KeyboardInterrupt:       # Ctrl+C in a replay's --delay, a bench: stop, quietly
                 print(file=sys.stderr)
                 return 130
-            except BrokenPipeError:         # ``| head``: the reader has gone; nothing more to say
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except OSError as e:
+                if not reader_gone(e):
+                    raise
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())    # ``| head``: nothing more to say
                 return 1
         if cmd != "play":
             print(f"{usage()}\n{installed.peer_command()}: unknown command {visible(cmd, 40)!r}", file=sys.stderr)

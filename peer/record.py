@@ -494,9 +494,11 @@ def load_file(path: str | os.PathLike[str], secret: bytes | None = None) -> Reco
     file (a FIFO is not waited on) or a record that is not sound."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except IsADirectoryError:       # (Windows cannot open a folder)
+    except IsADirectoryError:
         raise Explained("rec_folder") from None
     except OSError as e:
+        if os.name == "nt" and isinstance(e, PermissionError) and os.path.isdir(path):  # (how Windows refuses a folder)
+            raise Explained("rec_folder") from None
         raise ValueError(e.strerror or str(e)) from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -12,7 +12,7 @@ GAMES = {"test_interop", "test_comm_hostile", "test_comm_procs", "test_comm_netf
          "test_peer_restart", "test_peer_records", "test_peer_trouble", "test_peer_protocol",
          "test_peer_attacks", "test_peer_games", "test_peer_window", "test_peer_chaos", "test_trouble_kinds",
          "test_peer_screen", "test_peer_hostile", "test_peer_clocks", "test_wheel", "test_interop_c",
-         "test_peer_shapes", "test_interop_java", "test_lobby", "test_league_games"}
+         "test_peer_shapes", "test_interop_java", "test_lobby", "test_league_games", "test_windows"}
 
 
 def _keep_group(item: pytest.Item) -> None:

@@ -1,0 +1,184 @@
+"""Our code on Windows' own Python (the embeddable CPython 3.13 for Windows, under Wine): part of the
+test suite run there, games with one side on Windows and the other on Linux through the same folder,
+either side killed and started again, the C peer built for Windows, the kit against a Windows player.
+
+Skipped, saying why, where Wine or the prepared interpreter is missing (tests/winpython.py sets it
+up; docs/windows.md says what this covers and what only a real Windows machine can show).
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import winpython
+from engine import Game
+from peer.record import Records
+from peertools import final_line, finish, player
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server, no two suites at once
+
+# The test files run on Windows' Python as they are (each is also part of the Linux run).
+SUITE = ["test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py",
+         "test_position.py", "test_files.py"]
+
+
+@pytest.fixture(scope="module")
+def win():
+    why = winpython.missing()
+    if why:
+        pytest.skip(why)
+    winpython.start_server()
+    return winpython
+
+
+def windows_player(colour, board, *args):
+    """``black.py``/``white.py`` on Windows' Python, on ``board`` named as Windows names it."""
+    return winpython.popen(winpython.windows_path(ROOT / f"{colour}.py"), "--board", winpython.windows_path(board),
+                           "--lang", "en", *map(str, args))
+
+
+def test_it_is_windows_python_that_runs(win):
+    proc = win.run("-c", "import os, sys, engine.backend as b; print(os.name, sys.platform, b.compiled is None)")
+    assert proc.returncode == 0 and proc.stdout.split() == ["nt", "win32", "True"], proc.stdout
+
+
+def test_the_engine_counts_right_on_windows(win):
+    proc = win.run("-m", "engine", "perft", "6")
+    assert proc.returncode == 0 and "pure-python core" in proc.stdout, proc.stdout
+    assert [line.split()[2] for line in proc.stdout.splitlines() if line.startswith("depth")] == ["8,200"], proc.stdout
+    assert proc.stdout.rstrip().endswith("ok"), proc.stdout
+
+
+def test_the_windows_suite_passes_on_windows_python(win, tmp_path):
+    """These tests, unchanged, on Windows' Python: comm on its portable root with Windows' rules
+    for locks, renames and open files; the helpers of the tutorial; records and folders."""
+    files = [winpython.windows_path(ROOT / "tests" / f) for f in SUITE]
+    proc = win.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-ra", "--timeout=300",
+                   "--basetemp", winpython.windows_path(tmp_path / "t"), *files, timeout=900)
+    tail = proc.stdout[-4000:]
+    assert proc.returncode == 0, tail
+    assert " passed" in tail and " failed" not in tail and " error" not in tail, tail
+
+
+@pytest.mark.parametrize("windows_side", ["black", "white"])
+def test_a_game_with_one_side_on_windows(win, tmp_path, windows_side):
+    board = tmp_path / "b"
+    linux_side = "white" if windows_side == "black" else "black"
+    procs = {windows_side: windows_player(windows_side, board, "--ai", "random", "--seed", 1),
+             linux_side: player(linux_side, board, "--ai", "greedy", "--seed", 2)}
+    try:
+        results = {c: finish(procs[c], timeout=240) for c in ("black", "white")}
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+    (rb, ob), (rw, ow) = results["black"], results["white"]
+    assert rb == 0 and rw == 0, (ob[-800:], ow[-800:])
+    assert final_line(ob) == final_line(ow) is not None, (ob[-500:], ow[-500:])
+    rec = Records(board).current()
+    assert rec is not None and rec.status == "over"
+    assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white")
+    if windows_side == "black":
+        replaying_a_record_on_windows(board, Records(board).path(rec.id))
+
+
+def replaying_a_record_on_windows(board, path):
+    """The record replays on Windows as on Linux; a folder named instead gets its one-line reason;
+    and a reader that stops early (``| more``, a closed pipe: EINVAL on Windows) gets no traceback."""
+    proc = winpython.run("-m", "peer", "replay", winpython.windows_path(path), "--lang", "en")
+    here = subprocess.run([sys.executable, "-m", "peer", "replay", str(path), "--lang", "en"], capture_output=True,
+                          text=True, encoding="utf-8", env=dict(os.environ, NO_COLOR="1"), cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == here.stdout and "over (" in proc.stdout, proc.stdout[-800:]
+    proc = winpython.run("-m", "peer", "replay", winpython.windows_path(board), "--lang", "en")
+    assert proc.returncode != 0 and "a folder, not a game record" in proc.stdout, proc.stdout[-800:]
+    assert "Traceback" not in proc.stdout, proc.stdout[-800:]
+    early = winpython.popen("-m", "peer", "replay", winpython.windows_path(path), "--lang", "en",
+                            stderr=subprocess.PIPE)
+    early.stdout.readline()
+    early.stdout.close()
+    errors = early.stderr.read()
+    assert early.wait(timeout=60) in (0, 1) and "Traceback" not in errors, errors[-2000:]
+
+
+def plies(board):
+    rec = Records(board).current()
+    return len(Game.from_transcript(rec.moves, size=rec.size).moves) if rec and rec.moves else 0
+
+
+def wait_for(cond, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{what} did not happen within {timeout} s")
+
+
+@pytest.mark.parametrize("windows_side", ["black", "white"])
+def test_either_side_killed_and_started_again_across_the_two_systems(win, tmp_path, windows_side):
+    """The Windows side is killed mid-game and started again, then the Linux side: the game goes on
+    where it was and ends the same on both, acknowledged by both."""
+    board = tmp_path / "b"
+    linux_side = "white" if windows_side == "black" else "black"
+    slow = ["--ai", "random", "--pace", "0.05"]
+    start = {windows_side: lambda seed: windows_player(windows_side, board, *slow, "--seed", seed),
+             linux_side: lambda seed: player(linux_side, board, *slow, "--seed", seed)}
+    procs = {c: start[c](n) for n, c in enumerate(("black", "white"), 1)}
+    try:
+        for victim, at in ((windows_side, 8), (linux_side, 24)):
+            wait_for(lambda: plies(board) >= at, 240, f"{at} plies")
+            procs[victim].send_signal(signal.SIGKILL)
+            procs[victim].communicate(timeout=60)
+            procs[victim] = start[victim](at)
+        results = {c: finish(procs[c], timeout=300) for c in ("black", "white")}
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+    (rb, ob), (rw, ow) = results["black"], results["white"]
+    assert rb == 0 and rw == 0, (ob[-800:], ow[-800:])
+    assert final_line(ob) == final_line(ow) is not None, (ob[-500:], ow[-500:])
+    rec = Records(board).current()
+    assert rec is not None and rec.status == "over" and plies(board) > 24
+    assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white")
+
+
+MINGW = shutil.which("x86_64-w64-mingw32-gcc")
+
+
+@pytest.mark.skipif(MINGW is None, reason="no mingw-w64 C compiler (Debian: gcc-mingw-w64-x86-64-win32)")
+def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, tmp_path, monkeypatch):
+    import io
+
+    import conformance
+    exe = tmp_path / "minimal.exe"
+    built = subprocess.run([MINGW, "-std=c99", "-O2", "-o", str(exe), str(ROOT / "interop" / "c" / "minimal.c")],
+                           capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    for k, v in winpython.environment().items():
+        if k.startswith("WINE"):
+            monkeypatch.setenv(k, v)
+    out = io.StringIO()
+    results = conformance.run(f"{winpython.wine()} {exe}", base=tmp_path / "boards", stream=out, profile="minimal")
+    assert results and all(ok for _, _, ok, _ in results), out.getvalue()
+
+
+def test_the_kit_passes_our_player_on_windows(win, tmp_path, monkeypatch):
+    """The minimal profile, with our comm tool and player on Windows' Python as the peer under test."""
+    import io
+
+    import conformance
+    for k, v in winpython.environment().items():
+        if k.startswith(("WINE", "PYTHON")):
+            monkeypatch.setenv(k, v)
+    py = " ".join(winpython.command())
+    out = io.StringIO()
+    results = conformance.run(f"{py} -m comm", f"{py} -m peer play --ai random", base=tmp_path / "boards",
+                              stream=out, profile="minimal")
+    assert results and all(ok for _, _, ok, _ in results), out.getvalue()
