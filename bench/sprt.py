@@ -93,6 +93,7 @@ import math  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import shlex  # noqa: E402
+import subprocess  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path
 
@@ -591,7 +592,7 @@ def _files_named(command, cwd):
     for an AI that was edited since is another match's."""
     import hashlib
     out = []
-    for word in shlex.split(command):
+    for word in shlex.split(command, posix=os.name != "nt"):
         path = Path(cwd or ".", word.split(":")[0] if ".py:" in word else word)
         try:
             if path.suffix in (".py", ".sh", ".js", ".jar") and path.is_file():
@@ -717,8 +718,9 @@ def main(argv=None, out=sys.stdout):
                 strategies.check(ai)
             except ValueError as e:
                 ap.error(str(e))
-            setattr(args, f"engine_{side}", shlex.join([sys.executable, "-m", "engine", "nboard", "--ai", ai,
-                                                        "--time", f"{args.time:g}"]))
+            words = [sys.executable, "-m", "engine", "nboard", "--ai", ai, "--time", f"{args.time:g}"]
+            # (run by the system's shell: cmd.exe on Windows, which knows no POSIX quotes)
+            setattr(args, f"engine_{side}", subprocess.list2cmdline(words) if os.name == "nt" else shlex.join(words))
     if not args.engine_a or not args.engine_b:
         ap.error("--engine-a and --engine-b (or --ai-a and --ai-b) are required (or --make-openings)")
     if not args.elo0 < args.elo1 or not (0 < args.alpha < 1 and 0 < args.beta < 1):

@@ -16,6 +16,7 @@ fails on its own; the exit status is 0 only when all pass.
 """
 import argparse
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -69,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command is None:
             continue
         try:
-            words = shlex.split(command)
+            words = shlex.split(command, posix=os.name != "nt")
         except ValueError as e:     # (a quote not closed, a backslash at the end)
             ap.error(f"{option} {command!r} cannot be split into words: {e}")
         if not words:

@@ -31,7 +31,7 @@ def _ours(colour: str, board: Path, *extra: str) -> _Player:
 def _theirs(play_cmd: str, board: Path, colour: str, secret: str | None = None,
             extra: Sequence[str] = ()) -> _Player:
     """The implementation playing ``colour`` (its ``play`` command)."""
-    return _start(shlex.split(play_cmd) + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
+    return _start(shlex.split(play_cmd, posix=os.name != "nt") + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
 
 
 def _check_own_record(d: Path, gid: str, game: Game, colour: str, what: str, ended: bool = False) -> None:

@@ -190,7 +190,7 @@ class Served:
 
     def __init__(self, cmd: str, board: Path, name: str, stale_after: float = 10.0, lock_timeout: float = 10.0,
                  secret: str | None = None) -> None:
-        argv = shlex.split(cmd) + ["serve", "--board", str(board), "--name", name,
+        argv = shlex.split(cmd, posix=os.name != "nt") + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
         self.proc: subprocess.Popen[str] = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_env(secret))

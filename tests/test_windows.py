@@ -21,6 +21,7 @@ from peer.record import Records
 from peertools import final_line, finish, player
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "peer" / "sample-programs"
 pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server, no two suites at once
 
 # The test files run on Windows' Python as they are (each is also part of the Linux run).
@@ -70,7 +71,9 @@ def test_the_windows_suite_passes_on_windows_python(win, tmp_path):
 def test_a_game_with_one_side_on_windows(win, tmp_path, windows_side):
     board = tmp_path / "b"
     linux_side = "white" if windows_side == "black" else "black"
-    procs = {windows_side: windows_player(windows_side, board, "--ai", "random", "--seed", 1),
+    # on Windows: a built-in AI as black; as white, one's own AI (a sample file), in its child process
+    ai = "random" if windows_side == "black" else winpython.windows_path(SAMPLES / "first_ai.py") + ":FirstAI"
+    procs = {windows_side: windows_player(windows_side, board, "--ai", ai, "--seed", 1),
              linux_side: player(linux_side, board, "--ai", "greedy", "--seed", 2)}
     try:
         results = {c: finish(procs[c], timeout=240) for c in ("black", "white")}
@@ -84,6 +87,9 @@ def test_a_game_with_one_side_on_windows(win, tmp_path, windows_side):
     rec = Records(board).current()
     assert rec is not None and rec.status == "over"
     assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white")
+    if windows_side == "white":
+        said = ow
+        assert "FirstAI" in said and "greedy" not in said.split("FirstAI", 1)[1].split("\n", 1)[0], said[-1500:]
     if windows_side == "black":
         replaying_a_record_on_windows(board, Records(board).path(rec.id))
 
@@ -147,6 +153,15 @@ def test_either_side_killed_and_started_again_across_the_two_systems(win, tmp_pa
     rec = Records(board).current()
     assert rec is not None and rec.status == "over" and plies(board) > 24
     assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white")
+
+
+def test_a_match_of_two_engines_runs_on_windows(win):
+    """bench/sprt.py starts its engines through the system's shell: on Windows cmd.exe, which takes no
+    POSIX quotes."""
+    proc = win.run(winpython.windows_path(ROOT / "bench" / "sprt.py"), "--ai-a", "random", "--ai-b", "greedy",
+                   "--time", "0.02", "--min-games", "2", "--max-games", "2", "--workers", "1")
+    assert proc.returncode == 0 and "forfeits: 0" in proc.stdout, proc.stdout[-1500:]
+    assert "cardstand-random, " in proc.stdout and "cardstand-greedy, " in proc.stdout, proc.stdout[-1500:]
 
 
 MINGW = shutil.which("x86_64-w64-mingw32-gcc")
