@@ -126,11 +126,9 @@ def wait_for(cond, timeout, what):
     raise AssertionError(f"{what} did not happen within {timeout} s")
 
 
-@pytest.mark.parametrize("windows_side", ["black", "white"])
-def test_either_side_killed_and_started_again_across_the_two_systems(win, tmp_path, windows_side):
-    """The Windows side is killed mid-game and started again, then the Linux side: the game goes on
-    where it was and ends the same on both, acknowledged by both."""
-    board = tmp_path / "b"
+def killed_and_started_again(board, windows_side):
+    """A paced game, one side on each system: the Windows side killed after 8 plies and started
+    again, then the Linux side after 24; the exit code and output of black and of white."""
     linux_side = "white" if windows_side == "black" else "black"
     slow = ["--ai", "random", "--pace", "0.05"]
     start = {windows_side: lambda seed: windows_player(windows_side, board, *slow, "--seed", seed),
@@ -138,21 +136,33 @@ def test_either_side_killed_and_started_again_across_the_two_systems(win, tmp_pa
     procs = {c: start[c](n) for n, c in enumerate(("black", "white"), 1)}
     try:
         for victim, at in ((windows_side, 8), (linux_side, 24)):
-            wait_for(lambda: plies(board) >= at, 240, f"{at} plies")
+            wait_for(lambda: plies(board) >= at, 240, f"{at} plies ({windows_side} on Windows)")
             procs[victim].send_signal(signal.SIGKILL)
             procs[victim].communicate(timeout=60)
             procs[victim] = start[victim](at)
-        results = {c: finish(procs[c], timeout=300) for c in ("black", "white")}
+        return finish(procs["black"], timeout=300), finish(procs["white"], timeout=300)
     finally:
         for p in procs.values():
             if p.poll() is None:
                 p.kill()
-    (rb, ob), (rw, ow) = results["black"], results["white"]
-    assert rb == 0 and rw == 0, (ob[-800:], ow[-800:])
-    assert final_line(ob) == final_line(ow) is not None, (ob[-500:], ow[-500:])
-    rec = Records(board).current()
-    assert rec is not None and rec.status == "over" and plies(board) > 24
-    assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white")
+
+
+def test_either_side_killed_and_started_again_across_the_two_systems(win, tmp_path):
+    """In both colours (the two games at once, on boards of their own): the Windows side is killed
+    mid-game and started again, then the Linux side; the game goes on where it was and ends the same
+    on both sides, acknowledged by both."""
+    from concurrent.futures import ThreadPoolExecutor
+    boards = {side: tmp_path / f"windows-{side}" for side in ("black", "white")}
+    with ThreadPoolExecutor(2) as pool:
+        games = {side: pool.submit(killed_and_started_again, board, side) for side, board in boards.items()}
+        results = {side: game.result() for side, game in games.items()}
+    for side, ((rb, ob), (rw, ow)) in results.items():
+        board = boards[side]
+        assert rb == 0 and rw == 0, (side, ob[-800:], ow[-800:])
+        assert final_line(ob) == final_line(ow) is not None, (side, ob[-500:], ow[-500:])
+        rec = Records(board).current()
+        assert rec is not None and rec.status == "over" and plies(board) > 24, side
+        assert Records(board).acknowledged(rec.id, "black") and Records(board).acknowledged(rec.id, "white"), side
 
 
 def test_a_match_of_two_engines_runs_on_windows(win):
@@ -180,7 +190,8 @@ def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, tmp_path, 
         if k.startswith("WINE"):
             monkeypatch.setenv(k, v)
     out = io.StringIO()
-    results = conformance.run(f"{winpython.wine()} {exe}", base=tmp_path / "boards", stream=out, profile="minimal")
+    results = conformance.run(f"{winpython.wine()} {exe}", base=tmp_path / "boards", stream=out, profile="minimal",
+                              jobs=8)      # (all at once: they wait on the protocol's clocks)
     assert results and all(ok for _, _, ok, _ in results), out.getvalue()
 
 
@@ -195,5 +206,5 @@ def test_the_kit_passes_our_player_on_windows(win, tmp_path, monkeypatch):
     py = " ".join(winpython.command())
     out = io.StringIO()
     results = conformance.run(f"{py} -m comm", f"{py} -m peer play --ai random", base=tmp_path / "boards",
-                              stream=out, profile="minimal")
+                              stream=out, profile="minimal", jobs=8)
     assert results and all(ok for _, _, ok, _ in results), out.getvalue()
