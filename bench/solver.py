@@ -12,6 +12,7 @@ project's CI machine kind) and the node counts two published engines give
 for FFO #40-#59 (see PUBLISHED).
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -59,6 +60,14 @@ def positions(path, first, number_from):
         yield number_from + i, Position.from_text(board.strip()), best, {n for n, v in scores.items() if v == best}
 
 
+def _memory():
+    """This machine's memory in bytes (0: not known here)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 def _at_least_one(text):
     try:
         v = int(text)
@@ -76,7 +85,8 @@ def main(argv=None):
     ap.add_argument("--number-from", type=int, default=40, help="the first position's FFO number (default 40)")
     ap.add_argument("--threads", type=threads_option, nargs="+", default=[1, 2], help="thread counts (default 1 2)")
     ap.add_argument("--hash-bits", type=int, default=25, choices=range(10, 31), metavar="10..30",
-                    help="hash table of 2**N entries of 32 bytes (default 25: 1 GiB, as the published runs)")
+                    help="hash table of 2**N entries of 32 bytes, one for each thread count "
+                         "(default 25: 1 GiB each, as the published runs)")
     ap.add_argument("--repeat", type=_at_least_one, default=1, help="solves of each; the median time is shown")
     args = ap.parse_args(argv)
     if compiled is None:
@@ -91,6 +101,11 @@ def main(argv=None):
     # One searcher per thread count, its table cleared before each solve: the cleared pages are
     # already mapped, so no solve pays for the first touch of a new table (page faults, which
     # threads of one process take one at a time).
+    need = len(args.threads) * 32 << args.hash_bits     # one table for each thread count
+    have = _memory()
+    if have and need > have // 2:
+        sys.exit(f"{len(args.threads)} hash table(s) of 2**{args.hash_bits} entries need {need / 2**30:.1f} GiB, "
+                 f"over half of this machine's {have / 2**30:.1f} GiB: give a smaller --hash-bits")
     try:
         searchers = {t: compiled.Searcher(args.hash_bits, t) for t in args.threads}
     except MemoryError:

@@ -101,6 +101,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import gzipped, strategies  # noqa: E402  (the rules, after the path is set)
+from engine.cliargs import command_words  # noqa: E402
 from engine.game import Game  # noqa: E402
 
 DEFAULT_OPENINGS = Path(__file__).resolve().parent / "openings.txt"
@@ -592,7 +593,7 @@ def _files_named(command, cwd):
     for an AI that was edited since is another match's."""
     import hashlib
     out = []
-    for word in shlex.split(command, posix=os.name != "nt"):
+    for word in command_words(command):
         path = Path(cwd or ".", word.split(":")[0] if ".py:" in word else word)
         try:
             if path.suffix in (".py", ".sh", ".js", ".jar") and path.is_file():

@@ -14,6 +14,7 @@ import argparse
 import errno
 import math
 import os
+import shlex
 import stat
 import sys
 from pathlib import Path
@@ -105,3 +106,13 @@ def reader_gone(e: BaseException) -> bool:
     pipe, which Windows reports as EINVAL."""
     return isinstance(e, BrokenPipeError) or (
         os.name == "nt" and isinstance(e, OSError) and e.errno == errno.EINVAL)
+
+
+def command_words(command: str) -> list[str]:
+    """A command line split into its words as the system's shell would: POSIX quotes and escapes;
+    on Windows, where a backslash is a path's and not an escape, double quotes around a word (a
+    path with spaces: ``"C:\\Program Files\\x.exe" play``) are taken off.  ``ValueError`` for
+    an unclosed quote."""
+    if os.name != "nt":
+        return shlex.split(command)
+    return [w[1:-1] if len(w) >= 2 and w[0] == w[-1] == '"' else w for w in shlex.split(command, posix=False)]

@@ -16,8 +16,6 @@ fails on its own; the exit status is 0 only when all pass.
 """
 import argparse
 import logging
-import os
-import shlex
 import signal
 import sys
 import tempfile
@@ -25,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Sequence
 
-from comm.cliargs import program
+from comm.cliargs import command_words, program
 
 from .runner import JOBS, PROFILES, run
 
@@ -70,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if command is None:
             continue
         try:
-            words = shlex.split(command, posix=os.name != "nt")
+            words = command_words(command)
         except ValueError as e:     # (a quote not closed, a backslash at the end)
             ap.error(f"{option} {command!r} cannot be split into words: {e}")
         if not words:

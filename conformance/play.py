@@ -1,7 +1,6 @@
 """The kit's side of a game, and the players it starts: handshakes, plies, results, records."""
 import functools
 import os
-import shlex
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from typing import Callable, Sequence
 from comm import Board
 from engine import Game, PASS, parse_square, square_name
 from peer import protocol
+from comm.cliargs import command_words
 
 from .common import check, Fail
 from .decoder import _kit_record, KitBoard
@@ -31,7 +31,7 @@ def _ours(colour: str, board: Path, *extra: str) -> _Player:
 def _theirs(play_cmd: str, board: Path, colour: str, secret: str | None = None,
             extra: Sequence[str] = ()) -> _Player:
     """The implementation playing ``colour`` (its ``play`` command)."""
-    return _start(shlex.split(play_cmd, posix=os.name != "nt") + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
+    return _start(command_words(play_cmd) + ["--board", str(board), "--color", colour, *extra], env=_env(secret))
 
 
 def _check_own_record(d: Path, gid: str, game: Game, colour: str, what: str, ended: bool = False) -> None:

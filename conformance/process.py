@@ -4,7 +4,6 @@ import io
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import threading
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Mapping, TypeVar, cast, overload
 
 from engine.procgroup import NEW_GROUP, group_left, kill_group
+from comm.cliargs import command_words
 
 from .common import Fail
 
@@ -190,7 +190,7 @@ class Served:
 
     def __init__(self, cmd: str, board: Path, name: str, stale_after: float = 10.0, lock_timeout: float = 10.0,
                  secret: str | None = None) -> None:
-        argv = shlex.split(cmd, posix=os.name != "nt") + ["serve", "--board", str(board), "--name", name,
+        argv = command_words(cmd) + ["serve", "--board", str(board), "--name", name,
                                    "--stale-after", str(stale_after), "--lock-timeout", str(lock_timeout)]
         self.proc: subprocess.Popen[str] = _start(argv, subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", env=_env(secret))

@@ -5,8 +5,6 @@ in another language started as the kit starts a peer, with ``--board TABLE --col
 its command.  It stops a player whose game the referee has decided, and leaves when the league
 is over."""
 import logging
-import os
-import shlex
 import subprocess
 import sys
 import threading
@@ -16,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import comm
+from engine.cliargs import command_words
 from engine.procgroup import NEW_GROUP, contain, dies_with_parent, kill_group, release
 
 from .league import League
@@ -64,7 +63,7 @@ class Entrant:
         colour = "black" if g.black == self.entry.name else "white"
         table = str(self.files.table(n))
         if self.entry.kind == "program":
-            words = shlex.split(self.entry.plays, posix=os.name != "nt")
+            words = command_words(self.entry.plays)
             return words + ["--board", table, "--color", colour]
         cmd = [sys.executable, "-m", "peer", "play", "--board", table, "--color", colour, "--name", self.entry.name,
                "--plain", "--patience", str(self.patience), "--classic-after", "3", "--lang", "en"]

@@ -1,8 +1,6 @@
 """``python -m peer league``: enter a league, referee it, or read its standings."""
 import argparse
 import logging
-import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -10,7 +8,7 @@ from typing import NoReturn
 
 from comm.text import visible
 from engine import loader, strategies
-from engine.cliargs import MAX_SECONDS, number, whole
+from engine.cliargs import MAX_SECONDS, command_words, number, whole
 from engine.options import size_option
 
 from . import installed
@@ -168,7 +166,7 @@ def _entry(args: argparse.Namespace) -> Entry:
         return Entry(name, "ai", args.ai)
     kind, command = ("engine", args.engine) if args.engine is not None else ("program", args.program)
     try:
-        words = shlex.split(command, posix=os.name != "nt")
+        words = command_words(command)
     except ValueError as e:
         raise LeagueError(f"the --{kind} command cannot be read ({e}): {visible(command, 120)}") from None
     if not words:

@@ -2,7 +2,6 @@
 import io
 import os
 import queue
-import shlex
 import subprocess
 import sys
 import threading
@@ -11,6 +10,7 @@ import time
 from typing import BinaryIO, Literal, Optional, TextIO, Tuple, Union, cast
 
 from engine import PASS, Position, loader, notation, oneshot, strategies
+from engine.cliargs import command_words
 
 from .commands import Command
 from .reasons import Explained
@@ -241,7 +241,7 @@ class External(Player):
                  game_time: float | None = None) -> None:
         self.command = command
         try:
-            self.argv = shlex.split(command, posix=os.name != "nt")
+            self.argv = command_words(command)
         except ValueError:
             raise Explained("engine_unquoted", command=command) from None
         if not self.argv:

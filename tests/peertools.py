@@ -3,6 +3,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,3 +75,22 @@ def default_sigint():
     ignored)."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def plies(board):
+    """How many plies the board's current game record holds (0: none yet)."""
+    from engine import Game
+    from peer.record import Records
+    rec = Records(board).current()
+    return len(Game.from_transcript(rec.moves, size=rec.size).moves) if rec and rec.moves else 0
+
+
+def wait_for(cond, timeout=60, what="the condition"):
+    """What ``cond()`` gives once it is true; an AssertionError naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError(f"{what} did not happen within {timeout} s")

@@ -412,3 +412,12 @@ def test_peer_without_arguments_lists_the_commands_and_bench_checks_its_ai():
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert r.returncode == 2
     assert_one_line_error(r.stderr, "unknown AI 'nosuch'")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the POSIX rules (Windows': tests/test_windows.py)")
+def test_commands_are_split_as_the_shell_splits_them():
+    from engine.cliargs import command_words
+    assert command_words("python -m peer play --name 'Ann Lee' a\\ b") == [
+        "python", "-m", "peer", "play", "--name", "Ann Lee", "a b"]
+    with pytest.raises(ValueError):
+        command_words("python 'unclosed")

@@ -13,14 +13,14 @@ import time
 
 import pytest
 
-from engine import BLACK, Game, Shape
+from engine import BLACK, Shape
 from peer.players import Clock, Computer
 from peer.record import Records
 
 from peer.faces.plain import Screen
 from peer.session import Session
 from peerfakes import FakeBoard
-from peertools import ROOT, board_folder, final_line, finish, player
+from peertools import ROOT, board_folder, final_line, finish, player, plies, wait_for
 
 TIMES = re.compile(r"^Time used: black (\d+):(\d\d), white (\d+):(\d\d)$", re.M)
 PACED = ["--ai", "random", "--time", "0.05", "--pace", "0.5"]
@@ -30,20 +30,6 @@ FAST = ["--ai", "random", "--time", "0.05"]
 def times(out):
     """Every ``Time used`` line ``out`` holds, as (black, white) in seconds."""
     return [(int(m[1]) * 60 + int(m[2]), int(m[3]) * 60 + int(m[4])) for m in TIMES.finditer(out)]
-
-
-def plies(board):
-    rec = Records(board).current()
-    return len(Game.from_transcript(rec.moves, size=rec.size).moves) if rec and rec.moves else 0
-
-
-def wait_for(cond, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{what} did not happen within {timeout} s")
 
 
 def leave(proc):

@@ -13,28 +13,13 @@ from comm.lease import Lease
 from engine import Game, Shape
 from peer.record import Records
 
-from peertools import board_folder, file_hashes, final_line, finish, player
+from peertools import board_folder, file_hashes, final_line, finish, player, plies, wait_for
 
 RANDOM = ["--ai", "random", "--time", "0.05"]
 
 
-def wait_for(cond, timeout=60, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.02)
-    raise AssertionError(f"{what} did not happen within {timeout} s")
-
-
 def record(board):
     return Records(board).current()
-
-
-def plies(board):
-    rec = record(board)
-    return len(Game.from_transcript(rec.moves, size=rec.size).moves) if rec and rec.moves else 0
 
 
 def state_of(board, colour):

@@ -10,15 +10,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import winpython
-from engine import Game
 from peer.record import Records
-from peertools import final_line, finish, player
+from peertools import final_line, finish, player, plies, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "peer" / "sample-programs"
@@ -47,6 +45,15 @@ def windows_player(colour, board, *args):
 def test_it_is_windows_python_that_runs(win):
     proc = win.run("-c", "import os, sys, engine.backend as b; print(os.name, sys.platform, b.compiled is None)")
     assert proc.returncode == 0 and proc.stdout.split() == ["nt", "win32", "True"], proc.stdout
+
+
+def test_commands_are_split_into_words_as_windows_names_paths(win):
+    """A program's path with spaces is quoted, its backslashes are no escapes."""
+    code = ("from engine.cliargs import command_words; "
+            "print(command_words(r'\"C:\\Program Files\\my peer.exe\" play --board Z:\\tmp\\b'))")
+    proc = win.run("-c", code)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.strip() == repr(["C:\\Program Files\\my peer.exe", "play", "--board", "Z:\\tmp\\b"]), proc.stdout
 
 
 def test_the_engine_counts_right_on_windows(win):
@@ -110,20 +117,6 @@ def replaying_a_record_on_windows(board, path):
     early.stdout.close()
     errors = early.stderr.read()
     assert early.wait(timeout=60) in (0, 1) and "Traceback" not in errors, errors[-2000:]
-
-
-def plies(board):
-    rec = Records(board).current()
-    return len(Game.from_transcript(rec.moves, size=rec.size).moves) if rec and rec.moves else 0
-
-
-def wait_for(cond, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{what} did not happen within {timeout} s")
 
 
 def killed_and_started_again(board, windows_side):

