@@ -97,12 +97,9 @@ def test_one_side_restarts_and_both_show_the_same_clocks(tmp_path):
     assert end_b == end_w and end_b[0] >= resumed[0] and end_b[1] >= resumed[1], (end_b, end_w)
 
 
-@pytest.mark.parametrize("forged", ["garbage", "huge", "negative", "folder"])
-def test_a_forged_clock_file_counts_as_nothing_and_the_game_goes_on(tmp_path, forged):
-    """White's clock file made odd while white is away: it counts as 0, and white's time comes
-    back from black's greeting (black's count of it, the larger); both finish the game showing
-    the same clocks."""
-    board = tmp_path / "b"
+def forged_clock_game(board, forged):
+    """A paced game left by white after 10 plies, white's clock file made ``forged``, white started
+    again and the game finished: (what white showed on leaving, black's and white's exit codes and output)."""
     b, w = paced_until(board, 10)
     try:
         left_w = times(leave(w))[-1]
@@ -125,13 +122,28 @@ def test_a_forged_clock_file_counts_as_nothing_and_the_game_goes_on(tmp_path, fo
         for p in (b, w):
             if p.poll() is None:
                 p.kill()
-    assert rb == rw == 0, (ob[-800:], ow[-800:])
-    assert "Traceback" not in ob + ow
-    resumed = times(ow)[0]
-    assert close(resumed[1], left_w[1]) and resumed[0] >= 2, (resumed, left_w)     # both from black's greeting
-    assert times(ob)[-1] == times(ow)[-1], (times(ob), times(ow))
-    gid = Records(board).current().id
-    assert Records(board).clock(gid, "white") >= 1000 * left_w[1]                  # noted again
+    return left_w, (rb, ob), (rw, ow)
+
+
+def test_a_forged_clock_file_counts_as_nothing_and_the_game_goes_on(tmp_path):
+    """White's clock file made odd while white is away (garbage, a huge count, a negative one, a
+    folder; the four games at once, on boards of their own): it counts as 0, and white's time comes
+    back from black's greeting (black's count of it, the larger); both finish the game showing the
+    same clocks."""
+    from concurrent.futures import ThreadPoolExecutor
+    kinds = ["garbage", "huge", "negative", "folder"]
+    with ThreadPoolExecutor(len(kinds)) as pool:
+        games = {kind: pool.submit(forged_clock_game, tmp_path / kind, kind) for kind in kinds}
+        results = {kind: game.result() for kind, game in games.items()}
+    for forged, (left_w, (rb, ob), (rw, ow)) in results.items():
+        board = tmp_path / forged
+        assert rb == rw == 0, (forged, ob[-800:], ow[-800:])
+        assert "Traceback" not in ob + ow, forged
+        resumed = times(ow)[0]
+        assert close(resumed[1], left_w[1]) and resumed[0] >= 2, (forged, resumed, left_w)   # both from black's greeting
+        assert times(ob)[-1] == times(ow)[-1], (forged, times(ob), times(ow))
+        gid = Records(board).current().id
+        assert Records(board).clock(gid, "white") >= 1000 * left_w[1], forged              # noted again
 
 
 def test_a_game_set_aside_starts_its_clocks_again(tmp_path):
