@@ -5,6 +5,7 @@ import errno
 import logging
 import os
 import re
+import signal
 import socket
 import stat
 import threading
@@ -14,7 +15,7 @@ import weakref
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 from .aside import AsideNews, SetAside, Why
@@ -80,6 +81,65 @@ def make_group_writable(folder: str | os.PathLike[str]) -> None:
         os.fchmod(fd, DIR_MODE)
     except OSError:
         pass
+    finally:
+        os.close(fd)
+
+
+# Signals whose Python handler may raise: Ctrl+C's KeyboardInterrupt, and SIGTERM or SIGBREAK
+# where a program turns them into one too (the players do).
+_INTERRUPTS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGBREAK", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+# Held on Windows only: there a file this process still has open can be neither renamed nor
+# removed (its lock folder stays behind), and Ctrl+C never cuts a blocking call short anyway.
+# Elsewhere a lost descriptor costs only a descriptor, and a held Ctrl+C would wait out an open
+# that a dead share keeps blocked.
+HOLD_INTERRUPTS = os.name == "nt"
+
+
+class _Held:
+    """Interrupts held in the main thread: the Python handlers of ``_INTERRUPTS`` give way to one
+    that notes the signal, until ``resume`` puts them back and runs what was noted (its
+    KeyboardInterrupt then rises from ``resume``).  Other threads get no signals: nothing to hold."""
+
+    def __init__(self) -> None:
+        self.saved: dict[int, Any] = {}
+        self.noted: list[tuple[int, Any]] = []
+        if HOLD_INTERRUPTS and threading.current_thread() is threading.main_thread():
+            for sig in _INTERRUPTS:
+                handler = signal.getsignal(sig)
+                if callable(handler):
+                    self.saved[sig] = handler
+                    signal.signal(sig, self._note)
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self.noted.append((signum, frame))
+
+    def resume(self) -> None:
+        saved, self.saved = self.saved, {}
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        noted, self.noted = self.noted, []
+        for signum, frame in noted:
+            saved[signum](signum, frame)
+
+
+Opened = TypeVar("Opened", int, tuple[int, os.stat_result])
+
+
+@contextmanager
+def _opened(opener: Callable[[], Opened]) -> Iterator[Opened]:
+    """``opener()``'s descriptor (or (descriptor, stat)), closed when the block ends.  An
+    interrupt that lands while it is being opened waits until it is in hand, then rises: the
+    descriptor is never lost on the way (see ``HOLD_INTERRUPTS``)."""
+    held = _Held()
+    try:
+        got = opener()
+    except BaseException:
+        held.resume()
+        raise
+    fd = got if isinstance(got, int) else got[0]
+    try:
+        held.resume()
+        yield got
     finally:
         os.close(fd)
 
@@ -462,23 +522,19 @@ class RootBase(ABC, Generic[H]):
         return None
 
     def _read_once(self, parent: str, name: str, rel: str, limit: int) -> bytes:
-        with _Dir(self, parent) as ph:
-            fd, st = self._open_file_at(ph, name, rel)
-            try:
-                chunks, left, got = [], limit, 0
-                while left > 0:
-                    want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
-                    b = os.read(fd, want)
-                    if not b:
-                        break
-                    chunks.append(b)
-                    left -= len(b)
-                    got += len(b)
-                    if len(b) < want and got >= st.st_size:
-                        break   # a short read past the size fstat gave: the end
-                return b"".join(chunks) if len(chunks) != 1 else chunks[0]
-            finally:
-                os.close(fd)
+        with _Dir(self, parent) as ph, _opened(lambda: self._open_file_at(ph, name, rel)) as (fd, st):
+            chunks, left, got = [], limit, 0
+            while left > 0:
+                want = min(left, max(st.st_size + 1 - got, 4096), 1 << 20)
+                b = os.read(fd, want)
+                if not b:
+                    break
+                chunks.append(b)
+                left -= len(b)
+                got += len(b)
+                if len(b) < want and got >= st.st_size:
+                    break   # a short read past the size fstat gave: the end
+            return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
     def read_text(self, rel: str, limit: int = 4096, strict: bool = False) -> str | None:
         """``read`` decoded as UTF-8 (bad bytes replaced)."""
@@ -501,8 +557,8 @@ class RootBase(ABC, Generic[H]):
             try:
                 with self._dir(parent) as ph:
                     try:
-                        _close_fd(self._open_file_at(ph, name, rel)[0])
-                        return True
+                        with _opened(lambda: self._open_file_at(ph, name, rel)):
+                            return True
                     except NotRegular:
                         return True
                     except (FileNotFoundError, NotADirectoryError):
@@ -523,15 +579,12 @@ class RootBase(ABC, Generic[H]):
         with self._batch, self._guarded(), self._dir(parent) as ph:
             if not parent:
                 self._check_marked(ph)
-            fd = self._create_at(ph, name, rel)
-            try:
+            with _opened(lambda: self._create_at(ph, name, rel)) as fd:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
                 if durable:
                     os.fsync(fd)
-            finally:
-                os.close(fd)
 
     def write_scratch(self, dir_rel: str, data: bytes, durable: bool = True) -> str:
         """Write ``data`` to a fresh scratch file in ``dir_rel``; returns its relative path."""
@@ -655,16 +708,13 @@ class RootBase(ABC, Generic[H]):
         parent, name = _parent(rel)
         _split(rel)
         with self._batch, self._guarded(), self._dir(parent) as ph:
-            fd = self._open_existing_at(ph, name, rel)
-            try:
+            with _opened(lambda: self._open_existing_at(ph, name, rel)) as fd:
                 st = os.fstat(fd)
                 if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
                     raise NotRegular(errno.EINVAL, "not a regular file of the expected size", rel)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
 
     def ensure_dir(self, rel: str) -> bool:
         """Make sure ``rel`` is a real folder: create it when missing; set aside a link or a
