@@ -49,7 +49,7 @@ from typing import Any
 
 import filelock
 
-from . import fsops
+from . import fsops, winprocess
 from .aside import Why
 
 log = logging.getLogger("comm")
@@ -64,7 +64,8 @@ SPARE_REFRESH = 120.0  # s: a kept private lock folder's owner is rewritten this
 
 def _boot_id() -> str:
     """Linux's id of this boot; "" elsewhere.  (On Windows under Wine, /proc is Linux's: a pid
-    there is Wine's, not one that Linux's processes of the same boot could look up.)"""
+    there is Wine's, not one that Linux's processes of the same boot could look up.  Windows
+    has its own, see ``_machine``.)"""
     if os.name == "nt":
         return ""
     try:
@@ -82,13 +83,22 @@ def _pid_namespace() -> str:
         return ""
 
 
-# Where a pid means one process (L1, L4, I6): host, boot and pid namespace; "" when unknown
-MACHINE = "/".join(x for x in (fsops.HOST, _boot_id(), _pid_namespace()) if x) if _boot_id() else ""
+def _machine() -> str:
+    if os.name == "nt":
+        win = winprocess.machine()
+        return f"{fsops.HOST}/{win}" if win else ""
+    boot = _boot_id()
+    return "/".join(x for x in (fsops.HOST, boot, _pid_namespace()) if x) if boot else ""
+
+
+# Where a pid means one process (L1, L4, I6): host, boot and pid namespace (on Windows: host,
+# installation, boot and Wine prefix, see winprocess); "" when unknown
+MACHINE = _machine()
 
 
 def _pid_alive(pid: int) -> bool:
     if os.name == "nt":
-        return True  # no cheap portable check: rely on the heartbeat
+        return winprocess.running(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
