@@ -548,7 +548,15 @@ class Lease:
         # until the object is collected
         local = self._local
         if local is not None and local.is_locked:
-            local.release(force=True)
+            try:
+                local.release(force=True)
+            except OSError as e:
+                # an interrupt inside filelock's own release can leave it believing it holds a lock
+                # the system has freed, and its next release is refused (seen under Wine: "Lock
+                # violation").  The queue only orders this host's processes; the board's lease
+                # decides: a fresh lock object takes its place.
+                log.warning("left the host-local lock queue of %s by a new lock object (%s)", self.folder, e)
+                self._local = local_lock(self.folder)
 
     def timeout_reason(self) -> str:
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""

@@ -17,7 +17,7 @@ import comm
 from engine.cliargs import command_words
 from engine.procgroup import NEW_GROUP, contain, dies_with_parent, kill_group, release
 
-from .league import League
+from .league import FORFEIT, League
 from .leaguefiles import Entry, LeagueError, LeagueFolder, Unsettled, check_entrant
 from .tables import table_kind
 
@@ -158,7 +158,12 @@ class Entrant:
             if self.playing in results:
                 self.playing = None
         if self.proc is not None and self.playing in results:
-            if self.decided_at is None:
+            if results[self.playing].how == FORFEIT:
+                # a forfeit leaves nothing to play or acknowledge: the player (its opponent absent,
+                # or its game given up) is stopped now, not after STOP_AFTER, and the next game
+                # starts (a killed entrant's opponents waited those 3 s at each of its games)
+                self.stop_player()
+            elif self.decided_at is None:
                 self.decided_at = now
             elif now - self.decided_at > STOP_AFTER:
                 self.stop_player()

@@ -4,6 +4,7 @@ it as members, so each sees who is there) holding the league's own files::
     league              the settings and the schedule, written once by the first referee
     results             each game decided so far, and the games under way ("due")
     entries/<name>      what an entrant plays (for the standings), written by that entrant
+    entries/.listed     empty, rewritten by a referee waiting for entrants (its listing made fresh)
     standings.txt       the standings, as text
     standings.html      the standings page: the table, the crosstable, every game with its record
 
@@ -268,6 +269,20 @@ class LeagueFolder:
         self.root.ensure_dir("entries")
         self.root.replace(f"entries/{entry.name.lower()}", fsops.record(
             f"{ENTRY_MAGIC}\nname: {entry.name}\nkind: {entry.kind}\nplays: {escape(entry.plays)[:150]}"))
+
+    def entered(self) -> list[str]:
+        """The names (lower case) of the entries on the share now.  A share's client may answer a
+        listing from its cache (sshfs for 20 s, NFS up to a minute): a referee on sshfs saw an
+        entrant that wrote its entry through another client just after the referee's first look
+        only 20 s later, and the league waited that long.  A change made to the folder through
+        this client drops its cached listing, so one is made first: ``entries/.listed``, which no
+        entrant's name can be (a name starts with a letter or a digit)."""
+        try:
+            self.root.ensure_dir("entries")
+            self.root.replace("entries/.listed", b"", durable=False)
+        except OSError:
+            pass        # (then as the client lists it)
+        return [n for n in self.root.listdir("entries") if not n.startswith(".")]
 
     def entry(self, name: str) -> Entry | None:
         try:

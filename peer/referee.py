@@ -12,7 +12,7 @@ the first was killed takes its place and goes on from the files.
 import hmac
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -81,10 +81,11 @@ class Referee:
         self.recovering = False
 
     # -- who is on the league's board ---------------------------------------------------------
-    def present(self) -> set[str]:
+    def present(self, names: Iterable[str] | None = None) -> set[str]:
         """The entrants on the league's board now (with the class's secret, only those whose member
-        record is signed with it, A6: an entrant without the secret could not play a signed game)."""
-        seen = look(self.files.folder)
+        record is signed with it, A6: an entrant without the secret could not play a signed game);
+        ``names``: only those members looked at (else all that the board's listing shows)."""
+        seen = look(self.files.folder, names)
         out = set()
         for key, seat in seen.seats.items():
             if key == "referee" or not self.beats.there(key, seat):
@@ -135,7 +136,10 @@ class Referee:
         told: set[str] = set()
         self.say(f"Waiting for {self.want or 'the'} entrants on {self.files.folder} ...")
         while True:
-            here = {e for e in self.present() if self.files.entry(e) is not None}
+            # the members the board's listing shows, and those whose entry a fresh listing shows
+            # (the board's own listing may be a share client's cached one: see LeagueFolder.entered)
+            names = set(self.files.root.listdir("box")) | set(self.files.entered())
+            here = {e for e in self.present(sorted(names)) if self.files.entry(e) is not None}
             for e in sorted(here - told):
                 self.say(f"{e} has entered.")
             told |= here

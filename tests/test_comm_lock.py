@@ -373,3 +373,32 @@ def test_an_interrupt_anywhere_in_take_or_release_leaves_the_lock_to_be_taken_ag
         lease.close()
         assert not (folder / "lock").exists(), i
         assert not list((folder / "tmp").iterdir()), i
+
+
+def test_a_host_queue_that_refuses_to_be_left_does_not_stop_a_release(tmp_path, caplog):
+    """filelock, interrupted inside its own release, may believe it still holds this host's lock
+    and have its next release refused: the board's lock is released all the same, and taken again."""
+    folder = tmp_path / "board"
+    (folder / "tmp").mkdir(parents=True)
+    lease = Lease(folder, folder / "tmp", stale_after=10.0, who="me")
+    assert lease._local is not None
+    assert lease.acquire(5)
+
+    class Refusing:
+        is_locked = True
+
+        def release(self, force=False):
+            raise PermissionError(13, "Lock violation")
+
+    broken = lease._local
+    lease._local = Refusing()
+    try:
+        assert lease.release()
+        assert not (folder / "lock").exists()
+        assert "host-local lock queue" in caplog.text
+        assert lease._local is not None and not isinstance(lease._local, Refusing)
+        assert lease.acquire(5, patient=False)
+        lease.release()
+    finally:
+        broken.release(force=True)
+        lease.close()

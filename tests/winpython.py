@@ -72,10 +72,14 @@ def windows_path(p: str | os.PathLike[str]) -> str:
 
 
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a Windows process: Wine's prefix and quiet, our checkout on its path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV", "CARDSTAND_SECRET")}
+    """The environment of a Windows process: Wine's prefix and quiet, our checkout on its path, its
+    compiled modules kept in ``pycache/`` (a module compiled anew at each start costs ten times as
+    much under Wine: ``import comm`` took 0.54 s of processor time with no cache, 0.05 s with one)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONHOME", "VIRTUAL_ENV", "CARDSTAND_SECRET", "PYTHONDONTWRITEBYTECODE")}
     env.update(WINEPREFIX=str(HOME / "prefix"), WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=",
-               PYTHONPATH=windows_path(ROOT), PYTHONIOENCODING="utf-8", PYTHONUTF8="1", NO_COLOR="1")
+               PYTHONPATH=windows_path(ROOT), PYTHONPYCACHEPREFIX=windows_path(HOME / "pycache"),
+               PYTHONIOENCODING="utf-8", PYTHONUTF8="1", NO_COLOR="1")
     env.update(extra or {})
     return env
 
