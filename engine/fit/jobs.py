@@ -223,7 +223,6 @@ def steady_memory() -> None:
 
 
 _TERMINATED = False     # a pool process: SIGTERM came (``_end_with``)
-STOP_GRACE = 1.5        # s a pool process ended by SIGTERM has for its job's clean-up
 
 
 def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
@@ -323,13 +322,6 @@ def _end_with(parent: int) -> None:
     ends its job as Ctrl+C would, running its cleanup (an SPRT pair stops its engines)."""
     def stop(signum: int, frame: object) -> None:
         global _TERMINATED
-        if not _TERMINATED:
-            # Python drops an exception raised inside a callback it runs itself ("Exception
-            # ignored in ...", seen once under load with an import lock's callback): the job
-            # then went on to its end.  The process ends anyway once its clean-up had time.
-            ender = threading.Timer(STOP_GRACE, os._exit, (128 + signum,))
-            ender.daemon = True
-            ender.start()
         _TERMINATED = True
         raise SystemExit(128 + signum)
 
