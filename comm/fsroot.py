@@ -97,29 +97,43 @@ HOLD_INTERRUPTS = os.name == "nt"
 
 class _Held:
     """Interrupts held in the main thread: the Python handlers of ``_INTERRUPTS`` give way to one
-    that notes the signal, until ``resume`` puts them back and runs what was noted (its
-    KeyboardInterrupt then rises from ``resume``).  Other threads get no signals: nothing to hold."""
+    that notes the signal, until ``resume`` puts them back (Ctrl+C's last) and runs what was noted
+    (its KeyboardInterrupt then rises from ``resume``).  A signal that comes while the handlers
+    are being swapped is not lost either.  Other threads get no signals: nothing to hold."""
 
     def __init__(self) -> None:
         self.saved: dict[int, Any] = {}
         self.noted: list[tuple[int, Any]] = []
-        if HOLD_INTERRUPTS and threading.current_thread() is threading.main_thread():
+        if not HOLD_INTERRUPTS or threading.current_thread() is not threading.main_thread():
+            return
+        try:
             for sig in _INTERRUPTS:
                 handler = signal.getsignal(sig)
                 if callable(handler):
                     self.saved[sig] = handler
-                    signal.signal(sig, self._note)
+                    signal.signal(sig, self._note)  # (runs a pending signal's handler first)
+        except BaseException:
+            self.resume()       # the handlers swapped so far put back
+            raise
 
     def _note(self, signum: int, frame: Any) -> None:
         self.noted.append((signum, frame))
 
     def resume(self) -> None:
         saved, self.saved = self.saved, {}
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+        came: BaseException | None = None
+        for sig in reversed(list(saved)):       # SIGINT last
+            for _ in range(3):
+                try:
+                    signal.signal(sig, saved[sig])
+                    break
+                except BaseException as e:      # a pending signal's handler, run first, raised
+                    came = came or e
         noted, self.noted = self.noted, []
         for signum, frame in noted:
             saved[signum](signum, frame)
+        if came is not None:
+            raise came
 
 
 Opened = TypeVar("Opened", int, tuple[int, os.stat_result])
@@ -128,8 +142,9 @@ Opened = TypeVar("Opened", int, tuple[int, os.stat_result])
 @contextmanager
 def _opened(opener: Callable[[], Opened]) -> Iterator[Opened]:
     """``opener()``'s descriptor (or (descriptor, stat)), closed when the block ends.  An
-    interrupt that lands while it is being opened waits until it is in hand, then rises: the
-    descriptor is never lost on the way (see ``HOLD_INTERRUPTS``)."""
+    interrupt that lands while it is being opened waits until it is in hand, then rises and the
+    descriptor is closed (see ``HOLD_INTERRUPTS``).  (One landing in the very instant the block
+    is entered leaves it to the garbage collector.)"""
     held = _Held()
     try:
         got = opener()

@@ -92,7 +92,7 @@ def _machine() -> str:
 
 
 # Where a pid means one process (L1, L4, I6): host, boot and pid namespace (on Windows: host,
-# installation, boot and Wine prefix, see winprocess); "" when unknown
+# installation and boot, see winprocess); "" when unknown
 MACHINE = _machine()
 
 

@@ -2,15 +2,14 @@
 
 A pid means one process only on one machine during one boot.  Windows names the machine by its
 ``MachineGuid`` (written when Windows was installed; under Wine, when the prefix was made) and
-the boot by the minute it started (now less the milliseconds ``GetTickCount64`` counts since,
-sleep included).  Under Wine the prefix's own folder is added: each prefix has its own Wine
-server, and so its own pids.  Whatever cannot be read gives "" and every pid is then judged by
-its heartbeat, as before: a wrong "unknown" only costs time, never a live process taken for gone.
+the boot by the time it booted as the system keeps it (``NtQuerySystemInformation``'s boot time,
+in 100 ns; under Wine, the moment its Wine server started: each server has pids of its own).
+Whatever cannot be read gives "" and every pid is then judged by its heartbeat, as before: a
+wrong "unknown" only costs time, never a live process taken for gone.
 """
 import ctypes
 import hashlib
 import sys
-import time
 from typing import Any
 
 _QUERY_LIMITED_INFORMATION = 0x1000
@@ -22,7 +21,6 @@ def _kernel32() -> Any:
     if sys.platform != "win32":
         raise OSError("Windows only")
     k32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    k32.GetTickCount64.restype = ctypes.c_uint64
     k32.OpenProcess.restype = ctypes.c_void_p
     k32.OpenProcess.argtypes = [ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32]
     k32.GetExitCodeProcess.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]
@@ -40,18 +38,22 @@ def _machine_guid() -> str:
     return str(guid)
 
 
-def _wine_prefix(k32: Any) -> str:
-    """The Linux path of drive C: under Wine (its prefix); "" on Windows itself."""
-    try:
-        unix_name = k32.wine_get_unix_file_name
-    except AttributeError:
-        return ""
-    unix_name.restype = ctypes.c_char_p
-    unix_name.argtypes = [ctypes.c_wchar_p]
-    path = unix_name("C:\\")
-    if not path:
-        raise OSError("Wine gave no path for drive C:")
-    return "wine:" + path.decode("utf-8", "replace")
+class _TimeOfDay(ctypes.Structure):
+    """SYSTEM_TIMEOFDAY_INFORMATION (NtQuerySystemInformation's class 3)."""
+    _fields_ = [("BootTime", ctypes.c_int64), ("CurrentTime", ctypes.c_int64), ("TimeZoneBias", ctypes.c_int64),
+                ("TimeZoneId", ctypes.c_uint32), ("Reserved", ctypes.c_uint32), ("BootTimeBias", ctypes.c_uint64),
+                ("SleepTimeBias", ctypes.c_uint64)]
+
+
+def _boot_time() -> int:
+    """When this machine booted (under Wine: when its Wine server started), in 100 ns."""
+    if sys.platform != "win32":
+        raise OSError("Windows only")
+    info = _TimeOfDay()
+    status = ctypes.WinDLL("ntdll").NtQuerySystemInformation(3, ctypes.byref(info), ctypes.sizeof(info), None)
+    if status != 0 or info.BootTime <= 0:
+        raise OSError(f"no boot time (status {status:#x})")
+    return int(info.BootTime)
 
 
 def machine() -> str:
@@ -60,12 +62,10 @@ def machine() -> str:
     if sys.platform != "win32":
         return ""
     try:
-        k32 = _kernel32()
-        boot_minute = int((time.time() - k32.GetTickCount64() / 1000) // 60)
-        parts = [_machine_guid(), f"boot-{boot_minute}", _wine_prefix(k32)]
+        text = f"{_machine_guid()}/boot-{_boot_time()}"
     except (OSError, AttributeError, ValueError, ImportError):
         return ""
-    return "win-" + hashlib.sha1("/".join(p for p in parts if p).encode("utf-8")).hexdigest()[:24]
+    return "win-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:24]
 
 
 def running(pid: int) -> bool:

@@ -106,3 +106,47 @@ def test_an_interrupt_as_a_file_is_opened_loses_no_descriptor(tmp_path, monkeypa
     target = tmp_path / ("g" if op == "create" else "f")
     target.rename(tmp_path / "h")    # refused on Windows while the file is open
     (tmp_path / "h").unlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "kill") or os.name == "nt", reason="POSIX signals")
+@pytest.mark.parametrize("at", range(6))
+def test_a_signal_while_interrupts_are_held_or_given_back_is_delivered_once_and_no_handler_is_lost(
+        tmp_path, monkeypatch, at):
+    """SIGTERM (raised as KeyboardInterrupt, as the players do) coming while the handlers are being
+    swapped or put back (Python runs a pending signal's handler inside ``signal.signal``): it
+    rises once, the file is closed, and every handler is the program's own again."""
+    import signal
+
+    from comm import fsroot
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fsroot, "HOLD_INTERRUPTS", True)
+    monkeypatch.setattr(fsroot, "_INTERRUPTS", (signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+    old = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        for s in old:
+            signal.signal(s, stop)
+        mine = {s: signal.getsignal(s) for s in fsroot._INTERRUPTS}
+        calls = []
+        real = signal.signal
+
+        def swapping(sig, handler):
+            calls.append(sig)
+            if len(calls) == at + 1:        # a SIGTERM pending as this handler is set
+                signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+            return real(sig, handler)
+
+        root = fsops.make_root(tmp_path)
+        (tmp_path / "f").write_bytes(b"1234")
+        before = _open_descriptors()
+        monkeypatch.setattr(fsroot.signal, "signal", swapping)
+        with pytest.raises(KeyboardInterrupt):
+            root.read("f")
+        monkeypatch.setattr(fsroot.signal, "signal", real)
+        assert {s: signal.getsignal(s) for s in fsroot._INTERRUPTS} == mine
+        assert _open_descriptors() == before
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
