@@ -301,7 +301,7 @@ def read_openings(path):
 
 
 from engine.fit.match import (  # noqa: E402  (the engines and their games)
-    Clock, Engine, EngineError, pair_record, play_game, play_pair)
+    Clock, Engine, EngineError, pair_record, play_game, play_pair, stop_together)
 
 
 # -- the match ----------------------------------------------------------------
@@ -415,8 +415,7 @@ class Match:
             try:
                 e.start()
             except EngineError as err:
-                a.stop()
-                b.stop()
+                stop_together([a, b])
                 raise EngineError(err.kind, f"engine {e.label} does not start: {err}") from None
         self._announce()
         pair, opening = 0, None
@@ -442,8 +441,7 @@ class Match:
                 ggf = pair_record(r, a, b, a_black) if self.ggf_out else None
                 self.decision = self._record(a_black, opening, r["diff"], r["forfeit"], ggf, start, pair)
         finally:
-            for e in (a, b):
-                e.stop()
+            stop_together([a, b])
         self.seconds = time.monotonic() - start
         return self.summary()
 

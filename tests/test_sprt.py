@@ -279,7 +279,10 @@ class _Idle:
     def start(self):
         pass
 
-    def stop(self):
+    def ask_to_quit(self):
+        pass
+
+    def stop(self, graceful=True, until=None):
         pass
 
 

@@ -554,3 +554,59 @@ def test_a_fit_with_nothing_to_learn_or_to_hold_out_says_so_without_warnings(tmp
     assert not any(weights.patterns.load(out))           # all labels 0: all weights 0
     assert weights.main(["check", "--data", str(zero), "--weights", str(out)]) == 0
     assert "no positions of held-out games" in capsys.readouterr().out
+
+
+HUNG_ENGINE = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+with open(sys.argv[1], "a") as f:
+    f.write(f"{os.getpid()}\\n")
+for line in sys.stdin:          # NBoard's handshake, then a 'go' never answered
+    w = line.split()
+    if w and w[0] == "ping":
+        print("pong", w[1], flush=True)
+    elif w and w[0] == "go":
+        break
+for line in sys.stdin:          # deaf to quit...
+    pass
+while True:                     # ... and to its input's end
+    time.sleep(1)
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGTERM as POSIX sends it")
+def test_a_match_left_early_leaves_no_engine_running_even_one_that_will_not_quit(tmp_path):
+    """Leaving a stream of pairs while a pair plays engines that ignore quit, their input's end
+    and SIGTERM: the pair's process ends its engines within its grace (both at once), though
+    the pool sends it SIGTERM twice, before it is killed itself."""
+    from engine.fit import match
+    script, pids = tmp_path / "hung.py", tmp_path / "pids"
+    script.write_text(HUNG_ENGINE)
+    hung = f"{sys.executable} {script} {pids}"
+    broken = ("false", None, "false", None, "f5", 1.0, 60.0, None, 1)
+    waiting = (hung, None, hung, None, "f5", 1.0, 60.0, None, 1)
+    for k, r in jobs.stream(match.play_pair, [broken, waiting], workers=2):
+        assert r["error"], r
+        deadline = time.monotonic() + 30
+        while len(pids.read_text().split() if pids.exists() else []) < 2:    # both engines started
+            assert time.monotonic() < deadline, "the waiting pair never started its engines"
+            time.sleep(0.05)
+        break
+
+    def running(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return not Path(f"/proc/{pid}/stat").exists() or \
+            Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[:1] != ["Z"]
+
+    left = [int(p) for p in pids.read_text().split()]
+    deadline = time.monotonic() + 30
+    while any(running(p) for p in left):
+        if time.monotonic() > deadline:
+            for p in left:
+                if running(p):
+                    os.kill(p, signal.SIGKILL)
+            pytest.fail("an engine outlived its pair")
+        time.sleep(0.1)

@@ -322,6 +322,10 @@ def _end_with(parent: int) -> None:
     ends its job as Ctrl+C would, running its cleanup (an SPRT pair stops its engines)."""
     def stop(signum: int, frame: object) -> None:
         global _TERMINATED
+        if _TERMINATED:
+            # a second SIGTERM (the pool ends every process once one has ended) would cut short
+            # the clean-up the first one started: an engine that does not quit outlived its pair
+            return
         _TERMINATED = True
         raise SystemExit(128 + signum)
 

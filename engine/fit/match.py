@@ -121,26 +121,50 @@ class Engine:
         took = time.monotonic() - start
         return line[3:].strip().split("/")[0].strip(), took
 
-    def stop(self, graceful: bool = True) -> None:
-        """``quit`` and up to 3 s to leave (``graceful``), then the engine's process group is killed."""
+    def ask_to_quit(self) -> None:
+        """Send ``quit`` and close the engine's input (it may then leave); ``stop`` ends it."""
+        if self.proc is not None:
+            _ask_to_quit(self.proc)
+
+    def stop(self, graceful: bool = True, until: Optional[float] = None) -> None:
+        """``quit`` and up to 3 s to leave (``graceful``; or until the monotonic time ``until``),
+        then the engine's process group is killed."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         try:
-            if graceful and proc.poll() is None and proc.stdin is not None:
+            if graceful and proc.poll() is None:
+                _ask_to_quit(proc)
+                left = (until if until is not None else time.monotonic() + 3) - time.monotonic()
                 try:
-                    proc.stdin.write("quit\n")
-                    proc.stdin.flush()
-                    proc.stdin.close()
-                except (OSError, ValueError):
-                    pass
-                try:
-                    proc.wait(timeout=3)
+                    proc.wait(timeout=max(0.0, left))
                 except subprocess.TimeoutExpired:
                     pass
         finally:
             kill_group(proc)    # the group this engine was started in, no other
             proc.wait()
+
+
+def _ask_to_quit(proc: "subprocess.Popen[str]") -> None:
+    if proc.poll() is None and proc.stdin is not None and not proc.stdin.closed:
+        try:
+            proc.stdin.write("quit\n")
+            proc.stdin.flush()
+            proc.stdin.close()
+        except (OSError, ValueError):
+            pass
+
+
+def stop_together(engines: "list[Engine]", grace: float = 3.0) -> None:
+    """``quit`` to every engine at once, then ``grace`` seconds for all of them to leave, then
+    each group killed: a pair is ended within its grace, not one grace after the other (a pool
+    process ending on SIGTERM has 5 s before it is killed, and an engine left running then
+    outlives it)."""
+    for e in engines:
+        e.ask_to_quit()
+    until = time.monotonic() + grace
+    for e in engines:
+        e.stop(until=until)
 
 
 # -- games ------------------------------------------------------------------
@@ -269,8 +293,7 @@ def play_pair(job: tuple[str, Optional[str], str, Optional[str], str, float, flo
             if r["abandoned"]:
                 break
     finally:
-        for e in (a, b):
-            e.stop()
+        stop_together([a, b])
     return {"games": games, "error": error, "names": {"A": a.name, "B": b.name},
             "clocks": {e.label: {"moves": c.moves, "slowest": c.slowest, "slowest_at": c.slowest_at,
                                  "over": c.over, "total": c.total, "starts": e.starts} for e, c in clocks.items()}}
