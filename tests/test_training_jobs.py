@@ -610,3 +610,12 @@ def test_a_match_left_early_leaves_no_engine_running_even_one_that_will_not_quit
                     os.kill(p, signal.SIGKILL)
             pytest.fail("an engine outlived its pair")
         time.sleep(0.1)
+
+
+def test_a_job_received_after_sigterm_is_not_run():
+    """SIGTERM landing while a pool process is still receiving its job (importing what the job
+    needs) can have its SystemExit dropped by an import lock's callback: the job must not run."""
+    code = ("from engine.fit import jobs; jobs._TERMINATED = True; "
+            "jobs._call((print, 'the job ran'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 143 and "the job ran" not in proc.stdout, (proc.returncode, proc.stdout, proc.stderr)

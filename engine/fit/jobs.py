@@ -229,6 +229,8 @@ def _call(job: tuple[Callable[[Any], Any], Any]) -> Any:
     """One job, in the process that computes it."""
     steady_memory()
     fn, arg = job
+    if _TERMINATED:     # SIGTERM came as the job was being received, and its SystemExit was dropped
+        os._exit(143)   # by a callback Python ran itself (an import lock's, seen once): not run
     try:
         return fn(arg)
     except SystemExit:
