@@ -8,6 +8,7 @@ Whatever cannot be read gives "" and every pid is then judged by its heartbeat, 
 wrong "unknown" only costs time, never a live process taken for gone.
 """
 import ctypes
+import functools
 import hashlib
 import sys
 from typing import Any
@@ -17,7 +18,9 @@ _STILL_ACTIVE = 259
 _INVALID_PARAMETER = 87      # OpenProcess of a pid no process has
 
 
+@functools.cache
 def _kernel32() -> Any:
+    """kernel32, its functions' types declared once (``running`` is asked at every lock watched)."""
     if sys.platform != "win32":
         raise OSError("Windows only")
     k32 = ctypes.WinDLL("kernel32", use_last_error=True)
