@@ -85,14 +85,17 @@ def test_the_lobby_at_a_small_terminal_shows_the_tables_and_opens_a_live_game(tm
     lobby = pexpect.spawn(sys.executable, ["-m", "peer", "lobby", "--share", str(share), "--lang", "en"], env=env,
                           cwd=str(ROOT), encoding="utf-8", timeout=30, dimensions=(24, 80), preexec_fn=default_sigint)
     try:
-        lobby.expect(r"table-0001 +playing, move \d+ +6x6 +\*Ann \[AI\] +- +\*Bob \[AI\] +\d+:\d\d/\d+:\d\d")
-        lobby.sendline("1")
+        # (a pair started at once sits at table-0001, or, when black does not see white beat in
+        # time, at a second table that white then moves to)
+        lobby.expect(r"(table-\d{4}) +playing, move \d+ +6x6 +\*Ann \[AI\] +- +\*Bob \[AI\] +\d+:\d\d/\d+:\d\d")
+        table = lobby.match.group(1)
+        lobby.sendline(table)
         lobby.expect("Watching")
         lobby.expect(r"#\d+ (black|white): [a-f][1-6]")         # a ply as it is played
         lobby.expect(r"Game over: black (\d+) - white (\d+)", timeout=60)
         b, w = lobby.match.group(1), lobby.match.group(2)
         lobby.expect("Back to the lobby")
-        lobby.expect(rf"table-0001 +black {b} - white {w} +6x6 +Ann \[AI\] +- +Bob \[AI\]")
+        lobby.expect(rf"{table} +black {b} - white {w} +6x6 +Ann \[AI\] +- +Bob \[AI\]")
         lobby.sendline("q")
         lobby.expect(pexpect.EOF)
     finally:
@@ -113,20 +116,23 @@ def test_the_lobby_window_shows_the_tables_and_opens_a_live_game(tmp_path):
     lobby = Driven(display, ["-m", "peer", "lobby", "--share", share, "--lang", "en"], tmp_path / "lobby.json",
                    tmp_path / "lobby.out")
     try:
-        s = lobby.wait("the table playing", lambda s: any(r[0] == "table-0001" and r[1].startswith("playing")
-                                                          and r[3] == "*Ann [AI]" and r[4] == "*Bob [AI]" for r in s["rows"]))
-        x, y, width, height = s["rows_at"]["table-0001"]
+        def playing(s):         # (the table the pair sits at: see the test above)
+            return [r[0] for r in s["rows"] if r[1].startswith("playing") and r[3] == "*Ann [AI]" and r[4] == "*Bob [AI]"]
+        s = lobby.wait("the table playing", playing)
+        table = playing(s)[0]
+        x, y, width, height = s["rows_at"][table]
         lx, ly = s["list_at"]
         lobby.click(lx + x + width // 4, ly + y + height // 2, clicks=2)
         s = lobby.wait("the watch window opened", lambda s: s["opened"])
-        assert s["opened"][0][:3] == ["watch", "--board", str(share / "table-0001")]
+        assert s["opened"][0][:3] == ["watch", "--board", str(share / table)]
         found = subprocess.run(["xdotool", "search", "--sync", "--name", "Othello: watching"], env=lobby.env,
                                capture_output=True, text=True, timeout=30)
         assert found.returncode == 0 and found.stdout.strip()
         for p in (black, white):
             p.communicate(timeout=120)
             assert p.returncode == 0
-        lobby.wait("the game's end", lambda s: re.fullmatch(r"black \d+ - white \d+", s["rows"][0][1]))
+        lobby.wait("the game's end", lambda s: any(r[0] == table and re.fullmatch(r"black \d+ - white \d+", r[1])
+                                                   for r in s["rows"]))
         lobby.proc.terminate()          # (SIGTERM closes the lobby as its Close button does)
         assert lobby.proc.wait(timeout=30) == 0
         deadline = time.monotonic() + 10
