@@ -146,12 +146,10 @@ def test_a_whole_game_with_the_mouse_against_best_watched_in_a_second_window(tmp
         b, w = final.position.discs()
         assert s["players"][0][0] == "● black Ann (person, you)" and s["players"][0][1] == str(b)
         assert s["players"][1][0] == "○ white Deep (computer)" and s["players"][1][1] == str(w)
-        image, _ = me.screenshot("window-en")
-        x, y, cell = s["board"]["x"] - s["window"]["x"], s["board"]["y"] - s["window"]["y"], s["board"]["cell"]
-        for sq, mark in enumerate(s["squares"]):    # the pixels agree with the canvas
-            if mark in "BW":
-                px = image.getpixel((int(x + (sq % 8 + 0.5) * cell), int(y + (sq // 8 + 0.3) * cell)))
-                assert (sum(px[:3]) < 150) == (mark == "B"), (sq, mark, px)
+        cell = s["board"]["cell"]
+        discs = [(sq, mark) for sq, mark in enumerate(s["squares"]) if mark in "BW"]
+        me.pixels("window-en", s, [((sq % 8 + 0.5) * cell, (sq // 8 + 0.3) * cell) for sq, _ in discs],
+                  lambda i, px: (sum(px) < 150) == (discs[i][1] == "B"))    # the pixels agree with the canvas
         seen = watcher.wait("the whole game", lambda w: w["moves"] == s["moves"] and w["banner"] == s["banner"])
         assert seen["squares"] == s["squares"]
         assert seen["players"][0][0] == "● black Ann" and set(seen["buttons"]) == {"quit"}
@@ -212,12 +210,11 @@ def test_a_whole_game_on_a_shaped_board_with_the_mouse(tmp_path, display):
         s = me.wait("the game on", lambda s: s["board"] is not None and "*" in s["squares"])
         assert s["squares"].replace("*", ".") == squares(heart.start())
         assert any("the Heart board" in m for m in s["messages"]), s["messages"]
-        image, _ = me.screenshot("window-shape-start")
-        x, y, cell = s["board"]["x"] - s["window"]["x"], s["board"]["y"] - s["window"]["y"], s["board"]["cell"]
+        cell = s["board"]["cell"]
         felt, back = (0x2E, 0x7D, 0x32), (0x1E, 0x46, 0x20)
-        for sq in (0, 9, 16, 40):        # a1, b2 (holes); a3, a6 (squares): the pixels agree
-            px = image.getpixel((int(x + (sq % 8 + 0.5) * cell), int(y + (sq // 8 + 0.5) * cell)))[:3]
-            assert px == (back if heart.holes >> sq & 1 else felt), (sq, px)
+        probed = (0, 9, 16, 40)         # a1, a6 (holes); b2, a3 (squares): the pixels agree
+        me.pixels("window-shape-start", s, [((sq % 8 + 0.5) * cell, (sq // 8 + 0.5) * cell) for sq in probed],
+                  lambda i, px: px == (back if heart.holes >> probed[i] & 1 else felt))
         me.click_square("a2")
         me.wait("the hole refused", lambda s: any("a2 is a hole" in m for m in s["messages"]))
         words = {"over": "Game over", "pass": "pass", "passed": "{} has no legal move and passes",

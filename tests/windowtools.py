@@ -164,6 +164,22 @@ class Driven:
             ARTIFACTS / f"{name}-small.png", optimize=True)
         return image, path
 
+    def pixels(self, name, state, points, agree, timeout=10):
+        """A screenshot (see ``screenshot``) whose pixel at each of ``points`` (x, y in the board,
+        from ``state``) passes ``agree(i, rgb)``: taken again until it does, as the X server may
+        paint a canvas after the state that describes it was written; fails after ``timeout`` s
+        saying which pixel disagreed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            image, _ = self.screenshot(name)
+            x0, y0 = state["board"]["x"] - state["window"]["x"], state["board"]["y"] - state["window"]["y"]
+            wrong = [(i, image.getpixel((int(x0 + x), int(y0 + y)))[:3]) for i, (x, y) in enumerate(points)]
+            wrong = [(i, px) for i, px in wrong if not agree(i, px)]
+            if not wrong:
+                return image
+            assert time.monotonic() < deadline, f"the pixels disagree (point, rgb): {wrong}"
+            time.sleep(0.2)
+
     def finish(self, timeout=30):
         try:
             self.proc.wait(timeout=timeout)
