@@ -47,7 +47,8 @@ class NBoardEngine:
     def __init__(self, ai: str = "best", seconds: float = 2.0, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
                  threads: Optional[int] = None) -> None:
         self.ai_name = ai
-        self.strategy = strategies.get(ai, threads=threads)
+        table = {"hash_bits": strategies.kept_hash_bits(seconds)} if ai.lower() == "best" else {}
+        self.strategy = strategies.get(ai, threads=threads, **table)
         self.seconds = seconds
         self.depth = 60
         self.game = Game()

@@ -656,6 +656,14 @@ def one_shot_hash_bits(seconds: float) -> int:
     return 16 if seconds <= 0.25 else 18 if seconds <= 1.0 else 20
 
 
+def kept_hash_bits(seconds: float) -> int:
+    """The hash table for ``best`` in a process that keeps it from move to move, searching up to
+    ``seconds`` a move: 2**22 entries (128 MiB) from a second a move up, where the search's
+    positions outgrow 2**20 (measured 2026-11-29 along games against Zebra, one thread: to depth
+    20, 19% fewer nodes and 13% less time than with 2**20), else 2**20 (32 MiB)."""
+    return 22 if seconds >= 1.0 else 20
+
+
 class Best(Strategy):
     """The strongest default: learned book, iterative PVS with the trained pattern evaluation, exact endgame.
 

@@ -1,4 +1,5 @@
 """Every strategy plays legal moves on every size, passes when forced, and keeps to its time."""
+import io
 import random
 import time
 
@@ -200,3 +201,14 @@ def test_best_searches_instead_of_a_solve_that_would_not_finish():
 def test_a_one_shot_search_gets_a_table_it_can_fill():
     assert strategies.one_shot_hash_bits(0.1) < strategies.one_shot_hash_bits(0.5) \
         < strategies.one_shot_hash_bits(5.0) == 20
+
+
+@pytest.mark.skipif(strategies.compiled is None, reason="needs the compiled core")
+def test_a_kept_best_gets_a_larger_table_from_a_second_a_move_up():
+    from engine.nboard import NBoardEngine
+    from peer.players import Computer
+    assert strategies.kept_hash_bits(0.5) == 20 and strategies.kept_hash_bits(1.0) == strategies.kept_hash_bits(5) == 22
+    for seconds, bits in ((0.5, 20), (2.0, 22)):
+        assert NBoardEngine("best", seconds, io.StringIO(), io.StringIO(), threads=1).strategy.searcher.hash_bits == bits
+        assert Computer("best", time_limit=seconds, threads=1).strategy.searcher.hash_bits == bits
+    assert NBoardEngine("greedy", 2.0, io.StringIO(), io.StringIO()).strategy.name == "greedy"
