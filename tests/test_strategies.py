@@ -211,4 +211,6 @@ def test_a_kept_best_gets_a_larger_table_from_a_second_a_move_up():
     for seconds, bits in ((0.5, 20), (2.0, 22)):
         assert NBoardEngine("best", seconds, io.StringIO(), io.StringIO(), threads=1).strategy.searcher.hash_bits == bits
         assert Computer("best", time_limit=seconds, threads=1).strategy.searcher.hash_bits == bits
+    assert Computer("best", time_limit=0.5, game_time=60, threads=1).strategy.searcher.hash_bits == 22
+    assert Computer("best", time_limit=5, game_time=10, threads=1).strategy.searcher.hash_bits == 20
     assert NBoardEngine("greedy", 2.0, io.StringIO(), io.StringIO()).strategy.name == "greedy"
