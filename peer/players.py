@@ -134,15 +134,15 @@ class Computer(Player):
 
     def __init__(self, name: str, time_limit: float = 1.0, pace: float = 0.0, seed: int | None = None,
                  game_time: float | None = None, threads: int | None = None, ponder: bool = False) -> None:
+        self.clock = Clock(time_limit, game_time)
         opts: dict[str, int] = {"seed": seed} if name.lower() in ("random", "best") and seed is not None else {}
-        if name.lower() == "best":      # (a budget for the game: its first move gets about a twentieth)
-            opts["hash_bits"] = strategies.kept_hash_bits(game_time / 20 if game_time else time_limit or 1.0)
+        if name.lower() == "best":      # (the table for the time of a first move)
+            opts["hash_bits"] = strategies.kept_hash_bits(self.clock.for_move(Position.start()) or 1.0)
         self.strategy = strategies.get(name, **opts, threads=threads)
         if (threads or ponder) and not strategies.uses_threads(name):
             raise Explained("threads_not_best", name=name)
         own = isinstance(self.strategy, loader.Own)
         self.name = self.default_name = self.strategy.name if own else name.lower()
-        self.clock = Clock(time_limit, game_time)
         self.pace = pace
         self.ponder = ponder
 
