@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import conformance
+import kitruns
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "interop" / "c" / "minimal.c"
@@ -33,30 +34,71 @@ def kit(peer: str, tmp: Path, only: list[str] | None = None) -> tuple[list[confo
     return results, out.getvalue()
 
 
+FULL_PEERS = {"javascript": (f"node {ROOT / 'interop' / 'js' / 'peer.js'}", None),
+              "python": (f"{sys.executable} -m comm", f"{sys.executable} -m peer play --ai random")}
+
+
+def own_scenarios() -> list[str]:
+    """The minimal profile's scenarios that the full profile does not have."""
+    full = {fn.__name__[2:] for fn in conformance.PROFILES["full"]}
+    return [fn.__name__[2:] for fn in conformance.MINIMAL_SCENARIOS if fn.__name__[2:] not in full]
+
+
+def changed(old: str, new: str) -> str:
+    source = SOURCE.read_text(encoding="utf-8")
+    assert source.count(old) == 1, old
+    return source.replace(old, new)
+
+
+DRAIN = ("            while (receive(body, sizeof body))  /* G2: what waits was sent before our move: out of turn */\n"
+         "                printf(\"ignored from %s (not its turn)\\n\", you);\n")
+
+
+def full_peer(name: str):
+    def run(tmp: Path):
+        peer, player = FULL_PEERS[name]
+        out = io.StringIO()
+        return conformance.run(peer, player, base=tmp, stream=out, profile="minimal", only=own_scenarios()), out.getvalue()
+    return run
+
+
+# Each test's run of the kit, made side by side with the others (tests/kitruns.py)
+PLANS = {
+    "test_the_c_peer_passes_the_minimal_profile": lambda tmp: kit(build(tmp), tmp),
+    "test_the_kit_fails_a_minimal_peer_that_names_its_machine_without_an_alive_record": lambda tmp: kit(build(
+        tmp, changed('machine: \\npid: %d",\n             me, run', 'machine: trap/boot\\npid: %d",\n             me, run')),
+        tmp, only=["minimal_board"]),
+    "test_the_kit_fails_a_minimal_peer_that_breaks_locks_too_soon": lambda tmp: kit(build(
+        tmp, changed("#define L_STALE 10.0", "#define L_STALE 2.0")), tmp, only=["minimal_stale"]),
+    "test_the_kit_fails_a_minimal_peer_that_applies_what_waited_on_its_own_turn": lambda tmp: kit(build(
+        tmp, changed(DRAIN, "")), tmp, only=["minimal_turns"]),
+    **{f"test_full_peers_pass_the_minimal_profile_too[{name}]": full_peer(name) for name in FULL_PEERS},
+}
+kit_runs = kitruns.side_by_side(PLANS.get)
+side_by_side = pytest.mark.xdist_group("kit-c")     # (one worker: the runs start together)
+
+
 @needs_cc
-def test_the_c_peer_passes_the_minimal_profile(tmp_path):
-    results, text = kit(build(tmp_path), tmp_path)
+@side_by_side
+def test_the_c_peer_passes_the_minimal_profile(kit_runs, request):
+    results, text = kit_runs(request)
     assert [r[0] for r in results] == [fn.__name__[2:] for fn in conformance.MINIMAL_SCENARIOS], text
     assert all(ok and not why for _, _, ok, why in results), text
     assert "Not checked by the minimal profile (full profile only): " in text and " B6 " in text, text
 
 
 @needs_cc
-def test_the_kit_fails_a_minimal_peer_that_names_its_machine_without_an_alive_record(tmp_path):
+@side_by_side
+def test_the_kit_fails_a_minimal_peer_that_names_its_machine_without_an_alive_record(kit_runs, request):
     """The trap an outsider's first peer fell into (2026-11-26): our black.py would take such a white for one that has left, for ever."""
-    source = SOURCE.read_text(encoding="utf-8")
-    assert source.count('machine: \\npid: %d",\n             me, run') == 1
-    trap = source.replace('machine: \\npid: %d",\n             me, run', 'machine: trap/boot\\npid: %d",\n             me, run')
-    results, text = kit(build(tmp_path, trap), tmp_path, only=["minimal_board"])
+    results, text = kit_runs(request)
     assert not results[0][2] and "wait for ever" in results[0][3], text
 
 
 @needs_cc
-def test_the_kit_fails_a_minimal_peer_that_breaks_locks_too_soon(tmp_path):
-    source = SOURCE.read_text(encoding="utf-8")
-    assert source.count("#define L_STALE 10.0") == 1
-    hasty = source.replace("#define L_STALE 10.0", "#define L_STALE 2.0")
-    results, text = kit(build(tmp_path, hasty), tmp_path, only=["minimal_stale"])
+@side_by_side
+def test_the_kit_fails_a_minimal_peer_that_breaks_locks_too_soon(kit_runs, request):
+    results, text = kit_runs(request)
     assert not results[0][2] and "silent for only" in results[0][3], text
 
 
@@ -66,29 +108,24 @@ def test_the_documentation_says_how_many_scenarios_the_minimal_profile_runs():
     assert f"`--profile minimal` runs {len(conformance.MINIMAL_SCENARIOS)} scenarios" in text
 
 
-@pytest.mark.parametrize("peer, player", [
-    pytest.param(f"node {ROOT / 'interop' / 'js' / 'peer.js'}", None, id="javascript",
-                 marks=pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")),
-    pytest.param(f"{sys.executable} -m comm", f"{sys.executable} -m peer play --ai random", id="python")])
-def test_full_peers_pass_the_minimal_profile_too(tmp_path, peer, player):
+@side_by_side
+@pytest.mark.parametrize("peer", [
+    pytest.param("javascript", marks=pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")),
+    "python"])
+def test_full_peers_pass_the_minimal_profile_too(kit_runs, request, peer):
     """PROTOCOL.md PR2 and CONFORMANCE.md say so: the minimal profile asks nothing a full peer does not do.
     (Its scenarios that the full profile has too, the classic games, run in tests/test_interop.py.)"""
-    out = io.StringIO()
-    full = {fn.__name__[2:] for fn in conformance.PROFILES["full"]}
-    own = [fn.__name__[2:] for fn in conformance.MINIMAL_SCENARIOS if fn.__name__[2:] not in full]
+    own = own_scenarios()
     assert own and len(own) < len(conformance.MINIMAL_SCENARIOS)
-    results = conformance.run(peer, player, base=tmp_path, stream=out, profile="minimal", only=own)
-    assert len(results) == len(own), out.getvalue()
-    assert all(ok for _, _, ok, _ in results), out.getvalue()
+    results, text = kit_runs(request)
+    assert len(results) == len(own), text
+    assert all(ok for _, _, ok, _ in results), text
 
 
 @needs_cc
-def test_the_kit_fails_a_minimal_peer_that_applies_what_waited_on_its_own_turn(tmp_path):
+@side_by_side
+def test_the_kit_fails_a_minimal_peer_that_applies_what_waited_on_its_own_turn(kit_runs, request):
     """G2: a move that waited while it was the peer's turn was sent before its move; a peer that reads
     it only after moving takes it for the opponent's next move, and the two games part."""
-    source = SOURCE.read_text(encoding="utf-8")
-    drain = ("            while (receive(body, sizeof body))  /* G2: what waits was sent before our move: out of turn */\n"
-             "                printf(\"ignored from %s (not its turn)\\n\", you);\n")
-    assert source.count(drain) == 1
-    results, text = kit(build(tmp_path, source.replace(drain, "")), tmp_path, only=["minimal_turns"])
+    results, text = kit_runs(request)
     assert not results[0][2] and "is not a legal bare square" in results[0][3], text

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import conformance
+import kitruns
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "interop" / "java-minimal" / "MinimalPeer.java"
@@ -40,30 +41,49 @@ def test_the_java_peer_is_short_enough_to_read_in_one_sitting():
     assert len(SOURCE.read_text(encoding="utf-8").splitlines()) < 500
 
 
+def changed(*pairs: tuple[str, str]) -> str:
+    source = SOURCE.read_text(encoding="utf-8")
+    for old, new in pairs:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    return source
+
+
+SKIP_LOCK = [(m, m + " if (true) { lockToken = \"x\"; return; }")
+             for m in ("void takeLock() throws IOException {", "void releaseLock() throws IOException {")] + \
+            [("    boolean ownsLock() {", "    boolean ownsLock() { if (true) return true;")]
+LINE = "            String body = message.body().strip();\n"
+JUNK_STOPS = [(LINE, LINE + '            if (body.startsWith("#")) throw new IllegalStateException(body);\n')]
+
+# Each test's run of the kit, made side by side with the others (tests/kitruns.py)
+PLANS = {
+    "test_the_java_peer_passes_the_minimal_profile": lambda tmp: kit(build(tmp), tmp),
+    "test_the_kit_fails_a_minimal_peer_that_skips_the_lock":
+        lambda tmp: kit(build(tmp, changed(*SKIP_LOCK)), tmp, only=["minimal_lock"]),
+    "test_the_kit_fails_a_minimal_peer_that_junk_stops":
+        lambda tmp: kit(build(tmp, changed(*JUNK_STOPS)), tmp, only=["minimal_lock"]),
+}
+kit_runs = kitruns.side_by_side(PLANS.get)
+side_by_side = pytest.mark.xdist_group("kit-java")     # (one worker: the runs start together)
+
+
 @needs_java
-def test_the_java_peer_passes_the_minimal_profile(tmp_path):
-    results, text = kit(build(tmp_path), tmp_path)
+@side_by_side
+def test_the_java_peer_passes_the_minimal_profile(kit_runs, request):
+    results, text = kit_runs(request)
     assert [r[0] for r in results] == [fn.__name__[2:] for fn in conformance.MINIMAL_SCENARIOS], text
     assert all(ok and not why for _, _, ok, why in results), text
 
 
 @needs_java
-def test_the_kit_fails_a_minimal_peer_that_skips_the_lock(tmp_path):
-    source = SOURCE.read_text(encoding="utf-8")
-    for method in ("void takeLock() throws IOException {", "void releaseLock() throws IOException {"):
-        assert source.count(method) == 1
-        source = source.replace(method, method + " if (true) { lockToken = \"x\"; return; }")
-    assert source.count("    boolean ownsLock() {") == 1
-    source = source.replace("    boolean ownsLock() {", "    boolean ownsLock() { if (true) return true;")
-    results, text = kit(build(tmp_path, source), tmp_path, only=["minimal_lock"])
+@side_by_side
+def test_the_kit_fails_a_minimal_peer_that_skips_the_lock(kit_runs, request):
+    results, text = kit_runs(request)
     assert not results[0][2] and "while the kit held the lock (L1 L3" in results[0][3], text
 
 
 @needs_java
-def test_the_kit_fails_a_minimal_peer_that_junk_stops(tmp_path):
-    source = SOURCE.read_text(encoding="utf-8")
-    line = "            String body = message.body().strip();\n"
-    assert source.count(line) == 1
-    fragile = source.replace(line, line + '            if (body.startsWith("#")) throw new IllegalStateException(body);\n')
-    results, text = kit(build(tmp_path, fragile), tmp_path, only=["minimal_lock"])
+@side_by_side
+def test_the_kit_fails_a_minimal_peer_that_junk_stops(kit_runs, request):
+    results, text = kit_runs(request)
     assert not results[0][2] and "exited" in results[0][3] and "(P5: " in results[0][3], text
