@@ -25,7 +25,7 @@ def side_by_side(plans: Callable[[str], Callable[[Path], Any] | None]) -> Any:
     @pytest.fixture(scope="module")
     def kit_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
         chosen = {item.name: plan for item in request.session.items
-                  if item.module is request.module and not _skipped(item)
+                  if getattr(item, "module", None) is request.module and not _skipped(item)
                   for plan in [plans(item.name)] if plan is not None}
         folders = {name: tmp_path_factory.mktemp(re.sub(r"\W+", "-", name)[-40:]) for name in chosen}
         with concurrent.futures.ThreadPoolExecutor(max(1, len(chosen))) as pool:
