@@ -1,8 +1,10 @@
 """What every scenario uses: its verdict (``check``, ``Fail``, ``Skip``) and the two views of the board folder."""
+import contextvars
+import threading
 import uuid
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from comm import Board, Message
@@ -55,3 +57,27 @@ def run_of(board: "Board") -> str:
 def body_of(message: "Message | None") -> str | None:
     """The body of a received message, or None when none was received."""
     return None if message is None else message.body
+
+
+def side_by_side(*parts: Callable[[], None]) -> None:
+    """Run a scenario's parts that need nothing of each other (each on a board folder of its own) at
+    once, each in a copy of the scenario's context (its programs, its views), and wait for all; the
+    first to fail, in the order given, fails the scenario.  (A part that only waits on a clock, or
+    a whole game, takes as long whatever runs beside it.)"""
+    errors: list[BaseException | None] = [None] * len(parts)
+
+    def run(i: int, part: Callable[[], None]) -> None:
+        try:
+            part()
+        except BaseException as e:      # (Fail, Skip, or a bug of the kit's: the scenario reports it)
+            errors[i] = e
+
+    threads = [threading.Thread(target=contextvars.copy_context().run, args=(run, i, part), daemon=True)
+               for i, part in enumerate(parts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        if e is not None:
+            raise e

@@ -3,6 +3,7 @@ import re
 import subprocess
 import time
 import uuid
+from functools import partial
 from pathlib import Path
 
 from comm import Board, fsops
@@ -10,7 +11,7 @@ from engine import Game, PASS, Shape, parse_square, square_name
 from peer import protocol
 from peer.record import Record, Records
 
-from .common import _secret, check, Fail, Skip, other_view
+from .common import _secret, check, Fail, Skip, other_view, side_by_side
 from .decoder import _check_r1, _kit_frame, _kit_record, _place, _run_of, KitBoard
 from .play import (
     _both, _check_own_record, _check_result, _expect, _expect_from, _kit_board, _kit_game, _kit_handshake,
@@ -332,86 +333,102 @@ def s_passes(cmd: str, d: Path, play_cmd: str) -> None:
 
 def _secret_with_our_player(play_cmd: str, d: Path, secret: str) -> None:
     """H7 against our Python player: the same secret plays; a secret against none: both exit 3."""
-    for colour, theirs_secret, ours_secret in (("white", secret, secret), ("black", secret, None),
-                                               ("white", None, secret)):
-        other = "black" if colour == "white" else "white"
-        sub = d / f"ours-{colour}-{'s' if theirs_secret else 'n'}{'s' if ours_secret else 'n'}"
-        sub.mkdir()
-        theirs = _theirs(play_cmd, sub, colour, secret=theirs_secret)
-        ours = _our_play(other_view(sub), other, secret=ours_secret)
-        code_t, out_t, code_o, out_o = _both(theirs, ours)
-        want = 0 if theirs_secret == ours_secret else 3
-        what = "the same secret" if want == 0 else ("a secret on their side only" if theirs_secret else
-                                                    "a secret on our side only")
-        check(code_t == want, f"{what}: their {colour} exited {code_t}, not {want}: {out_t.strip()[-300:]!r}")
-        check(code_o == want, f"{what}: our {other} exited {code_o}, not {want}: {out_o.strip()[-300:]!r}")
-        if want == 0:
-            rec = Records(sub).current()
-            if rec is None or rec.status != "over":
-                raise Fail(f"{what}: the game record is not finished")
+    side_by_side(*(partial(_secret_against_ours, play_cmd, d, colour, theirs, ours)
+                   for colour, theirs, ours in (("white", secret, secret), ("black", secret, None),
+                                                ("white", None, secret))))
+
+
+def _secret_against_ours(play_cmd: str, d: Path, colour: str, theirs_secret: str | None,
+                         ours_secret: str | None) -> None:
+    other = "black" if colour == "white" else "white"
+    sub = d / f"ours-{colour}-{'s' if theirs_secret else 'n'}{'s' if ours_secret else 'n'}"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, colour, secret=theirs_secret)
+    ours = _our_play(other_view(sub), other, secret=ours_secret)
+    code_t, out_t, code_o, out_o = _both(theirs, ours)
+    want = 0 if theirs_secret == ours_secret else 3
+    what = "the same secret" if want == 0 else ("a secret on their side only" if theirs_secret else
+                                                "a secret on our side only")
+    check(code_t == want, f"{what}: their {colour} exited {code_t}, not {want}: {out_t.strip()[-300:]!r}")
+    check(code_o == want, f"{what}: our {other} exited {code_o}, not {want}: {out_o.strip()[-300:]!r}")
+    if want == 0:
+        rec = Records(sub).current()
+        if rec is None or rec.status != "over":
+            raise Fail(f"{what}: the game record is not finished")
 
 
 def s_game_secret(cmd: str, d: Path, play_cmd: str) -> None:
     """A1 H7: with the same secret both sides play; a side with a secret and a side without refuse (exit 3)."""
     # The kit plays the other side itself through comm.Board(secret=...); then, when our Python
     # player knows --secret-file, against it as well (both sides must exit 3 when one has no secret).
+    # Each case on a board of its own, all at once.
     secret = _secret()
-    key = secret.encode("utf-8")
-    for colour in ("white", "black"):                       # the same secret: a whole game
-        sub = d / f"same-{colour}"
-        sub.mkdir()
-        theirs = _theirs(play_cmd, sub, colour, secret=secret)
-        try:
-            kit = _kit_board(other_view(sub), "black" if colour == "white" else "white", secret=key)
-            _kit_game(kit, "black" if colour == "white" else "white", theirs)
-            code = _exit_code(theirs)
-            out = theirs.output()
-            check(code == 0, f"their {colour} with the secret exited {code}: {out[-300:]!r}")
-            check(not kit.take_rejected(), "the kit refused messages signed by the implementation")
-        finally:
-            if theirs.poll() is None:
-                theirs.kill()
-    for colour, theirs_secret in (("white", True), ("black", True), ("white", False), ("black", False)):
-        sub = d / f"mixed-{colour}-{'theirs' if theirs_secret else 'kits'}"
-        sub.mkdir()
-        theirs = _theirs(play_cmd, sub, colour, secret=secret if theirs_secret else None)
-        kit_colour = "black" if colour == "white" else "white"
-        try:
-            kit = _kit_board(other_view(sub), kit_colour, secret=None if theirs_secret else key)
-            if kit_colour == "black":
-                hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-mixed", moves="")
-            else:
-                hello = protocol.control("hello", v=1, role="white", name="kit")
-            _send_until(kit, colour, hello, theirs)
-            deadline = time.monotonic() + 30
-            refused = None
-            while refused is None and time.monotonic() < deadline and theirs.poll() is None:
-                m = kit.wait(timeout=0.5)
-                if m is not None and protocol.parse(m.body).kind == "refuse":
-                    refused = protocol.parse(m.body).get("reason")
-                elif m is None:
-                    kit.send(colour, hello)
-            code = _exit_code(theirs)
-            out = theirs.output()
-            who = "their side has the secret, the kit's has none" if theirs_secret else \
-                "the kit's side has the secret, theirs has none"
-            check(code == 3, f"{who}: their {colour} exited {code}, not 3: {out[-300:]!r}")
-            if theirs_secret:
-                # its refuse reaches the kit (which has no secret); A4 makes it say why
-                m = refused or next((protocol.parse(x.body).get("reason") for x in iter(lambda: kit.wait(timeout=2), None)
-                                     if protocol.parse(x.body).kind == "refuse"), None)
-                if m is None:
-                    raise Fail(f"{who}: their {colour} sent no refuse (H7)")
-            else:
-                # its unsigned messages are refused by the kit's board (A3): not a game
-                check(not any(protocol.parse(x.body).kind in ("welcome", "move")
-                              for x in iter(lambda: kit.wait(timeout=0.5), None)),
-                      f"{who}: an unsigned welcome or move was accepted")
-        finally:
-            if theirs.poll() is None:
-                theirs.kill()
+    parts = [partial(_secret_game, play_cmd, d, secret, colour) for colour in ("white", "black")]
+    parts += [partial(_secret_mixed, play_cmd, d, secret, colour, theirs_secret)
+              for colour, theirs_secret in (("white", True), ("black", True), ("white", False), ("black", False))]
     if _our_player_has_secret():
-        _secret_with_our_player(play_cmd, d, secret)
+        parts.append(partial(_secret_with_our_player, play_cmd, d, secret))
+    side_by_side(*parts)
+
+
+def _secret_game(play_cmd: str, d: Path, secret: str, colour: str) -> None:
+    """The same secret: a whole game."""
+    sub = d / f"same-{colour}"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, colour, secret=secret)
+    try:
+        kit = _kit_board(other_view(sub), "black" if colour == "white" else "white", secret=secret.encode("utf-8"))
+        _kit_game(kit, "black" if colour == "white" else "white", theirs)
+        code = _exit_code(theirs)
+        out = theirs.output()
+        check(code == 0, f"their {colour} with the secret exited {code}: {out[-300:]!r}")
+        check(not kit.take_rejected(), "the kit refused messages signed by the implementation")
+    finally:
+        if theirs.poll() is None:
+            theirs.kill()
+
+
+def _secret_mixed(play_cmd: str, d: Path, secret: str, colour: str, theirs_secret: bool) -> None:
+    """A secret on one side only: both refuse."""
+    key = secret.encode("utf-8")
+    sub = d / f"mixed-{colour}-{'theirs' if theirs_secret else 'kits'}"
+    sub.mkdir()
+    theirs = _theirs(play_cmd, sub, colour, secret=secret if theirs_secret else None)
+    kit_colour = "black" if colour == "white" else "white"
+    try:
+        kit = _kit_board(other_view(sub), kit_colour, secret=None if theirs_secret else key)
+        if kit_colour == "black":
+            hello = protocol.control("hello", v=1, role="black", name="kit", size=8, game="conf-mixed", moves="")
+        else:
+            hello = protocol.control("hello", v=1, role="white", name="kit")
+        _send_until(kit, colour, hello, theirs)
+        deadline = time.monotonic() + 30
+        refused = None
+        while refused is None and time.monotonic() < deadline and theirs.poll() is None:
+            m = kit.wait(timeout=0.5)
+            if m is not None and protocol.parse(m.body).kind == "refuse":
+                refused = protocol.parse(m.body).get("reason")
+            elif m is None:
+                kit.send(colour, hello)
+        code = _exit_code(theirs)
+        out = theirs.output()
+        who = "their side has the secret, the kit's has none" if theirs_secret else \
+            "the kit's side has the secret, theirs has none"
+        check(code == 3, f"{who}: their {colour} exited {code}, not 3: {out[-300:]!r}")
+        if theirs_secret:
+            # its refuse reaches the kit (which has no secret); A4 makes it say why
+            m = refused or next((protocol.parse(x.body).get("reason") for x in iter(lambda: kit.wait(timeout=2), None)
+                                 if protocol.parse(x.body).kind == "refuse"), None)
+            if m is None:
+                raise Fail(f"{who}: their {colour} sent no refuse (H7)")
+        else:
+            # its unsigned messages are refused by the kit's board (A3): not a game
+            check(not any(protocol.parse(x.body).kind in ("welcome", "move")
+                          for x in iter(lambda: kit.wait(timeout=0.5), None)),
+                  f"{who}: an unsigned welcome or move was accepted")
+    finally:
+        if theirs.poll() is None:
+            theirs.kill()
 
 
 def s_runs(cmd: str, d: Path, play_cmd: str) -> None:

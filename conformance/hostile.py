@@ -75,6 +75,27 @@ def s_garbage(cmd: str, d: Path) -> None:
         impl.close()
 
 
+def _written(p: Path, data: bytes, mtime: float | None = None) -> None:
+    """``data`` in a new file ``p``, on the disk before this returns (an SMB client that sends a
+    write after the file's time was set dates the file now), then dated ``mtime``."""
+    with open(p, "xb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    if mtime is not None:
+        _dated(p, mtime)
+
+
+def _dated(p: Path, mtime: float) -> None:
+    """Set ``p``'s time and read it back until it holds (a share may still be writing what came before)."""
+    deadline = time.monotonic() + 10
+    while True:
+        os.utime(p, (mtime, mtime))
+        if abs(os.lstat(p).st_mtime - mtime) < 2 or time.monotonic() > deadline:
+            return
+        time.sleep(0.2)
+
+
 def s_cleanup(cmd: str, d: Path) -> None:
     """S1 F3: init removes old scratch of the forms S1 names (a private lock folder judged by its owner's time), and nothing else."""
     KitBoard(other_view(d), "kit").join()
@@ -85,12 +106,11 @@ def s_cleanup(cmd: str, d: Path) -> None:
         if folder:
             p.mkdir()
             if owner is not None:
-                (p / "owner").write_bytes(fsops.record("cardstand-lock 1\ntoken: " + p.name[5:] +
-                                                       "\nname: ghost\nhost: elsewhere\nmachine: \npid: 1"))
-                os.utime(p / "owner", (owner, owner))
+                _written(p / "owner", fsops.record("cardstand-lock 1\ntoken: " + p.name[5:] +
+                                                   "\nname: ghost\nhost: elsewhere\nmachine: \npid: 1"), owner)
         else:
-            p.write_bytes(b"x")
-        os.utime(p, (mtime, mtime))
+            _written(p, b"x")
+        _dated(p, mtime)
 
     gone = {"tmp/host-1-0ld.tmp": (hour_ago, False, None), "tmp/host-1-future.tmp": (tomorrow, False, None),
             "tmp/lock-0123456789abcdef": (hour_ago, True, hour_ago), "tmp/stale-5ca1ab1e": (hour_ago, True, None),
@@ -107,7 +127,9 @@ def s_cleanup(cmd: str, d: Path) -> None:
         check(impl.ask(op="init").get("ok"), "init failed")
     finally:
         impl.close()
-    left = [rel for rel in gone if os.path.lexists(d / rel)]
+    deadline = time.monotonic() + 5      # (an SMB client may finish a delete when it lets go of the file)
+    while (left := [rel for rel in gone if os.path.lexists(d / rel)]) and time.monotonic() < deadline:
+        time.sleep(0.2)
     check(not left, "old scratch left after init: " + ", ".join(
         f"{rel} (dated {(time.time() - os.lstat(d / rel).st_mtime) / 3600:.1f} h ago here)" for rel in left)
         + " (S1)")

@@ -5,6 +5,7 @@ either side killed and started again, the C peer built for Windows, the kit agai
 Skipped, saying why, where Wine or the prepared interpreter is missing (tests/winpython.py sets it
 up; docs/windows.md says what this covers and what only a real Windows machine can show).
 """
+import io
 import os
 import shutil
 import signal
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import conformance
+import kitruns
 import winpython
 from peer.record import Records
 from peertools import final_line, finish, player, plies, wait_for
@@ -176,49 +179,60 @@ def test_a_match_of_two_engines_runs_on_windows(win):
 
 MINGW = shutil.which("x86_64-w64-mingw32-gcc")
 
-
-@pytest.mark.skipif(MINGW is None, reason="no mingw-w64 C compiler (Debian: gcc-mingw-w64-x86-64-win32)")
-def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, tmp_path, monkeypatch):
-    import io
-
-    import conformance
-    exe = tmp_path / "minimal.exe"
-    built = subprocess.run([MINGW, "-std=c99", "-O2", "-o", str(exe), str(ROOT / "interop" / "c" / "minimal.c")],
-                           capture_output=True, text=True, timeout=120)
-    assert built.returncode == 0, built.stderr
-    for k, v in winpython.environment().items():
-        if k.startswith("WINE"):
-            monkeypatch.setenv(k, v)
-    out = io.StringIO()
-    results = conformance.run(f"{winpython.wine()} {exe}", base=tmp_path / "boards", stream=out, profile="minimal",
-                              jobs=8)      # (all at once: they wait on the protocol's clocks)
-    assert results and all(ok for _, _, ok, _ in results), out.getvalue()
-
-
 # Wine shows a link made on Linux as what it points to: the kit's planted links cannot be seen as
 # links from Windows' Python there (docs/windows.md)
 UNSEEN_UNDER_WINE = {"s_links"}
 
 
-# The full profile starts 91 Windows processes (about 120 s of processor time under Wine, where
-# each start costs a second of it): more than the test run's fifteen minutes can hold.  It runs
-# when asked (docs/windows.md).
-FULL_KIT = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_FULL_KIT") != "1",
-                              reason="the full profile against Windows: set CARDSTAND_WINDOWS_FULL_KIT=1 (about 2 min)")
-
-
-@pytest.mark.parametrize("profile", ["minimal", pytest.param("full", marks=FULL_KIT)])
-def test_the_kit_passes_our_player_on_windows(win, tmp_path, monkeypatch, profile):
-    """The kit's profiles, with our comm tool and player on Windows' Python as the peer under test."""
-    import io
-
-    import conformance
-    for k, v in winpython.environment().items():
-        if k.startswith(("WINE", "PYTHON")):
-            monkeypatch.setenv(k, v)
-    py = " ".join(winpython.command())
-    names = [fn.__name__[2:] for fn in conformance.PROFILES[profile] if fn.__name__ not in UNSEEN_UNDER_WINE]
+def c_peer_for_windows(tmp):
+    exe = tmp / "minimal.exe"
+    built = subprocess.run([MINGW, "-std=c99", "-O2", "-o", str(exe), str(ROOT / "interop" / "c" / "minimal.c")],
+                           capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
     out = io.StringIO()
-    results = conformance.run(f"{py} -m comm", f"{py} -m peer play --ai random", base=tmp_path / "boards",
-                              stream=out, profile=profile, only=names, jobs=8)
-    assert len(results) == len(names) and all(ok for _, _, ok, _ in results), out.getvalue()
+    results = conformance.run(f"{winpython.wine()} {exe}", base=tmp / "boards", stream=out, profile="minimal",
+                              jobs=8)      # (all at once: they wait on the protocol's clocks)
+    return results, out.getvalue()
+
+
+def our_player_on_windows(profile):
+    def run(tmp):
+        py = " ".join(winpython.command())
+        names = [fn.__name__[2:] for fn in conformance.PROFILES[profile] if fn.__name__ not in UNSEEN_UNDER_WINE]
+        out = io.StringIO()
+        results = conformance.run(f"{py} -m comm", f"{py} -m peer play --ai random", base=tmp / "boards",
+                                  stream=out, profile=profile, only=names, jobs=8)
+        return names, results, out.getvalue()
+    return run
+
+
+# The kit's runs against Windows, side by side (tests/kitruns.py): under Wine the full profile alone
+# took 82 s (91 Windows processes; Wine's server is the bound), the minimal one 29 s and the C peer's 14 s
+# one after another, together about 85 s.
+kit_runs = kitruns.side_by_side({
+    "test_the_c_peer_built_for_windows_passes_the_minimal_profile": c_peer_for_windows,
+    "test_the_kit_passes_our_player_on_windows[minimal]": our_player_on_windows("minimal"),
+    "test_the_kit_passes_our_player_on_windows[full]": our_player_on_windows("full")}.get)
+
+
+@pytest.fixture(scope="module")
+def wine_environment(win):
+    """Wine's settings, and Windows' Python's, for the programs the kit starts."""
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in winpython.environment().items():
+            if k.startswith(("WINE", "PYTHON")):
+                mp.setenv(k, v)
+        yield
+
+
+@pytest.mark.skipif(MINGW is None, reason="no mingw-w64 C compiler (Debian: gcc-mingw-w64-x86-64-win32)")
+def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, wine_environment, kit_runs, request):
+    results, text = kit_runs(request)
+    assert results and all(ok for _, _, ok, _ in results), text
+
+
+@pytest.mark.parametrize("profile", ["minimal", "full"])
+def test_the_kit_passes_our_player_on_windows(win, wine_environment, kit_runs, request, profile):
+    """The kit's profiles, with our comm tool and player on Windows' Python as the peer under test."""
+    names, results, text = kit_runs(request)
+    assert len(results) == len(names) and all(ok for _, _, ok, _ in results), text
