@@ -1,6 +1,7 @@
 """The kit's scenarios side by side (``--jobs``): the report keeps the profile's order, and a scenario
 that fails or is stopped stops its own programs and no one else's."""
 import _thread
+import contextvars
 import io
 import signal
 import sys
@@ -50,6 +51,48 @@ def test_the_report_keeps_the_profile_order_whichever_ends_first(monkeypatch):
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("PASS  first           X1") and lines[1].startswith("PASS  second          X2")
     assert lines[2].startswith("2 passed, 0 failed, 0 skipped")
+
+
+def test_the_longest_waits_start_first_and_the_report_keeps_the_profile_order(monkeypatch):
+    started = []
+
+    def s_quick(cmd: str, d: Path) -> None:
+        """X1: a short one."""
+        started.append("quick")
+
+    def s_slow(cmd: str, d: Path) -> None:
+        """X2: one that waits on a long clock."""
+        started.append("slow")
+
+    _profile(monkeypatch, s_quick, s_slow)
+    monkeypatch.setitem(runner.WAITS, "slow", 30)
+    out = io.StringIO()
+    results = conformance.run("unused", stream=out, jobs=1)
+    assert started == ["slow", "quick"]
+    assert [r[0] for r in results] == ["quick", "slow"], out.getvalue()
+    assert runner.longest_first(["quick", "slow", "other"]) == ["slow", "quick", "other"]
+
+
+def test_the_parts_of_a_scenario_run_at_once_in_its_context_and_the_first_failure_in_order_is_its(tmp_path):
+    from conformance.common import VIEWS, side_by_side
+    all_three = threading.Barrier(3, timeout=30)
+    seen = []
+
+    def part(name: str, fails: bool):
+        def run() -> None:
+            all_three.wait()            # (all three at once, or the barrier breaks)
+            seen.append((name, other_view(tmp_path / "a" / "x")))
+            if fails:
+                raise Fail(f"{name} failed")
+        return run
+
+    def scenario() -> None:
+        VIEWS.set((tmp_path / "a", tmp_path / "b"))        # (as the runner sets them for a scenario)
+        side_by_side(part("first", False), part("second", True), part("third", True))
+
+    with pytest.raises(Fail, match="^second failed$"):
+        contextvars.copy_context().run(scenario)
+    assert sorted(seen) == [(n, tmp_path / "b" / "x") for n in ("first", "second", "third")]
 
 
 def test_each_scenario_has_its_own_board_and_views(monkeypatch, tmp_path):
