@@ -59,25 +59,49 @@ def body_of(message: "Message | None") -> str | None:
     return None if message is None else message.body
 
 
+# Whether a scenario's parts may run at once (``side_by_side``): not when the kit runs one thing at a
+# time (``--jobs 1``, for a slow or busy computer)
+PARTS_AT_ONCE: ContextVar[bool] = ContextVar("conformance_parts_at_once", default=True)
+
+
 def side_by_side(*parts: Callable[[], None]) -> None:
     """Run a scenario's parts that need nothing of each other (each on a board folder of its own) at
-    once, each in a copy of the scenario's context (its programs, its views), and wait for all; the
-    first to fail, in the order given, fails the scenario.  (A part that only waits on a clock, or
-    a whole game, takes as long whatever runs beside it.)"""
+    once, each in a copy of the scenario's context with programs of its own, and wait for them; the
+    first to fail, in the order given, fails the scenario, with what its own programs said.  The parts
+    after a failed one are stopped (their outcome no longer matters); those before it run on.  One
+    after another, stopping at the first failure, when the kit runs one thing at a time."""
+    from .process import PROGRAMS, Programs
+    scenario = PROGRAMS.get()
+    own = [scenario.part() if scenario is not None else Programs() for _ in parts]
     errors: list[BaseException | None] = [None] * len(parts)
 
     def run(i: int, part: Callable[[], None]) -> None:
+        PROGRAMS.set(own[i])
         try:
             part()
-        except BaseException as e:      # (Fail, Skip, or a bug of the kit's: the scenario reports it)
+        except Fail as e:
+            said = own[i].said(str(e))      # (before its programs are stopped)
+            errors[i] = Fail(f"{e} ({said})" if said else str(e))
+        except BaseException as e:      # (Skip, or a bug of the kit's: the scenario reports it)
             errors[i] = e
+        finally:
+            if errors[i] is not None:
+                for programs in own[i + 1:]:
+                    programs.stop()
+            own[i].stop()
 
-    threads = [threading.Thread(target=contextvars.copy_context().run, args=(run, i, part), daemon=True)
-               for i, part in enumerate(parts)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    if PARTS_AT_ONCE.get():
+        threads = [threading.Thread(target=contextvars.copy_context().run, args=(run, i, part), daemon=True)
+                   for i, part in enumerate(parts)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    else:
+        for i, part in enumerate(parts):
+            contextvars.copy_context().run(run, i, part)
+            if errors[i] is not None:
+                break
     for e in errors:
         if e is not None:
             raise e

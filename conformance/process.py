@@ -34,8 +34,20 @@ class Programs:
 
     def __init__(self) -> None:
         self._procs: list["subprocess.Popen[Any]"] = []
+        self._parts: list["Programs"] = []
         self._lock = threading.Lock()
         self._stopped = False
+
+    def part(self) -> "Programs":
+        """The programs of one part of the scenario (``common.side_by_side``): stopped with it, and
+        on their own when the part's outcome no longer matters."""
+        part = Programs()
+        with self._lock:
+            if not self._stopped:
+                self._parts.append(part)
+                return part
+        part.stop()
+        return part
 
     def add(self, proc: "subprocess.Popen[Any]") -> None:
         with self._lock:
@@ -64,6 +76,9 @@ class Programs:
         with self._lock:
             self._stopped = True
             procs, self._procs = self._procs, []
+            parts, self._parts = self._parts, []
+        for part in parts:
+            part.stop()
         for p in procs:
             _kill_group(p)      # (even when it has exited: what it started may still run)
             try:

@@ -11,7 +11,7 @@ from typing import Callable, Sequence, TextIO
 
 from .board import (
     s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
-from .common import Fail, Skip, VIEWS
+from .common import Fail, PARTS_AT_ONCE, Skip, VIEWS
 from .games import (
     s_classic_again, s_classic_black, s_classic_size, s_classic_white, s_control_lines, s_game_black, s_game_secret, s_game_white, s_passes,
     s_record_trust, s_refused_move, s_runs, s_shape, s_version)
@@ -119,7 +119,7 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
                     i, fn = pending.pop(0)
                     programs = running[i] = Programs()
                 d = root / f"{i:02d}-{fn.__name__[2:]}-{os.getpid()}"
-                outcome = contextvars.Context().run(_scenario, fn, cmd, play_cmd, d, programs, views)
+                outcome = contextvars.Context().run(_scenario, fn, cmd, play_cmd, d, programs, views, jobs > 1)
                 with lock:
                     done[i] = outcome
                     del running[i]
@@ -176,11 +176,13 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
 
 
 def _scenario(fn: Scenario, cmd: str, play_cmd: str, d: Path, programs: Programs,
-              views: tuple[Path, Path | None]) -> tuple[bool, str, float]:
-    """Run one scenario on the board folder ``d`` (in a context of its own: its programs, its views);
-    (passed or skipped, why not or why skipped, seconds).  Its programs are stopped when it ends."""
+              views: tuple[Path, Path | None], at_once: bool = True) -> tuple[bool, str, float]:
+    """Run one scenario on the board folder ``d`` (in a context of its own: its programs, its views,
+    whether its parts may run at once); (passed or skipped, why not or why skipped, seconds).  Its
+    programs are stopped when it ends."""
     PROGRAMS.set(programs)
     VIEWS.set(views)
+    PARTS_AT_ONCE.set(at_once)
     t = time.monotonic()
     try:
         d.mkdir(parents=True)

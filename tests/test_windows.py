@@ -7,6 +7,7 @@ up; docs/windows.md says what this covers and what only a real Windows machine c
 """
 import io
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -197,7 +198,8 @@ def c_peer_for_windows(tmp):
 
 def our_player_on_windows(profile):
     def run(tmp):
-        py = " ".join(winpython.command())
+        own = [f"{k}={v}" for k, v in winpython.environment().items() if k.startswith("PYTHON")]
+        py = shlex.join(["env", *own, *winpython.command()])      # (Windows' Python's settings: its own only)
         names = [fn.__name__[2:] for fn in conformance.PROFILES[profile] if fn.__name__ not in UNSEEN_UNDER_WINE]
         out = io.StringIO()
         results = conformance.run(f"{py} -m comm", f"{py} -m peer play --ai random", base=tmp / "boards",
@@ -223,10 +225,10 @@ kit_runs = kitruns.side_by_side({
 
 @pytest.fixture(scope="module")
 def wine_environment(win):
-    """Wine's settings, and Windows' Python's, for the programs the kit starts."""
+    """Wine's settings for the programs the kit starts."""
     with pytest.MonkeyPatch.context() as mp:
         for k, v in winpython.environment().items():
-            if k.startswith(("WINE", "PYTHON")):
+            if k.startswith("WINE"):
                 mp.setenv(k, v)
         yield
 
