@@ -208,9 +208,15 @@ def our_player_on_windows(profile):
     return run
 
 
-# The kit's runs against Windows, side by side (tests/kitruns.py).  The full profile starts 91 Windows
-# processes: alone it took 82 s under Wine (whose server, not the protocol's clocks, is the bound); the
-# minimal profile 29 s and the C peer's 14 s, mostly waiting on the clocks; the three together 110 s.
+# The full profile starts 91 Windows processes: alone it took 82 s under Wine (whose server, not the
+# protocol's clocks, is the bound), and with it in the test run the whole run took 908 s on two cores
+# (2026-11-29: the Wine processes slow the other worker's tests too), over the fifteen minutes.  It
+# runs when asked (docs/windows.md).
+FULL_KIT = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_FULL_KIT") != "1",
+                              reason="the full profile against Windows: set CARDSTAND_WINDOWS_FULL_KIT=1 (about 2 min)")
+
+# The kit's runs against Windows, side by side (tests/kitruns.py): one after another the minimal
+# profile took 29 s and the C peer's 14 s, mostly waiting on the protocol's clocks.
 kit_runs = kitruns.side_by_side({
     "test_the_c_peer_built_for_windows_passes_the_minimal_profile": c_peer_for_windows,
     "test_the_kit_passes_our_player_on_windows[minimal]": our_player_on_windows("minimal"),
@@ -233,7 +239,7 @@ def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, wine_envir
     assert results and all(ok for _, _, ok, _ in results), text
 
 
-@pytest.mark.parametrize("profile", ["minimal", "full"])
+@pytest.mark.parametrize("profile", ["minimal", pytest.param("full", marks=FULL_KIT)])
 def test_the_kit_passes_our_player_on_windows(win, wine_environment, kit_runs, request, profile):
     """The kit's profiles, with our comm tool and player on Windows' Python as the peer under test."""
     names, results, text = kit_runs(request)
