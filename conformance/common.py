@@ -80,8 +80,7 @@ def side_by_side(*parts: Callable[[], None]) -> None:
         try:
             part()
         except Fail as e:
-            said = own[i].said(str(e))      # (before its programs are stopped)
-            errors[i] = Fail(f"{e} ({said})" if said else str(e))
+            errors[i] = Fail(own[i].explained(str(e)))      # (before its programs are stopped)
         except BaseException as e:      # (Skip, or a bug of the kit's: the scenario reports it)
             errors[i] = e
         finally:

@@ -75,15 +75,13 @@ def s_garbage(cmd: str, d: Path) -> None:
         impl.close()
 
 
-def _written(p: Path, data: bytes, mtime: float | None = None) -> None:
+def _written(p: Path, data: bytes) -> None:
     """``data`` in a new file ``p``, on the disk before this returns (an SMB client that sends a
-    write after the file's time was set dates the file now), then dated ``mtime``."""
+    write after the file's time was set dates the file now)."""
     with open(p, "xb") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
-    if mtime is not None:
-        _dated(p, mtime)
 
 
 def _dated(p: Path, mtime: float) -> None:
@@ -104,15 +102,14 @@ def s_cleanup(cmd: str, d: Path) -> None:
     tmp, trash = d / "tmp", d / "trash"
     hour_ago, tomorrow, days_ago = time.time() - 3600, time.time() + 86400, time.time() - 8 * 86400
 
-    def plant(p: Path, mtime: float, folder: bool = False, owner: float | None = None) -> None:
+    def plant(p: Path, folder: bool = False, owner: float | None = None) -> None:
         if folder:
             p.mkdir()
             if owner is not None:
                 _written(p / "owner", fsops.record("cardstand-lock 1\ntoken: " + p.name[5:] +
-                                                   "\nname: ghost\nhost: elsewhere\nmachine: \npid: 1"), owner)
+                                                   "\nname: ghost\nhost: elsewhere\nmachine: \npid: 1"))
         else:
             _written(p, b"x")
-        _dated(p, mtime)
 
     gone = {"tmp/host-1-0ld.tmp": (hour_ago, False, None), "tmp/host-1-future.tmp": (tomorrow, False, None),
             "tmp/lock-0123456789abcdef": (hour_ago, True, hour_ago), "tmp/stale-5ca1ab1e": (hour_ago, True, None),
@@ -123,9 +120,9 @@ def s_cleanup(cmd: str, d: Path) -> None:
             "trash/notes": (days_ago, False, None), "trash/0ddba11-recent.msg": (hour_ago, False, None),
             "tmp/folder.tmp": (hour_ago, True, None), "tmp/lock-0feedbeef": (time.time(), True, None)}
     for rel, (mtime, folder, owner) in {**gone, **kept}.items():
-        plant(d / rel, mtime, folder, owner)
+        plant(d / rel, folder, owner)
     # A Samba server dates a written file when its client lets go of it, which may come after the
-    # kit dated it (seen through smbnetfs, with several boards at once): date them all again after that
+    # kit dated it (seen through smbnetfs, with several boards at once): they are dated after that
     time.sleep(2.5)
     for rel, (mtime, folder, owner) in {**gone, **kept}.items():
         if owner is not None:

@@ -72,6 +72,11 @@ class Programs:
                     out.append(f"{name} exited {p.returncode}, saying: {tail!r}")
         return "; ".join(out)
 
+    def explained(self, why: str) -> str:
+        """A failure ``why`` with what ``said`` finds, in brackets, when it finds anything."""
+        said = self.said(why)
+        return f"{why} ({said})" if said else why
+
     def stop(self) -> None:
         with self._lock:
             self._stopped = True

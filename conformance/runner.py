@@ -7,7 +7,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Sequence, TextIO
+from typing import Callable, Iterable, Sequence, TextIO, TypeVar
 
 from .board import (
     s_init, s_lock_held, s_members, s_quiet, s_recv, s_redeliver, s_send, s_stale, s_stale_short, s_talk)
@@ -61,9 +61,13 @@ WAITS = {"minimal_lock": 24, "full_disk": 15, "gone": 13, "minimal_stale": 12, "
          "game_secret": 6, "lock_held": 6, "result": 4}
 
 
-def longest_first(names: Sequence[str]) -> list[str]:
-    """``names`` in the order to start them side by side: the longest waits first, the rest as given."""
-    return sorted(names, key=lambda n: -WAITS.get(n, 0))
+T = TypeVar("T")
+
+
+def longest_first(items: Iterable[T], name: Callable[[T], str] = str) -> list[T]:
+    """``items`` (scenarios named by ``name``) in the order to start them side by side: the longest
+    waits first, the rest as given."""
+    return sorted(items, key=lambda x: -WAITS.get(name(x), 0))
 
 
 def clauses_of(scenarios: Sequence[Scenario]) -> set[str]:
@@ -104,8 +108,7 @@ def run(cmd: str, play_cmd: str | None = None, base: str | Path | None = None, o
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:   # (a stopped scenario may still write)
         root = Path(base) if base else Path(tmp)
         views = (root, Path(base_b) if base_b else None)
-        first = {name: k for k, name in enumerate(longest_first([fn.__name__[2:] for _, fn in todo]))}
-        pending = sorted(todo, key=lambda t: first[t[1].__name__[2:]])
+        pending = longest_first(todo, lambda t: t[1].__name__[2:])
         done: dict[int, tuple[bool, str, float]] = {}
         running: dict[int, Programs] = {}
         lock = threading.Condition()
@@ -195,9 +198,7 @@ def _scenario(fn: Scenario, cmd: str, play_cmd: str, d: Path, programs: Programs
         ok, why = True, f"skipped: {e}"
     except Fail as e:
         ok, why = False, str(e)
-        said = programs.said(why)       # (the implementation's own error, when it exited)
-        if said:
-            why += f" ({said})"
+        why = programs.explained(why)       # (the implementation's own error, when it exited)
     except BaseException as e:  # a crash in the implementation's answers is a failure too (in a thread of its own, whatever it is)
         ok, why = False, f"{type(e).__name__}: {e}"
     finally:
