@@ -1,7 +1,7 @@
 """The board's lock: exclusive across processes and across computers sharing the folder.
 
-Two layers.  On one host, ``filelock.FileLock`` on a file in this user's own
-folder under the local temp folder queues this user's processes (see
+Two layers.  On one host, a lock on a file in this user's own folder under the
+local temp folder queues this user's processes (``hostlock``, see
 ``local_lock_dir``).  Across hosts and users, a lease in the board folder built
 from operations network shares honour (every name reached without following
 links, see ``fsops.Root``):
@@ -47,10 +47,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from . import fsops, winprocess
 from .aside import Why
+from .hostlock import HostLock, PlatformLock
 
 log = logging.getLogger("comm")
 
@@ -178,13 +177,13 @@ def local_lock_dir() -> Path | None:
     return d
 
 
-def local_lock(folder: str | os.PathLike[str]) -> filelock.FileLock | None:
-    """The host-local lock (a ``filelock.FileLock``) of a board folder, or None (see above)."""
+def local_lock(folder: str | os.PathLike[str]) -> HostLock | None:
+    """The host-local lock of a board folder, or None (see above)."""
     d = local_lock_dir()
     if d is None:
         return None
     digest = hashlib.sha1(str(Path(folder).resolve()).encode("utf-8", "replace")).hexdigest()[:20]
-    return filelock.FileLock(str(d / f"{digest}.lock"))
+    return PlatformLock(d / f"{digest}.lock")
 
 
 class Lease:
@@ -470,13 +469,11 @@ class Lease:
         now = time.monotonic()
         bound = now + (0.0 if self._local_stuck else self.stale_after * LOCAL_WAIT)
         until = min(deadline, bound)
+        look = now + 0.25       # when to look at the board's lock again while queued here
         while True:
-            try:
-                local.acquire(timeout=max(0.0, min(until - now, 0.25)), poll_interval=0.001)
+            if local.try_acquire():
                 self._local_stuck = False
                 return
-            except filelock.Timeout:
-                pass
             now = time.monotonic()
             if now >= until:
                 if until >= bound and not self._local_stuck:
@@ -485,7 +482,10 @@ class Lease:
                                 "this machine stopped while holding the board lock?): going on with "
                                 "the board's lock alone", self.folder, self.stale_after * LOCAL_WAIT)
                 return
-            self._watch(self._signature(), now)
+            if now >= look:
+                self._watch(self._signature(), now)
+                look = now + 0.25
+            time.sleep(min(0.001, until - now))
 
     def acquire(self, timeout: float, patient: bool = True) -> bool:
         """Take the lock, waiting up to ``timeout`` seconds; False when it could not.
@@ -543,20 +543,11 @@ class Lease:
             raise
 
     def _release_local(self) -> None:
-        # by what the lock object says, not by a flag of ours: an interrupt landing just after
-        # it was taken (or inside filelock) would leave it held, and this host's queue stuck
-        # until the object is collected
+        # by whether its file is open, not by a flag of ours: an interrupt landing just after
+        # it was taken would leave it held, and this host's queue stuck until the process ends
         local = self._local
-        if local is not None and local.is_locked:
-            try:
-                local.release(force=True)
-            except OSError as e:
-                # an interrupt inside filelock's own release can leave it believing it holds a lock
-                # the system has freed, and its next release is refused (seen under Wine: "Lock
-                # violation").  The queue only orders this host's processes; the board's lease
-                # decides: a fresh lock object takes its place.
-                log.warning("left the host-local lock queue of %s by a new lock object (%s)", self.folder, e)
-                self._local = local_lock(self.folder)
+        if local is not None and local.held:
+            local.release()
 
     def timeout_reason(self) -> str:
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""

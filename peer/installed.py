@@ -43,7 +43,7 @@ def _catch() -> None:
         pass
 
 
-NEEDED = ("filelock", "colorama", "prompt_toolkit")    # the modules of pyproject.toml's dependencies
+NEEDED = ("colorama", "prompt_toolkit")    # the modules of pyproject.toml's dependencies
 
 
 def missing() -> "list[str]":

@@ -4,7 +4,6 @@ import subprocess
 import uuid
 from pathlib import Path
 
-import filelock
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +56,9 @@ def share(kind):
     if not _mounted(kind):
         if not SCRIPT.exists():
             pytest.skip(f"no {kind} share mounted and no mount script at {SCRIPT}")
-        with filelock.FileLock("/tmp/cardstand-netfs-mount.lock", timeout=600):
+        import fcntl
+        with open("/tmp/cardstand-netfs-mount.lock", "a") as one_mounter:     # one worker mounts
+            fcntl.flock(one_mounter, fcntl.LOCK_EX)
             if not _mounted(kind) and _stale(kind):
                 _detach(kind)
             if not _mounted(kind):

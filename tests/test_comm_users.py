@@ -25,8 +25,8 @@ PYTHON = "/usr/bin/python3"   # the test's own interpreter may live where other 
 
 
 def _site_packages():
-    import filelock
-    return str(Path(filelock.__file__).resolve().parents[1])
+    import colorama
+    return str(Path(colorama.__file__).resolve().parents[1])
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server,
 # The test files run on Windows' Python as they are (each is also part of the Linux run), in two
 # processes at once: the lock's tests mostly wait out its clocks.
 SUITE = [["test_comm_lock.py"],
-         ["test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
+         ["test_comm_hostlock.py", "test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
           "test_files.py"]]
 
 

