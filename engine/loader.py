@@ -189,6 +189,7 @@ class Own:
         self.problems = 0
         self.nodes = 0
         self._proc: Optional[subprocess.Popen[bytes]] = None
+        self._follower: Optional[threading.Thread] = None     # reads what the child prints
         self._job: Optional[int] = None     # Windows: the job object the child runs in
         self._prints = _Prints(spec)        # (one bound for all the child's runs)
         _OPEN.add(self)                     # (closed at this program's exit, whatever else happens)
@@ -223,8 +224,9 @@ class Own:
         self._replies = queue.Queue()
         threading.Thread(target=_read_replies, args=(proc, self._replies), daemon=True,
                          name=f"replies of {self.spec}").start()
-        threading.Thread(target=self._prints.follow, args=(proc,), daemon=True,
-                         name=f"prints of {self.spec}").start()
+        self._follower = threading.Thread(target=self._prints.follow, args=(proc,), daemon=True,
+                                          name=f"prints of {self.spec}")
+        self._follower.start()
 
     def _await_ready(self, wait: float) -> None:
         """Wait up to ``wait`` s for the child to have loaded (``_ready``); ``StrategyError`` when
@@ -284,6 +286,11 @@ class Own:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        # what it printed last, and the line that counts what was not shown, before we go on
+        # (or exit): its standard error has ended with it
+        follower = self._follower
+        if follower is not None and follower is not threading.current_thread():
+            follower.join(timeout=1)
 
     def __del__(self) -> None:
         try:

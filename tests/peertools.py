@@ -42,6 +42,14 @@ def finish(proc, timeout=120):
     return proc.returncode, out
 
 
+def finish_together(*procs, timeout=120):
+    """``finish`` for each process, all read at once: a pipe holds 4 KB on Windows, so a side
+    whose output is not read while the test waits on the other stops there, and both wait."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(procs)) as pool:
+        return list(pool.map(lambda p: finish(p, timeout), procs))
+
+
 def final_line(out):
     lines = [l for l in out.splitlines() if l.startswith("Game over")]
     return lines[-1] if lines else None

@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "peer" / "sample-programs"
 pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server, no two suites at once
 
-# The test files run on Windows' Python as they are (each is also part of the Linux run), in two
+# The test files run on Windows' Python as they are (each is also part of the Linux run), in three
 # processes at once: the lock's tests mostly wait out its clocks.
-SUITE = [["test_comm_lock.py"],
+SUITE = [["test_comm_lock.py"], ["test_own_ai.py"],
          ["test_comm_hostlock.py", "test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
           "test_files.py"]]
 
