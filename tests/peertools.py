@@ -3,7 +3,9 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,23 +33,48 @@ def game_board(folder, name, **kw):
 def player(colour, board, *args, stdin=None, env=None):
     base = {k: v for k, v in os.environ.items() if k != "CARDSTAND_SECRET"}   # only the secret a test gives
     env = dict(base, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8", **(env or {}))
-    return subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--lang", "en",
+    proc = subprocess.Popen([sys.executable, str(ROOT / f"{colour}.py"), "--board", str(board), "--lang", "en",
                              *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=stdin or subprocess.DEVNULL,
                             text=True, encoding="utf-8", env=env, cwd=ROOT)
+    if os.name == "nt":
+        _READ[proc] = Output(proc)
+    return proc
+
+
+class Output:
+    """A process's output read as it comes, by a thread of its own (``lines`` grows).  On Windows
+    every player's is (``player``): a pipe holds 4 KB there, so a player whose output nobody reads
+    while the test waits on the other stops in mid-game, and both wait for ever."""
+
+    def __init__(self, proc):
+        self.lines = []
+        self.thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            self.lines.append(line)
+
+
+_READ = weakref.WeakKeyDictionary()     # the players whose output a thread reads (Windows)
+
+
+def output(proc):
+    """``proc``'s ``Output``: the one ``player`` started, or a new one."""
+    if proc not in _READ:
+        _READ[proc] = Output(proc)
+    return _READ[proc]
 
 
 def finish(proc, timeout=120):
-    out, _ = proc.communicate(timeout=timeout)
-    return proc.returncode, out
-
-
-def finish_together(*procs, timeout=120):
-    """``finish`` for each process, all read at once: a pipe holds 4 KB on Windows, so a side
-    whose output is not read while the test waits on the other stops there, and both wait."""
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(len(procs)) as pool:
-        return list(pool.map(lambda p: finish(p, timeout), procs))
+    read = _READ.get(proc)
+    if read is None:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    proc.wait(timeout=timeout)
+    read.thread.join(timeout=timeout)
+    return proc.returncode, "".join(read.lines)
 
 
 def final_line(out):

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from engine import PASS, Position, loader, oneshot, strategies
-from peertools import ROOT, final_line, finish, finish_together, player
+from peertools import ROOT, final_line, finish, player
 
 CORNERS = """\
 from engine import PASS
@@ -120,7 +120,7 @@ def test_own_ai_plays_a_game_through_the_players(bots, tmp_path):
     board = tmp_path / "b"
     b = player("black", board, "--ai", f"{bots / 'mybot.py'}:Corners", "--time", "0.2", "--new")
     w = player("white", board, "--ai", str(bots / "raises.py"), "--time", "0.2")
-    (rb, ob), (rw, ow) = finish_together(b, w)
+    (rb, ob), (rw, ow) = finish(b), finish(w)
     assert rb == rw == 0, (ob[-600:], ow[-600:])
     assert "Game on: Corners (black X) vs Bot (white O)" in ob
     assert final_line(ob) == final_line(ow) is not None

@@ -5,7 +5,6 @@ sending it offers the game again when it starts (G6, H5).
 """
 import signal
 import subprocess
-import threading
 import time
 from contextlib import contextmanager
 
@@ -13,7 +12,7 @@ from comm.lease import Lease
 from engine import Game, Shape
 from peer.record import Records
 
-from peertools import board_folder, file_hashes, final_line, finish, player, plies, wait_for
+from peertools import board_folder, file_hashes, final_line, finish, output, player, plies, wait_for
 
 RANDOM = ["--ai", "random", "--time", "0.05"]
 
@@ -34,13 +33,7 @@ def state_of(board, colour):
 
 def collect(proc):
     """The lines ``proc`` prints, gathered as they come (a list that grows)."""
-    lines = []
-
-    def read():
-        for line in proc.stdout:
-            lines.append(line)
-    threading.Thread(target=read, daemon=True).start()
-    return lines
+    return output(proc).lines
 
 
 @contextmanager
@@ -88,7 +81,7 @@ def test_the_last_ply_reaches_the_other_side_after_a_kill(tmp_path):
         wait_for(lambda: applied() == theirs, 240, f"{victim} applying ply {n - 1}")
         with board_lock(board):
             wait_for(lambda: record(board).status == "over", 30, "the last ply saved")
-            procs[victim].send_signal(signal.SIGKILL)
+            procs[victim].kill()
             procs[victim].wait()
         assert Records(board).acknowledged(record(board).id, other) is False
         time.sleep(0.5)
@@ -124,7 +117,7 @@ def test_a_resignation_reaches_the_other_side_after_a_kill(tmp_path):
             b.stdin.write("resign\nyes\n")
             b.stdin.flush()
             wait_for(lambda: record(board).status == "resigned", 30, "the resignation saved")
-            b.send_signal(signal.SIGKILL)
+            b.kill()
             b.wait()
         procs["black"] = b = player("black", board, stdin=subprocess.PIPE)    # a person: stdin stays open
         rw, ow = finish(w, timeout=120)
@@ -175,7 +168,7 @@ def mid_game(board, plies_at_least=6, **kw):
 
 
 def kill(p):
-    p.send_signal(signal.SIGKILL)
+    p.kill()
     p.wait()
 
 

@@ -31,6 +31,11 @@ pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server,
 SUITE = [["test_comm_lock.py"], ["test_own_ai.py"],
          ["test_comm_hostlock.py", "test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
           "test_files.py"]]
+# Files that pass on Windows' Python but do not fit the test run's fifteen minutes yet: they run when
+# asked (CARDSTAND_WINDOWS_SLOW=1, docs/windows.md).  test_peer_restart.py took 135 s under Wine.
+SLOW_SUITE = [["test_peer_restart.py"]]
+WHEN_ASKED = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_SLOW") != "1",
+                                reason="slow under Wine: set CARDSTAND_WINDOWS_SLOW=1 (docs/windows.md)")
 
 
 @pytest.fixture(scope="module")
@@ -69,20 +74,33 @@ def test_the_engine_counts_right_on_windows(win):
     assert proc.stdout.rstrip().endswith("ok"), proc.stdout
 
 
-def test_the_windows_suite_passes_on_windows_python(win, tmp_path):
-    """These tests, unchanged, on Windows' Python: comm on its portable root with Windows' rules
-    for locks, renames and open files; the helpers of the tutorial; records and folders."""
+def windows_suite(win, tmp_path, groups):
+    """Test files run unchanged on Windows' Python, each group in a process of its own, at once."""
     import concurrent.futures
     def suite(i, names):
         files = [winpython.windows_path(ROOT / "tests" / f) for f in names]
         return win.run("-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-ra", "--timeout=300",
                        "--basetemp", winpython.windows_path(tmp_path / f"t{i}"), *files, timeout=900)
-    with concurrent.futures.ThreadPoolExecutor(len(SUITE)) as pool:
-        procs = list(pool.map(suite, range(len(SUITE)), SUITE))
+    with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
+        procs = list(pool.map(suite, range(len(groups)), groups))
     for proc in procs:
         tail = proc.stdout[-4000:]
         assert proc.returncode == 0, tail
         assert " passed" in tail and " failed" not in tail and " error" not in tail, tail
+
+
+def test_the_windows_suite_passes_on_windows_python(win, tmp_path):
+    """These tests, unchanged, on Windows' Python: comm on its portable root with Windows' rules
+    for locks, renames and open files; one's own AI in its child process; the helpers of the
+    tutorial; records and folders."""
+    windows_suite(win, tmp_path, SUITE)
+
+
+@WHEN_ASKED
+def test_the_slow_windows_suite_passes_on_windows_python(win, tmp_path):
+    """Kills and restarts of both players on Windows' Python: the last ply, a resignation, a new
+    game asked for, another size refused, one live run per colour."""
+    windows_suite(win, tmp_path, SLOW_SUITE)
 
 
 @pytest.mark.parametrize("windows_side", ["black", "white"])
@@ -211,9 +229,7 @@ def our_player_on_windows(profile):
 # The full profile starts 91 Windows processes: alone it took 82 s under Wine (whose server, not the
 # protocol's clocks, is the bound).  In the test run (2026-11-29, two cores) it took pytest from 792 s
 # to 854 s, and under that load a Windows white of game_secret did not join in time.  It runs when
-# asked (docs/windows.md).
-FULL_KIT = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_FULL_KIT") != "1",
-                              reason="the full profile against Windows: set CARDSTAND_WINDOWS_FULL_KIT=1 (about 2 min)")
+# asked (WHEN_ASKED, docs/windows.md).
 
 # The kit's runs against Windows, side by side (tests/kitruns.py): one after another the minimal
 # profile took 29 s and the C peer's 14 s, mostly waiting on the protocol's clocks.
@@ -239,7 +255,7 @@ def test_the_c_peer_built_for_windows_passes_the_minimal_profile(win, wine_envir
     assert results and all(ok for _, _, ok, _ in results), text
 
 
-@pytest.mark.parametrize("profile", ["minimal", pytest.param("full", marks=FULL_KIT)])
+@pytest.mark.parametrize("profile", ["minimal", pytest.param("full", marks=WHEN_ASKED)])
 def test_the_kit_passes_our_player_on_windows(win, wine_environment, kit_runs, request, profile):
     """The kit's profiles, with our comm tool and player on Windows' Python as the peer under test."""
     names, results, text = kit_runs(request)
