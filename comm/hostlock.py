@@ -1,72 +1,93 @@
 """This host's queue for one board: an exclusive lock on a file, tried without waiting.
 
 The board's own lease (``lease.py``) decides who holds the board; this lock only lines up
-the processes of one machine before they try it, so that they do not all poll the board
-folder at once.  It is held by an open file: the system frees it when the process ends,
-however it ends.  One class per platform, chosen once (``PlatformLock``):
+the processes (and the threads) of one machine before they try it, so that they do not all
+poll the board folder at once.  It is held by an open file: the system frees it when the
+process ends, however it ends.  Each thread opens the file for itself, so that two threads
+of one process queue on each other as two processes do.  One class per platform, chosen
+once (``PlatformLock``):
 
 * POSIX: ``fcntl.flock`` on the whole file;
 * Windows: ``LockFile`` on its first byte.
 
 The file stays open between tries and is closed on ``release``, which frees the lock
-whatever state an interrupt left it in.  Where the system cannot lock files at all (a temp
-folder on a file system without locks), the queue stands aside: ``try_acquire`` answers
-True at once, after one warning, and the board's lease alone orders the processes.
+whatever state an interrupt left it in.  Where the file cannot be opened or locked (its
+folder gone, no descriptors left, a file system without locks), the queue stands aside for
+``ASIDE`` seconds: ``try_acquire`` answers True at once, after one warning, and the board's
+lease alone orders the processes.
 """
 import abc
 import errno
 import functools
 import logging
 import os
+import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 log = logging.getLogger("comm")
 
-# what a lock held by another open file gives, by system
-_BUSY = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, errno.EDEADLK}
+ASIDE = 60.0        # s the queue stands aside after the lock file could not be opened or locked
+_warned: set[Path] = set()      # lock files whose trouble was logged (once a process)
 
 
 class HostLock(abc.ABC):
-    """An exclusive lock on ``path`` (created if need be, never followed if a link)."""
+    """An exclusive lock on ``path`` (created if need be, never followed if a link), held by
+    the thread that took it."""
+
+    BUSY: ClassVar[frozenset[int]]      # the errors of ``_lock`` that mean another holds the lock
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._fd: int | None = None     # the open lock file, locked or not
-        self._locked = False
-        self._unsupported = False
+        self._mine = threading.local()  # this thread's open lock file (fd) and whether it is locked
+        self.aside_since: float | None = None   # when the queue last stood aside (monotonic)
+
+    @property
+    def _fd(self) -> int | None:
+        fd: int | None = getattr(self._mine, "fd", None)
+        return fd
 
     @property
     def held(self) -> bool:
-        """Whether this object may hold the lock: its file is open, and ``release`` is due.
-        (An interrupt landing just as the lock was taken leaves it held without ``_locked``
-        saying so; closing the file frees it.)"""
+        """Whether this thread may hold the lock: its file is open, and ``release`` is due.
+        (An interrupt landing just as the lock was taken leaves it held without our knowing;
+        closing the file frees it.)"""
         return self._fd is not None
 
     def try_acquire(self) -> bool:
-        """Take the lock if it is free; True when it is ours (or when the system has none)."""
-        if self._locked or self._unsupported:
+        """Take the lock for this thread if it is free; True when it is ours (or when the queue
+        stands aside)."""
+        mine = self._mine
+        if getattr(mine, "locked", False):
             return True
+        if self.aside_since is not None:
+            if time.monotonic() - self.aside_since < ASIDE:
+                return True
+            self.aside_since = None
         try:
             if self._fd is None:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                                   | getattr(os, "O_BINARY", 0), 0o600)
-            self._lock(self._fd)
+                mine.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                                  | getattr(os, "O_BINARY", 0), 0o600)
+            self._lock(mine.fd)
         except OSError as e:
-            if e.errno in _BUSY and self._fd is not None:
+            if e.errno in self.BUSY and self._fd is not None:
                 return False
-            self._unsupported = True
-            log.warning("no host-local lock queue: %s cannot be locked (%s); the board's lock "
-                        "alone orders processes", self.path, e.strerror or e)
             self.release()
+            self.aside_since = time.monotonic()
+            if self.path not in _warned:
+                _warned.add(self.path)
+                log.warning("no host-local lock queue for now: %s cannot be locked (%s); the board's "
+                            "lock alone orders processes", self.path, e.strerror or e)
             return True
-        self._locked = True
+        mine.locked = True
         return True
 
     def release(self) -> None:
-        """Leave the lock (and close its file); nothing happens when it is not held."""
-        fd, self._fd = self._fd, None
-        locked, self._locked = self._locked, False
+        """Leave the lock (and close this thread's file); nothing happens when it is not held."""
+        mine = self._mine
+        fd, locked = self._fd, getattr(mine, "locked", False)
+        mine.fd, mine.locked = None, False
         if fd is None:
             return
         try:
@@ -79,7 +100,7 @@ class HostLock(abc.ABC):
 
     @abc.abstractmethod
     def _lock(self, fd: int) -> None:
-        """Lock the open file without waiting; OSError (busy: ``_BUSY``) when another holds it."""
+        """Lock the open file without waiting; OSError (``BUSY``) when another holds it."""
 
     @abc.abstractmethod
     def _unlock(self, fd: int) -> None:
@@ -87,6 +108,8 @@ class HostLock(abc.ABC):
 
 
 class FlockLock(HostLock):
+    BUSY = frozenset({errno.EAGAIN, errno.EWOULDBLOCK})
+
     def _lock(self, fd: int) -> None:
         import fcntl
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -100,6 +123,8 @@ class Win32Lock(HostLock):
     """``LockFile`` on the file's first byte.  (Not ``msvcrt.locking``: under Wine it reports
     a lock held by another file with errno 0, not EACCES, so that busy cannot be told from
     broken there.)"""
+
+    BUSY = frozenset({errno.EACCES})    # (what ``_win32`` makes of a lock violation)
 
     def _lock(self, fd: int) -> None:
         _win32("LockFile", fd)

@@ -286,11 +286,12 @@ class Own:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        # what it printed last, and the line that counts what was not shown, before we go on
-        # (or exit): its standard error has ended with it
+        # what it printed last, and the line that counts what was not shown, before we go on (or
+        # exit): its standard error ends with it, unless something it started keeps it open
         follower = self._follower
         if follower is not None and follower is not threading.current_thread():
-            follower.join(timeout=1)
+            follower.join(timeout=0.25)
+        self._prints.take(b"")
 
     def __del__(self) -> None:
         try:

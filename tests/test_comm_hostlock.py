@@ -1,16 +1,18 @@
-"""This host's queue for a board (comm.hostlock): one holder at a time across processes, freed
-when its holder ends however it ends, never a traceback or a followed link.  Runs on Windows'
-Python too (tests/test_windows.py), where the lock is msvcrt's and not flock."""
+"""This host's queue for a board (comm.hostlock): one holder at a time across processes and
+threads, freed when its holder ends however it ends, never a traceback or a followed link.  Runs
+on Windows' Python too (tests/test_windows.py), where the lock is LockFile's and not flock's."""
 import errno
 import logging
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from comm import hostlock
 from comm.hostlock import PlatformLock as HostLock
 
 HOLD = ("import sys, time; from comm.hostlock import PlatformLock as HostLock; "
@@ -94,16 +96,47 @@ def test_an_unlock_the_system_refuses_still_frees_it(tmp_path, monkeypatch):
     other.release()
 
 
-def test_a_system_without_locks_leaves_the_queue_aside(tmp_path, monkeypatch, caplog):
+def test_two_threads_queue_on_each_other(tmp_path):
+    """As two processes do: each thread has a file of its own (one open file shared would let the
+    second thread in as if it held the lock already)."""
     lock = HostLock(tmp_path / "q.lock")
+    inside, overlaps = [0], [0]
+
+    def work():
+        for _ in range(200):
+            while not lock.try_acquire():
+                time.sleep(0.0002)
+            inside[0] += 1
+            overlaps[0] += inside[0] > 1
+            time.sleep(0.0002)
+            inside[0] -= 1
+            lock.release()
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps[0] == 0 and not lock.held
+
+
+def test_a_system_without_locks_leaves_the_queue_aside_for_a_while(tmp_path, monkeypatch, caplog):
+    lock = HostLock(tmp_path / "q.lock")
+    fails = [0]
 
     def unsupported(fd):
+        fails[0] += 1
         raise OSError(errno.ENOLCK, "No locks available")
     monkeypatch.setattr(lock, "_lock", unsupported)
     with caplog.at_level(logging.WARNING, logger="comm"):
         assert lock.try_acquire() and lock.try_acquire()
+        assert fails[0] == 1 and not lock.held      # aside: not tried again, its file closed
+        lock.aside_since -= hostlock.ASIDE          # a while later: tried again, said no more
+        assert lock.try_acquire() and fails[0] == 2
     assert caplog.text.count("no host-local lock queue") == 1 and "No locks available" in caplog.text
-    assert not lock.held                # its file closed
+    monkeypatch.undo()
+    lock.aside_since -= hostlock.ASIDE
+    assert lock.try_acquire() and lock.held         # locks again once the system does
+    assert not HostLock(tmp_path / "q.lock").try_acquire()
     lock.release()
 
 

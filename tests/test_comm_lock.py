@@ -400,3 +400,31 @@ def test_a_host_queue_whose_unlock_is_refused_does_not_stop_a_release(tmp_path, 
         lease.release()
     finally:
         lease.close()
+
+
+def test_two_threads_of_one_board_never_hold_its_lock_at_once(tmp_path):
+    """A player's threads share one Board: the second to want the lock waits in this host's queue
+    for the first, as another process would (each thread queues on a file of its own)."""
+    board = Board(tmp_path / "b", "me", stale_after=L).join()
+    inside, overlaps, errors = [0], [0], []
+
+    def work():
+        try:
+            for _ in range(100):
+                with board.lease.hold(5):
+                    inside[0] += 1
+                    overlaps[0] += inside[0] > 1
+                    time.sleep(0.0005)
+                    inside[0] -= 1
+        except Exception as e:      # noqa: BLE001 - said below
+            errors.append(e)
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads), "a thread still waits for the lock"
+    finally:
+        board.close()
+    assert overlaps[0] == 0 and not errors, (overlaps, errors)

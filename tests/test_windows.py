@@ -32,8 +32,8 @@ SUITE = [["test_comm_lock.py"], ["test_own_ai.py"],
          ["test_comm_hostlock.py", "test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
           "test_files.py"]]
 # Files that pass on Windows' Python but do not fit the test run's fifteen minutes yet: they run when
-# asked (CARDSTAND_WINDOWS_SLOW=1, docs/windows.md).  test_peer_restart.py took 135 s under Wine.
-SLOW_SUITE = [["test_peer_restart.py"]]
+# asked (CARDSTAND_WINDOWS_SLOW=1, docs/windows.md).  Each took 130-140 s under Wine alone.
+SLOW_SUITE = [["test_peer_restart.py"], ["test_peer_records.py"]]
 WHEN_ASKED = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_SLOW") != "1",
                                 reason="slow under Wine: set CARDSTAND_WINDOWS_SLOW=1 (docs/windows.md)")
 
@@ -98,8 +98,9 @@ def test_the_windows_suite_passes_on_windows_python(win, tmp_path):
 
 @WHEN_ASKED
 def test_the_slow_windows_suite_passes_on_windows_python(win, tmp_path):
-    """Kills and restarts of both players on Windows' Python: the last ply, a resignation, a new
-    game asked for, another size refused, one live run per colour."""
+    """Kills and restarts of both players on Windows' Python (the last ply, a resignation, a new
+    game asked for, another size refused, one live run per colour) and attacks on the game record
+    while they are away (a forged end, a rewritten history, a ply nobody sent, signed records)."""
     windows_suite(win, tmp_path, SLOW_SUITE)
 
 
