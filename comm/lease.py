@@ -543,11 +543,11 @@ class Lease:
             raise
 
     def _release_local(self) -> None:
-        # by whether its file is open, not by a flag of ours: an interrupt landing just after
-        # it was taken would leave it held, and this host's queue stuck until the process ends
-        local = self._local
-        if local is not None and local.held:
-            local.release()
+        # whatever a flag of ours says: an interrupt landing just after it was taken would leave
+        # it held, and this host's queue stuck until the process ends (release closes the file,
+        # and does nothing when none is open)
+        if self._local is not None:
+            self._local.release()
 
     def timeout_reason(self) -> str:
         """Why the last ``acquire`` gave up, naming the holder it watched (for ``LockTimeout``)."""
