@@ -404,8 +404,10 @@ def test_a_host_queue_whose_unlock_is_refused_does_not_stop_a_release(tmp_path, 
 
 def test_two_threads_of_one_board_never_hold_its_lock_at_once(tmp_path):
     """A player's threads share one Board: the second to want the lock waits in this host's queue
-    for the first, as another process would (each thread queues on a file of its own)."""
-    board = Board(tmp_path / "b", "me", stale_after=L).join()
+    for the first, as another process would (each thread queues on a file of its own).  (The
+    queue is waited for L/2 at most, then the board's lease alone decides, and one Board's threads
+    share its token: L is 10 s here, so that a slow take under Wine does not reach that bound.)"""
+    board = Board(tmp_path / "b", "me", stale_after=10.0).join()
     inside, overlaps, errors = [0], [0], []
 
     def work():
