@@ -118,6 +118,7 @@ class Board(Membership):
                 if got:
                     m = self._hand(got)
                     self._ok()
+                    self._quiet_since = None
                     return TalkResult(RECEIVED, m.sender, m.body)
                 if to == "":
                     self._ok()
@@ -130,6 +131,7 @@ class Board(Membership):
             self._fail(why)
             return TalkResult(FAILED, "", "")
         self._ok()
+        self._quiet_since = None
         return TalkResult(SENT, "", "")
 
     def send(self, to: str, body: str) -> bool:
@@ -148,6 +150,7 @@ class Board(Membership):
             self._fail(why)
             return False
         self._ok()
+        self._quiet_since = None        # a reply is soon due: ``wait`` looks often again
         return True
 
     def receive(self) -> Message | None:
@@ -172,6 +175,8 @@ class Board(Membership):
             self._failed(e)
             return None
         self._ok()
+        if m is not None:
+            self._quiet_since = None
         return m
 
     def _safe_peek(self) -> bool:
@@ -196,7 +201,9 @@ class Board(Membership):
 
         Polls by opening known names: every millisecond at first, backing off
         to every 50 ms after a second of waiting, so an idle waiter costs well
-        under 1% of a core.  Returns None at once when the board is gone, disconnected or
+        under 1% of a core.  The second is counted from this Board's last message sent
+        or received, not from this call: a caller that waits in short calls (to do
+        something else between them) backs off too.  Returns None at once when the board is gone, disconnected or
         swapped, or this member was replaced (``problem`` says which); other failures (lock
         busy, disk full, read-only...) are
         retried with a pause that grows to 2 s, and ``problem`` stays set if the time ran
@@ -204,6 +211,8 @@ class Board(Membership):
         """
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
+        if self._quiet_since is None:
+            self._quiet_since = start
         failures = 0
         while True:
             msg = self.receive()
@@ -215,7 +224,7 @@ class Board(Membership):
             if deadline is not None and now >= deadline:
                 return None
             # the pause grows with the time already waited: 1 ms at first, 50 ms at most
-            pause = min(0.001 + (now - start) / 20, 0.05)
+            pause = min(0.001 + (now - self._quiet_since) / 20, 0.05)
             if self.problem:
                 failures += 1
                 pause = min(0.05 * 2 ** min(failures, 6), 2.0)

@@ -79,6 +79,7 @@ class Member:
         self._replaced_by: dict[str, str] | None = None     # the member record of the run that took our name
         self.identity: str | None = None         # F2b: the board's identity when this member joined
         self._identity_due = 0.0     # when the lock-free look checks it next (monotonic)
+        self._quiet_since: float | None = None  # since when ``wait`` has found nothing (monotonic), across calls
 
     def __repr__(self) -> str:
         return f"Board({str(self.folder)!r}, {self.name!r})"

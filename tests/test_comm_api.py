@@ -141,6 +141,42 @@ def test_wait_returns_a_message_or_times_out(board):
     assert b.wait(timeout=1).body == "hello"
 
 
+class Clock:
+    """``time`` for comm.board alone: sleeping moves the clock on at once, and each look is counted."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.sleeps = []
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, secs):
+        self.sleeps.append(secs)
+        self.now += secs
+
+
+def test_a_waiter_in_short_calls_backs_off_as_one_long_wait(board, monkeypatch):
+    """A player waits in calls of 0.1-0.2 s (it reads the keyboard between them): the pause between
+    looks grows with the time since its last message, not since the call, so an idle player looks
+    20 times a second, not hundreds."""
+    import comm.board
+    a = Board(board, "alice").join()
+    b = Board(board, "bob").join()
+    clock = Clock()
+    monkeypatch.setattr(comm.board, "time", clock)
+    for _ in range(100):                # 10 s of waiting in calls of 0.1 s
+        assert b.wait(timeout=0.1) is None
+    looks = len(clock.sleeps)
+    assert 200 <= looks <= 400, looks   # (pauses of 50 ms after the first second; each call ends on one)
+    assert max(clock.sleeps) == pytest.approx(0.05)     # (starting each call afresh: 3,600 looks, 11 ms at most)
+    a.send("bob", "d3")
+    assert b.wait(timeout=0.1).body == "d3"
+    assert b.send("alice", "c5")        # a message was received, then sent: the next wait looks often again
+    clock.sleeps.clear()
+    assert b.wait(timeout=0.1) is None
+    assert clock.sleeps[0] == pytest.approx(0.001)
+
 def test_context_manager_joins(board):
     with Board(board, "alice") as a:
         assert a.run
