@@ -56,13 +56,16 @@ def why_unfit(folder: "str | os.PathLike[str]") -> Unfit | None:
                         or name.endswith(".tmp"):     # (the scratch of a marker another Init is writing)
                     continue
                 foreign.append(name)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        file = visible(str(next((p for p in (path, *path.parents) if p.is_file()), path)), 200)  # (it, or above it)
-        return Unfit("a_file", f"{file} is a file, not a folder: name a new or empty folder for the board",
-                     {"file": file})
     except OSError as e:
+        # a file there or above it: ENOTDIR here; Windows says "path not found" for one above it,
+        # and Wine "invalid name" for the file itself
+        above = next((p for p in (path, *path.parents) if p.is_file()), None)
+        if above is not None or isinstance(e, NotADirectoryError):
+            file = visible(str(above or path), 200)
+            return Unfit("a_file", f"{file} is a file, not a folder: name a new or empty folder for the board",
+                         {"file": file})
+        if isinstance(e, FileNotFoundError):
+            return None
         if e.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.ELOOP):   # never a folder: say so now
             shown = visible(str(path), 80)
             return Unfit("bad_folder_name", f"{shown} cannot be a folder: {e.strerror}", {"folder": shown,
