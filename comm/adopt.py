@@ -30,6 +30,13 @@ class Unfit(NamedTuple):
     fields: dict[str, str]
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:         # (a folder above that may not be looked into)
+        return False
+
+
 def unfit_for_a_board(folder: "str | os.PathLike[str]") -> str:
     """``why_unfit``'s text, or '' when ``folder`` may be made a board."""
     why = why_unfit(folder)
@@ -59,7 +66,7 @@ def why_unfit(folder: "str | os.PathLike[str]") -> Unfit | None:
     except OSError as e:
         # a file there or above it: ENOTDIR here; Windows says "path not found" for one above it,
         # and Wine "invalid name" for the file itself
-        above = next((p for p in (path, *path.parents) if p.is_file()), None)
+        above = next((p for p in (path, *path.parents) if _is_file(p)), None)
         if above is not None or isinstance(e, NotADirectoryError):
             file = visible(str(above or path), 200)
             return Unfit("a_file", f"{file} is a file, not a folder: name a new or empty folder for the board",

@@ -124,3 +124,15 @@ def test_a_folder_another_init_is_making_a_board_may_be_joined(tmp_path):
     (tmp_path / "box").mkdir()
     (tmp_path / "vm-4242-0123456789abcdef.tmp").write_bytes(b"cardstand-board 1\n")
     assert unfit_for_a_board(tmp_path) == ""
+
+
+def test_a_folder_that_cannot_be_looked_into_is_left_for_init_to_report(tmp_path, monkeypatch):
+    """No traceback when neither the folder nor the ones above it may be looked at (a folder of
+    another user's): Init then says why it cannot be used."""
+    import pathlib
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(os, "scandir", refused)
+    monkeypatch.setattr(pathlib.Path, "stat", refused)
+    assert unfit_for_a_board(tmp_path / "theirs" / "board") == ""
