@@ -211,8 +211,8 @@ class Board(Membership):
         """
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
-        if self._quiet_since is None:
-            self._quiet_since = start
+        quiet = self._quiet_since or start     # (read once: another thread may send meanwhile)
+        self._quiet_since = quiet
         failures = 0
         while True:
             msg = self.receive()
@@ -224,7 +224,7 @@ class Board(Membership):
             if deadline is not None and now >= deadline:
                 return None
             # the pause grows with the time already waited: 1 ms at first, 50 ms at most
-            pause = min(0.001 + (now - self._quiet_since) / 20, 0.05)
+            pause = min(0.001 + (now - quiet) / 20, 0.05)
             if self.problem:
                 failures += 1
                 pause = min(0.05 * 2 ** min(failures, 6), 2.0)

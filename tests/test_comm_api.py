@@ -161,7 +161,7 @@ def test_a_waiter_in_short_calls_backs_off_as_one_long_wait(board, monkeypatch):
     looks grows with the time since its last message, not since the call, so an idle player looks
     20 times a second, not hundreds."""
     import comm.board
-    a = Board(board, "alice").join()
+    Board(board, "alice").join()
     b = Board(board, "bob").join()
     clock = Clock()
     monkeypatch.setattr(comm.board, "time", clock)
@@ -170,12 +170,57 @@ def test_a_waiter_in_short_calls_backs_off_as_one_long_wait(board, monkeypatch):
     looks = len(clock.sleeps)
     assert 200 <= looks <= 400, looks   # (pauses of 50 ms after the first second; each call ends on one)
     assert max(clock.sleeps) == pytest.approx(0.05)     # (starting each call afresh: 3,600 looks, 11 ms at most)
-    a.send("bob", "d3")
-    assert b.wait(timeout=0.1).body == "d3"
-    assert b.send("alice", "c5")        # a message was received, then sent: the next wait looks often again
+
+
+@pytest.mark.parametrize("activity", ["send", "receive", "talk sends", "talk receives"])
+def test_a_message_sent_or_received_makes_the_next_wait_look_often_again(board, monkeypatch, activity):
+    import comm.board
+    a = Board(board, "alice").join()
+    b = Board(board, "bob").join()
+    clock = Clock()
+    monkeypatch.setattr(comm.board, "time", clock)
+    for _ in range(30):
+        assert b.wait(timeout=0.1) is None
+    clock.sleeps.clear()
+    assert b.wait(timeout=0.1) is None
+    assert clock.sleeps[0] == pytest.approx(0.05)       # idle: the pause stays long across calls
+    if activity == "send":
+        assert b.send("alice", "c5")
+    elif activity == "receive":
+        assert a.send("bob", "d3") and b.receive().body == "d3"
+    elif activity == "talk sends":
+        assert b.talk("alice", "c5").result == comm.SENT
+    else:
+        assert a.send("bob", "d3") and b.talk("", "").result == comm.RECEIVED
     clock.sleeps.clear()
     assert b.wait(timeout=0.1) is None
     assert clock.sleeps[0] == pytest.approx(0.001)
+
+
+def test_one_thread_waits_while_another_sends_on_the_same_board(board):
+    """A player's threads share one Board: a send from one while another waits changes when the
+    waiter looks, and nothing else."""
+    import threading
+    a = Board(board, "alice").join()
+    Board(board, "bob").join()
+    errors, stop = [], threading.Event()
+
+    def waiting():
+        try:
+            while not stop.is_set():
+                a.wait(timeout=0.01)
+        except Exception as e:      # (a failure in the thread is the test's)
+            errors.append(e)
+    t = threading.Thread(target=waiting)
+    t.start()
+    try:
+        for i in range(200):
+            assert a.send("bob", str(i))
+    finally:
+        stop.set()
+        t.join(30)
+    assert not errors, errors
+
 
 def test_context_manager_joins(board):
     with Board(board, "alice") as a:
