@@ -2,16 +2,42 @@
 import os
 import subprocess
 import sys
+import tempfile
+import time
 import threading
 from pathlib import Path
 
+WINE_INTERNAL_ERROR = 1359    # "Internal error"
 WORKER = str(Path(__file__).with_name("comm_worker.py"))
+
+
+class _Log:
+    """A worker's stderr, kept in a file: a pipe nobody reads until the end would stop a worker
+    that logs much (a Windows pipe holds 4 KB); ``read`` gives all of it so far."""
+
+    def __init__(self):
+        self.file = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+
+    def read(self):
+        self.file.flush()
+        self.file.seek(0)
+        return self.file.read()
 
 
 def spawn(*args, stale=2.0, **kw):
     env = dict(os.environ, COMM_STALE=str(stale))
-    return subprocess.Popen([sys.executable, WORKER, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, **kw)
+    log = _Log()
+    for attempt in range(3):
+        try:
+            proc = subprocess.Popen([sys.executable, WORKER, *map(str, args)], stdout=subprocess.PIPE,
+                                    stderr=log.file, text=True, env=env, **kw)
+            break
+        except OSError as e:    # Wine's CreateProcess fails at times after a burst of kills
+            if getattr(e, "winerror", None) != WINE_INTERNAL_ERROR or attempt == 2:
+                raise
+            time.sleep(1.0)
+    proc.stderr = log
+    return proc
 
 
 def expect_line(proc, text, timeout=60):

@@ -96,6 +96,9 @@ def file_hashes(top, skip=None):
 
 def human(colour, board, *args):
     """A person's player in a pseudo-terminal (pexpect), plain output (NO_COLOR)."""
+    if os.name == "nt":
+        import pytest
+        pytest.skip("a pseudo-terminal is POSIX (pexpect's spawn): a person's player is tested on Linux")
     import pexpect
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],

@@ -205,8 +205,10 @@ def test_best_pondering_on_two_threads_plays_a_whole_game(tmp_path):
 
 
 def test_pondering_stops_when_the_opponent_leaves():
-    from engine import Position
+    from engine import Position, strategies
     from peer.players import Computer
+    if strategies.compiled is None:
+        pytest.skip("pondering is the compiled search's (the pure-Python one plays on its own time only)")
     c = Computer("best", time_limit=0.05, threads=1, ponder=True)
     p = Position.start().play("f5").play("d6").play("c3").play("d3")
     c.choose(p)

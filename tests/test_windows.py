@@ -30,12 +30,13 @@ pytestmark = pytest.mark.xdist_group("windows")   # one worker: one Wine server,
 # processes at once: the lock's tests mostly wait out its clocks.
 SUITE = [["test_comm_lock.py"],
          ["test_comm_hostlock.py", "test_comm_api.py", "test_comm_fsops.py", "test_comm_ack.py", "test_othellotool.py", "test_position.py",
-          "test_files.py"]]
+          "test_files.py", "test_comm_garbage.py", "test_board_folder.py"]]
 # Files that pass on Windows' Python but do not fit the test run's fifteen minutes yet: they run when
-# asked (CARDSTAND_WINDOWS_SLOW=1, docs/windows.md).  The first two took 130-140 s under Wine alone;
-# test_own_ai.py took 52 s, and the run's own suite from 32 s to 64 s (pytest 784-853 s in three runs
-# of the whole suite on 2026-11-29, against 768 s without it).
-SLOW_SUITE = [["test_peer_restart.py"], ["test_peer_records.py"], ["test_own_ai.py"]]
+# asked (CARDSTAND_WINDOWS_SLOW=1, docs/windows.md).  test_peer_restart.py and test_peer_records.py
+# took 130-140 s under Wine alone, test_comm_procs.py 225 s and test_peer_games.py 121 s; test_own_ai.py
+# took 52 s, and the run's own suite from 32 s to 64 s (pytest 784-853 s in three runs of the whole
+# suite on 2026-11-29, against 768 s without it).
+SLOW_SUITE = [["test_comm_procs.py"], ["test_peer_restart.py", "test_own_ai.py"], ["test_peer_records.py", "test_peer_games.py"]]
 WHEN_ASKED = pytest.mark.skipif(os.environ.get("CARDSTAND_WINDOWS_SLOW") != "1",
                                 reason="slow under Wine: set CARDSTAND_WINDOWS_SLOW=1 (docs/windows.md)")
 
