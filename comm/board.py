@@ -211,8 +211,9 @@ class Board(Membership):
         """
         start = time.monotonic()
         deadline = None if timeout is None else start + timeout
-        quiet = self._quiet_since or start     # (read once: another thread may send meanwhile)
-        self._quiet_since = quiet
+        quiet = self._quiet_since      # (read once: another thread of this Board may send meanwhile)
+        if quiet is None:
+            quiet = self._quiet_since = start
         failures = 0
         while True:
             msg = self.receive()

@@ -68,3 +68,19 @@ def check_stream(lines, senders):
         key = (order.index(run), i)
         assert key > last.get(name, (-1, -1)), f"out of order: {body}"
         last[name] = key
+
+
+class Clock:
+    """A stand-in for a module's ``time`` (``monkeypatch.setattr(module, "time", Clock())``):
+    sleeping advances it, nothing waits, and every sleep is kept in ``slept``."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.slept = []
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, secs):
+        self.now += secs
+        self.slept.append(secs)

@@ -6,6 +6,8 @@ import pytest
 import comm
 from comm import Board, InvalidArgument
 
+from commtools import Clock
+
 
 @pytest.fixture
 def board(tmp_path):
@@ -141,21 +143,6 @@ def test_wait_returns_a_message_or_times_out(board):
     assert b.wait(timeout=1).body == "hello"
 
 
-class Clock:
-    """``time`` for comm.board alone: sleeping moves the clock on at once, and each look is counted."""
-
-    def __init__(self):
-        self.now = 1000.0
-        self.sleeps = []
-
-    def monotonic(self):
-        return self.now
-
-    def sleep(self, secs):
-        self.sleeps.append(secs)
-        self.now += secs
-
-
 def test_a_waiter_in_short_calls_backs_off_as_one_long_wait(board, monkeypatch):
     """A player waits in calls of 0.1-0.2 s (it reads the keyboard between them): the pause between
     looks grows with the time since its last message, not since the call, so an idle player looks
@@ -167,9 +154,9 @@ def test_a_waiter_in_short_calls_backs_off_as_one_long_wait(board, monkeypatch):
     monkeypatch.setattr(comm.board, "time", clock)
     for _ in range(100):                # 10 s of waiting in calls of 0.1 s
         assert b.wait(timeout=0.1) is None
-    looks = len(clock.sleeps)
+    looks = len(clock.slept)
     assert 200 <= looks <= 400, looks   # (pauses of 50 ms after the first second; each call ends on one)
-    assert max(clock.sleeps) == pytest.approx(0.05)     # (starting each call afresh: 3,600 looks, 11 ms at most)
+    assert max(clock.slept) == pytest.approx(0.05)     # (starting each call afresh: 3,600 looks, 11 ms at most)
 
 
 @pytest.mark.parametrize("activity", ["send", "receive", "talk sends", "talk receives"])
@@ -181,9 +168,9 @@ def test_a_message_sent_or_received_makes_the_next_wait_look_often_again(board, 
     monkeypatch.setattr(comm.board, "time", clock)
     for _ in range(30):
         assert b.wait(timeout=0.1) is None
-    clock.sleeps.clear()
+    clock.slept.clear()
     assert b.wait(timeout=0.1) is None
-    assert clock.sleeps[0] == pytest.approx(0.05)       # idle: the pause stays long across calls
+    assert clock.slept[0] == pytest.approx(0.05)       # idle: the pause stays long across calls
     if activity == "send":
         assert b.send("alice", "c5")
     elif activity == "receive":
@@ -192,9 +179,9 @@ def test_a_message_sent_or_received_makes_the_next_wait_look_often_again(board, 
         assert b.talk("alice", "c5").result == comm.SENT
     else:
         assert a.send("bob", "d3") and b.talk("", "").result == comm.RECEIVED
-    clock.sleeps.clear()
+    clock.slept.clear()
     assert b.wait(timeout=0.1) is None
-    assert clock.sleeps[0] == pytest.approx(0.001)
+    assert clock.slept[0] == pytest.approx(0.001)
 
 
 def test_one_thread_waits_while_another_sends_on_the_same_board(board):

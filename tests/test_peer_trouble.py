@@ -8,6 +8,7 @@ import pytest
 
 from conformance.restarts import _Filler as KeptFull     # the kit's: keeps a small disk full
 
+from commtools import Clock
 from peertools import ROOT, final_line, finish, player
 from test_comm_trouble import small_disk  # noqa: F401  (the fixture: a small tmpfs, root only)
 
@@ -127,20 +128,6 @@ def test_a_board_moved_away_and_back_mid_game_goes_on(tmp_path):
 
 
 # -- G7: a full disk ------------------------------------------------------------------------------
-
-class Clock:
-    """A stand-in for ``time`` in peer.session.trouble: sleeping advances it, nothing waits."""
-
-    def __init__(self):
-        self.now = 0.0
-        self.slept = []
-
-    def monotonic(self):
-        return self.now
-
-    def sleep(self, secs):
-        self.now += secs
-        self.slept.append(secs)
 
 
 def test_a_failed_send_is_tried_again_less_and_less_often(tmp_path, monkeypatch):
