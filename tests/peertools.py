@@ -94,11 +94,16 @@ def file_hashes(top, skip=None):
     return out
 
 
-def human(colour, board, *args):
-    """A person's player in a pseudo-terminal (pexpect), plain output (NO_COLOR)."""
+def need_a_terminal():
+    """Skip where ``human`` cannot run: call it before starting the player a person would face."""
     if os.name == "nt":
         import pytest
         pytest.skip("a pseudo-terminal is POSIX (pexpect's spawn): a person's player is tested on Linux")
+
+
+def human(colour, board, *args):
+    """A person's player in a pseudo-terminal (pexpect), plain output (NO_COLOR)."""
+    need_a_terminal()
     import pexpect
     env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", PYTHONIOENCODING="utf-8")
     return pexpect.spawn(sys.executable, [str(ROOT / f"{colour}.py"), "--board", str(board), *args],

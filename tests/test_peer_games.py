@@ -10,7 +10,7 @@ from peer.cli import follow
 from peer.record import Record, Records
 from peer.faces.plain import Screen
 
-from peertools import board_folder, final_line, finish, human, player
+from peertools import board_folder, final_line, finish, human, need_a_terminal, player
 
 
 def play_pair(board, size, black_ai, white_ai, seed):
@@ -235,6 +235,7 @@ def test_a_side_without_a_name_is_called_by_its_ai_and_a_new_game_renames_nobody
     assert (rec.black, rec.white) == ("greedy", "Wendy")
     # a person is "person" on the wire and in the record, in the other side's language on its screen
     board = tmp_path / "p"
+    need_a_terminal()
     w = player("white", board, "--ai", "random", "--time", "0.05", "--lang", "ja", "--patience", "3")
     b = human("black", board, "--size", "4", "--lang", "en")
     b.expect(r"Game on: (\S+) \(black X\) vs (\S+) \(white O\) on 4x4\.")
