@@ -76,7 +76,8 @@ def test_crashed_writers_scratch_is_cleaned_by_the_shares_clock(pair, tmp_path):
 
 def _age(path, seconds):
     past = time.time() - seconds
-    os.utime(path, (past, past), follow_symlinks=os.utime not in os.supports_follow_symlinks)   # (not on Windows)
+    not_through_links = {"follow_symlinks": False} if os.utime in os.supports_follow_symlinks else {}   # (not on Windows)
+    os.utime(path, (past, past), **not_through_links)
 
 
 def test_a_kept_private_lock_folder_is_judged_by_its_owner_record(pair):
